@@ -1,0 +1,106 @@
+#include <sched.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "ember/api/Operators.h"
+#include "ember/api/Threads.h"
+
+namespace ember {
+
+void TensorLiteral::collect(std::vector<int64_t>& shape, size_t depth, std::vector<Scalar>& flat) const {
+  if (is_scalar_) {
+    EMBER_CHECK(depth == shape.size(), "[tensor] nested lists must be rectangular: a number at depth {}, "
+                "expected a list of depth {}", depth, shape.size());
+    flat.push_back(scalar_);
+    return;
+  }
+  if (depth == shape.size()) {
+    EMBER_CHECK(flat.empty(), "[tensor] nested lists must be rectangular: a list at depth {} where numbers are",
+                depth);
+    shape.push_back(static_cast<int64_t>(list_.size()));
+  } else {
+    EMBER_CHECK(shape[depth] == static_cast<int64_t>(list_.size()),
+                "[tensor] nested lists must be rectangular: length {} at depth {}, expected {}", list_.size(), depth,
+                shape[depth]);
+  }
+  for (const auto& e : list_) e.collect(shape, depth + 1, flat);
+}
+
+Tensor TensorLiteral::to_tensor(const TensorOptions& o) const {
+  std::vector<int64_t> shape;
+  std::vector<Scalar> flat;
+  collect(shape, 0, flat);
+  ScalarType inferred = kBool;
+  for (const auto& s : flat) {
+    if (s.isFloatingPoint()) inferred = get_default_dtype();
+    else if (s.isIntegral(false) && inferred == kBool) inferred = kInt64;
+  }
+  if (flat.empty()) inferred = get_default_dtype();
+  ScalarType dt = o.dtype_or(inferred);
+  // Built as float64 or int64 on the CPU, then converted: exact for every value a literal holds.
+  ScalarType build = is_floating_type(inferred) ? kFloat64 : inferred == kBool ? kBool : kInt64;
+  Tensor t = make_empty(shape, build, kCPU);
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (build == kFloat64) t.data_ptr<double>()[i] = flat[i].toDouble();
+    else if (build == kInt64) t.data_ptr<int64_t>()[i] = flat[i].toLong();
+    else t.data_ptr<bool>()[i] = flat[i].toBool();
+  }
+  Tensor r = (dt == build && o.device_or_cpu().is_cpu()) ? t : t.to(o.device_or_cpu(), dt);
+  if (o.requires_grad_value()) r.requires_grad_(true);
+  return r;
+}
+
+Tensor tensor(std::initializer_list<TensorLiteral> values, TensorOptions options) {
+  return TensorLiteral(values).to_tensor(options);
+}
+
+Tensor scalar_tensor(const Scalar& s, TensorOptions options) {
+  return full({}, s, options.dtype_opt() ? options : options.dtype(s.isFloatingPoint() ? get_default_dtype() : s.type()));
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {
+  EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] {} sizes but {} strides", sizes.size(), strides.size());
+  ScalarType dt = options.dtype_or(get_default_dtype());
+  Device dev = options.device_or_cpu();
+  int64_t extent = 1;  // elements spanned, so nbytes covers the largest offset
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    EMBER_CHECK(sizes[i] >= 0, "[from_blob] negative size {} at dimension {}", sizes[i], i);
+    if (sizes[i] == 0) extent = 0;
+    else if (extent) extent += (sizes[i] - 1) * strides[i];
+  }
+  DataPtr p{data, nullptr, nullptr, dev};
+  auto storage = make_intrusive<StorageImpl>(p, static_cast<size_t>(extent) * element_size(dt),
+                                             get_allocator(dev.type()), false);
+  auto impl = make_intrusive<TensorImpl>(std::move(storage), dt, sizes);
+  impl->set_sizes_and_strides(sizes, strides);
+  Tensor t(std::move(impl));
+  if (options.requires_grad_value()) t.requires_grad_(true);
+  return t;
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), options);
+}
+
+namespace {
+int affinity_cpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
+  int n = CPU_COUNT(&set);
+  return n > 0 ? n : 1;
+}
+std::atomic<int> g_threads{0};
+}  // namespace
+
+int get_num_threads() {
+  int n = g_threads.load(std::memory_order_relaxed);
+  return n > 0 ? n : affinity_cpus();
+}
+
+void set_num_threads(int n) {
+  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads, got {}", n);
+  g_threads.store(n, std::memory_order_relaxed);
+}
+
+}  // namespace ember

@@ -1,0 +1,25 @@
+# Build options. Choice options are validated so a typo stops the configure step.
+option(EMBER_BUILD_TESTS "Build the GoogleTest suites" ON)
+option(EMBER_WERROR "Treat warnings as errors" OFF)
+set(EMBER_SANITIZE "" CACHE STRING "Sanitizers: '', 'address;undefined' or 'thread'")
+set(EMBER_BUILD_BENCH OFF CACHE STRING "Build bench/ (needs LibTorch for the comparisons): ON, OFF, AUTO")
+set_property(CACHE EMBER_BUILD_BENCH PROPERTY STRINGS ON OFF AUTO)
+
+function(ember_choice_option name default doc)
+  set(${name} ${default} CACHE STRING "${doc}")
+  set_property(CACHE ${name} PROPERTY STRINGS ON OFF AUTO)
+  if(NOT ${name} MATCHES "^(ON|OFF|AUTO)$")
+    message(FATAL_ERROR "${name} must be ON, OFF or AUTO, not '${${name}}'")
+  endif()
+endfunction()
+
+ember_choice_option(EMBER_PLUGIN_CPU ON "Build the CPU plugin (needs oneDNN and OpenBLAS)")
+ember_choice_option(EMBER_PLUGIN_CUDA AUTO "Build the CUDA plugin when a CUDA toolkit is found")
+
+if(NOT EMBER_SANITIZE MATCHES "^(|address;undefined|address|undefined|thread)$")
+  message(FATAL_ERROR "EMBER_SANITIZE must be '', 'address;undefined' or 'thread', not '${EMBER_SANITIZE}'")
+endif()
+if(EMBER_BUILD_BENCH STREQUAL "AUTO")
+  find_package(Torch QUIET)
+  set(EMBER_BUILD_BENCH ${Torch_FOUND})
+endif()

@@ -1,0 +1,18 @@
+# ember_add_plugin(name SOURCES ... [LIBS ...]): a MODULE library with hidden visibility, linked
+# to ember::ember and its own backend libraries only, written to the plugin directory.
+# Third parties need nothing of this: a plain add_library(x MODULE) linked to ember::ember works.
+function(ember_add_plugin name)
+  cmake_parse_arguments(P "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  set(target ember_plugin_${name})
+  add_library(${target} MODULE ${P_SOURCES})
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${name}
+    PREFIX "lib"
+    LIBRARY_OUTPUT_DIRECTORY ${EMBER_PLUGIN_OUTPUT_DIR}
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON)
+  target_include_directories(${target} PRIVATE ${P_INCLUDES})
+  target_link_libraries(${target} PRIVATE ember::ember ${P_LIBS})
+  install(TARGETS ${target} LIBRARY DESTINATION ${EMBER_PLUGIN_SUBDIR})
+  set_property(GLOBAL APPEND PROPERTY EMBER_PLUGINS ${target})
+endfunction()

@@ -1,0 +1,79 @@
+#pragma once
+// Storage and the per-device allocator registry.
+//
+// Note [CPU caching allocator]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Fresh memory costs ~10 us per 4 KiB page to first-touch on this machine class, and glibc
+// returns large blocks to the OS on free, so a framework without a cache pays that on every
+// large temporary (LibTorch's add into a fresh 64 MiB output: 177 ms vs 4.4 ms of arithmetic).
+// The CPU allocator keeps freed blocks: small ones (<= 1 MiB, power-of-two classes) in a
+// per-thread cache with a global overflow pool, large ones (rounded to 2 MiB, backed by
+// madvise(MADV_HUGEPAGE)) in a global pool. Every block is 64-byte aligned.
+// cpu_allocator_empty_cache() returns the cached memory to the OS.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "ember/core/Device.h"
+#include "ember/core/IntrusivePtr.h"
+
+namespace ember {
+
+struct DataPtr {
+  void* ptr = nullptr;
+  void* ctx = nullptr;
+  void (*deleter)(void* ptr, void* ctx) = nullptr;  // null: memory not owned
+  Device device = kCPU;
+};
+
+class EMBER_API Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual DataPtr allocate(size_t nbytes) = 0;
+};
+
+// The registry: one allocator per device type. Plugins set theirs at registration.
+EMBER_API void set_allocator(DeviceType t, Allocator* a);
+// Throws ValueError naming the device and the plugin to load when none is set.
+EMBER_API Allocator* get_allocator(DeviceType t);
+EMBER_API Allocator* cpu_allocator();
+
+struct CpuAllocatorStats {
+  uint64_t allocations = 0;   // calls to allocate
+  uint64_t cache_hits = 0;    // served from a cache
+  uint64_t bytes_cached = 0;  // held in caches now (global pools; per-thread caches included)
+};
+EMBER_API CpuAllocatorStats cpu_allocator_stats();
+EMBER_API void cpu_allocator_empty_cache();
+
+// Note [Version counter lives in the storage]: in-place writes bump the storage's counter, so
+// every view of the same memory sees the bump without a separate shared object per tensor.
+class EMBER_API StorageImpl : public IntrusiveTarget {
+ public:
+  StorageImpl(DataPtr data, size_t nbytes, Allocator* allocator, bool resizable)
+      : data_(data), nbytes_(nbytes), allocator_(allocator), resizable_(resizable) {}
+  ~StorageImpl() override;
+  void* data() const { return data_.ptr; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return data_.device; }
+  Allocator* allocator() const { return allocator_; }
+  bool resizable() const { return resizable_; }
+  // Replaces the memory (resize_); the old block is freed.
+  void set_data(DataPtr d, size_t nbytes);
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  DataPtr data_;
+  size_t nbytes_;
+  Allocator* allocator_;
+  bool resizable_;
+  std::atomic<uint64_t> version_{0};
+};
+
+using Storage = IntrusivePtr<StorageImpl>;
+
+// Allocates nbytes on device `d` with its registered allocator.
+EMBER_API Storage make_storage(size_t nbytes, Device d);
+
+}  // namespace ember

@@ -1,0 +1,164 @@
+#pragma once
+// The user-facing tensor handle: one intrusive pointer to a TensorImpl.
+//
+// Metadata accessors are written here by hand; every operator method (add, sum, to, ...) is
+// generated from schemas/ops.yaml into ember/generated/TensorMethods.h and included in the
+// class body below (tests/unit/test_codegen checks that no operator method is hand-written).
+#include <optional>
+#include <ostream>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "ember/core/Scalar.h"
+#include "ember/core/TensorImpl.h"
+#include "ember/core/TensorOptions.h"
+
+namespace ember {
+
+template <class T, size_t N>
+class TensorAccessor {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  TensorAccessor<T, N - 1> operator[](int64_t i) const {
+    return TensorAccessor<T, N - 1>(data_ + i * strides_[0], sizes_ + 1, strides_ + 1);
+  }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+template <class T>
+class TensorAccessor<T, 1> {
+ public:
+  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  T& operator[](int64_t i) const { return data_[i * strides_[0]]; }
+  int64_t size(int64_t d) const { return sizes_[d]; }
+  int64_t stride(int64_t d) const { return strides_[d]; }
+
+ private:
+  T* data_;
+  const int64_t* sizes_;
+  const int64_t* strides_;
+};
+
+class EMBER_API Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(IntrusivePtr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  // Assignment rebinds the handle (as LibTorch's `Tensor& operator=(const Tensor&) &`).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  // `a[0] = b` and `t = 3` on a temporary would copy data in LibTorch; Ember writes the same
+  // with copy_/fill_, so assignment to an rvalue is deleted to avoid a silent no-op.
+  Tensor& operator=(const Tensor&) && = delete;
+
+  bool defined() const { return impl_.get() != nullptr; }
+  TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
+  const IntrusivePtr<TensorImpl>& impl() const { return impl_; }
+  void reset() { impl_.reset(); }
+  int64_t use_count() const { return impl_.use_count(); }
+  bool is_same(const Tensor& o) const { return impl_.get() == o.impl_.get(); }
+
+  IntArrayRef sizes() const { return impl_->sizes(); }
+  IntArrayRef strides() const { return impl_->strides(); }
+  int64_t size(int64_t dim) const { return impl_->sizes()[wrap(dim)]; }
+  int64_t stride(int64_t dim) const { return impl_->strides()[wrap(dim)]; }
+  int64_t dim() const { return impl_->dim(); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const { return impl_->numel(); }
+  int64_t storage_offset() const { return impl_->storage_offset(); }
+  size_t element_size() const { return impl_->itemsize(); }
+  size_t itemsize() const { return impl_->itemsize(); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * itemsize(); }
+  ScalarType scalar_type() const { return impl_->dtype(); }
+  ScalarType dtype() const { return impl_->dtype(); }
+  Device device() const { return impl_->device(); }
+  Layout layout() const { return impl_->layout(); }
+  bool is_contiguous() const { return impl_->is_contiguous(); }
+  bool is_cpu() const { return device().type() == kCPU; }
+  bool is_cuda() const { return device().type() == kCUDA; }
+  bool is_meta() const { return device().type() == kMeta; }
+  bool is_floating_point() const { return is_floating_type(dtype()); }
+  DispatchKeySet key_set() const { return impl_->key_set(); }
+  TensorOptions options() const {
+    return TensorOptions().dtype(dtype()).device(device()).layout(layout());
+  }
+  uint64_t _version() const { return impl_->version(); }
+
+  // Never dispatches: the address of the first element.
+  void* data_ptr() const { return impl_->data(); }
+  template <class T>
+  T* data_ptr() const {
+    check_dtype(scalar_type_of<T>, "data_ptr");
+    return static_cast<T*>(impl_->data());
+  }
+  template <class T>
+  T* mutable_data_ptr() const { return data_ptr<T>(); }
+  template <class T>
+  const T* const_data_ptr() const { return data_ptr<T>(); }
+
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    EMBER_CHECK(dim() == static_cast<int64_t>(N), "[accessor] expected a {}-dim tensor, got {} dims", N, dim());
+    return TensorAccessor<T, N>(data_ptr<T>(), sizes().data(), strides().data());
+  }
+  template <class T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;
+
+  // The value of a one-element tensor, converted to T.
+  // The value of a one-element tensor, converted to T (the generated item() returns a Scalar).
+  template <class T>
+  T item() const { return item().template to<T>(); }
+
+  // Autograd (through AutogradHooks; a clear error when the autograd plugin is absent).
+  Tensor& requires_grad_(bool on = true);
+  const Tensor& requires_grad_(bool on = true) const;
+  Tensor& set_requires_grad(bool on) { return requires_grad_(on); }
+  bool requires_grad() const;
+  bool is_leaf() const;
+  const Tensor& grad() const;
+  Tensor& mutable_grad() const;
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
+                bool create_graph = false) const;
+
+  // a[i]: select(0, i). Tensor indexing (index / index_put_ with ember::indexing) comes with the
+  // CPU catalogue issue.
+  Tensor operator[](int64_t i) const;
+
+  std::string toString() const;
+
+#include "ember/generated/TensorMethods.h"
+
+ private:
+  int64_t wrap(int64_t d) const {
+    int64_t n = dim();
+    EMBER_CHECK_INDEX(d >= -n && d < n, "[size] dimension {} out of range for a {}-dim tensor", d, n);
+    return d < 0 ? d + n : d;
+  }
+  void check_dtype(ScalarType want, const char* what) const;
+
+  IntrusivePtr<TensorImpl> impl_;
+};
+
+EMBER_API std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+// Wraps `dim` into [0, ndim) or throws IndexError naming `op`.
+EMBER_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op);
+
+// A fresh contiguous tensor with the device's registered allocator (used by kernels).
+EMBER_API Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device = kCPU);
+// A tensor viewing `base`'s storage with new geometry.
+EMBER_API Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
+                           int64_t storage_offset);
+
+using TensorList = ArrayRef<Tensor>;
+
+}  // namespace ember

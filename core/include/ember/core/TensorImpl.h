@@ -1,0 +1,88 @@
+#pragma once
+// The tensor object: storage, sizes, strides, offset, dtype, device, dispatch keys, and an opaque
+// autograd slot. See Note [DispatchKeySet layout] for the key set.
+#include <memory>
+
+#include "ember/core/Allocator.h"
+#include "ember/core/ArrayRef.h"
+#include "ember/core/DispatchKey.h"
+#include "ember/core/ScalarType.h"
+#include "ember/core/SmallVector.h"
+
+namespace ember {
+
+class Tensor;
+class TensorImpl;
+
+// Owned by the autograd plugin; core only stores and destroys it. See AutogradHooks.h.
+class EMBER_API AutogradMetaInterface {
+ public:
+  virtual ~AutogradMetaInterface();
+  virtual bool requires_grad() const = 0;
+  virtual void set_requires_grad(bool on, TensorImpl* self) = 0;
+  virtual const Tensor& grad() const = 0;
+  virtual Tensor& mutable_grad() = 0;
+  virtual bool is_leaf() const = 0;
+};
+
+class EMBER_API TensorImpl : public IntrusiveTarget {
+ public:
+  // A contiguous tensor of `sizes` over `storage` at offset 0.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Layout layout = kStrided);
+  ~TensorImpl() override;
+
+  IntArrayRef sizes() const { return sizes_; }
+  IntArrayRef strides() const { return strides_; }
+  int64_t dim() const { return static_cast<int64_t>(sizes_.size()); }
+  int64_t numel() const { return numel_; }
+  int64_t storage_offset() const { return storage_offset_; }
+  bool is_contiguous() const { return is_contiguous_; }
+  ScalarType dtype() const { return dtype_; }
+  size_t itemsize() const { return element_size(dtype_); }
+  Device device() const { return device_; }
+  Layout layout() const { return layout_; }
+  DispatchKeySet key_set() const { return key_set_; }
+  const Storage& storage() const { return storage_; }
+  // First element (storage data + offset).
+  void* data() const {
+    return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize());
+  }
+
+  void set_sizes_contiguous(IntArrayRef sizes);
+  void set_sizes_and_strides(IntArrayRef sizes, IntArrayRef strides);
+  void set_storage_offset(int64_t off) { storage_offset_ = off; }
+  void set_storage(Storage s) { storage_ = std::move(s); }
+  // Adds keys such as Autograd (the autograd plugin does, for tensors that need a gradient).
+  void add_keys(DispatchKeySet ks) { key_set_ = key_set_ | ks; }
+  void remove_keys(DispatchKeySet ks) { key_set_ = key_set_ - ks; }
+
+  AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m);
+
+  uint64_t version() const { return storage_->version(); }
+  void bump_version() { storage_->bump_version(); }
+
+  // Recomputes numel and contiguity after sizes or strides change.
+  void refresh();
+
+ private:
+  Storage storage_;
+  SmallVector<int64_t, 5> sizes_;
+  SmallVector<int64_t, 5> strides_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  DispatchKeySet key_set_;
+  ScalarType dtype_;
+  Device device_;
+  Layout layout_;
+  bool is_contiguous_ = true;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+};
+
+// Contiguous strides for `sizes` (row-major; a size-0 or size-1 dim gets the stride it would
+// have with size 1, as PyTorch does).
+EMBER_API SmallVector<int64_t, 5> contiguous_strides(IntArrayRef sizes);
+// numel of `sizes`; throws ValueError for a negative size, naming `op`.
+EMBER_API int64_t checked_numel(IntArrayRef sizes, const char* op);
+
+}  // namespace ember

@@ -1,0 +1,69 @@
+#include <array>
+#include <atomic>
+
+#include "ember/core/Allocator.h"
+#include "ember/core/AutogradHooks.h"
+#include "ember/core/LocalState.h"
+
+namespace ember {
+
+namespace detail {
+constinit thread_local LocalState tls_local_state __attribute__((tls_model("initial-exec")));
+}  // namespace detail
+
+namespace {
+std::array<std::atomic<Allocator*>, kMaxDeviceTypes>& allocators() {
+  static std::array<std::atomic<Allocator*>, kMaxDeviceTypes> a{};
+  return a;
+}
+std::atomic<const AutogradHooks*> g_autograd_hooks{nullptr};
+}  // namespace
+
+void set_allocator(DeviceType t, Allocator* a) {
+  EMBER_CHECK(static_cast<int>(t) >= 0 && static_cast<int>(t) < kMaxDeviceTypes,
+              "[set_allocator] bad device type id {}", static_cast<int>(t));
+  allocators()[static_cast<int>(t)].store(a, std::memory_order_release);
+}
+
+Allocator* get_allocator(DeviceType t) {
+  if (t == kCPU) return cpu_allocator();
+  Allocator* a = allocators()[static_cast<int>(t)].load(std::memory_order_acquire);
+  EMBER_CHECK(a != nullptr,
+              "[allocator] no allocator is registered for device '{}': load the plugin that provides "
+              "it (ember::plugins::load(\"{}\"))",
+              device_type_name(t), device_type_name(t));
+  return a;
+}
+
+StorageImpl::~StorageImpl() {
+  if (data_.deleter) data_.deleter(data_.ptr, data_.ctx);
+}
+
+void StorageImpl::set_data(DataPtr d, size_t nbytes) {
+  if (data_.deleter) data_.deleter(data_.ptr, data_.ctx);
+  data_ = d;
+  nbytes_ = nbytes;
+}
+
+Storage make_storage(size_t nbytes, Device d) {
+  Allocator* a = get_allocator(d.type());
+  DataPtr p = a->allocate(nbytes);
+  p.device = d;
+  return make_intrusive<StorageImpl>(p, nbytes, a, true);
+}
+
+void set_autograd_hooks(const AutogradHooks* hooks) {
+  g_autograd_hooks.store(hooks, std::memory_order_release);
+}
+const AutogradHooks* autograd_hooks() { return g_autograd_hooks.load(std::memory_order_acquire); }
+const AutogradHooks& require_autograd_hooks(const char* what) {
+  const AutogradHooks* h = autograd_hooks();
+  EMBER_CHECK_NOT_IMPLEMENTED(h != nullptr,
+                              "[{}] needs the autograd plugin, which is not loaded: load it with "
+                              "ember::plugins::load(\"autograd\") or add 'autograd' to "
+                              "EMBER_DEFAULT_PLUGINS",
+                              what);
+  return *h;
+}
+
+}  // namespace ember

@@ -1,0 +1,233 @@
+#pragma once
+// The registration API: EMBER_LIBRARY / EMBER_LIBRARY_FRAGMENT / EMBER_LIBRARY_IMPL and Library.
+//
+// Note [Registration records]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A registration block does no work when its library is loaded: static initializers are
+// dropped by linkers (pytorch#14367) and would run before any check. Each block instead emits a
+// plain-data LibraryRecord into the section `ember_libs` (used + retain, so neither the compiler
+// nor --gc-sections drops it) and an ELF note (.note.ember, type 1) holding the section's bounds
+// as link-time offsets. libember walks every loaded object's PT_NOTE segments
+// (dl_iterate_phdr), finds the records and runs each block once, inside a transaction: if one
+// block throws, everything the object registered so far is undone. The plugin loader runs a
+// plugin's records the same way right after dlopen, so one source works as a run-time plugin
+// and as a library linked into the program. A static archive must be linked whole
+// (ember_link_whole_archive() in CMake, or $<LINK_LIBRARY:WHOLE_ARCHIVE,...>), or the linker
+// drops the records with the object file that holds them.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ember/dispatcher/Dispatcher.h"
+#include "ember/plugin/Notes.h"
+
+namespace ember {
+
+// A kernel in any of its accepted forms: function pointer, lambda (with or without captures;
+// a first DispatchKeySet parameter is allowed), EMBER_FN(f), a boxed function
+// `void(const OperatorHandle&, [DispatchKeySet,] Stack*)`, or a fallthrough.
+class EMBER_API CppFunction {
+ public:
+  using BoxedFn = void (*)(const OperatorHandle&, Stack*);
+  using BoxedKeysFn = void (*)(const OperatorHandle&, DispatchKeySet, Stack*);
+
+  template <class R, class... A>
+  CppFunction(R (*fn)(A...)) {  // NOLINT: implicit, so m.impl("x", &f) works
+    using T = detail::FnTraits<R(A...)>;
+    using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
+    fn_ = M::template fnptr<R (*)(A...), T::takes_keyset>(fn);
+    sig_ = M::signature();
+  }
+  CppFunction(BoxedFn f);      // NOLINT
+  CppFunction(BoxedKeysFn f);  // NOLINT
+  template <class L, std::enable_if_t<std::is_class_v<std::decay_t<L>> &&
+                                          !std::is_same_v<std::decay_t<L>, CppFunction>,
+                                      int> = 0>
+  CppFunction(L&& l) {  // NOLINT
+    using D = std::decay_t<L>;
+    if constexpr (std::is_invocable_v<D, const OperatorHandle&, Stack*> ||
+                  std::is_invocable_v<D, const OperatorHandle&, DispatchKeySet, Stack*>) {
+      init_boxed_lambda(std::forward<L>(l));
+    } else {
+      using T = detail::FnTraits<decltype(&D::operator())>;
+      using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
+      if constexpr (std::is_empty_v<D> && std::is_default_constructible_v<D>) {
+        fn_ = M::template empty_lambda<D, T::takes_keyset>();
+      } else {
+        auto k = std::make_shared<detail::LambdaKernel<D>>(std::forward<L>(l));
+        fn_ = M::template lambda<D, T::takes_keyset>(k.get());
+        owner_ = std::move(k);
+      }
+      sig_ = M::signature();
+    }
+  }
+  // A function known at compile time (see EMBER_FN).
+  template <auto Fn>
+  static CppFunction make() {
+    using T = detail::FnTraits<std::remove_pointer_t<decltype(Fn)>>;
+    using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
+    CppFunction f;
+    f.fn_ = M::template fixed<Fn, T::takes_keyset>();
+    f.sig_ = M::signature();
+    return f;
+  }
+  template <auto F>
+  static CppFunction makeFromBoxedFunction() { return CppFunction(F); }
+  // Skips this key: the dispatcher goes on to the next key down.
+  static CppFunction makeFallthrough();
+
+  const KernelFunction& kernel() const { return fn_; }
+  const std::optional<CppSignature>& signature() const { return sig_; }
+  bool is_fallthrough() const { return fallthrough_; }
+  bool is_boxed_only() const { return fn_.unboxed == nullptr; }
+  const std::shared_ptr<OperatorKernel>& owner() const { return owner_; }
+
+ private:
+  CppFunction() = default;
+  template <class L>
+  void init_boxed_lambda(L&& l);
+
+  KernelFunction fn_;
+  std::shared_ptr<OperatorKernel> owner_;
+  std::optional<CppSignature> sig_;
+  bool fallthrough_ = false;
+};
+
+#define EMBER_FN(f) ::ember::CppFunction::make<&f>()
+
+namespace detail {
+template <class L>
+struct BoxedLambdaKernel final : OperatorKernel {
+  explicit BoxedLambdaKernel(L l) : fn(std::move(l)) {}
+  L fn;
+  static void call(OperatorKernel* f, const OperatorHandle& op, DispatchKeySet ks, Stack* s) {
+    auto& fn = static_cast<BoxedLambdaKernel*>(f)->fn;
+    if constexpr (std::is_invocable_v<L, const OperatorHandle&, DispatchKeySet, Stack*>)
+      fn(op, ks.below_highest(), s);
+    else
+      fn(op, s);
+  }
+};
+}  // namespace detail
+
+template <class L>
+void CppFunction::init_boxed_lambda(L&& l) {
+  using D = std::decay_t<L>;
+  auto k = std::make_shared<detail::BoxedLambdaKernel<D>>(std::forward<L>(l));
+  fn_ = KernelFunction{nullptr, &detail::BoxedLambdaKernel<D>::call, k.get()};
+  owner_ = std::move(k);
+}
+
+// Where a registration came from: the plugin (or "<program>" / a library's file stem) and
+// the source line.
+struct Provenance {
+  std::string plugin;
+  std::string file;
+  uint32_t line = 0;
+  std::string str() const;  // "plugin 'cpu' (plugins/cpu/register.cpp:42)"
+};
+
+// One registration block. Everything it registers is undone when it is destroyed.
+class EMBER_API Library {
+ public:
+  enum class Kind : uint8_t { DEF, FRAGMENT, IMPL };
+
+  Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file,
+          uint32_t line);
+  ~Library();
+  Library(const Library&) = delete;
+  Library& operator=(const Library&) = delete;
+
+  // Declares an operator: "name.overload(args) -> returns" (the namespace is the library's).
+  Library& def(std::string_view schema, std::source_location loc = std::source_location::current());
+  // Declares it and registers `f` as its CompositeImplicitAutograd kernel.
+  Library& def(std::string_view schema, CppFunction f,
+               std::source_location loc = std::source_location::current());
+  // Registers `f` for "name[.overload]" under this IMPL library's key (CompositeImplicitAutograd
+  // in a DEF or FRAGMENT library).
+  Library& impl(std::string_view name, CppFunction f,
+                std::source_location loc = std::source_location::current());
+  Library& impl(std::string_view name, DispatchKey key, CppFunction f,
+                std::source_location loc = std::source_location::current());
+  // A boxed kernel for every operator at this IMPL library's key (namespace `_`).
+  Library& fallback(CppFunction f, std::source_location loc = std::source_location::current());
+
+  Kind kind() const { return kind_; }
+  const std::string& ns() const { return ns_; }
+  std::optional<DispatchKey> key() const { return key_; }
+  const Provenance& provenance() const { return prov_; }
+  size_t num_registrations() const { return undo_.size(); }
+
+ private:
+  Provenance at(const std::source_location& loc) const;
+  std::string qualify(std::string_view name, const char* what) const;
+
+  Kind kind_;
+  std::string ns_;
+  std::optional<DispatchKey> key_;
+  Provenance prov_;
+  std::vector<std::function<void()>> undo_;
+};
+
+namespace detail {
+
+// One EMBER_LIBRARY* block, as stored in the `ember_libs` section. Plain data.
+struct alignas(8) LibraryRecord {
+  uint32_t abi_version;
+  uint32_t kind;  // Library::Kind
+  const char* ns;
+  uint32_t key;   // DispatchKey, or UINT32_MAX for none
+  uint32_t line;
+  void (*init)(Library&);
+  const char* file;
+};
+
+// The plugin (or library) whose records are being run on this thread: provenance for every
+// registration made meanwhile.
+EMBER_API const std::string& current_registrant();
+
+class EMBER_API RegistrantScope {
+ public:
+  explicit RegistrantScope(std::string name);
+  ~RegistrantScope();
+  RegistrantScope(const RegistrantScope&) = delete;
+  RegistrantScope& operator=(const RegistrantScope&) = delete;
+
+ private:
+  std::string prev_;
+};
+
+}  // namespace detail
+}  // namespace ember
+
+#define EMBER_LIBRARY_RECORD_(KIND, ns, KEY, m, uid)                                       \
+  static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                \
+  EMBER_NOTE_RECORDS_AND_BUILD_                                                           \
+  [[gnu::used, gnu::retain, gnu::section("ember_libs")]] static const ::ember::detail::   \
+      LibraryRecord EMBER_CONCAT(uid, _rec) = {EMBER_PLUGIN_ABI_VERSION,                   \
+                                               static_cast<uint32_t>(KIND),               \
+                                               #ns,                                       \
+                                               KEY,                                       \
+                                               __LINE__,                                  \
+                                               &EMBER_CONCAT(uid, _init),                 \
+                                               __FILE__};                                 \
+  static void EMBER_CONCAT(uid, _init)(::ember::Library & m)
+
+// Declares the operators of namespace `ns` (once per namespace in the process).
+#define EMBER_LIBRARY(ns, m)                                                              \
+  EMBER_LIBRARY_RECORD_(::ember::Library::Kind::DEF, ns, UINT32_MAX, m,                  \
+                        EMBER_CONCAT(ember_library_##ns##_, __COUNTER__))
+// Declares more operators of `ns`.
+#define EMBER_LIBRARY_FRAGMENT(ns, m)                                                     \
+  EMBER_LIBRARY_RECORD_(::ember::Library::Kind::FRAGMENT, ns, UINT32_MAX, m,             \
+                        EMBER_CONCAT(ember_fragment_##ns##_, __COUNTER__))
+// Registers kernels of `ns` for dispatch key `k` (CPU, CUDA, Autograd, CompositeImplicitAutograd,
+// ...); `_` as the namespace registers fallbacks.
+#define EMBER_LIBRARY_IMPL(ns, k, m)                                                      \
+  EMBER_LIBRARY_RECORD_(::ember::Library::Kind::IMPL, ns,                                \
+                        static_cast<uint32_t>(::ember::DispatchKey::k), m,               \
+                        EMBER_CONCAT(ember_impl_##ns##_##k##_, __COUNTER__))

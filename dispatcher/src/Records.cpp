@@ -1,0 +1,179 @@
+// Finding and running EMBER_LIBRARY* records. See Note [Registration records].
+#include <dlfcn.h>
+#include <link.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <set>
+
+#include "Registration.h"
+#include "ember/plugin/Notes.h"
+
+namespace ember {
+namespace detail {
+
+namespace {
+
+struct ObjectRecords {
+  std::string path;  // "" for the executable
+  uintptr_t base = 0;
+  std::vector<const LibraryRecord*> records;
+};
+
+// Walks the PT_NOTE segments of every loaded object for "Ember" type-1 notes.
+std::vector<ObjectRecords> scan_loaded_objects() {
+  std::vector<ObjectRecords> out;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        auto& out = *static_cast<std::vector<ObjectRecords>*>(data);
+        ObjectRecords obj;
+        obj.path = info->dlpi_name ? info->dlpi_name : "";
+        obj.base = info->dlpi_addr;
+        std::set<const LibraryRecord*> seen;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          if (ph.p_type != PT_NOTE) continue;
+          auto* p = reinterpret_cast<const char*>(info->dlpi_addr + ph.p_vaddr);
+          const char* end = p + ph.p_memsz;
+          while (p + 12 <= end) {
+            uint32_t namesz, descsz, type;
+            std::memcpy(&namesz, p, 4);
+            std::memcpy(&descsz, p + 4, 4);
+            std::memcpy(&type, p + 8, 4);
+            const char* name = p + 12;
+            const char* desc = name + ((namesz + 3) & ~3u);
+            const char* next = desc + ((descsz + 3) & ~3u);
+            if (next > end) break;
+            if (namesz == 6 && std::memcmp(name, "Ember", 6) == 0 &&
+                type == static_cast<uint32_t>(NoteType::Records) && descsz == 16) {
+              int64_t a, b;
+              std::memcpy(&a, desc, 8);
+              std::memcpy(&b, desc + 8, 8);
+              auto* first = reinterpret_cast<const LibraryRecord*>(desc + a);
+              auto* last = reinterpret_cast<const LibraryRecord*>(desc + b);
+              for (auto* r = first; r < last; ++r)
+                if (seen.insert(r).second) obj.records.push_back(r);
+            }
+            p = next;
+          }
+        }
+        if (!obj.records.empty()) out.push_back(std::move(obj));
+        return 0;
+      },
+      &out);
+  return out;
+}
+
+struct RecordState {
+  std::recursive_mutex mu;
+  std::set<const LibraryRecord*> done;
+  std::set<uintptr_t> scanned;                   // objects handled by run_all_linked_records
+  std::vector<std::unique_ptr<Library>> kept;    // libraries of every object run so far
+};
+RecordState& record_state() {
+  static RecordState* s = new RecordState();  // never destroyed: registrations live for the process
+  return *s;
+}
+
+std::string owner_of(const std::string& path) {
+  if (path.empty()) return "<program>";
+  std::string stem = std::filesystem::path(path).filename().string();
+  stem = stem.substr(0, stem.find(".so"));
+  if (stem.rfind("lib", 0) == 0) stem = stem.substr(3);
+  return stem;
+}
+
+std::string block_name(const LibraryRecord& r) {
+  switch (static_cast<Library::Kind>(r.kind)) {
+    case Library::Kind::DEF: return fmt::format("EMBER_LIBRARY({})", r.ns);
+    case Library::Kind::FRAGMENT: return fmt::format("EMBER_LIBRARY_FRAGMENT({})", r.ns);
+    default: return fmt::format("EMBER_LIBRARY_IMPL({}, {})", r.ns, to_string(static_cast<DispatchKey>(r.key)));
+  }
+}
+
+size_t run_records(const ObjectRecords& obj, const std::string& owner) {
+  RecordState& st = record_state();
+  std::vector<const LibraryRecord*> todo;
+  for (auto* r : obj.records)
+    if (!st.done.count(r)) todo.push_back(r);
+  std::stable_sort(todo.begin(), todo.end(),
+                   [](const LibraryRecord* a, const LibraryRecord* b) { return a->kind < b->kind; });
+  std::vector<std::unique_ptr<Library>> libs;
+  RegistrantScope scope(owner);
+  for (const LibraryRecord* r : todo) {
+    try {
+      EMBER_CHECK(r->abi_version == EMBER_PLUGIN_ABI_VERSION,
+                  "built for Ember plugin ABI {}, this libember has ABI {}", r->abi_version,
+                  EMBER_PLUGIN_ABI_VERSION);
+      std::optional<DispatchKey> key;
+      if (r->key != UINT32_MAX) key = static_cast<DispatchKey>(r->key);
+      auto lib = std::make_unique<Library>(static_cast<Library::Kind>(r->kind), r->ns, key, r->file, r->line);
+      r->init(*lib);
+      libs.push_back(std::move(lib));
+    } catch (const std::exception& e) {
+      bool conflict = dynamic_cast<const RegistrationConflictError*>(&e) != nullptr;
+      std::string msg = fmt::format("[register] {} at {}:{} in '{}' failed: {}", block_name(*r), r->file, r->line,
+                                    owner, e.what());
+      while (!libs.empty()) libs.pop_back();  // undo, newest first
+      throw RegistrationBlockError(msg, conflict);
+    }
+  }
+  for (auto* r : todo) st.done.insert(r);
+  for (auto& l : libs) st.kept.push_back(std::move(l));
+  return todo.size();
+}
+
+}  // namespace
+
+size_t run_object_records(uintptr_t base, const std::string& owner) {
+  RecordState& st = record_state();
+  std::lock_guard<std::recursive_mutex> g(st.mu);
+  for (auto& obj : scan_loaded_objects())
+    if (obj.base == base) {
+      st.scanned.insert(base);
+      return run_records(obj, owner);
+    }
+  st.scanned.insert(base);
+  return 0;
+}
+
+void run_all_linked_records() {
+  RecordState& st = record_state();
+  std::lock_guard<std::recursive_mutex> g(st.mu);
+  for (auto& obj : scan_loaded_objects()) {
+    if (st.scanned.count(obj.base)) continue;
+    st.scanned.insert(obj.base);  // not retried after a failure
+    run_records(obj, owner_of(obj.path));
+  }
+}
+
+const char* build_fingerprint() { return EMBER_BUILD_FINGERPRINT; }
+
+}  // namespace detail
+
+namespace {
+std::atomic<bool> g_initialized{false};
+thread_local bool tls_initializing = false;
+}  // namespace
+
+void ensure_initialized() {
+  if (g_initialized.load(std::memory_order_acquire) || tls_initializing) return;
+  auto& st = detail::record_state();
+  std::lock_guard<std::recursive_mutex> g(st.mu);
+  if (g_initialized.load(std::memory_order_relaxed)) return;
+  tls_initializing = true;
+  struct Done {
+    ~Done() {
+      tls_initializing = false;
+      g_initialized.store(true, std::memory_order_release);
+    }
+  } done;
+  detail::run_all_linked_records();
+  plugins::detail::load_default_plugins();
+}
+
+}  // namespace ember

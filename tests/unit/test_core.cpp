@@ -1,0 +1,179 @@
+// Core types: dtypes, 16-bit floats, devices, dispatch keys, Scalar, IValue, TensorImpl.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+TEST(ScalarTypes, SizesNamesAndParsingForEveryDtype) {
+  const std::pair<ScalarType, size_t> sizes[] = {
+      {kBool, 1}, {kUInt8, 1}, {kInt8, 1}, {kInt16, 2}, {kInt32, 4}, {kInt64, 8}, {kFloat16, 2},
+      {kBFloat16, 2}, {kFloat32, 4}, {kFloat64, 8}, {kComplex64, 8}, {kComplex128, 16},
+      {kQUInt8, 1}, {kQInt8, 1}, {kQInt32, 4}};
+  for (auto [t, n] : sizes) {
+    EXPECT_EQ(element_size(t), n) << t;
+    EXPECT_EQ(parse_scalar_type(dtype_name(t)), t);
+    EXPECT_EQ(parse_scalar_type(scalar_type_name(t)), t);
+  }
+  EXPECT_EQ(dtype_name(kFloat32), "float32");
+  EXPECT_EQ(scalar_type_name(kInt64), "Long");
+  EXPECT_EQ(parse_scalar_type("float"), kFloat32);
+  EXPECT_FALSE(parse_scalar_type("float128").has_value());
+  EXPECT_TRUE(is_floating_type(kBFloat16));
+  EXPECT_FALSE(is_integral_type(kBool, false));
+  EXPECT_TRUE(is_integral_type(kBool, true));
+}
+
+TEST(ScalarTypes, HalfAndBFloat16RoundToNearestEven) {
+  // Every half value round-trips through float exactly.
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    Half h(static_cast<uint16_t>(b), Half::from_bits_t{});
+    float f = h;
+    if (std::isnan(f)) continue;
+    EXPECT_EQ(Half(f).x, b) << b;
+  }
+  EXPECT_EQ(Half(1.0f).x, 0x3c00);
+  EXPECT_EQ(Half(65504.0f).x, 0x7bff);
+  EXPECT_EQ(Half(65520.0f).x, 0x7c00);  // rounds to inf
+  EXPECT_EQ(Half(5.9604645e-08f).x, 0x0001);  // smallest subnormal
+  EXPECT_EQ(Half(1.0f + 1.0f / 2048).x, 0x3c00);  // tie goes to even
+  EXPECT_EQ(BFloat16(1.0f).x, 0x3f80);
+  EXPECT_EQ(BFloat16(1.0f + 1.0f / 256).x, 0x3f80);  // tie to even
+  EXPECT_EQ(static_cast<float>(BFloat16(3.140625f)), 3.140625f);
+  EXPECT_TRUE(std::isnan(static_cast<float>(BFloat16(std::nanf("")))));
+}
+
+TEST(Devices, ParsePrintAndErrors) {
+  EXPECT_EQ(Device("cuda:1"), Device(kCUDA, 1));
+  EXPECT_EQ(Device("cuda:1").str(), "cuda:1");
+  EXPECT_EQ(Device("cpu").str(), "cpu");
+  EXPECT_FALSE(Device("meta").has_index());
+  try {
+    Device("gpu:0");
+    FAIL();
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown device type 'gpu': expected one of cpu, cuda, hip, meta"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(Device("cuda:x"), ValueError);
+  EXPECT_THROW(Device("cuda:-1"), ValueError);
+  EXPECT_THROW(register_device_type("Bad Name"), ValueError);
+}
+
+TEST(DispatchKeys, EveryRuntimeKeyMapsToItsSlotAndName) {
+  for (int i = 0; i < kNumRuntimeKeys; ++i) {
+    auto k = static_cast<DispatchKey>(i);
+    if (auto b = backend_of(k); b && !is_valid_device_type(*b)) continue;
+    EXPECT_EQ(parse_dispatch_key(to_string(k)), k) << to_string(k);
+    if (i == 0) continue;
+    DispatchKeySet ks(k);
+    EXPECT_EQ(ks.highest_priority_index(), i) << to_string(k);
+    EXPECT_TRUE(ks.has(k));
+  }
+  EXPECT_EQ(to_string(DispatchKey::AutogradCUDA), "AutogradCUDA");
+  EXPECT_EQ(make_dispatch_key(Functionality::Sparse, kCPU), DispatchKey::SparseCPU);
+  EXPECT_EQ(parse_dispatch_key("CompositeImplicitAutograd"), DispatchKey::CompositeImplicitAutograd);
+}
+
+TEST(DispatchKeys, PriorityExclusionAndBelow) {
+  DispatchKeySet ks = DispatchKeySet(DispatchKey::AutogradCPU) | DispatchKeySet(DispatchKey::CUDA);
+  EXPECT_EQ(ks.highest_priority_key(), DispatchKey::AutogradCUDA);  // highest backend wins
+  EXPECT_EQ(ks.str(), "{AutogradCUDA, AutogradCPU, CUDA, CPU}");
+  DispatchKeySet no_ag = ks - DispatchKeySet(DispatchKey::AutogradCPU);
+  EXPECT_EQ(no_ag.highest_priority_key(), DispatchKey::CUDA);  // backend bits survive exclusion
+  EXPECT_EQ(ks.below_highest(), DispatchKeySet(DispatchKey::CPU) | DispatchKeySet(DispatchKey::CUDA));
+  EXPECT_EQ((DispatchKeySet(DispatchKey::Profiler) | DispatchKeySet(DispatchKey::CPU)).highest_priority_key(),
+            DispatchKey::Profiler);
+  EXPECT_EQ(DispatchKeySet().highest_priority_index(), 0);
+  EXPECT_EQ(DispatchKeySet::of(Functionality::Autograd).highest_priority_index(), 0);  // no backend: Undefined
+}
+
+TEST(ScalarAndIValue, ConversionsAndTypeErrors) {
+  Scalar a = 3, b = 2.5, c = true;
+  EXPECT_EQ(a.type(), kInt64);
+  EXPECT_EQ(b.type(), kFloat64);
+  EXPECT_EQ(c.type(), kBool);
+  EXPECT_EQ((-a).toLong(), -3);
+  EXPECT_EQ(a.to<float>(), 3.0f);
+  EXPECT_TRUE(Scalar(2).equal(Scalar(2.0)));
+  IValue iv(std::vector<int64_t>{1, 2, 3});
+  IValue copy = iv;
+  EXPECT_EQ(copy.toIntList(), IntArrayRef({1, 2, 3}));
+  EXPECT_EQ(IValue(b).toScalar().toDouble(), 2.5);
+  EXPECT_EQ(IValue(Device(kCUDA, 1)).toDevice(), Device(kCUDA, 1));
+  EXPECT_EQ(IValue(kFloat64).toScalarType(), kFloat64);
+  EXPECT_EQ(IValue(std::string_view("mean")).toStringView(), "mean");
+  try {
+    IValue(1.5).toTensor();
+    FAIL();
+  } catch (const TypeError& e) {
+    EXPECT_STREQ(e.what(), "[IValue] expected Tensor but got float");
+  }
+  Tensor t = make_empty({2, 3}, kFloat32);
+  IValue tv(t);
+  EXPECT_EQ(t.use_count(), 2);
+  IValue moved(std::move(tv));
+  EXPECT_EQ(t.use_count(), 2);
+  EXPECT_TRUE(tv.isNone());
+  EXPECT_TRUE(moved.toTensor().is_same(t));
+  EXPECT_EQ(sizeof(IValue), 16u);
+}
+
+TEST(Tensors, GeometryStridesAndContiguity) {
+  Tensor t = make_empty({2, 3, 4}, kFloat64);
+  EXPECT_EQ(t.sizes(), IntArrayRef({2, 3, 4}));
+  EXPECT_EQ(t.strides(), IntArrayRef({12, 4, 1}));
+  EXPECT_EQ(t.numel(), 24);
+  EXPECT_EQ(t.nbytes(), 24u * 8);
+  EXPECT_EQ(t.size(-1), 4);
+  EXPECT_THROW(t.size(3), IndexError);
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+  Tensor v = make_view(t, {3, 2}, {4, 12}, 1);
+  EXPECT_FALSE(v.is_contiguous());
+  EXPECT_EQ(v.unsafeGetTensorImpl()->storage().get(), t.unsafeGetTensorImpl()->storage().get());
+  EXPECT_EQ(static_cast<double*>(v.data_ptr()), t.data_ptr<double>() + 1);
+  EXPECT_THROW(t.data_ptr<float>(), TypeError);
+  EXPECT_THROW(make_empty({2, -1}, kFloat32), ValueError);
+  EXPECT_EQ(t.key_set(), DispatchKeySet(DispatchKey::CPU));
+  EXPECT_EQ(make_empty({1}, kQInt8).key_set(), DispatchKeySet(DispatchKey::QuantizedCPU));
+  auto acc = t.accessor<double, 3>();
+  acc[1][2][3] = 7.0;
+  EXPECT_EQ(t.data_ptr<double>()[12 + 8 + 3], 7.0);
+}
+
+TEST(Tensors, AutogradEntryPointsNameThePluginWhenAbsent) {
+  Tensor t = make_empty({2}, kFloat32);
+  EXPECT_FALSE(t.requires_grad());
+  EXPECT_TRUE(t.is_leaf());
+  EXPECT_FALSE(t.grad().defined());
+  try {
+    t.requires_grad_();
+    FAIL();
+  } catch (const NotImplementedError& e) {
+    EXPECT_NE(std::string(e.what()).find("[requires_grad_] needs the autograd plugin"), std::string::npos);
+  }
+  EXPECT_THROW(make_empty({2}, kInt64).requires_grad_(), TypeError);
+  EXPECT_THROW(t.backward(), NotImplementedError);
+}
+
+TEST(Allocator, CachesAndAligns) {
+  cpu_allocator_empty_cache();
+  auto before = cpu_allocator_stats();
+  for (int i = 0; i < 100; ++i) {
+    Tensor t = make_empty({1000}, kFloat32);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+  }
+  auto after = cpu_allocator_stats();
+  EXPECT_EQ(after.allocations - before.allocations, 100u);
+  EXPECT_GE(after.cache_hits - before.cache_hits, 99u);
+  Tensor big = make_empty({8 << 20}, kFloat32);  // 32 MiB: a large block
+  void* p = big.data_ptr();
+  big.reset();
+  Tensor again = make_empty({8 << 20}, kFloat32);
+  EXPECT_EQ(again.data_ptr(), p);  // served from the cache, no new pages to fault in
+}

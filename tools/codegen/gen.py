@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""Generates Ember's typed operator API from schemas/ops.yaml.
+
+    gen.py --yaml schemas/ops.yaml --out DIR
+
+writes DIR/include/ember/generated/{Functions.h,TensorMethods.h} and
+DIR/src/{Functions.cpp,RegisterSchemas.cpp}, rewriting only the files whose content changed.
+
+Each entry's schema string is parsed once (parse_schema) into Schema/Arg/Type; everything after
+that works on that structure: cpp_functions() turns an entry into the C++ functions it gets
+(CppFn: name, return type, parameters, and one call expression per schema argument), and the
+render_* functions print them. The C++ types follow API.md's table (cpp_arg_type).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+
+import yaml
+
+
+class GenError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------------
+# The schema structure and its parser (PyTorch's grammar; see Note [Schema grammar] in
+# core/include/ember/core/Schema.h).
+
+
+@dataclass(frozen=True)
+class Type:
+    kind: str  # a base type ("Tensor", "int", ...), "list" or "optional"
+    elem: Type | None = None
+    size: int | None = None  # int[2] -> 2
+
+    def __str__(self) -> str:
+        if self.kind == "list":
+            return f"{self.elem}[{'' if self.size is None else self.size}]"
+        if self.kind == "optional":
+            return f"{self.elem}?"
+        return self.kind
+
+
+@dataclass(frozen=True)
+class Default:
+    kind: str  # "none", "bool", "num", "str", "list" (value: list of Default) or "ident"
+    value: object = None
+
+
+@dataclass
+class Arg:
+    name: str  # "" for an unnamed return
+    type: Type
+    alias: str | None = None  # the annotation without parentheses: "a!", "a", "a|b"
+    default: Default | None = None
+    kwarg_only: bool = False
+
+    @property
+    def is_write(self) -> bool:
+        return self.alias is not None and "!" in self.alias
+
+
+# The keyword-only group LibTorch passes as one `TensorOptions options`.
+OPTIONS_GROUP = (("dtype", "ScalarType"), ("layout", "Layout"), ("device", "Device"),
+                 ("pin_memory", "bool"))
+
+
+@dataclass
+class Schema:
+    text: str
+    name: str
+    overload: str
+    args: list[Arg]
+    returns: list[Arg]
+
+    @property
+    def out_args(self) -> list[Arg]:
+        return [a for a in self.args if a.kwarg_only and a.is_write]
+
+    def options_at(self) -> int | None:
+        """Index of the dtype/layout/device/pin_memory group, or None."""
+        names = [(a.name, str(a.type)) for a in self.args]
+        want = [(n, t + "?") for n, t in OPTIONS_GROUP]
+        for i in range(len(names) - len(want) + 1):
+            if names[i:i + len(want)] == want:
+                return i
+        return None
+
+
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<num>-?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)
+  | (?P<punct>->|::|\.\.\.|[()\[\],*?!|=.\-])
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<str>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')
+  )""", re.X)
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.toks: list[tuple[str, str, int]] = []  # (kind, text, 1-based column)
+        pos = 0
+        while text[pos:].strip():
+            m = _TOKEN.match(text, pos)
+            if not m:
+                col = len(text) - len(text[pos:].lstrip()) + 1
+                raise GenError(f"unexpected character at column {col}")
+            self.toks.append((m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup) + 1))
+            pos = m.end()
+        self.i = 0
+
+    def peek(self) -> tuple[str, str, int]:
+        return self.toks[self.i] if self.i < len(self.toks) else ("end", "", len(self.text) + 1)
+
+    def next(self) -> tuple[str, str, int]:
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def accept(self, text: str) -> bool:
+        if self.peek()[1] == text and self.peek()[0] == "punct":
+            self.i += 1
+            return True
+        return False
+
+    def expect(self, what: str, kind: str = "punct") -> str:
+        k, t, col = self.peek()
+        if k != kind or (kind == "punct" and t != what):
+            raise GenError(f"expected {what} at column {col}, got '{t or 'end'}'")
+        self.i += 1
+        return t
+
+    def type(self) -> tuple[Type, str | None]:
+        t = Type(self.expect("a type", "ident"))
+        alias = None
+        if self.accept("("):
+            parts = []
+            while not self.accept(")"):
+                if self.peek()[0] == "end":
+                    self.expect(")")
+                parts.append(self.next()[1])
+            alias = "".join(parts)
+        while True:
+            if self.accept("["):
+                size = int(self.next()[1]) if self.peek()[0] == "num" else None
+                self.expect("]")
+                t = Type("list", t, size)
+            elif self.accept("?"):
+                t = Type("optional", t)
+            else:
+                return t, alias
+
+    def default(self) -> Default:
+        if self.accept("["):
+            items = []
+            while not self.accept("]"):
+                if items:
+                    self.expect(",")
+                items.append(self.default())
+            return Default("list", items)
+        kind, text, col = self.next()
+        if kind == "punct" and text == "-" and self.peek()[1] == "inf":
+            self.next()
+            return Default("num", "-inf")
+        if kind == "num":
+            return Default("num", text)
+        if kind == "str":
+            return Default("str", ast.literal_eval(text))
+        if kind == "ident":
+            fixed = {"None": Default("none"), "True": Default("bool", True),
+                     "False": Default("bool", False), "inf": Default("num", "inf")}
+            return fixed.get(text, Default("ident", text))
+        raise GenError(f"expected a default value at column {col}, got '{text or 'end'}'")
+
+    def arg(self, kwarg_only: bool) -> Arg:
+        t, alias = self.type()
+        name = self.expect("an argument name", "ident")
+        default = self.default() if self.accept("=") else None
+        return Arg(name, t, alias, default, kwarg_only)
+
+    def ret(self) -> Arg:
+        t, alias = self.type()
+        name = self.next()[1] if self.peek()[0] == "ident" else ""
+        return Arg(name, t, alias)
+
+
+def parse_schema(text: str) -> Schema:
+    p = _Parser(text)
+    name = p.expect("the operator name", "ident")
+    if p.accept("::"):
+        raise GenError("write the schema without a namespace (built-in operators are aten::)")
+    overload = p.expect("an overload name", "ident") if p.accept(".") else ""
+    p.expect("(")
+    args: list[Arg] = []
+    kwarg_only = False
+    while not p.accept(")"):
+        if args or kwarg_only:
+            p.expect(",")
+        if p.accept("*"):
+            kwarg_only = True
+        else:
+            args.append(p.arg(kwarg_only))
+    p.expect("->")
+    rets: list[Arg] = []
+    if p.accept("("):
+        while not p.accept(")"):
+            if rets:
+                p.expect(",")
+            rets.append(p.ret())
+    else:
+        rets.append(p.ret())
+    p.expect("end of schema", "end")
+    return Schema(text, name, overload, args, rets)
+
+
+# ---------------------------------------------------------------------------------------------
+# C++ types and defaults (API.md: "Precise signatures").
+
+_CPP_VALUE = {"int": "int64_t", "float": "double", "bool": "bool", "str": "std::string_view",
+              "ScalarType": "ScalarType", "Layout": "Layout", "Device": "Device"}
+
+
+def cpp_arg_type(a: Arg) -> str:
+    t, e = a.type, a.type.elem
+    if a.is_write:
+        if t.kind == "Tensor":
+            return "Tensor&"
+    elif t.kind in ("Tensor", "Scalar"):
+        return f"const {t.kind}&"
+    elif t.kind in _CPP_VALUE:
+        return _CPP_VALUE[t.kind]
+    elif t.kind == "list":
+        if e.kind == "int":
+            return "IntArrayRef"
+        if e.kind == "float":
+            return "ArrayRef<double>"
+        if e.kind == "Tensor":
+            return "const std::vector<Tensor>&"
+        if str(e) == "Tensor?":
+            return "const std::vector<std::optional<Tensor>>&"
+    elif t.kind == "optional":
+        if e.kind in ("Tensor", "Scalar"):
+            return f"const std::optional<{e.kind}>&"
+        if e.kind in _CPP_VALUE:
+            return f"std::optional<{_CPP_VALUE[e.kind]}>"
+        if str(e) == "int[]":
+            return "std::optional<IntArrayRef>"
+    mut = " (mutable)" if a.is_write else ""
+    raise GenError(f"argument '{a.name}': unsupported type '{t}'{mut}")
+
+
+_CPP_RETURN = {"Scalar": "Scalar", "int": "int64_t", "float": "double", "bool": "bool",
+               "Tensor[]": "std::vector<Tensor>"}
+
+
+def cpp_return_type(rets: list[Arg]) -> str:
+    def one(r: Arg) -> str:
+        if str(r.type) == "Tensor":
+            return "Tensor&" if r.is_write else "Tensor"
+        if str(r.type) in _CPP_RETURN and not r.is_write:
+            return _CPP_RETURN[str(r.type)]
+        raise GenError(f"unsupported return type '{r.type}'")
+
+    if not rets:
+        return "void"
+    types = [one(r) for r in rets]
+    return types[0] if len(types) == 1 else f"std::tuple<{', '.join(types)}>"
+
+
+def cpp_default(a: Arg) -> str:
+    d = a.default
+    if d.kind == "none" and a.type.kind == "optional":
+        return "std::nullopt"
+    if d.kind == "bool":
+        return "true" if d.value else "false"
+    if d.kind == "num" and d.value in ("inf", "-inf"):
+        return ("-" if d.value[0] == "-" else "") + "std::numeric_limits<double>::infinity()"
+    if d.kind == "num":
+        return d.value
+    if d.kind == "str":
+        return cpp_string(d.value)
+    if d.kind == "list" and all(x.kind == "num" for x in d.value):
+        return "{" + ", ".join(x.value for x in d.value) + "}"
+    raise GenError(f"argument '{a.name}': unsupported default for '{a.type}'")
+
+
+def cpp_string(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---------------------------------------------------------------------------------------------
+# From an entry to the C++ functions it gets.
+
+
+@dataclass
+class Param:
+    type: str
+    name: str
+    default: str | None = None
+
+
+@dataclass
+class CppFn:
+    name: str
+    ret: str
+    params: list[Param]
+    call_args: list[str]  # one expression per schema argument, in schema order
+    method: bool
+    options: bool  # has the TensorOptions parameter: apply options.requires_grad_value()
+
+
+@dataclass
+class Op:
+    schema: Schema
+    function: bool
+    method: bool
+    doc: str | None
+    cpp_overloads: list[dict] = field(default_factory=list)
+
+    @property
+    def handle(self) -> str:
+        """The name of the cached handle's accessor in Functions.cpp: add_.Tensor ->
+        add_inplace_Tensor (no `__`, which C++ reserves)."""
+        s = self.schema
+        name = s.name[:-1] + "_inplace" if s.name.endswith("_") else s.name
+        return f"{name}_{s.overload}" if s.overload else name
+
+
+def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
+             fixed: dict | None = None) -> CppFn:
+    """A C++ function taking the schema arguments named in `order` ("options" for the
+    TensorOptions group). `defaults`: "all" keeps the schema's defaults, "options" only
+    `options = {}`, "none" none. An argument not in `order` takes `fixed[name]`, else its
+    default."""
+    s, fixed = op.schema, fixed or {}
+    by_name = {a.name: a for a in s.args}
+    group = {n for n, _ in OPTIONS_GROUP} if s.options_at() is not None else set()
+    params = []
+    for n in order:
+        if n == "options":
+            if not group:
+                raise GenError("'options' given, but the schema has no dtype/layout/device/"
+                               "pin_memory group")
+            params.append(Param("TensorOptions", "options", None if defaults == "none" else "{}"))
+            continue
+        if n not in by_name:
+            raise GenError(f"cpp_overloads: no argument '{n}' in the schema")
+        a = by_name[n]
+        keep = defaults == "all" and a.default is not None
+        params.append(Param(cpp_arg_type(a), n, cpp_default(a) if keep else None))
+    # C++ allows defaults only on trailing parameters (LibTorch drops the others too).
+    for p in reversed(params):
+        if p.default is None:
+            for q in params[:params.index(p)]:
+                q.default = None
+            break
+    call_args = []
+    for a in s.args:
+        cpp_arg_type(a)  # rejects an unsupported type even when the argument is not a parameter
+        if method and a.name == "self":
+            call_args.append("const_cast<Tensor&>(*this)" if a.is_write else "*this")
+        elif a.name in group and "options" in order:
+            call_args.append("std::nullopt" if a.name == "pin_memory" else f"options.{a.name}_opt()")
+        elif a.name in order:
+            call_args.append(a.name)
+        elif a.name in fixed:
+            call_args.append(str(fixed[a.name]).lower() if isinstance(fixed[a.name], bool)
+                             else str(fixed[a.name]))
+        elif a.default is not None:
+            call_args.append(cpp_default(a))
+        else:
+            raise GenError(f"cpp_overloads: argument '{a.name}' is neither listed nor set")
+    return CppFn(name, cpp_return_type(s.returns), params, call_args, method, "options" in order)
+
+
+def cpp_functions(op: Op, method: bool) -> list[CppFn]:
+    """The C++ functions (method=False) or Tensor methods (method=True) of one entry."""
+    s = op.schema
+    names = [a.name for a in s.args if not (method and a.name == "self")]
+    if s.out_args:  # LibTorch's add_out(out, self, other, alpha=1) and add_outf(self, ..., out)
+        outs = [a.name for a in s.out_args]
+        return [build_fn(op, s.name + "_out", outs + [n for n in names if n not in outs],
+                         method, "all"),
+                build_fn(op, s.name + "_outf", names, method, "none")]
+    grouped = list(names)
+    at = s.options_at()
+    if at is not None:  # the four arguments become one `TensorOptions options = {}`
+        first = grouped.index(OPTIONS_GROUP[0][0])
+        grouped[first:first + len(OPTIONS_GROUP)] = ["options"]
+    if op.cpp_overloads:
+        fns = [build_fn(op, s.name, [n for n in o["args"] if not (method and n == "self")],
+                        method, "options", o.get("set")) for o in op.cpp_overloads]
+    else:
+        fns = [build_fn(op, s.name, grouped, method, "all")]
+    if at is not None:  # and LibTorch's ungrouped overload, without defaults
+        fns.append(build_fn(op, s.name, names, method, "none"))
+    return fns
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading ops.yaml.
+
+_KEYS = {"func", "variants", "doc", "cpp_overloads"}
+
+
+def load_ops(path: str) -> list[Op]:
+    with open(path) as f:
+        entries = yaml.safe_load(f) or []
+    if not isinstance(entries, list):
+        raise GenError(f"{path}: expected a list of entries")
+    ops, seen = [], set()
+    for i, e in enumerate(entries):
+        where = f"{path}: entry {i + 1}" + (f" ({e.get('func')})" if isinstance(e, dict) else "")
+        try:
+            if not isinstance(e, dict) or not isinstance(e.get("func"), str):
+                raise GenError("expected a mapping with a 'func:' string")
+            if set(e) - _KEYS:
+                raise GenError(f"unknown keys {sorted(set(e) - _KEYS)}; allowed: {sorted(_KEYS)}")
+            s = parse_schema(e["func"])
+            op = Op(s, False, False, e.get("doc"), e.get("cpp_overloads") or [])
+            if (s.name, s.overload) in seen or op.handle in seen:
+                raise GenError("declared twice" if (s.name, s.overload) in seen else
+                               f"its handle name '{op.handle}' is taken by another entry")
+            seen |= {(s.name, s.overload), op.handle}
+            variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
+            if set(variants) - {"function", "method"}:
+                raise GenError(f"variants: expected 'function' and/or 'method', got {variants}")
+            op.function, op.method = "function" in variants, "method" in variants
+            if op.method and not any(a.name == "self" and a.type.kind == "Tensor" for a in s.args):
+                raise GenError("a method variant needs a 'Tensor self' argument")
+            if op.method and s.out_args:
+                raise GenError("out= operators are functions only (name_out / name_outf)")
+            for o in op.cpp_overloads:
+                if not isinstance(o, dict) or not isinstance(o.get("args"), list) or \
+                        set(o) - {"args", "set"}:
+                    raise GenError("cpp_overloads: each item is {args: [names], set: {name: value}}")
+            # Build once here so every error names its entry.
+            for m in ([False] if op.function else []) + ([True] if op.method else []):
+                cpp_functions(op, m)
+        except GenError as err:
+            raise GenError(f"{where}: {err}") from None
+        ops.append(op)
+    return ops
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering.
+
+BANNER = "// @generated by tools/codegen/gen.py from {yaml}: do not edit.\n"
+
+
+def declaration(fn: CppFn) -> str:
+    params = ", ".join(f"{p.type} {p.name}" + (f" = {p.default}" if p.default else "")
+                       for p in fn.params)
+    if fn.method:
+        return f"{fn.ret} {fn.name}({params}) const;"
+    return f"EMBER_API {fn.ret} {fn.name}({params});"
+
+
+def definition(op: Op, fn: CppFn) -> str:
+    params = ", ".join(f"{p.type} {p.name}" for p in fn.params)
+    head = f"{fn.ret} Tensor::{fn.name}({params}) const" if fn.method else \
+        f"{fn.ret} {fn.name}({params})"
+    call = f"ops::{op.handle}().call({', '.join(fn.call_args)})"
+    if not fn.options:
+        return f"{head} {{\n  return {call};\n}}\n"
+    return (f"{head} {{\n  Tensor result = {call};\n"
+            f"  if (options.requires_grad_value()) result.requires_grad_(true);\n"
+            f"  return result;\n}}\n")
+
+
+def comment(op: Op) -> str:
+    return f"// aten::{op.schema.text}\n" + (f"// {op.doc}\n" if op.doc else "")
+
+
+def render_functions_h(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "#pragma once\n// The typed operator functions. Tensor's operator methods are in "
+           "TensorMethods.h.\n#include <limits>\n#include <optional>\n#include <string_view>\n"
+           "#include <tuple>\n#include <vector>\n\n#include \"ember/core/Tensor.h\"\n\n"
+           "namespace ember {\n"]
+    for op in ops:
+        if op.function:
+            out.append("\n" + comment(op))
+            out += [declaration(fn) + "\n" for fn in cpp_functions(op, False)]
+    out.append("\nnamespace detail {\n// Looks every operator above up and checks its C++ "
+               "signature against its schema; throws\n// on the first mismatch (tests call it).\n"
+               "EMBER_API void check_generated_ops();\n}  // namespace detail\n\n"
+               "}  // namespace ember\n")
+    return "".join(out)
+
+
+def render_tensor_methods_h(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "// Included once, inside `class Tensor` (ember/core/Tensor.h): operator methods "
+           "only.\n"]
+    for op in ops:
+        if op.method:
+            out.append("\n" + comment(op))
+            out += [declaration(fn) + "\n" for fn in cpp_functions(op, True)]
+    return "".join(out)
+
+
+def render_functions_cpp(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "// Definitions of Functions.h and TensorMethods.h. Each operator's typed handle is "
+           "looked up\n// once, on first use, and kept in a function-local static here (never "
+           "in a header: see\n// ARCHITECTURE.md); typed<>() checks the C++ signature against "
+           "the schema then.\n"
+           "#include \"ember/generated/Functions.h\"\n\n#include \"ember/dispatcher/Dispatcher.h\""
+           "\n\nnamespace ember {\nnamespace {\n\ntemplate <class Sig>\nTypedOperatorHandle<Sig> "
+           "lookup(std::string_view name, std::string_view overload) {\n"
+           "  return Dispatcher::singleton().findSchemaOrThrow(name, overload).typed<Sig>();\n}\n"
+           "\nnamespace ops {\n"]
+    for op in ops:
+        s = op.schema
+        sig = f"{cpp_return_type(s.returns)}({', '.join(cpp_arg_type(a) for a in s.args)})"
+        out.append(f"\n// aten::{s.text}\nconst auto& {op.handle}() {{\n"
+                   f"  static const auto h = lookup<{sig}>(\"aten::{s.name}\", \"{s.overload}\");\n"
+                   f"  return h;\n}}\n")
+    out.append("\n}  // namespace ops\n}  // namespace\n")
+    for op in ops:
+        fns = (cpp_functions(op, False) if op.function else []) + \
+              (cpp_functions(op, True) if op.method else [])
+        out += ["\n" + definition(op, fn) for fn in fns]
+    out.append("\nnamespace detail {\nvoid check_generated_ops() {\n")
+    out += [f"  ops::{op.handle}();\n" for op in ops]
+    out.append("}\n}  // namespace detail\n\n}  // namespace ember\n")
+    return "".join(out)
+
+
+def render_register_schemas_cpp(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "// Declares every built-in operator (namespace aten).\n"
+           "#include \"ember/dispatcher/Library.h\"\n\nEMBER_LIBRARY(aten, m) {\n"]
+    out += [f"  m.def({cpp_string(op.schema.text)});\n" for op in ops]
+    out.append("}\n")
+    return "".join(out)
+
+
+def write_if_changed(path: str, text: str) -> None:
+    try:
+        with open(path) as f:
+            if f.read() == text:
+                return
+    except FileNotFoundError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--yaml", required=True, help="the operator catalogue (schemas/ops.yaml)")
+    ap.add_argument("--out", required=True, help="output directory")
+    args = ap.parse_args(argv)
+    try:
+        ops = load_ops(args.yaml)
+    except (GenError, OSError, yaml.YAMLError) as err:
+        print(f"gen.py: error: {err}", file=sys.stderr)
+        return 1
+    name = os.path.basename(args.yaml)
+    files = {
+        "include/ember/generated/Functions.h": render_functions_h(ops, name),
+        "include/ember/generated/TensorMethods.h": render_tensor_methods_h(ops, name),
+        "src/Functions.cpp": render_functions_cpp(ops, name),
+        "src/RegisterSchemas.cpp": render_register_schemas_cpp(ops, name),
+    }
+    for rel, text in files.items():
+        write_if_changed(os.path.join(args.out, rel), text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,64 @@
+// The `ember` command line: inspect what is installed and registered.
+//   ember inspect plugins        plugins on the search path (read without loading) and loaded ones
+//   ember inspect ops            every operator with a schema
+//   ember inspect op NAME        one operator: schema and dispatch table with provenance
+#include <cstring>
+#include <iostream>
+
+#include "ember/ember.h"
+
+namespace {
+
+int usage() {
+  std::cerr << "usage: ember inspect plugins | ember inspect ops | ember inspect op NAME[.OVERLOAD]\n";
+  return 2;
+}
+
+int inspect_plugins() {
+  std::cout << "search path:\n";
+  for (auto& d : ember::plugins::search_path()) std::cout << "  " << d << "\n";
+  std::cout << "plugins found:\n";
+  for (auto& p : ember::plugins::available()) {
+    std::cout << "  " << (p.loaded ? "[loaded] " : "         ") << p.info.name << " " << p.info.version << "  "
+              << p.info.path;
+    if (!p.info.dependencies.empty()) {
+      std::cout << "  (needs";
+      for (auto& d : p.info.dependencies) std::cout << " " << d;
+      std::cout << ")";
+    }
+    if (!p.problem.empty()) std::cout << "\n           problem: " << p.problem;
+    std::cout << "\n";
+  }
+  std::cout << "loaded:\n";
+  for (auto& p : ember::plugins::loaded()) std::cout << "  " << p.name << " " << p.version << "  " << p.path << "\n";
+  return 0;
+}
+
+int inspect_ops() {
+  for (auto& h : ember::Dispatcher::singleton().operators()) std::cout << h.schema().str() << "\n";
+  return 0;
+}
+
+int inspect_op(std::string_view name) {
+  auto [n, ovl] = ember::parse_operator_name(name);
+  auto h = ember::Dispatcher::singleton().findSchemaOrThrow(n.find("::") == std::string::npos ? "aten::" + n : n, ovl);
+  std::cout << h.dump_table();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc >= 3 && std::strcmp(argv[1], "inspect") == 0) {
+      std::string_view what = argv[2];
+      if (what == "plugins") return inspect_plugins();
+      if (what == "ops") return inspect_ops();
+      if (what == "op" && argc == 4) return inspect_op(argv[3]);
+    }
+    return usage();
+  } catch (const std::exception& e) {
+    std::cerr << "ember: " << e.what() << "\n";
+    return 1;
+  }
+}
