@@ -2,6 +2,7 @@
 //   ember inspect plugins        plugins on the search path (read without loading) and loaded ones
 //   ember inspect ops            every operator with a schema
 //   ember inspect op NAME        one operator: schema and dispatch table with provenance
+//   ember demo                   loads the CPU plugin at run time and runs a few operators
 #include <cstring>
 #include <iostream>
 
@@ -10,8 +11,31 @@
 namespace {
 
 int usage() {
-  std::cerr << "usage: ember inspect plugins | ember inspect ops | ember inspect op NAME[.OVERLOAD]\n";
+  std::cerr << "usage: ember inspect plugins | ember inspect ops | ember inspect op NAME[.OVERLOAD] | ember demo\n";
   return 2;
+}
+
+int demo() {
+  using namespace ember;
+  auto cpu = plugins::load("cpu");
+  std::cout << "loaded plugin '" << cpu.name << "' " << cpu.version << " from " << cpu.path << "\n";
+  std::cout << "plugins loaded:";
+  for (auto& p : plugins::loaded()) std::cout << " " << p.name;
+  std::cout << "\n\n";
+  Tensor a = arange(6, kFloat32).reshape({2, 3});
+  Tensor b = tensor({10.0, 20.0, 30.0});
+  std::cout << "a =\n" << a << "\n\nb =\n" << b << "\n\n";
+  Tensor c = a + b;  // broadcasting
+  std::cout << "a + b =\n" << c << "\n\n";
+  std::cout << "(a * 2).sum() = " << (a * 2).sum().item<float>() << "\n";
+  std::cout << "a.t().to(kFloat64) =\n" << a.t().to(kFloat64) << "\n\n";
+  auto add = Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor");
+  Stack s;
+  s.emplace_back(a);
+  s.emplace_back(b);
+  s.emplace_back(Scalar(1));
+  std::cout << "how aten::add dispatched:\n" << add.explain(s);
+  return 0;
 }
 
 int inspect_plugins() {
@@ -50,6 +74,7 @@ int inspect_op(std::string_view name) {
 
 int main(int argc, char** argv) {
   try {
+    if (argc == 2 && std::strcmp(argv[1], "demo") == 0) return demo();
     if (argc >= 3 && std::strcmp(argv[1], "inspect") == 0) {
       std::string_view what = argv[2];
       if (what == "plugins") return inspect_plugins();

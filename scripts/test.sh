@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole test suite: unit, plugin, codegen and op suites, then the out-of-tree examples built
+# against an installed copy with the build tree moved away.
+#   scripts/test.sh           the suite (what .ci/run runs)
+#   scripts/test.sh --asan    the unit, plugin and op suites under ASan+UBSan (build-asan/)
+#   scripts/test.sh --tsan    the registration/dispatch stress and dispatcher suites under TSan (build-tsan/)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+"$root/scripts/setup.sh"
+mode="${1:-}"
+case "$mode" in
+  --asan)
+    "$root/scripts/build.sh" "$root/build-asan" -DEMBER_SANITIZE="address;undefined" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    # Keep plugins mapped so leak reports name their frames (toolchain.md §1).
+    EMBER_PLUGIN_NODELETE=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      ctest --test-dir "$root/build-asan" --output-on-failure -j 2 -E codegen_golden
+    exit 0 ;;
+  --tsan)
+    "$root/scripts/build.sh" "$root/build-tsan" -DEMBER_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 EMBER_PLUGIN_NODELETE=1 \
+      ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin"
+    exit 0 ;;
+  "") ;;
+  *) echo "usage: scripts/test.sh [--asan|--tsan]" >&2; exit 2 ;;
+esac
+
+"$root/scripts/build.sh" "$root/build"
+ctest --test-dir "$root/build" --output-on-failure -j 2
+
+# Install to a temporary prefix, move the build tree away, build and run examples/ against it.
+prefix="$(mktemp -d /tmp/ember-prefix.XXXXXX)"
+cmake --install "$root/build" --prefix "$prefix" >/dev/null
+aside="$root/build.aside.$$"
+mv "$root/build" "$aside"
+trap 'mv "$aside" "$root/build"; rm -rf "$prefix"' EXIT
+"$root/scripts/examples.sh" "$prefix"
