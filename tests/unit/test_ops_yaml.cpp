@@ -242,7 +242,8 @@ TEST(OpsYaml, TensorHDeclaresNoOperatorMethodByHand) {
 // A few of API.md's precise signatures, at compile time.
 template <class F>
 using Fn = F*;
-static_assert(std::is_same_v<decltype(std::declval<Tensor&>().add_(std::declval<Tensor>())), Tensor&>);
+static_assert(
+    std::is_same_v<decltype(std::declval<Tensor&>().add_(std::declval<Tensor>())), Tensor&>);
 static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().mul_(2)), Tensor&>);
 static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().add(1)), Tensor>);
 static_assert(std::is_same_v<decltype(&add_outf),

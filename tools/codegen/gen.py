@@ -354,18 +354,18 @@ def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
         keep = defaults == "all" and a.default is not None
         params.append(Param(cpp_arg_type(a), n, cpp_default(a) if keep else None))
     # C++ allows defaults only on trailing parameters (LibTorch drops the others too).
-    for p in reversed(params):
-        if p.default is None:
-            for q in params[:params.index(p)]:
-                q.default = None
-            break
+    required = [i for i, p in enumerate(params) if p.default is None]
+    for p in params[:required[-1] if required else 0]:
+        p.default = None
     call_args = []
     for a in s.args:
         cpp_arg_type(a)  # rejects an unsupported type even when the argument is not a parameter
         if method and a.name == "self":
             call_args.append("const_cast<Tensor&>(*this)" if a.is_write else "*this")
         elif a.name in group and "options" in order:
-            call_args.append("std::nullopt" if a.name == "pin_memory" else f"options.{a.name}_opt()")
+            # TensorOptions has no pin_memory: LibTorch passes none too.
+            call_args.append("std::nullopt" if a.name == "pin_memory" else
+                             f"options.{a.name}_opt()")
         elif a.name in order:
             call_args.append(a.name)
         elif a.name in fixed:
@@ -413,7 +413,7 @@ def load_ops(path: str) -> list[Op]:
         entries = yaml.safe_load(f) or []
     if not isinstance(entries, list):
         raise GenError(f"{path}: expected a list of entries")
-    ops, seen = [], set()
+    ops, seen, cpp_sigs = [], set(), {}
     for i, e in enumerate(entries):
         where = f"{path}: entry {i + 1}" + (f" ({e.get('func')})" if isinstance(e, dict) else "")
         try:
@@ -422,15 +422,16 @@ def load_ops(path: str) -> list[Op]:
             if set(e) - _KEYS:
                 raise GenError(f"unknown keys {sorted(set(e) - _KEYS)}; allowed: {sorted(_KEYS)}")
             s = parse_schema(e["func"])
-            op = Op(s, False, False, e.get("doc"), e.get("cpp_overloads") or [])
-            if (s.name, s.overload) in seen or op.handle in seen:
-                raise GenError("declared twice" if (s.name, s.overload) in seen else
-                               f"its handle name '{op.handle}' is taken by another entry")
-            seen |= {(s.name, s.overload), op.handle}
             variants = [v.strip() for v in str(e.get("variants", "function")).split(",")]
             if set(variants) - {"function", "method"}:
                 raise GenError(f"variants: expected 'function' and/or 'method', got {variants}")
-            op.function, op.method = "function" in variants, "method" in variants
+            op = Op(s, "function" in variants, "method" in variants, e.get("doc"),
+                    e.get("cpp_overloads") or [])
+            if (s.name, s.overload) in seen:
+                raise GenError("declared twice")
+            if op.handle in seen:
+                raise GenError(f"its handle name '{op.handle}' is taken by another entry")
+            seen |= {(s.name, s.overload), op.handle}
             if op.method and not any(a.name == "self" and a.type.kind == "Tensor" for a in s.args):
                 raise GenError("a method variant needs a 'Tensor self' argument")
             if op.method and s.out_args:
@@ -438,10 +439,16 @@ def load_ops(path: str) -> list[Op]:
             for o in op.cpp_overloads:
                 if not isinstance(o, dict) or not isinstance(o.get("args"), list) or \
                         set(o) - {"args", "set"}:
-                    raise GenError("cpp_overloads: each item is {args: [names], set: {name: value}}")
-            # Build once here so every error names its entry.
-            for m in ([False] if op.function else []) + ([True] if op.method else []):
-                cpp_functions(op, m)
+                    raise GenError("cpp_overloads: each item is "
+                                   "{args: [names], set: {name: value}}")
+            # Build every C++ function now, so that each error names its entry.
+            for method in [m for m, on in ((False, op.function), (True, op.method)) if on]:
+                for fn in cpp_functions(op, method):
+                    key = (method, fn.name, tuple(p.type for p in fn.params))
+                    if key in cpp_sigs:
+                        raise GenError(f"its C++ {declaration(fn)!r} is also generated for "
+                                       f"{cpp_sigs[key]}")
+                    cpp_sigs[key] = s.text
         except GenError as err:
             raise GenError(f"{where}: {err}") from None
         ops.append(op)

@@ -30,6 +30,7 @@ class TensorOptions {
     o.device_ = d;
     return o;
   }
+  TensorOptions device(DeviceType t) const { return device(Device(t)); }
   TensorOptions device(std::optional<Device> d) const {
     TensorOptions o = *this;
     o.device_ = d;

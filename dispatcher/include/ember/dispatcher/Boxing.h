@@ -223,10 +223,19 @@ struct KernelMaker;
 template <class Ret, class... Args>
 struct KernelMaker<Ret, std::tuple<Args...>> {
   using Unboxed = Ret (*)(OperatorKernel*, DispatchKeySet, Args...);
+  // A kernel whose C++ types have no boxed form (it cannot match any schema, so registration
+  // refuses it with the signature message) gets a boxed entry that says so.
+  static constexpr bool kBoxable = (requires(IValue& v) { FromIValue<Args>::get(v); } && ...);
   template <Unboxed U>
   static KernelFunction make(OperatorKernel* functor) {
-    return KernelFunction{reinterpret_cast<void*>(U), &BoxedAdapter<Ret, Args...>::template call<U>,
-                          functor};
+    if constexpr (kBoxable)
+      return KernelFunction{reinterpret_cast<void*>(U), &BoxedAdapter<Ret, Args...>::template call<U>, functor};
+    else
+      return KernelFunction{reinterpret_cast<void*>(U), &unboxable, functor};
+  }
+  static void unboxable(OperatorKernel*, const OperatorHandle&, DispatchKeySet, Stack*) {
+    EMBER_THROW(NotImplementedError, "[boxing] kernel {} has argument types with no boxed form",
+                make_cpp_signature<Ret, Args...>().str());
   }
   template <class FnPtr, bool Keys>
   static KernelFunction fnptr(FnPtr f) {

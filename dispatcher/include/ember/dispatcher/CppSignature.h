@@ -68,19 +68,28 @@ EMBER_SPELL(std::optional<ScalarType>, "std::optional<ScalarType>")
 EMBER_SPELL(std::optional<Layout>, "std::optional<Layout>")
 EMBER_SPELL(std::optional<Device>, "std::optional<Device>")
 EMBER_SPELL(void, "void")
-using Tensor2 = std::tuple<Tensor, Tensor>;
-using Tensor3 = std::tuple<Tensor, Tensor, Tensor>;
-using TensorRef2 = std::tuple<Tensor&, Tensor&>;
-EMBER_SPELL(Tensor2, "std::tuple<Tensor, Tensor>")
-EMBER_SPELL(Tensor3, "std::tuple<Tensor, Tensor, Tensor>")
-EMBER_SPELL(TensorRef2, "std::tuple<Tensor&, Tensor&>")
 #undef EMBER_SPELL
+
+// Multiple returns: "std::tuple<Tensor, double>". The string is built once per type (a copy per
+// shared object is harmless: spellings are compared by value, never by address).
+template <class... T>
+struct TypeSpelling<std::tuple<T...>> {
+  static std::string_view get() {
+    static const std::string s = [] {
+      std::string r = "std::tuple<";
+      size_t i = 0;
+      ((r += (i++ ? ", " : ""), r += TypeSpelling<T>::get()), ...);
+      return r + ">";
+    }();
+    return s;
+  }
+};
 
 }  // namespace detail
 
 // Spellings of a C++ function type's return and arguments (DispatchKeySet first argument
 // excluded: see Note [Kernels that redispatch]).
-struct CppSignature {
+struct EMBER_API CppSignature {
   std::string_view ret;
   std::vector<std::string_view> args;
   std::string str() const;  // "Tensor(const Tensor&, double)"

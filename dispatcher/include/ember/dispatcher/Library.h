@@ -124,7 +124,7 @@ void CppFunction::init_boxed_lambda(L&& l) {
 
 // Where a registration came from: the plugin (or "<program>" / a library's file stem) and
 // the source line.
-struct Provenance {
+struct EMBER_API Provenance {
   std::string plugin;
   std::string file;
   uint32_t line = 0;
@@ -186,6 +186,10 @@ struct alignas(8) LibraryRecord {
   const char* file;
 };
 
+// The records of an object are read as one array: the variable's own aligned(8) stops GCC from
+// over-aligning it (it aligns large statics to 32 bytes otherwise, leaving gaps).
+static_assert(sizeof(LibraryRecord) % 8 == 0 && alignof(LibraryRecord) == 8);
+
 // The plugin (or library) whose records are being run on this thread: provenance for every
 // registration made meanwhile.
 EMBER_API const std::string& current_registrant();
@@ -207,7 +211,8 @@ class EMBER_API RegistrantScope {
 #define EMBER_LIBRARY_RECORD_(KIND, ns, KEY, m, uid)                                       \
   static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                \
   EMBER_NOTE_RECORDS_AND_BUILD_                                                           \
-  [[gnu::used, gnu::retain, gnu::section("ember_libs")]] static const ::ember::detail::   \
+  [[gnu::used, gnu::retain, gnu::section("ember_libs"), gnu::aligned(8)]] static const     \
+      ::ember::detail::                                                                     \
       LibraryRecord EMBER_CONCAT(uid, _rec) = {EMBER_PLUGIN_ABI_VERSION,                   \
                                                static_cast<uint32_t>(KIND),               \
                                                #ns,                                       \

@@ -1,0 +1,409 @@
+#pragma once
+// Internal to the CPU plugin: dtype dispatch, conversions, type promotion, and TensorIter, the
+// strided broadcasting iterator every elementwise and reduction kernel runs on.
+//
+// Note [CPU elementwise loops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A kernel has three layers:
+//  1. Fast path, in the op's file: operands that are contiguous, of one shape and one dtype (or
+//     a tensor and a Scalar) run the contiguous loop over the whole buffer. No iterator, no heap
+//     allocation beyond the output: this is what keeps a 1-element add near the dispatch cost.
+//  2. TensorIter (below): broadcasts the operands to one shape, computes byte strides, orders the
+//     dimensions by the inputs' strides (so the output of a transposed input is laid out like it,
+//     as PyTorch's TensorIterator does), coalesces dimensions, allocates outputs, and calls a
+//     loop on 1-d runs: loop(char** data, const int64_t* strides, int64_t n).
+//  3. Run loops (run_binary, ...): a run whose operands are all contiguous (or stride 0) and of
+//     the compute dtype goes straight to the contiguous loop; otherwise it is processed in chunks
+//     of kChunk elements, each input gathered and converted to the compute dtype into a stack
+//     buffer (cast_fn), the contiguous loop run on the buffers, and the result converted back.
+//     So each op is instantiated only for its compute types (float16 and bfloat16 compute in
+//     float), and any dtype or stride mix works without a combinatorial set of kernels.
+// Contiguous loops are compiled three times (x86-64 baseline, AVX2, AVX-512) with target
+// attributes and picked from the CPU's features detected at load time (cpu_isa()): one plugin
+// binary runs on any x86-64 and uses AVX-512 where present.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "ember/core/Tensor.h"
+
+namespace ember::cpu {
+
+// ---- dtype dispatch ------------------------------------------------------------------------
+
+template <class T>
+struct Tag {
+  using type = T;
+};
+
+[[noreturn]] void throw_unsupported_dtype(const char* op, ScalarType t);
+
+// Calls f(Tag<T>{}) with T the C++ type of t, for the ten real dtypes.
+template <class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: return f(Tag<bool>{});
+    case ScalarType::UInt8: return f(Tag<uint8_t>{});
+    case ScalarType::Int8: return f(Tag<int8_t>{});
+    case ScalarType::Int16: return f(Tag<int16_t>{});
+    case ScalarType::Int32: return f(Tag<int32_t>{});
+    case ScalarType::Int64: return f(Tag<int64_t>{});
+    case ScalarType::Float16: return f(Tag<Half>{});
+    case ScalarType::BFloat16: return f(Tag<BFloat16>{});
+    case ScalarType::Float32: return f(Tag<float>{});
+    case ScalarType::Float64: return f(Tag<double>{});
+    default: throw_unsupported_dtype(op, t);
+  }
+}
+
+// The type a kernel computes in for dtype t: float16 and bfloat16 compute in float.
+constexpr ScalarType compute_dtype(ScalarType t) {
+  return t == kFloat16 || t == kBFloat16 ? kFloat32 : t;
+}
+// Like visit_dtype over the compute types only (bool, integers, float, double).
+template <class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {
+  switch (t) {
+    case ScalarType::Bool: return f(Tag<bool>{});
+    case ScalarType::UInt8: return f(Tag<uint8_t>{});
+    case ScalarType::Int8: return f(Tag<int8_t>{});
+    case ScalarType::Int16: return f(Tag<int16_t>{});
+    case ScalarType::Int32: return f(Tag<int32_t>{});
+    case ScalarType::Int64: return f(Tag<int64_t>{});
+    case ScalarType::Float32: return f(Tag<float>{});
+    case ScalarType::Float64: return f(Tag<double>{});
+    default: throw_unsupported_dtype(op, t);
+  }
+}
+
+// ---- conversions (PyTorch's c10::convert semantics) ----------------------------------------
+
+template <class T>
+constexpr bool is_reduced_float_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+template <class To, class From>
+EMBER_ALWAYS_INLINE To convert(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (is_reduced_float_v<From>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else if constexpr (is_reduced_float_v<To>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, uint8_t> && std::is_floating_point_v<From>) {
+    return static_cast<uint8_t>(static_cast<int64_t>(v));  // -1.0 -> 255, as c10 does
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+template <class T>
+EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
+  if constexpr (std::is_same_v<T, bool>) return s.toBool();
+  else if constexpr (std::is_integral_v<T>) {
+    // Through int64 (wrapping), or from the double for a floating Scalar.
+    return s.isFloatingPoint() ? convert<T>(s.toDouble()) : static_cast<T>(s.toLong());
+  } else if constexpr (is_reduced_float_v<T>) return T(static_cast<float>(s.toDouble()));
+  else return static_cast<T>(s.toDouble());
+}
+
+// A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert;
+// used by fill_ and full).
+template <class T>
+T checked_scalar_to(const Scalar& s, const char* op);
+
+// Reads element 0 of `p` (dtype t) as a Scalar.
+Scalar load_scalar(const void* p, ScalarType t);
+
+// A strided conversion of n elements: dst[i * dstride] = convert(src[i * sstride]); byte strides.
+using CastFn = void (*)(const char* src, int64_t sstride, char* dst, int64_t dstride, int64_t n);
+CastFn cast_fn(ScalarType from, ScalarType to);
+
+// ---- type promotion (PyTorch's rules) -------------------------------------------------------
+
+ScalarType promote_types(ScalarType a, ScalarType b);
+// PyTorch's canCast: no complex -> real, floating -> integral, or non-bool -> bool.
+bool can_cast(ScalarType from, ScalarType to);
+
+// PyTorch's ResultTypeState: dimensioned tensors, 0-dim tensors and Scalars (wrapped numbers)
+// promote within their class; a lower class only counts when its category is higher.
+struct ResultType {
+  ScalarType dim = ScalarType::Undefined;
+  ScalarType zero = ScalarType::Undefined;
+  ScalarType wrapped = ScalarType::Undefined;
+  void add(const Tensor& t);
+  void add(const Scalar& s);
+  ScalarType result() const;
+};
+inline ScalarType result_type(const Tensor& a, const Tensor& b) {
+  ResultType r;
+  r.add(a);
+  r.add(b);
+  return r.result();
+}
+inline ScalarType result_type(const Tensor& a, const Scalar& b) {
+  ResultType r;
+  r.add(a);
+  r.add(b);
+  return r.result();
+}
+
+// ---- CPU feature level ------------------------------------------------------------------------
+
+enum class Isa : uint8_t { Baseline = 0, Avx2 = 1, Avx512 = 2 };
+namespace detail {
+extern Isa g_isa;
+}
+// Detects the CPU's features; the registration block calls it before any kernel can run.
+// EMBER_CPU_ISA=baseline|avx2|avx512 caps the choice (to test the other paths).
+void init_cpu_isa();
+inline Isa cpu_isa() { return detail::g_isa; }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define EMBER_CPU_MULTI_ISA 1
+#define EMBER_CPU_TARGET_AVX2 __attribute__((target("arch=x86-64-v3")))
+#define EMBER_CPU_TARGET_AVX512 __attribute__((target("arch=x86-64-v4")))
+#endif
+
+// ---- contiguous loops ---------------------------------------------------------------------------
+
+// out[i] = op(a[i], b[i]) over contiguous arrays; an input whose `vec` flag is false is one value
+// broadcast over the run (stride 0). Each body is inlined into one function per ISA below, so
+// the compiler vectorizes it for that ISA.
+template <class R, class C, class Op>
+EMBER_ALWAYS_INLINE void binary_body(R* __restrict out, const C* __restrict a, const C* __restrict b,
+                                     int64_t n, bool a_vec, bool b_vec, const Op& op) {
+  if (a_vec && b_vec) {
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+  } else if (a_vec) {
+    const C bv = *b;
+    for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], bv);
+  } else if (b_vec) {
+    const C av = *a;
+    for (int64_t i = 0; i < n; ++i) out[i] = op(av, b[i]);
+  } else {
+    const R v = op(*a, *b);
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+template <class R, class C, class Op>
+EMBER_NOINLINE void binary_loop_baseline(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                         const Op& op) {
+  binary_body(out, a, b, n, av, bv, op);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <class R, class C, class Op>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void binary_loop_avx2(R* out, const C* a, const C* b, int64_t n,
+                                                           bool av, bool bv, const Op& op) {
+  binary_body(out, a, b, n, av, bv, op);
+}
+template <class R, class C, class Op>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void binary_loop_avx512(R* out, const C* a, const C* b,
+                                                               int64_t n, bool av, bool bv,
+                                                               const Op& op) {
+  binary_body(out, a, b, n, av, bv, op);
+}
+#endif
+
+template <class R, class C, class Op>
+EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                     const Op& op) {
+#if defined(EMBER_CPU_MULTI_ISA)
+  if (cpu_isa() == Isa::Avx512) return binary_loop_avx512(out, a, b, n, av, bv, op);
+  if (cpu_isa() == Isa::Avx2) return binary_loop_avx2(out, a, b, n, av, bv, op);
+#endif
+  binary_loop_baseline(out, a, b, n, av, bv, op);
+}
+
+// ---- geometry helpers -----------------------------------------------------------------------
+
+using DimVector = SmallVector<int64_t, 6>;
+
+// Broadcast shape of a and b; throws ValueError naming the op and both shapes.
+DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
+// True when two or more elements of t share memory (a stride-0 dimension of size > 1).
+bool has_internal_overlap(const Tensor& t);
+// True when a and b share storage and touch a common byte, but are not the same elements in the
+// same layout (the case elementwise kernels cannot run in place).
+bool partially_overlaps(const Tensor& a, const Tensor& b);
+bool same_storage(const Tensor& a, const Tensor& b);
+// PyTorch's is_non_overlapping_and_dense.
+bool is_non_overlapping_and_dense(const Tensor& t);
+
+// Throws unless every tensor is on the CPU (the message names both devices).
+void check_cpu(const char* op, const Tensor& a);
+void check_cpu(const char* op, const Tensor& a, const Tensor& b);
+void check_defined(const char* op, const Tensor& t, const char* name);
+
+// A fresh contiguous CPU tensor (registered CPU allocator).
+Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
+// A fresh CPU tensor with the given strides (the storage covers exactly the elements reached).
+Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype);
+// Resizes an out= tensor to `sizes` (contiguous; storage grown when needed, data kept).
+void resize_output(Tensor& out, IntArrayRef sizes, const char* op);
+// A contiguous copy of t (any dtype kept), used to break aliasing.
+Tensor materialize(const Tensor& t);
+
+// ---- TensorIter -----------------------------------------------------------------------------
+
+constexpr int kMaxOperands = 4;
+constexpr int64_t kChunk = 256;
+
+class TensorIter {
+ public:
+  explicit TensorIter(const char* op) : op_(op) {}
+
+  // Outputs first, then inputs. An undefined output is allocated in build() with `dtype`; a
+  // defined one is written in place (in-place ops: its shape must equal the broadcast shape) or,
+  // with `resizable`, resized to it (out= arguments).
+  TensorIter& add_output(Tensor* t, ScalarType dtype, bool resizable = false);
+  TensorIter& add_input(const Tensor& t);
+  // A reduction writes one output element from many input elements: its output is given with
+  // stride 0 along reduced dimensions, takes no part in ordering dimensions and may overlap
+  // itself.
+  TensorIter& is_reduction(bool on = true) {
+    reduction_ = on;
+    return *this;
+  }
+  // Inputs that partially overlap an output are copied first (by default).
+  void build();
+
+  const char* op() const { return op_; }
+  int ntensors() const { return nops_; }
+  int noutputs() const { return nout_; }
+  int64_t numel() const { return numel_; }
+  int ndim() const { return static_cast<int>(shape_.size()); }
+  IntArrayRef shape() const { return shape_; }  // iteration order: innermost first
+  ScalarType dtype(int i) const { return ops_[i].dtype; }
+  char* data(int i) const { return ops_[i].data; }
+  const Tensor& tensor(int i) const { return ops_[i].tensor; }
+  IntArrayRef strides(int i) const { return ops_[i].strides; }
+  // The broadcast shape in the tensors' own dimension order.
+  IntArrayRef full_shape() const { return full_shape_; }
+
+  // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run.
+  template <class F>
+  void for_each(F&& loop) const;
+
+ private:
+  struct Operand {
+    Tensor tensor;
+    Tensor* out = nullptr;
+    char* data = nullptr;
+    ScalarType dtype = ScalarType::Undefined;
+    bool resizable = false;
+    bool will_allocate = false;
+    DimVector strides;  // bytes, iteration order
+  };
+  void compute_shape();
+  void check_and_prepare_outputs();
+  void compute_strides();
+  void reorder_dimensions();
+  void allocate_outputs();
+  void coalesce_dimensions();
+
+  const char* op_;
+  Operand ops_[kMaxOperands];
+  int nops_ = 0;
+  int nout_ = 0;
+  bool reduction_ = false;
+  int64_t numel_ = 1;
+  DimVector full_shape_;
+  DimVector shape_;
+  DimVector perm_;
+};
+
+template <class F>
+void TensorIter::for_each(F&& loop) const {
+  if (numel_ == 0) return;
+  char* ptrs[kMaxOperands];
+  int64_t inner[kMaxOperands];
+  const int nd = ndim();
+  for (int k = 0; k < nops_; ++k) {
+    ptrs[k] = ops_[k].data;
+    inner[k] = nd > 0 ? ops_[k].strides[0] : 0;
+  }
+  if (nd <= 1) {
+    loop(ptrs, inner, nd == 0 ? int64_t{1} : shape_[0]);
+    return;
+  }
+  DimVector idx(nd, 0);
+  const int64_t n0 = shape_[0];
+  for (;;) {
+    loop(ptrs, inner, n0);
+    int d = 1;
+    for (; d < nd; ++d) {
+      for (int k = 0; k < nops_; ++k) ptrs[k] += ops_[k].strides[d];
+      if (++idx[d] < shape_[d]) break;
+      for (int k = 0; k < nops_; ++k) ptrs[k] -= ops_[k].strides[d] * shape_[d];
+      idx[d] = 0;
+    }
+    if (d == nd) return;
+  }
+}
+
+// ---- the chunked binary run (layer 3 of Note [CPU elementwise loops]) ---------------------------
+
+// Runs out = op(a, b) on a built iterator with operands (out, a, b): inputs are converted to C,
+// the result of type R is converted to the output's dtype.
+template <class R, class C, class Op>
+void run_binary(const TensorIter& it, const Op& op) {
+  constexpr ScalarType rdt = scalar_type_of<R>, cdt = scalar_type_of<C>;
+  const ScalarType odt = it.dtype(0), adt = it.dtype(1), bdt = it.dtype(2);
+  const CastFn load_a = adt == cdt ? nullptr : cast_fn(adt, cdt);
+  const CastFn load_b = bdt == cdt ? nullptr : cast_fn(bdt, cdt);
+  const CastFn store = odt == rdt ? nullptr : cast_fn(rdt, odt);
+  // Strided runs of the compute dtype are gathered with the identity conversion.
+  const CastFn gather_a = load_a ? load_a : cast_fn(cdt, cdt);
+  const CastFn gather_b = load_b ? load_b : cast_fn(cdt, cdt);
+  const CastFn put = store ? store : cast_fn(rdt, rdt);
+  it.for_each([&](char** d, const int64_t* s, int64_t n) {
+    const bool a_vec = s[1] != 0, b_vec = s[2] != 0;
+    if (!store && s[0] == int64_t{sizeof(R)} && !load_a && !load_b &&
+        (!a_vec || s[1] == int64_t{sizeof(C)}) && (!b_vec || s[2] == int64_t{sizeof(C)})) {
+      binary_loop<R, C, Op>(reinterpret_cast<R*>(d[0]), reinterpret_cast<const C*>(d[1]),
+                            reinterpret_cast<const C*>(d[2]), n, a_vec, b_vec, op);
+      return;
+    }
+    alignas(64) C abuf[kChunk];
+    alignas(64) C bbuf[kChunk];
+    alignas(64) R obuf[kChunk];
+    // A broadcast input is converted once.
+    if (!a_vec) {
+      if (load_a) load_a(d[1], 0, reinterpret_cast<char*>(abuf), sizeof(C), 1);
+      else abuf[0] = *reinterpret_cast<const C*>(d[1]);
+    }
+    if (!b_vec) {
+      if (load_b) load_b(d[2], 0, reinterpret_cast<char*>(bbuf), sizeof(C), 1);
+      else bbuf[0] = *reinterpret_cast<const C*>(d[2]);
+    }
+    for (int64_t i = 0; i < n; i += kChunk) {
+      const int64_t m = std::min(kChunk, n - i);
+      const C* pa = abuf;
+      const C* pb = bbuf;
+      if (a_vec) {
+        const char* src = d[1] + i * s[1];
+        if (!load_a && s[1] == int64_t{sizeof(C)}) pa = reinterpret_cast<const C*>(src);
+        else gather_a(src, s[1], reinterpret_cast<char*>(abuf), sizeof(C), m);
+      }
+      if (b_vec) {
+        const char* src = d[2] + i * s[2];
+        if (!load_b && s[2] == int64_t{sizeof(C)}) pb = reinterpret_cast<const C*>(src);
+        else gather_b(src, s[2], reinterpret_cast<char*>(bbuf), sizeof(C), m);
+      }
+      char* dst = d[0] + i * s[0];
+      if (!store && s[0] == int64_t{sizeof(R)}) {
+        binary_loop<R, C, Op>(reinterpret_cast<R*>(dst), pa, pb, m, a_vec, b_vec, op);
+      } else {
+        binary_loop<R, C, Op>(obuf, pa, pb, m, a_vec, b_vec, op);
+        put(reinterpret_cast<const char*>(obuf), sizeof(R), dst, s[0], m);
+      }
+    }
+  });
+}
+
+}  // namespace ember::cpu
