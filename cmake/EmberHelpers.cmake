@@ -71,12 +71,15 @@ function(_ember_collect_targets dir out)
 endfunction()
 
 # The targets one link item names (aliases resolved), generator expressions included:
-# "$<LINK_ONLY:ns::foo>" -> foo.
+# "$<LINK_ONLY:ns::foo>" -> foo. ember::ember counts even where it is not visible: the check runs
+# in the top-level directory, and imported targets are visible only below the find_package call.
 function(_ember_item_targets item out)
   string(REGEX MATCHALL "[A-Za-z0-9_.+-]+(::[A-Za-z0-9_.+-]+)*" words "${item}")
   set(found "")
   foreach(w IN LISTS words)
-    if(TARGET "${w}")
+    if(w STREQUAL "ember::ember" AND NOT TARGET ember::ember)
+      list(APPEND found "${w}")
+    elseif(TARGET "${w}")
       get_target_property(real "${w}" ALIASED_TARGET)
       if(real)
         set(w "${real}")
@@ -155,12 +158,15 @@ function(_ember_has_registrations target out)
 endfunction()
 
 function(_ember_check_whole_archive)
-  if(EMBER_NO_WHOLE_ARCHIVE_CHECK OR NOT TARGET ember::ember)
+  if(EMBER_NO_WHOLE_ARCHIVE_CHECK)
     return()
   endif()
-  get_target_property(ember_target ember::ember ALIASED_TARGET)
-  if(NOT ember_target)
-    set(ember_target ember::ember)
+  set(ember_target ember::ember)
+  if(TARGET ember::ember)
+    get_target_property(real ember::ember ALIASED_TARGET)
+    if(real)
+      set(ember_target ${real})  # in-tree: the `ember` target itself
+    endif()
   endif()
   _ember_collect_targets("${CMAKE_SOURCE_DIR}" all_targets)
 
@@ -237,7 +243,7 @@ function(_ember_check_whole_archive)
     list(JOIN _ember_plain_${a} "', '" users)
     message(WARNING
       "Ember: static library '${a}' links ember::ember and holds EMBER_LIBRARY registration "
-      "blocks, but '${users}' link(s) it as an ordinary archive. The linker keeps only the "
+      "blocks, but '${users}' link it as an ordinary archive. The linker keeps only the "
       "archive members something references and nothing references a registration record, so "
       "its operators would be missing at run time (see Note [Registration records] in "
       "ember/dispatcher/Library.h).\n"

@@ -457,6 +457,7 @@ std::string Dispatcher::dump_fallbacks() {
 }
 
 std::string Dispatcher::dump() {
+  ensure_initialized();  // a dump taken before first use would lack the linked libraries' schemas
   std::string s;
   {
     std::lock_guard<std::mutex> g(impl_->mu);

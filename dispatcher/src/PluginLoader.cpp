@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <boost/dll/shared_library.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -12,8 +11,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <set>
 
+#include <boost/dll/shared_library.hpp>
 #include <fmt/ranges.h>
 
 #include "ElfNotes.h"

@@ -135,7 +135,12 @@ size_t run_object_records(uintptr_t base, const std::string& owner) {
   for (auto& obj : scan_loaded_objects())
     if (obj.base == base) {
       st.scanned.insert(base);
-      return run_records(obj, owner);
+      try {
+        return run_records(obj, owner);
+      } catch (...) {
+        st.scanned.erase(base);  // the loader unloads it; another object may be mapped here later
+        throw;
+      }
     }
   st.scanned.insert(base);
   return 0;

@@ -37,6 +37,7 @@ struct Snapshot {
   std::string dump;
   std::vector<std::string> loaded;
   static Snapshot take() {
+    ensure_initialized();  // dump() alone does not run the start-up registrations
     Snapshot s{Dispatcher::singleton().dump(), {}};
     for (const auto& p : plugins::loaded()) s.loaded.push_back(p.name + " " + p.path);
     return s;
@@ -153,7 +154,9 @@ TEST(Plugins, SameFileThroughASymlinkOrAnotherNameLoadsOnce) {
   fs::path hard = tmp.path / "libgood_hard.so";
   std::error_code ec;
   fs::create_hard_link(plugin_file("good"), hard, ec);
-  if (!ec) EXPECT_EQ(plugins::load(hard.string()).path, first.path);
+  if (!ec) {
+    EXPECT_EQ(plugins::load(hard.string()).path, first.path);
+  }
 
   EXPECT_EQ(plugins::load("good").path, first.path);
   EXPECT_EQ(plugins::load(kDir + "/../test_plugins/./libgood.so").path, first.path);
@@ -169,6 +172,19 @@ TEST(Plugins, LibraryWithoutPluginNoteIsNamedAfterItsFile) {
   // Once the checks pass, its code runs (so the tests below prove that refused ones' did not).
   EXPECT_NE(std::getenv("EMBER_TEST_PLAIN_CTOR_RAN"), nullptr);
   EXPECT_TRUE(Dispatcher::singleton().findSchema("tplain::p").has_value());
+}
+
+TEST(Plugins, SameNameFromAnotherFileIsAConflict) {
+  plugins::load(plugin_file("plain"));
+  Snapshot before = Snapshot::take();
+  TempDir tmp;
+  fs::path copy = tmp.path / "libplain.so";
+  fs::copy_file(plugin_file("plain"), copy);
+  std::string msg = load_error(copy.string(), PluginErrorKind::Conflict);
+  EXPECT_THAT(msg, HasSubstr("plugin 'plain'"));
+  EXPECT_THAT(msg, HasSubstr(copy.string()));
+  EXPECT_THAT(msg, HasSubstr(plugin_file("plain")));
+  expect_unchanged(before);
 }
 
 TEST(Plugins, NotAPlugin) {
@@ -349,7 +365,7 @@ TEST(Plugins, SearchPath) {
 }
 
 TEST(Plugins, DefaultPluginsAreOffInThisTest) {
-  (void)Dispatcher::singleton().dump();  // first use: runs the default-plugin start-up
+  ensure_initialized();  // what the first use of the dispatcher runs
   for (const char* name : {"cpu", "autograd", "nn"}) EXPECT_FALSE(plugins::is_loaded(name)) << name;
 }
 

@@ -1,0 +1,101 @@
+#pragma once
+// Internal to the CPU plugin: every kernel it registers (register.cpp), by family. Each has the
+// exact C++ signature API.md maps its schema to. Kernels are called qualified (cpu::add_tensor),
+// never unqualified, so argument-dependent lookup cannot pick the generated ember:: function.
+#include <optional>
+
+#include "ember/core/Tensor.h"
+
+namespace ember::cpu {
+
+using OptDtype = std::optional<ScalarType>;
+using OptLayout = std::optional<Layout>;
+using OptDevice = std::optional<Device>;
+using OptBool = std::optional<bool>;
+
+// factories.cpp
+Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
+                     OptDevice device, OptBool pin_memory);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype,
+              OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor& fill_(Tensor& self, const Scalar& value);
+Tensor& zero_(Tensor& self);
+// CompositeExplicitAutograd: through the dispatcher (empty + fill_).
+Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+            OptDevice device, OptBool pin_memory);
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+                 OptDevice device, OptBool pin_memory);
+
+// binary.cpp
+Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor& add__tensor(Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);
+Tensor& add__scalar(Tensor& self, const Scalar& other, const Scalar& alpha);
+Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor& sub__tensor(Tensor& self, const Tensor& other, const Scalar& alpha);
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha);
+Tensor& sub__scalar(Tensor& self, const Scalar& other, const Scalar& alpha);
+Tensor mul_tensor(const Tensor& self, const Tensor& other);
+Tensor& mul__tensor(Tensor& self, const Tensor& other);
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out);
+Tensor mul_scalar(const Tensor& self, const Scalar& other);
+Tensor& mul__scalar(Tensor& self, const Scalar& other);
+Tensor div_tensor(const Tensor& self, const Tensor& other);
+Tensor& div__tensor(Tensor& self, const Tensor& other);
+Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out);
+Tensor div_scalar(const Tensor& self, const Scalar& other);
+Tensor& div__scalar(Tensor& self, const Scalar& other);
+Tensor eq_tensor(const Tensor& self, const Tensor& other);
+Tensor eq_scalar(const Tensor& self, const Scalar& other);
+Tensor ne_tensor(const Tensor& self, const Tensor& other);
+Tensor ne_scalar(const Tensor& self, const Scalar& other);
+Tensor lt_tensor(const Tensor& self, const Tensor& other);
+Tensor lt_scalar(const Tensor& self, const Scalar& other);
+Tensor le_tensor(const Tensor& self, const Tensor& other);
+Tensor le_scalar(const Tensor& self, const Scalar& other);
+Tensor gt_tensor(const Tensor& self, const Tensor& other);
+Tensor gt_scalar(const Tensor& self, const Scalar& other);
+Tensor ge_tensor(const Tensor& self, const Tensor& other);
+Tensor ge_scalar(const Tensor& self, const Scalar& other);
+
+// copy.cpp
+Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking);
+// CompositeExplicitAutograd.
+Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                OptBool pin_memory, bool non_blocking);
+Tensor clone(const Tensor& self);
+// CompositeImplicitAutograd.
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy);
+Tensor to_device(const Tensor& self, Device device, OptDtype dtype, bool non_blocking, bool copy);
+Tensor to_cpu(const Tensor& self);
+Tensor contiguous(const Tensor& self);
+
+// reduce.cpp
+Tensor sum(const Tensor& self, OptDtype dtype);
+Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype);
+Scalar item(const Tensor& self);
+bool equal(const Tensor& self, const Tensor& other);
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan);
+
+// views.cpp (CompositeExplicitAutograd: metadata only; reshape is CompositeImplicitAutograd)
+Tensor view(const Tensor& self, IntArrayRef size);
+Tensor reshape(const Tensor& self, IntArrayRef shape);
+Tensor select(const Tensor& self, int64_t dim, int64_t index);
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
+             int64_t step);
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor t(const Tensor& self);
+Tensor unsqueeze(const Tensor& self, int64_t dim);
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);
+Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                  std::optional<int64_t> storage_offset);
+
+}  // namespace ember::cpu
