@@ -6,8 +6,9 @@
 #   CMake 3.24+), PRIVATE unless a scope is given. Needed for a static library that holds
 #   EMBER_LIBRARY / EMBER_LIBRARY_IMPL blocks: nothing references their registration records, so
 #   an ordinary link drops them with their object files and the operators never register (see
-#   Note [Registration records] in ember/dispatcher/Library.h). Uses target_link_libraries'
-#   keyword form, so <target>'s other target_link_libraries calls must use keywords too.
+#   Note [Registration records] in ember/dispatcher/Library.h). Mixes with either signature of
+#   target_link_libraries (it sets the link properties itself). <target> must not also link a
+#   <lib> the ordinary way (CMake refuses a library linked both with and without a feature).
 #
 # The whole-archive check
 #   find_package(Ember) schedules a check at the end of the project's configure step
@@ -34,19 +35,35 @@ function(ember_link_whole_archive target)
   if(NOT TARGET ${target})
     message(FATAL_ERROR "ember_link_whole_archive: '${target}' is not a target")
   endif()
+  get_target_property(type ${target} TYPE)
   set(scope PRIVATE)
-  set(libs "")
+  if(type STREQUAL "INTERFACE_LIBRARY")
+    set(scope INTERFACE)
+  endif()
+  set(items "")
   foreach(arg IN LISTS ARGN)
     if(arg MATCHES "^(PRIVATE|PUBLIC|INTERFACE)$")
       set(scope ${arg})
     else()
-      list(APPEND libs "$<LINK_LIBRARY:WHOLE_ARCHIVE,${arg}>")
+      list(APPEND items "$<LINK_LIBRARY:WHOLE_ARCHIVE,${arg}>")
     endif()
   endforeach()
-  if(NOT libs)
+  if(NOT items)
     message(FATAL_ERROR "ember_link_whole_archive(${target} ...): no library given")
   endif()
-  target_link_libraries(${target} ${scope} ${libs})
+  # What target_link_libraries(<target> <scope> ...) records, written to the properties
+  # directly so it mixes with both of its signatures (plain and keyword).
+  foreach(item IN LISTS items)
+    if(scope STREQUAL "PRIVATE" OR scope STREQUAL "PUBLIC")
+      set_property(TARGET ${target} APPEND PROPERTY LINK_LIBRARIES "${item}")
+    endif()
+    if(scope STREQUAL "PUBLIC" OR scope STREQUAL "INTERFACE")
+      set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES "${item}")
+    elseif(type STREQUAL "STATIC_LIBRARY")
+      # A static library's private dependencies still reach the final link.
+      set_property(TARGET ${target} APPEND PROPERTY INTERFACE_LINK_LIBRARIES "$<LINK_ONLY:${item}>")
+    endif()
+  endforeach()
 endfunction()
 
 function(ember_schedule_whole_archive_check)

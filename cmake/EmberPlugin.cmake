@@ -1,3 +1,4 @@
+include(EmberHelpers)  # ember_link_whole_archive and the static-archive check, as consumers get them
 # ember_add_plugin(name SOURCES ... [LIBS ...]): a MODULE library with hidden visibility, linked
 # to ember::ember and its own backend libraries only, written to the plugin directory.
 # Third parties need nothing of this: a plain add_library(x MODULE) linked to ember::ember works.

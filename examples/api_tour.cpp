@@ -7,6 +7,7 @@
 //   NoGradGuard, autograd::Function), nn, optim, save/load.
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -20,8 +21,8 @@ namespace {
   std::cerr << "api_tour.cpp:" << line << ": check failed: " << what << std::endl;
   std::abort();
 }
-#define CHECK(cond)                   \
-  do {                                \
+#define CHECK(cond)                     \
+  do {                                  \
     if (!(cond)) fail(__LINE__, #cond); \
   } while (0)
 
@@ -29,8 +30,8 @@ namespace {
 void check_values(int line, const char* what, const ember::Tensor& t, std::vector<double> want, double tol = 1e-6) {
   ember::Tensor d = t.to(ember::kFloat64).contiguous();
   if (d.numel() != static_cast<int64_t>(want.size()))
-    fail(line, std::string(what) + ": " + std::to_string(d.numel()) + " elements, expected " +
-                   std::to_string(want.size()));
+    fail(line,
+         std::string(what) + ": " + std::to_string(d.numel()) + " elements, expected " + std::to_string(want.size()));
   const double* p = d.data_ptr<double>();
   for (size_t i = 0; i < want.size(); ++i) {
     if (std::fabs(p[i] - want[i]) > tol * (1 + std::fabs(want[i]))) {
@@ -64,12 +65,8 @@ ember::Tensor axpy_cpu(const ember::Tensor& x, const ember::Tensor& y, double a)
 
 // Operators can be defined in the program itself: libember finds these blocks (they are records
 // in a named section, see Note [Registration records]) the first time an operator is looked up.
-EMBER_LIBRARY(tour, m) {
-  m.def("axpy(Tensor x, Tensor y, float a=1.0) -> Tensor");
-}
-EMBER_LIBRARY_IMPL(tour, CPU, m) {
-  m.impl("axpy", &axpy_cpu);
-}
+EMBER_LIBRARY(tour, m) { m.def("axpy(Tensor x, Tensor y, float a=1.0) -> Tensor"); }
+EMBER_LIBRARY_IMPL(tour, CPU, m) { m.impl("axpy", &axpy_cpu); }
 
 int main() {
   try {
@@ -79,6 +76,10 @@ int main() {
     // The default plugins (cpu, ...) load on first use; loading by name again is a no-op.
     plugins::PluginInfo cpu = plugins::load("cpu");
     CHECK(cpu.name == "cpu");
+#ifdef EMBER_EXPECTED_PLUGIN_DIR
+    // Found by the installed libember in <its directory>/ember/plugins, with no help.
+    CHECK(std::filesystem::equivalent(std::filesystem::path(cpu.path).parent_path(), EMBER_EXPECTED_PLUGIN_DIR));
+#endif
     CHECK(plugins::is_loaded("cpu"));
     std::cout << "plugins::loaded():\n";
     for (auto& p : plugins::loaded()) std::cout << "  " << p.name << " " << p.version << "  " << p.path << "\n";
@@ -262,7 +263,9 @@ int main() {
     // The operator this program registered, by name and typed.
     CHECK_VALUES(ops::call("tour::axpy", x, y, 2.0).toTensor(), {6, 9, 12});
     CHECK_VALUES(ops::call("tour::axpy", x, y).toTensor(), {5, 7, 9});  // a=1.0 by default
-    auto axpy = Dispatcher::singleton().findSchemaOrThrow("tour::axpy", "").typed<Tensor(const Tensor&, const Tensor&, double)>();
+    auto axpy = Dispatcher::singleton()
+                    .findSchemaOrThrow("tour::axpy", "")
+                    .typed<Tensor(const Tensor&, const Tensor&, double)>();
     CHECK_VALUES(axpy.call(x, y, -1.0), {3, 3, 3});
     std::cout << "tour::axpy dispatch table:\n"
               << Dispatcher::singleton().findSchemaOrThrow("tour::axpy", "").dump_table() << "\n";

@@ -31,14 +31,16 @@ void expect_scaled(const std::string& what, const ember::Tensor& got, const embe
     for (int64_t j = 0; j < x.size(1); ++j) {
       float want = e[i][j] * static_cast<float>(alpha);
       if (std::fabs(g[i][j] - want) > 1e-6f * std::fabs(want)) {
-        std::cerr << "FAIL " << what << ": [" << i << "][" << j << "] is " << g[i][j] << ", expected " << want
-                  << " (" << e[i][j] << " * " << alpha << ")\n";
+        std::cerr << "FAIL " << what << ": [" << i << "][" << j << "] is " << g[i][j] << ", expected " << want << " ("
+                  << e[i][j] << " * " << alpha << ")\n";
         ++bad;
       }
     }
   }
-  if (bad) ++failures;
-  else std::cout << "ok   " << what << "\n";
+  if (bad)
+    ++failures;
+  else
+    std::cout << "ok   " << what << "\n";
 }
 
 }  // namespace
@@ -77,7 +79,9 @@ int main(int argc, char** argv) {
 
     // A wrong C++ signature is refused when the handle is made.
     try {
-      (void)ember::Dispatcher::singleton().findSchemaOrThrow("myops::scale", "").typed<ember::Tensor(const ember::Tensor&)>();
+      (void)ember::Dispatcher::singleton()
+          .findSchemaOrThrow("myops::scale", "")
+          .typed<ember::Tensor(const ember::Tensor&)>();
       std::cerr << "FAIL typed<Tensor(const Tensor&)>() was accepted for myops::scale\n";
       ++failures;
     } catch (const ember::Error& e) {

@@ -88,11 +88,11 @@ Library::~Library() {
   for (auto it = undo_.rbegin(); it != undo_.rend(); ++it) (*it)();
 }
 
-Provenance Library::at(const std::source_location& loc) const {
+Provenance Library::at(const SourceLocation& loc) const {
   Provenance p = prov_;
-  if (loc.line() != 0) {
-    p.file = loc.file_name();
-    p.line = loc.line();
+  if (loc.line != 0) {
+    p.file = loc.file;
+    p.line = loc.line;
   }
   return p;
 }
@@ -107,7 +107,7 @@ std::string Library::qualify(std::string_view name, const char* what) const {
   return std::string(name);
 }
 
-Library& Library::def(std::string_view schema, std::source_location loc) {
+Library& Library::def(std::string_view schema, SourceLocation loc) {
   EMBER_CHECK(kind_ != Kind::IMPL, "[def] cannot define operators in {}({}, {}) at {}: use EMBER_LIBRARY or "
               "EMBER_LIBRARY_FRAGMENT", kind_macro(kind_), ns_, key_ ? to_string(*key_) : "", prov_.str());
   FunctionSchema s = parse_schema(schema);
@@ -119,18 +119,18 @@ Library& Library::def(std::string_view schema, std::source_location loc) {
   return *this;
 }
 
-Library& Library::def(std::string_view schema, CppFunction f, std::source_location loc) {
+Library& Library::def(std::string_view schema, CppFunction f, SourceLocation loc) {
   def(schema, loc);
   FunctionSchema s = parse_schema(schema);
   return impl(s.overload_name().empty() ? std::string(s.name()) : s.name() + "." + s.overload_name(),
               DispatchKey::CompositeImplicitAutograd, std::move(f), loc);
 }
 
-Library& Library::impl(std::string_view name, CppFunction f, std::source_location loc) {
+Library& Library::impl(std::string_view name, CppFunction f, SourceLocation loc) {
   return impl(name, key_.value_or(DispatchKey::CompositeImplicitAutograd), std::move(f), loc);
 }
 
-Library& Library::impl(std::string_view name, DispatchKey key, CppFunction f, std::source_location loc) {
+Library& Library::impl(std::string_view name, DispatchKey key, CppFunction f, SourceLocation loc) {
   EMBER_CHECK(ns_ != "_", "[impl] '{}': a library of namespace '_' registers fallbacks only ({})", name,
               prov_.str());
   EMBER_CHECK(kind_ != Kind::IMPL || key == *key_,
@@ -140,7 +140,7 @@ Library& Library::impl(std::string_view name, DispatchKey key, CppFunction f, st
   return *this;
 }
 
-Library& Library::fallback(CppFunction f, std::source_location loc) {
+Library& Library::fallback(CppFunction f, SourceLocation loc) {
   EMBER_CHECK(kind_ == Kind::IMPL && ns_ == "_",
               "[fallback] fallbacks are registered from EMBER_LIBRARY_IMPL(_, Key, m), not from {}({}) at {}",
               kind_macro(kind_), ns_, prov_.str());

@@ -408,15 +408,22 @@ std::vector<std::string> search_path() {
   // The plugins installed with this libember sit in <its directory>/ember/plugins.
   static const char anchor = 0;
   Dl_info dl{};
+  fs::path lib_dir;
   if (::dladdr(&anchor, &dl) != 0 && dl.dli_fname != nullptr && dl.dli_fname[0] != '\0') {
     std::error_code ec;
     fs::path lib = fs::weakly_canonical(fs::absolute(dl.dli_fname, ec), ec);
-    if (!ec) add(lib.parent_path() / EMBER_PLUGIN_SUBDIR_FROM_LIB);
+    if (!ec) {
+      lib_dir = lib.parent_path();
+      add(lib_dir / EMBER_PLUGIN_SUBDIR_FROM_LIB);
+    }
   }
-#ifdef EMBER_BUILD_TREE_PLUGIN_DIR
+#if defined(EMBER_BUILD_TREE_PLUGIN_DIR) && defined(EMBER_BUILD_TREE_LIB_DIR)
+  // The build tree's plugins, only for the libember of that build tree: an installed copy must
+  // never pick up plugins from the tree it was built in.
   {
     std::error_code ec;
-    if (fs::is_directory(EMBER_BUILD_TREE_PLUGIN_DIR, ec))
+    if (!lib_dir.empty() && fs::equivalent(lib_dir, EMBER_BUILD_TREE_LIB_DIR, ec) &&
+        fs::is_directory(EMBER_BUILD_TREE_PLUGIN_DIR, ec))
       add(normalized_dir(EMBER_BUILD_TREE_PLUGIN_DIR));
   }
 #endif

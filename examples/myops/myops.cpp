@@ -25,10 +25,6 @@ ember::Tensor scale_cpu(const ember::Tensor& x, double alpha) {
 
 }  // namespace
 
-EMBER_LIBRARY(myops, m) {
-  m.def("scale(Tensor x, float alpha=2.0) -> Tensor");
-}
+EMBER_LIBRARY(myops, m) { m.def("scale(Tensor x, float alpha=2.0) -> Tensor"); }
 
-EMBER_LIBRARY_IMPL(myops, CPU, m) {
-  m.impl("scale", &scale_cpu);
-}
+EMBER_LIBRARY_IMPL(myops, CPU, m) { m.impl("scale", &scale_cpu); }

@@ -293,17 +293,21 @@ void TensorIter::build() {
 }
 
 void TensorIter::compute_shape() {
+  // Inputs and outputs written in place broadcast together (an in-place output smaller than the
+  // broadcast shape is then an error); outputs to allocate or resize follow the result.
+  const Tensor* ref = nullptr;  // the first defined operand: device errors name it and the culprit
+  for (int k = 0; k < nops_ && !ref; ++k)
+    if (ops_[k].tensor.defined()) ref = &ops_[k].tensor;
   bool first = true;
-  for (int k = nout_; k < nops_; ++k) {
-    const Tensor& t = ops_[k].tensor;
-    check_defined(op_, t, "input");
-    check_cpu(op_, t, ops_[0].tensor.defined() ? ops_[0].tensor : t);
-    if (first) full_shape_ = DimVector(t.sizes());
-    else full_shape_ = broadcast_shapes(full_shape_, t.sizes(), op_);
+  for (int k = 0; k < nops_; ++k) {
+    const Operand& o = ops_[k];
+    const bool is_out = k < nout_;
+    if (is_out && (o.will_allocate || o.resizable)) continue;
+    if (!is_out) check_defined(op_, o.tensor, "input");
+    check_cpu(op_, *ref, o.tensor);
+    if (first) full_shape_ = DimVector(o.tensor.sizes());
+    else full_shape_ = broadcast_shapes(full_shape_, o.tensor.sizes(), op_);
     first = false;
-  }
-  if (first) {  // no inputs: iterate over the (defined) output
-    full_shape_ = DimVector(ops_[0].tensor.sizes());
   }
   numel_ = 1;
   for (int64_t s : full_shape_) numel_ *= s;
@@ -313,13 +317,13 @@ void TensorIter::check_and_prepare_outputs() {
   for (int k = 0; k < nout_; ++k) {
     Operand& o = ops_[k];
     if (o.will_allocate) continue;
-    check_cpu(op_, o.tensor, nops_ > nout_ ? ops_[nout_].tensor : o.tensor);
+    if (o.resizable && nops_ > nout_) check_cpu(op_, ops_[nout_].tensor, o.tensor);
     if (o.tensor.sizes() != IntArrayRef(full_shape_)) {
       EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_,
                   o.tensor.sizes(), IntArrayRef(full_shape_));
       resize_output(*o.out, full_shape_, op_);
     }
-    if (!reduction_)
+    if (!reduction_ && check_overlap_)
       EMBER_CHECK(!has_internal_overlap(o.tensor),
                   "[{}] unsupported operation: more than one element of the written-to tensor refers "
                   "to a single memory location. Please clone() the tensor before performing the "

@@ -110,10 +110,45 @@ EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
   else return static_cast<T>(s.toDouble());
 }
 
-// A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert;
-// used by fill_ and full).
+// A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert,
+// as LibTorch's fill_ and full do). Negative integers may wrap into uint8, as in c10.
 template <class T>
-T checked_scalar_to(const Scalar& s, const char* op);
+T checked_scalar_to(const Scalar& s, const char* op) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return s.toBool();
+  } else {
+    double lo, hi;
+    if constexpr (std::is_same_v<T, Half>) {
+      lo = -65504.0, hi = 65504.0;
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
+    } else {
+      lo = static_cast<double>(std::numeric_limits<T>::lowest());
+      hi = static_cast<double>(std::numeric_limits<T>::max());
+    }
+    bool overflow = false;
+    if (s.isFloatingPoint() || s.isComplex()) {
+      const double v = s.toDouble();
+      if (std::isnan(v)) overflow = std::is_integral_v<T>;
+      else if (std::isinf(v)) overflow = std::is_integral_v<T>;
+      else overflow = v < lo || v > hi;
+    } else if (s.isIntegral(false)) {
+      const int64_t v = s.toLong();
+      if constexpr (std::is_unsigned_v<T>) {
+        constexpr auto mx = static_cast<uint64_t>(std::numeric_limits<T>::max());
+        overflow = (v > 0 && static_cast<uint64_t>(v) > mx) || (v < 0 && (0 - static_cast<uint64_t>(v)) > mx);
+      } else if constexpr (std::is_integral_v<T>) {
+        overflow = v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
+                   v > static_cast<int64_t>(std::numeric_limits<T>::max());
+      } else {
+        overflow = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
+      }
+    }
+    EMBER_CHECK(!overflow, "[{}] value {} cannot be converted to type {} without overflow", op, s.str(),
+                scalar_type_of<T>);
+    return scalar_to<T>(s);
+  }
+}
 
 // Reads element 0 of `p` (dtype t) as a Scalar.
 Scalar load_scalar(const void* p, ScalarType t);
@@ -269,7 +304,12 @@ class TensorIter {
     reduction_ = on;
     return *this;
   }
-  // Inputs that partially overlap an output are copied first (by default).
+  // Off: an output may have internal overlap (fill_ writes one value everywhere).
+  TensorIter& check_mem_overlap(bool on) {
+    check_overlap_ = on;
+    return *this;
+  }
+  // Inputs that partially overlap an output are copied first.
   void build();
 
   const char* op() const { return op_; }
@@ -311,6 +351,7 @@ class TensorIter {
   int nops_ = 0;
   int nout_ = 0;
   bool reduction_ = false;
+  bool check_overlap_ = true;
   int64_t numel_ = 1;
   DimVector full_shape_;
   DimVector shape_;

@@ -17,7 +17,6 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <source_location>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -122,6 +121,16 @@ void CppFunction::init_boxed_lambda(L&& l) {
   owner_ = std::move(k);
 }
 
+// The caller's file and line, as a default argument (std::source_location needs clang 15 with
+// libstdc++; these builtins work in GCC and clang 14).
+struct SourceLocation {
+  const char* file = "";
+  uint32_t line = 0;
+  static constexpr SourceLocation current(const char* f = __builtin_FILE(), uint32_t l = __builtin_LINE()) {
+    return SourceLocation{f, l};
+  }
+};
+
 // Where a registration came from: the plugin (or "<program>" / a library's file stem) and
 // the source line.
 struct EMBER_API Provenance {
@@ -143,18 +152,18 @@ class EMBER_API Library {
   Library& operator=(const Library&) = delete;
 
   // Declares an operator: "name.overload(args) -> returns" (the namespace is the library's).
-  Library& def(std::string_view schema, std::source_location loc = std::source_location::current());
+  Library& def(std::string_view schema, SourceLocation loc = SourceLocation::current());
   // Declares it and registers `f` as its CompositeImplicitAutograd kernel.
   Library& def(std::string_view schema, CppFunction f,
-               std::source_location loc = std::source_location::current());
+               SourceLocation loc = SourceLocation::current());
   // Registers `f` for "name[.overload]" under this IMPL library's key (CompositeImplicitAutograd
   // in a DEF or FRAGMENT library).
   Library& impl(std::string_view name, CppFunction f,
-                std::source_location loc = std::source_location::current());
+                SourceLocation loc = SourceLocation::current());
   Library& impl(std::string_view name, DispatchKey key, CppFunction f,
-                std::source_location loc = std::source_location::current());
+                SourceLocation loc = SourceLocation::current());
   // A boxed kernel for every operator at this IMPL library's key (namespace `_`).
-  Library& fallback(CppFunction f, std::source_location loc = std::source_location::current());
+  Library& fallback(CppFunction f, SourceLocation loc = SourceLocation::current());
 
   Kind kind() const { return kind_; }
   const std::string& ns() const { return ns_; }
@@ -163,7 +172,7 @@ class EMBER_API Library {
   size_t num_registrations() const { return undo_.size(); }
 
  private:
-  Provenance at(const std::source_location& loc) const;
+  Provenance at(const SourceLocation& loc) const;
   std::string qualify(std::string_view name, const char* what) const;
 
   Kind kind_;

@@ -1,0 +1,408 @@
+// Binary elementwise kernels: add, sub, mul, div (functional, in-place, out=, Scalar) and the
+// comparisons. See Note [CPU elementwise loops] in Loops.h.
+#include "Loops.h"
+#include "Ops.h"
+
+namespace ember::cpu {
+namespace {
+
+// Integer arithmetic wraps (as PyTorch's does) instead of overflowing into undefined behaviour.
+template <class T>
+EMBER_ALWAYS_INLINE T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a + b);
+  }
+}
+template <class T>
+EMBER_ALWAYS_INLINE T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a - b);
+  }
+}
+template <class T>
+EMBER_ALWAYS_INLINE T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+  } else {
+    return static_cast<T>(a * b);
+  }
+}
+
+template <class C>
+struct AddOp {
+  C operator()(C a, C b) const { return wrap_add(a, b); }
+};
+template <class C>
+struct AddAlphaOp {
+  C alpha;
+  C operator()(C a, C b) const { return wrap_add(a, wrap_mul(alpha, b)); }
+};
+template <class C>
+struct SubOp {
+  C operator()(C a, C b) const { return wrap_sub(a, b); }
+};
+template <class C>
+struct SubAlphaOp {
+  C alpha;
+  C operator()(C a, C b) const { return wrap_sub(a, wrap_mul(alpha, b)); }
+};
+template <class C>
+struct MulOp {
+  C operator()(C a, C b) const { return wrap_mul(a, b); }
+};
+template <class C>
+struct DivOp {
+  C operator()(C a, C b) const { return a / b; }
+};
+
+template <class C>
+struct EqOp {
+  bool operator()(C a, C b) const { return a == b; }
+};
+template <class C>
+struct NeOp {
+  bool operator()(C a, C b) const { return a != b; }
+};
+template <class C>
+struct LtOp {
+  bool operator()(C a, C b) const { return a < b; }
+};
+template <class C>
+struct LeOp {
+  bool operator()(C a, C b) const { return a <= b; }
+};
+template <class C>
+struct GtOp {
+  bool operator()(C a, C b) const { return a > b; }
+};
+template <class C>
+struct GeOp {
+  bool operator()(C a, C b) const { return a >= b; }
+};
+
+enum class Arith : uint8_t { Add, Sub, Mul, Div };
+enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
+enum class OutKind : uint8_t { Functional, InPlace, Out };
+
+bool is_one(const Scalar& s) {
+  return s.isIntegral(true) ? s.toLong() == 1 : (!s.isComplex() && s.toDouble() == 1.0);
+}
+
+// Calls f(op) with the functor of `kind` computing in C.
+template <class C, class F>
+EMBER_ALWAYS_INLINE void with_arith_op(Arith kind, const Scalar& alpha, F&& f) {
+  switch (kind) {
+    case Arith::Add:
+      if (is_one(alpha)) return f(AddOp<C>{});
+      return f(AddAlphaOp<C>{scalar_to<C>(alpha)});
+    case Arith::Sub:
+      if (is_one(alpha)) return f(SubOp<C>{});
+      return f(SubAlphaOp<C>{scalar_to<C>(alpha)});
+    case Arith::Mul:
+      return f(MulOp<C>{});
+    case Arith::Div:
+      if constexpr (std::is_floating_point_v<C>) return f(DivOp<C>{});
+      EMBER_INTERNAL_ASSERT(false, "div computes in a floating dtype");
+  }
+}
+
+template <class C, class F>
+EMBER_ALWAYS_INLINE void with_cmp_op(Cmp kind, F&& f) {
+  switch (kind) {
+    case Cmp::Eq: return f(EqOp<C>{});
+    case Cmp::Ne: return f(NeOp<C>{});
+    case Cmp::Lt: return f(LtOp<C>{});
+    case Cmp::Le: return f(LeOp<C>{});
+    case Cmp::Gt: return f(GtOp<C>{});
+    case Cmp::Ge: return f(GeOp<C>{});
+  }
+}
+
+// PyTorch's alpha_check.
+void check_alpha(const char* name, ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK_TYPE(!alpha.isBoolean() || result == kBool,
+                   "[{}] boolean alpha only supported for boolean results", name);
+  EMBER_CHECK_TYPE(is_floating_type(result) || is_complex_type(result) || alpha.isIntegral(true),
+                   "[{}] for integral input tensors, argument alpha must not be a floating point number",
+                   name);
+}
+
+void check_sub(const char* name, ScalarType a, ScalarType b) {
+  EMBER_CHECK_TYPE(a != kBool || b != kBool,
+                   "[{}] subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                   "the `^` or `logical_xor()` operator instead.",
+                   name);
+  EMBER_CHECK_TYPE(a != kBool && b != kBool,
+                   "[{}] subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                   "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+                   name);
+}
+
+// The dtype of a (non-complex) Scalar when it takes part as `other`.
+ScalarType scalar_category(const Scalar& s) {
+  return s.isBoolean() ? kBool : s.isIntegral(false) ? kInt64 : s.isFloatingPoint() ? kFloat64 : kComplex128;
+}
+
+// True when a Scalar `other` leaves a tensor of dtype dt at dt (a Scalar only counts by category).
+bool scalar_keeps_dtype(ScalarType dt, const Scalar& s) {
+  if (s.isBoolean()) return true;
+  if (s.isIntegral(false)) return dt != kBool;
+  if (s.isFloatingPoint()) return is_floating_type(dt);
+  return false;
+}
+
+// The layer-1 fast path: every operand contiguous, of one shape and of the compute dtype.
+// Returns false when the call must take the general path (which also reports every error).
+template <class Visit>
+EMBER_ALWAYS_INLINE bool fast_path(const Tensor& a, const Tensor* bt, const Scalar* bs, Tensor& out,
+                                   OutKind ok, ScalarType out_dtype_if_new, Visit&& visit) {
+  if (EMBER_UNLIKELY(!a.defined() || !a.is_contiguous() || !a.is_cpu())) return false;
+  const ScalarType dt = a.dtype();
+  if (bt) {
+    const Tensor& b = *bt;
+    if (!b.defined() || b.dtype() != dt || !b.is_contiguous() || !b.is_cpu() || a.sizes() != b.sizes())
+      return false;
+  } else if (!scalar_keeps_dtype(dt, *bs)) {
+    return false;
+  }
+  if (ok == OutKind::Functional) {
+    out = empty_cpu(a.sizes(), out_dtype_if_new);
+  } else {
+    if (out.dtype() != out_dtype_if_new || !out.is_contiguous() || !out.is_cpu()) return false;
+    if (ok == OutKind::Out && out.sizes() != a.sizes()) return false;
+    // In place on an input is fine only when it is the very same elements.
+    if (same_storage(out, a) && out.data_ptr() != a.data_ptr()) return false;
+    if (bt && same_storage(out, *bt) && out.data_ptr() != bt->data_ptr()) return false;
+  }
+  visit(dt);
+  return true;
+}
+
+void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& a, const Tensor* bt,
+           const Scalar* bs, const Scalar& alpha) {
+  // Layer 1: same-shape contiguous operands of a compute dtype whose result dtype is their own.
+  if (a.defined()) {
+    const ScalarType dt = a.dtype();
+    const bool types_ok = dt != kFloat16 && dt != kBFloat16 && !is_complex_type(dt) &&
+                          (kind != Arith::Div || is_floating_type(dt)) &&
+                          (kind != Arith::Sub || (dt != kBool && !(bs && bs->isBoolean()))) &&
+                          (kind == Arith::Mul || kind == Arith::Div ||
+                           (alpha.isBoolean() ? dt == kBool
+                                              : (alpha.isIntegral(false) || (alpha.isFloatingPoint() &&
+                                                                              is_floating_type(dt)))));
+    if (types_ok &&
+        fast_path(a, bt, bs, out, ok, dt, [&](ScalarType t) {
+          const int64_t n = a.numel();
+          visit_compute(t, name, [&](auto tag) {
+            using C = typename decltype(tag)::type;
+            C bv{};
+            const C* bp;
+            if (bs) {
+              bv = scalar_to<C>(*bs);
+              bp = &bv;
+            } else {
+              bp = static_cast<const C*>(bt->data_ptr());
+            }
+            with_arith_op<C>(kind, alpha, [&](const auto& op) {
+              binary_loop(static_cast<C*>(out.data_ptr()), static_cast<const C*>(a.data_ptr()), bp, n, true,
+                          bs == nullptr, op);
+            });
+          });
+        })) {
+      if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+      return;
+    }
+  }
+
+  // Layers 2 and 3: TensorIter with promotion, broadcasting, strides and conversions.
+  check_defined(name, a, "self");
+  if (bt) check_defined(name, *bt, "other");
+  const ScalarType common = bs ? result_type(a, *bs) : result_type(a, *bt);
+  if (kind == Arith::Sub) check_sub(name, a.dtype(), bs ? scalar_category(*bs) : bt->dtype());
+  if (kind == Arith::Add || kind == Arith::Sub) check_alpha(name, common, alpha);
+  const ScalarType result = kind == Arith::Div && is_integral_type(common, true) ? get_default_dtype() : common;
+  const ScalarType cdt = compute_dtype(result);
+  if (ok != OutKind::Functional) {
+    check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+    EMBER_CHECK_TYPE(can_cast(result, out.dtype()),
+                     "[{}] result type {} can't be cast to the desired output type {}", name, result,
+                     out.dtype());
+  }
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    Tensor b;
+    if (bs) {
+      b = empty_cpu({}, cdt);
+      *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
+    } else {
+      b = *bt;
+    }
+    TensorIter it(name);
+    it.add_output(&out, result, ok == OutKind::Out).add_input(a).add_input(b).build();
+    with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
+  });
+  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+}
+
+Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, const Scalar* bs) {
+  Tensor out;
+  if (a.defined()) {
+    const ScalarType dt = a.dtype();
+    if (dt != kFloat16 && dt != kBFloat16 && !is_complex_type(dt) &&
+        fast_path(a, bt, bs, out, OutKind::Functional, kBool, [&](ScalarType t) {
+          const int64_t n = a.numel();
+          visit_compute(t, name, [&](auto tag) {
+            using C = typename decltype(tag)::type;
+            C bv{};
+            const C* bp;
+            if (bs) {
+              bv = scalar_to<C>(*bs);
+              bp = &bv;
+            } else {
+              bp = static_cast<const C*>(bt->data_ptr());
+            }
+            with_cmp_op<C>(kind, [&](const auto& op) {
+              binary_loop(static_cast<bool*>(out.data_ptr()), static_cast<const C*>(a.data_ptr()), bp, n, true,
+                          bs == nullptr, op);
+            });
+          });
+        }))
+      return out;
+  }
+  check_defined(name, a, "self");
+  if (bt) check_defined(name, *bt, "other");
+  const ScalarType common = bs ? result_type(a, *bs) : result_type(a, *bt);
+  const ScalarType cdt = compute_dtype(common);
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    Tensor b;
+    if (bs) {
+      b = empty_cpu({}, cdt);
+      *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
+    } else {
+      b = *bt;
+    }
+    TensorIter it(name);
+    it.add_output(&out, kBool).add_input(a).add_input(b).build();
+    with_cmp_op<C>(kind, [&](const auto& op) { run_binary<bool, C>(it, op); });
+  });
+  return out;
+}
+
+}  // namespace
+
+Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  arith("add", Arith::Add, out, OutKind::Functional, self, &other, nullptr, alpha);
+  return out;
+}
+Tensor& add__tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  arith("add_", Arith::Add, self, OutKind::InPlace, self, &other, nullptr, alpha);
+  return self;
+}
+Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  arith("add", Arith::Add, out, OutKind::Out, self, &other, nullptr, alpha);
+  return out;
+}
+Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  arith("add", Arith::Add, out, OutKind::Functional, self, nullptr, &other, alpha);
+  return out;
+}
+Tensor& add__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  arith("add_", Arith::Add, self, OutKind::InPlace, self, nullptr, &other, alpha);
+  return self;
+}
+
+Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  Tensor out;
+  arith("sub", Arith::Sub, out, OutKind::Functional, self, &other, nullptr, alpha);
+  return out;
+}
+Tensor& sub__tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  arith("sub_", Arith::Sub, self, OutKind::InPlace, self, &other, nullptr, alpha);
+  return self;
+}
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  arith("sub", Arith::Sub, out, OutKind::Out, self, &other, nullptr, alpha);
+  return out;
+}
+Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  Tensor out;
+  arith("sub", Arith::Sub, out, OutKind::Functional, self, nullptr, &other, alpha);
+  return out;
+}
+Tensor& sub__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
+  arith("sub_", Arith::Sub, self, OutKind::InPlace, self, nullptr, &other, alpha);
+  return self;
+}
+
+Tensor mul_tensor(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  arith("mul", Arith::Mul, out, OutKind::Functional, self, &other, nullptr, Scalar(int64_t{1}));
+  return out;
+}
+Tensor& mul__tensor(Tensor& self, const Tensor& other) {
+  arith("mul_", Arith::Mul, self, OutKind::InPlace, self, &other, nullptr, Scalar(int64_t{1}));
+  return self;
+}
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  arith("mul", Arith::Mul, out, OutKind::Out, self, &other, nullptr, Scalar(int64_t{1}));
+  return out;
+}
+Tensor mul_scalar(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  arith("mul", Arith::Mul, out, OutKind::Functional, self, nullptr, &other, Scalar(int64_t{1}));
+  return out;
+}
+Tensor& mul__scalar(Tensor& self, const Scalar& other) {
+  arith("mul_", Arith::Mul, self, OutKind::InPlace, self, nullptr, &other, Scalar(int64_t{1}));
+  return self;
+}
+
+Tensor div_tensor(const Tensor& self, const Tensor& other) {
+  Tensor out;
+  arith("div", Arith::Div, out, OutKind::Functional, self, &other, nullptr, Scalar(int64_t{1}));
+  return out;
+}
+Tensor& div__tensor(Tensor& self, const Tensor& other) {
+  arith("div_", Arith::Div, self, OutKind::InPlace, self, &other, nullptr, Scalar(int64_t{1}));
+  return self;
+}
+Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  arith("div", Arith::Div, out, OutKind::Out, self, &other, nullptr, Scalar(int64_t{1}));
+  return out;
+}
+Tensor div_scalar(const Tensor& self, const Scalar& other) {
+  Tensor out;
+  arith("div", Arith::Div, out, OutKind::Functional, self, nullptr, &other, Scalar(int64_t{1}));
+  return out;
+}
+Tensor& div__scalar(Tensor& self, const Scalar& other) {
+  arith("div_", Arith::Div, self, OutKind::InPlace, self, nullptr, &other, Scalar(int64_t{1}));
+  return self;
+}
+
+#define EMBER_CPU_DEFINE_CMP(name, Kind)                                       \
+  Tensor name##_tensor(const Tensor& self, const Tensor& other) {              \
+    return compare(#name, Cmp::Kind, self, &other, nullptr);                   \
+  }                                                                            \
+  Tensor name##_scalar(const Tensor& self, const Scalar& other) {              \
+    return compare(#name, Cmp::Kind, self, nullptr, &other);                   \
+  }
+EMBER_CPU_DEFINE_CMP(eq, Eq)
+EMBER_CPU_DEFINE_CMP(ne, Ne)
+EMBER_CPU_DEFINE_CMP(lt, Lt)
+EMBER_CPU_DEFINE_CMP(le, Le)
+EMBER_CPU_DEFINE_CMP(gt, Gt)
+EMBER_CPU_DEFINE_CMP(ge, Ge)
+#undef EMBER_CPU_DEFINE_CMP
+
+}  // namespace ember::cpu

@@ -1,0 +1,143 @@
+// Conversions and copies: the dtype cast table (cast_fn), copy_ (CPU), and the device-generic
+// _to_copy, clone (CompositeExplicitAutograd), to, cpu, contiguous (CompositeImplicitAutograd).
+#include "Loops.h"
+#include "Ops.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cpu {
+namespace {
+
+template <class S, class D>
+EMBER_ALWAYS_INLINE void convert_body(const S* __restrict s, D* __restrict d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) d[i] = convert<D>(s[i]);
+}
+template <class S, class D>
+EMBER_NOINLINE void convert_baseline(const S* s, D* d, int64_t n) {
+  convert_body(s, d, n);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <class S, class D>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void convert_avx2(const S* s, D* d, int64_t n) {
+  convert_body(s, d, n);
+}
+template <class S, class D>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void convert_avx512(const S* s, D* d, int64_t n) {
+  convert_body(s, d, n);
+}
+#endif
+
+template <class S, class D>
+void cast_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
+  if (ss == int64_t{sizeof(S)} && ds == int64_t{sizeof(D)}) {
+    if constexpr (std::is_same_v<S, D>) {
+      if (src != dst) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(S));
+    } else {
+      const auto* s = reinterpret_cast<const S*>(src);
+      auto* d = reinterpret_cast<D*>(dst);
+#if defined(EMBER_CPU_MULTI_ISA)
+      if (cpu_isa() == Isa::Avx512) return convert_avx512(s, d, n);
+      if (cpu_isa() == Isa::Avx2) return convert_avx2(s, d, n);
+#endif
+      convert_baseline(s, d, n);
+    }
+    return;
+  }
+  if (ss == 0) {
+    const D v = convert<D>(*reinterpret_cast<const S*>(src));
+    for (int64_t i = 0; i < n; ++i) *reinterpret_cast<D*>(dst + i * ds) = v;
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    *reinterpret_cast<D*>(dst + i * ds) = convert<D>(*reinterpret_cast<const S*>(src + i * ss));
+}
+
+}  // namespace
+
+CastFn cast_fn(ScalarType from, ScalarType to) {
+  return visit_dtype(from, "copy_", [&](auto s) -> CastFn {
+    using S = typename decltype(s)::type;
+    return visit_dtype(to, "copy_", [&](auto d) -> CastFn {
+      using D = typename decltype(d)::type;
+      return &cast_loop<S, D>;
+    });
+  });
+}
+
+Scalar load_scalar(const void* p, ScalarType t) {
+  if (t == kComplex64) return Scalar(*static_cast<const std::complex<float>*>(p));
+  if (t == kComplex128) return Scalar(*static_cast<const std::complex<double>*>(p));
+  return visit_dtype(t, "item", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return Scalar(*static_cast<const T*>(p));
+  });
+}
+
+Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  check_defined("copy_", self, "self");
+  check_defined("copy_", src, "src");
+  if (self.is_same(src)) return self;
+  check_cpu("copy_", self, src);
+  if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
+      !partially_overlaps(self, src)) {
+    if (self.data_ptr() != src.data_ptr() || self.dtype() != src.dtype())
+      cast_fn(src.dtype(), self.dtype())(static_cast<const char*>(src.data_ptr()),
+                                          static_cast<int64_t>(src.itemsize()), static_cast<char*>(self.data_ptr()),
+                                          static_cast<int64_t>(self.itemsize()), self.numel());
+  } else {
+    // Broadcasts src to self's shape; a src that partially overlaps self is read from a copy.
+    TensorIter it("copy_");
+    it.add_output(&self, self.dtype()).add_input(src).build();
+    const CastFn fn = cast_fn(it.dtype(1), it.dtype(0));
+    it.for_each([&](char** d, const int64_t* s, int64_t n) { fn(d[1], s[1], d[0], s[0], n); });
+  }
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+// ---- CompositeExplicitAutograd ----------------------------------------------------------------
+
+Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
+                OptBool pin_memory, bool non_blocking) {
+  check_defined("_to_copy", self, "self");
+  Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory);
+  r.copy_(self, non_blocking);
+  return r;
+}
+
+Tensor clone(const Tensor& self) {
+  check_defined("clone", self, "self");
+  Tensor r = ember::empty_like(self);
+  r.copy_(self);
+  return r;
+}
+
+// ---- CompositeImplicitAutograd ----------------------------------------------------------------
+
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
+  check_defined("to", self, "self");
+  if (self.dtype() == dtype && !copy) return self;
+  return ember::_to_copy(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking);
+}
+
+Tensor to_device(const Tensor& self, Device device, OptDtype dtype, bool non_blocking, bool copy) {
+  check_defined("to", self, "self");
+  const ScalarType dt = dtype.value_or(self.dtype());
+  const Device cur = self.device();
+  // A device without an index matches any index of its type; the CPU has only one.
+  const bool same_device = cur.type() == device.type() &&
+                           (device.type() == kCPU || !device.has_index() || device.index() == cur.index());
+  if (same_device && dt == self.dtype() && !copy) return self;
+  return ember::_to_copy(self, dt, std::nullopt, device, std::nullopt, non_blocking);
+}
+
+Tensor to_cpu(const Tensor& self) { return cpu::to_device(self, Device(kCPU), std::nullopt, false, false); }
+
+Tensor contiguous(const Tensor& self) {
+  check_defined("contiguous", self, "self");
+  if (self.is_contiguous()) return self;
+  Tensor r = ember::empty(self.sizes(), self.options());
+  r.copy_(self);
+  return r;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,184 @@
+// Factories: empty, empty_strided, arange, fill_, zero_ (CPU), and the device-generic zeros,
+// ones, full and *_like (CompositeExplicitAutograd: they dispatch empty and fill_).
+#include <cmath>
+
+#include "Loops.h"
+#include "Ops.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cpu {
+namespace {
+
+const char* layout_name(Layout l) {
+  return l == kStrided ? "strided" : l == kSparse ? "sparse" : "sparse_csr";
+}
+
+void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
+                              "[{}] layout {} is not supported by the cpu plugin (only strided)", op,
+                              layout_name(*layout));
+  EMBER_CHECK(!device || device->type() == kCPU, "[{}] the cpu kernel was asked for a tensor on {}", op,
+              *device);
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false),
+                              "[{}] pin_memory=true needs a pinned-memory allocator (a GPU plugin); the cpu "
+                              "plugin has none",
+                              op);
+}
+
+TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
+  TensorOptions o;
+  if (dtype) o = o.dtype(*dtype);
+  if (layout) o = o.layout(*layout);
+  if (device) o = o.device(*device);
+  return o;
+}
+
+void check_pin_memory(const char* op, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false),
+                              "[{}] pin_memory=true is not supported yet", op);
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  if (EMBER_UNLIKELY(layout || pin_memory || (device && device->type() != kCPU)))
+    check_factory("empty", layout, device, pin_memory);
+  return empty_cpu(size, dtype ? *dtype : get_default_dtype());
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
+                     OptDevice device, OptBool pin_memory) {
+  check_factory("empty_strided", layout, device, pin_memory);
+  return empty_strided_cpu(size, stride, dtype ? *dtype : get_default_dtype());
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype,
+              OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("arange", layout, device, pin_memory);
+  const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+  const ScalarType dt = dtype.value_or(integral ? kInt64 : get_default_dtype());
+  if (dt == kBool) throw_unsupported_dtype("arange", dt);
+  return visit_dtype(dt, "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // LibTorch's accumulate types: int64 for integers, double for float and double, float for
+    // float16 and bfloat16; the length is computed in double from the Scalars except for int64.
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<is_reduced_float_v<T>, float, double>>;
+    const Acc xs = scalar_to<Acc>(start), xe = scalar_to<Acc>(end), xstep = scalar_to<Acc>(step);
+    EMBER_CHECK(xstep != Acc(0), "[arange] step must be nonzero");
+    EMBER_CHECK(std::isfinite(static_cast<double>(xs)) && std::isfinite(static_cast<double>(xe)),
+                "[arange] unsupported range: {} -> {}", start.str(), end.str());
+    EMBER_CHECK((xstep > 0 && xe >= xs) || (xstep < 0 && xe <= xs),
+                "[arange] upper bound and lower bound inconsistent with step sign (start {}, end {}, step {})",
+                start.str(), end.str(), step.str());
+    double size_d;
+    if constexpr (std::is_same_v<T, int64_t>)
+      size_d = std::ceil(static_cast<double>(xe - xs) / static_cast<double>(xstep));
+    else
+      size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
+    EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+                "[arange] invalid size, possible overflow?");
+    const auto n = static_cast<int64_t>(size_d);
+    Tensor out = empty_cpu({n}, dt);
+    T* p = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(static_cast<Acc>(xs + xstep * static_cast<Acc>(i)));
+    return out;
+  });
+}
+
+Tensor& fill_(Tensor& self, const Scalar& value) {
+  check_defined("fill_", self, "self");
+  check_cpu("fill_", self);
+  visit_dtype(self.dtype(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = checked_scalar_to<T>(value, "fill_");
+    if (self.is_contiguous()) {
+      std::fill_n(static_cast<T*>(self.data_ptr()), self.numel(), v);
+      return;
+    }
+    TensorIter it("fill_");
+    it.add_output(&self, self.dtype()).check_mem_overlap(false).build();
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == int64_t{sizeof(T)}) {
+        std::fill_n(reinterpret_cast<T*>(d[0]), n, v);
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(d[0] + i * s[0]) = v;
+      }
+    });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& zero_(Tensor& self) {
+  check_defined("zero_", self, "self");
+  if (self.is_contiguous() && self.is_cpu() && !is_quantized_type(self.dtype())) {
+    std::memset(self.data_ptr(), 0, self.nbytes());  // all-zero bits is 0 in every dtype
+    self.unsafeGetTensorImpl()->bump_version();
+    return self;
+  }
+  return cpu::fill_(self, Scalar(int64_t{0}));
+}
+
+// ---- CompositeExplicitAutograd ----------------------------------------------------------------
+
+Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_pin_memory("zeros", pin_memory);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  t.zero_();
+  return t;
+}
+
+Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_pin_memory("ones", pin_memory);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  t.fill_(1);
+  return t;
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+            OptDevice device, OptBool pin_memory) {
+  check_pin_memory("full", pin_memory);
+  // LibTorch infers the dtype from the value: bool, int64, or the default floating dtype.
+  ScalarType dt = dtype ? *dtype
+                  : fill_value.isBoolean()      ? kBool
+                  : fill_value.isIntegral(false) ? kInt64
+                  : fill_value.isComplex()       ? (get_default_dtype() == kFloat64 ? kComplex128 : kComplex64)
+                                                 : get_default_dtype();
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.fill_(fill_value);
+  return t;
+}
+
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_defined("empty_like", self, "self");
+  check_pin_memory("empty_like", pin_memory);
+  const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
+  // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
+  // transposed result); anything else gets contiguous strides.
+  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided &&
+      is_non_overlapping_and_dense(self))
+    return ember::empty_strided(self.sizes(), self.strides(), o);
+  return ember::empty(self.sizes(), o);
+}
+
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
+  t.zero_();
+  return t;
+}
+
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
+  t.fill_(1);
+  return t;
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+                 OptDevice device, OptBool pin_memory) {
+  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
+  t.fill_(fill_value);
+  return t;
+}
+
+}  // namespace ember::cpu

@@ -1,0 +1,287 @@
+// Reductions and whole-tensor queries: sum, item, equal, allclose.
+//
+// Note [CPU sum accumulation]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Floating sums accumulate in double (float16, bfloat16 and float32 inputs are then exact per
+// add); a contiguous run is summed with 16 independent accumulators (vectorized, one pass) over
+// blocks of 2048 elements combined pairwise, so float64 inputs get pairwise-summation error
+// bounds too. Integer and bool sums accumulate in int64 with wrap-around, as PyTorch does. A
+// reduction runs on TensorIter with an accumulator output of stride 0 along the reduced
+// dimensions, dimensions ordered by the input's strides: a run along a reduced dimension is one
+// vector sum, a run along a kept dimension is an elementwise accumulate.
+#include "Loops.h"
+#include "Ops.h"
+
+namespace ember::cpu {
+namespace {
+
+template <class T>
+using AccOf = std::conditional_t<std::is_integral_v<T>, int64_t, double>;
+
+template <class T>
+EMBER_ALWAYS_INLINE AccOf<T> sum_block_body(const T* __restrict p, int64_t n) {
+  using Acc = AccOf<T>;
+  if constexpr (std::is_integral_v<T>) {
+    uint64_t acc = 0;  // wraps
+    for (int64_t i = 0; i < n; ++i) acc += static_cast<uint64_t>(static_cast<int64_t>(p[i]));
+    return static_cast<int64_t>(acc);
+  } else {
+    Acc acc[16] = {};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+      for (int k = 0; k < 16; ++k) acc[k] += convert<double>(p[i + k]);
+    Acc tail = 0;
+    for (; i < n; ++i) tail += convert<double>(p[i]);
+    for (int w = 8; w >= 1; w /= 2)
+      for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+    return acc[0] + tail;
+  }
+}
+template <class T>
+EMBER_NOINLINE AccOf<T> sum_block_baseline(const T* p, int64_t n) {
+  return sum_block_body(p, n);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 AccOf<T> sum_block_avx2(const T* p, int64_t n) {
+  return sum_block_body(p, n);
+}
+template <class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 AccOf<T> sum_block_avx512(const T* p, int64_t n) {
+  return sum_block_body(p, n);
+}
+#endif
+
+template <class T>
+AccOf<T> sum_block(const T* p, int64_t n) {
+#if defined(EMBER_CPU_MULTI_ISA)
+  if (cpu_isa() == Isa::Avx512) return sum_block_avx512(p, n);
+  if (cpu_isa() == Isa::Avx2) return sum_block_avx2(p, n);
+#endif
+  return sum_block_baseline(p, n);
+}
+
+constexpr int64_t kSumBlock = 2048;
+
+template <class T>
+AccOf<T> sum_contiguous(const T* p, int64_t n) {
+  if constexpr (std::is_integral_v<T>) {
+    return sum_block(p, n);
+  } else {
+    if (n <= kSumBlock) return sum_block(p, n);
+    const int64_t half = (n / 2 + 15) & ~int64_t{15};
+    return sum_contiguous(p, half) + sum_contiguous(p + half, n - half);
+  }
+}
+
+template <class T>
+AccOf<T> sum_run(const char* p, int64_t stride, int64_t n) {
+  if (stride == int64_t{sizeof(T)}) return sum_contiguous(reinterpret_cast<const T*>(p), n);
+  using Acc = AccOf<T>;
+  if constexpr (std::is_integral_v<T>) {
+    uint64_t acc = 0;
+    for (int64_t i = 0; i < n; ++i)
+      acc += static_cast<uint64_t>(static_cast<int64_t>(*reinterpret_cast<const T*>(p + i * stride)));
+    return static_cast<int64_t>(acc);
+  } else {
+    Acc a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+      a0 += convert<double>(*reinterpret_cast<const T*>(p + i * stride));
+      a1 += convert<double>(*reinterpret_cast<const T*>(p + (i + 1) * stride));
+      a2 += convert<double>(*reinterpret_cast<const T*>(p + (i + 2) * stride));
+      a3 += convert<double>(*reinterpret_cast<const T*>(p + (i + 3) * stride));
+    }
+    for (; i < n; ++i) a0 += convert<double>(*reinterpret_cast<const T*>(p + i * stride));
+    return (a0 + a1) + (a2 + a3);
+  }
+}
+
+// acc[i] += in[i] along a kept dimension.
+template <class T>
+void accumulate_run(char* acc, int64_t sa, const char* in, int64_t si, int64_t n) {
+  using Acc = AccOf<T>;
+  if (sa == int64_t{sizeof(Acc)} && si == int64_t{sizeof(T)}) {
+    auto* __restrict a = reinterpret_cast<Acc*>(acc);
+    const auto* __restrict x = reinterpret_cast<const T*>(in);
+    for (int64_t i = 0; i < n; ++i) {
+      if constexpr (std::is_integral_v<T>)
+        a[i] = static_cast<Acc>(static_cast<uint64_t>(a[i]) + static_cast<uint64_t>(static_cast<int64_t>(x[i])));
+      else
+        a[i] += convert<double>(x[i]);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    auto& a = *reinterpret_cast<Acc*>(acc + i * sa);
+    const T x = *reinterpret_cast<const T*>(in + i * si);
+    if constexpr (std::is_integral_v<T>)
+      a = static_cast<Acc>(static_cast<uint64_t>(a) + static_cast<uint64_t>(static_cast<int64_t>(x)));
+    else
+      a += convert<double>(x);
+  }
+}
+
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  check_defined("sum", self, "self");
+  check_cpu("sum", self);
+  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
+  if (is_complex_type(out_dt) || is_complex_type(self.dtype()))
+    throw_unsupported_dtype("sum", is_complex_type(out_dt) ? out_dt : self.dtype());
+  // As in PyTorch, an explicit dtype converts the input before summing.
+  const Tensor in = dtype && *dtype != self.dtype() ? [&] {
+    Tensor c = empty_cpu(self.sizes(), *dtype);
+    cpu::copy_(c, self, false);
+    return c;
+  }() : self;
+
+  // An empty dim list reduces every dimension (LibTorch 1.13).
+  const int64_t nd = in.dim();
+  SmallVector<bool, 8> reduced(static_cast<size_t>(nd), dims.empty());
+  bool zero_dim_seen = false;
+  for (int64_t d : dims) {
+    const int64_t w = maybe_wrap_dim(d, nd, "sum");
+    bool& seen = nd == 0 ? zero_dim_seen : reduced[w];
+    EMBER_CHECK(!seen, "[sum] dim {} appears multiple times in the list of dims", w);
+    seen = true;
+  }
+  DimVector keep_shape, out_shape;
+  for (int64_t d = 0; d < nd; ++d) {
+    keep_shape.push_back(reduced[d] ? 1 : in.size(d));
+    if (!reduced[d]) out_shape.push_back(in.size(d));
+    else if (keepdim) out_shape.push_back(1);
+  }
+  const ScalarType acc_dt = is_integral_type(in.dtype(), true) ? kInt64 : kFloat64;
+  bool all = true;
+  for (int64_t d = 0; d < nd; ++d) all = all && reduced[d];
+
+  Tensor acc;
+  if (all && in.is_contiguous()) {
+    acc = empty_cpu(keep_shape, acc_dt);
+    visit_dtype(in.dtype(), "sum", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      *static_cast<AccOf<T>*>(acc.data_ptr()) = sum_contiguous(static_cast<const T*>(in.data_ptr()), in.numel());
+    });
+  } else {
+    acc = empty_cpu(keep_shape, acc_dt);
+    std::memset(acc.data_ptr(), 0, acc.nbytes());
+    DimVector st(acc.strides());
+    for (int64_t d = 0; d < nd; ++d)
+      if (reduced[d]) st[d] = 0;
+    Tensor view = make_view(acc, in.sizes(), st, 0);
+    TensorIter it("sum");
+    it.is_reduction().add_output(&view, acc_dt).add_input(in).build();
+    visit_dtype(in.dtype(), "sum", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (s[0] == 0) *reinterpret_cast<AccOf<T>*>(d[0]) += sum_run<T>(d[1], s[1], n);
+        else accumulate_run<T>(d[0], s[0], d[1], s[1], n);
+      });
+    });
+  }
+  if (acc_dt == out_dt) {
+    if (keepdim) return acc;
+    return make_view(acc, out_shape, contiguous_strides(out_shape), 0);
+  }
+  Tensor out = empty_cpu(out_shape, out_dt);
+  cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                          static_cast<int64_t>(out.itemsize()), out.numel());
+  return out;
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }
+
+Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
+  return sum_impl(self, dim, keepdim, dtype);
+}
+
+Scalar item(const Tensor& self) {
+  check_defined("item", self, "self");
+  check_cpu("item", self);
+  EMBER_CHECK(self.numel() == 1, "[item] a Tensor with {} elements cannot be converted to Scalar", self.numel());
+  return load_scalar(self.data_ptr(), self.dtype());
+}
+
+bool equal(const Tensor& self, const Tensor& other) {
+  check_defined("equal", self, "self");
+  check_defined("equal", other, "other");
+  check_cpu("equal", self, other);
+  EMBER_CHECK_TYPE(self.dtype() == other.dtype(),
+                   "[equal] expected both tensors to have the same dtype, got {} and {}", self.dtype(),
+                   other.dtype());
+  if (self.sizes() != other.sizes()) return false;
+  if (self.numel() == 0) return true;
+  bool eq = true;
+  visit_dtype(self.dtype(), "equal", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
+    auto run = [&](const char* a, int64_t sa, const char* b, int64_t sb, int64_t n) {
+      for (int64_t i = 0; i < n && eq; i += kChunk) {
+        const int64_t m = std::min(kChunk, n - i);
+        bool all = true;
+        for (int64_t k = i; k < i + m; ++k)
+          all &= static_cast<C>(*reinterpret_cast<const T*>(a + k * sa)) ==
+                 static_cast<C>(*reinterpret_cast<const T*>(b + k * sb));
+        eq = eq && all;
+      }
+    };
+    const auto isz = static_cast<int64_t>(sizeof(T));
+    if (self.is_contiguous() && other.is_contiguous()) {
+      run(static_cast<const char*>(self.data_ptr()), isz, static_cast<const char*>(other.data_ptr()), isz,
+          self.numel());
+      return;
+    }
+    TensorIter it("equal");
+    it.add_input(self).add_input(other).build();
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (eq) run(d[0], s[0], d[1], s[1], n);
+    });
+  });
+  return eq;
+}
+
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  check_defined("allclose", self, "self");
+  check_defined("allclose", other, "other");
+  check_cpu("allclose", self, other);
+  EMBER_CHECK_TYPE(self.dtype() == other.dtype(), "[allclose] dtype {} did not match {}", self.dtype(),
+                   other.dtype());
+  EMBER_CHECK(rtol >= 0, "[allclose] rtol must be greater than or equal to zero, but got {}", rtol);
+  EMBER_CHECK(atol >= 0, "[allclose] atol must be greater than or equal to zero, but got {}", atol);
+  // Float types compare in their compute type (as LibTorch's isclose); integers and bool in double.
+  const ScalarType cdt = is_floating_type(self.dtype()) ? compute_dtype(self.dtype()) : kFloat64;
+  TensorIter it("allclose");
+  it.add_input(self).add_input(other).build();
+  bool ok = true;
+  visit_compute(cdt, "allclose", [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      const CastFn load_a = cast_fn(it.dtype(0), cdt), load_b = cast_fn(it.dtype(1), cdt);
+      const C crtol = static_cast<C>(rtol), catol = static_cast<C>(atol);
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        alignas(64) C a[kChunk];
+        alignas(64) C b[kChunk];
+        for (int64_t i = 0; i < n && ok; i += kChunk) {
+          const int64_t m = std::min(kChunk, n - i);
+          load_a(d[0] + i * s[0], s[0], reinterpret_cast<char*>(a), sizeof(C), m);
+          load_b(d[1] + i * s[1], s[1], reinterpret_cast<char*>(b), sizeof(C), m);
+          for (int64_t k = 0; k < m; ++k) {
+            const C x = a[k], y = b[k];
+            bool close = x == y;
+            if (!close && equal_nan) close = std::isnan(x) && std::isnan(y);
+            if (!close) {
+              const C err = std::abs(x - y);
+              close = std::isfinite(err) && err <= catol + std::abs(crtol * y);
+            }
+            ok = ok && close;
+          }
+        }
+      });
+    }
+  });
+  return ok;
+}
+
+}  // namespace ember::cpu
