@@ -155,33 +155,36 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
   bool all = true;
   for (int64_t d = 0; d < nd; ++d) all = all && reduced[d];
 
-  Tensor acc;
   if (all && in.is_contiguous()) {
-    acc = empty_cpu(keep_shape, acc_dt);
+    // One vector sum, stored straight into the result.
+    Tensor out = empty_cpu(keepdim ? IntArrayRef(keep_shape) : IntArrayRef(out_shape), out_dt);
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      *static_cast<AccOf<T>*>(acc.data_ptr()) = sum_contiguous(static_cast<const T*>(in.data_ptr()), in.numel());
+      const AccOf<T> v = sum_contiguous(static_cast<const T*>(in.data_ptr()), in.numel());
+      cast_fn(acc_dt, out_dt)(reinterpret_cast<const char*>(&v), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                              static_cast<int64_t>(out.itemsize()), 1);
     });
-  } else {
-    acc = empty_cpu(keep_shape, acc_dt);
-    std::memset(acc.data_ptr(), 0, acc.nbytes());
-    DimVector st(acc.strides());
-    for (int64_t d = 0; d < nd; ++d)
-      if (reduced[d]) st[d] = 0;
-    Tensor view = make_view(acc, in.sizes(), st, 0);
-    TensorIter it("sum");
-    it.is_reduction().add_output(&view, acc_dt).add_input(in).build();
-    visit_dtype(in.dtype(), "sum", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      it.for_each([&](char** d, const int64_t* s, int64_t n) {
-        if (s[0] == 0) *reinterpret_cast<AccOf<T>*>(d[0]) += sum_run<T>(d[1], s[1], n);
-        else accumulate_run<T>(d[0], s[0], d[1], s[1], n);
-      });
-    });
+    return out;
   }
+  // Accumulate into a wider tensor that is broadcast (stride 0) along the reduced dimensions.
+  Tensor acc = empty_cpu(keep_shape, acc_dt);
+  std::memset(acc.data_ptr(), 0, acc.nbytes());
+  DimVector st(acc.strides());
+  for (int64_t d = 0; d < nd; ++d)
+    if (reduced[d]) st[d] = 0;
+  Tensor view = make_view(acc, in.sizes(), st, 0);
+  TensorIter it("sum");
+  it.is_reduction().add_output(&view, acc_dt).add_input(in).build();
+  visit_dtype(in.dtype(), "sum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    it.for_each([&](char** d, const int64_t* s, int64_t n) {
+      if (s[0] == 0) *reinterpret_cast<AccOf<T>*>(d[0]) += sum_run<T>(d[1], s[1], n);
+      else accumulate_run<T>(d[0], s[0], d[1], s[1], n);
+    });
+  });
   if (acc_dt == out_dt) {
-    if (keepdim) return acc;
-    return make_view(acc, out_shape, contiguous_strides(out_shape), 0);
+    if (!keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(out_shape);
+    return acc;
   }
   Tensor out = empty_cpu(out_shape, out_dt);
   cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),

@@ -1,0 +1,1046 @@
+// The cpu plugin's operators against a naive float64 reference: every dtype, contiguous and
+// non-contiguous inputs (transposed, sliced, expanded with stride 0), broadcasting, type
+// promotion, aliasing, and the error messages. Reference values are read straight from memory
+// through sizes and strides (values() below), never through the operators under test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+
+const std::vector<ScalarType> kDtypes = {kBool,    kUInt8,    kInt8,    kInt16,  kInt32,
+                                         kInt64,   kFloat16,  kBFloat16, kFloat32, kFloat64};
+
+// ---- raw element access (independent of the kernels) ----------------------------------------
+
+double read_elem(const void* p, ScalarType t) {
+  switch (t) {
+    case kBool: return *static_cast<const bool*>(p) ? 1 : 0;
+    case kUInt8: return *static_cast<const uint8_t*>(p);
+    case kInt8: return *static_cast<const int8_t*>(p);
+    case kInt16: return *static_cast<const int16_t*>(p);
+    case kInt32: return *static_cast<const int32_t*>(p);
+    case kInt64: return static_cast<double>(*static_cast<const int64_t*>(p));
+    case kFloat16: return static_cast<float>(*static_cast<const Half*>(p));
+    case kBFloat16: return static_cast<float>(*static_cast<const BFloat16*>(p));
+    case kFloat32: return *static_cast<const float*>(p);
+    case kFloat64: return *static_cast<const double*>(p);
+    default: ADD_FAILURE() << "unexpected dtype " << t; return 0;
+  }
+}
+
+void write_elem(void* p, ScalarType t, double v) {
+  switch (t) {
+    case kBool: *static_cast<bool*>(p) = v != 0; break;
+    case kUInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
+    case kInt8: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
+    case kInt16: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
+    case kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
+    case kInt64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
+    case kFloat16: *static_cast<Half*>(p) = Half(static_cast<float>(v)); break;
+    case kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
+    case kFloat32: *static_cast<float*>(p) = static_cast<float>(v); break;
+    case kFloat64: *static_cast<double*>(p) = v; break;
+    default: ADD_FAILURE() << "unexpected dtype " << t;
+  }
+}
+
+// The logical (row-major) values of a strided CPU tensor.
+std::vector<double> values(const Tensor& t) {
+  std::vector<double> out;
+  if (t.numel() == 0) return out;
+  out.reserve(static_cast<size_t>(t.numel()));
+  const char* base = static_cast<const char*>(t.data_ptr());
+  const auto isz = static_cast<int64_t>(t.itemsize());
+  std::vector<int64_t> idx(static_cast<size_t>(t.dim()), 0);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) off += idx[d] * t.stride(d);
+    out.push_back(read_elem(base + off * isz, t.dtype()));
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      if (++idx[d] < t.size(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor from_values(IntArrayRef shape, ScalarType dt, const std::vector<double>& v) {
+  Tensor t = ember::empty(shape, dt);
+  EXPECT_EQ(static_cast<size_t>(t.numel()), v.size());
+  char* p = static_cast<char*>(t.data_ptr());
+  for (size_t i = 0; i < v.size(); ++i) write_elem(p + i * t.itemsize(), dt, v[i]);
+  return t;
+}
+
+// Small values exactly representable in every dtype; never zero when `nonzero`.
+double sample_value(int64_t i, ScalarType dt, int seed, bool nonzero) {
+  const int64_t k = (i * 7 + seed * 13 + 3) % 11;  // 0..10
+  switch (dt) {
+    case kBool: return nonzero ? 1 : k % 2;
+    case kUInt8: return static_cast<double>(k + (nonzero ? 1 : 0));
+    case kInt8:
+    case kInt16:
+    case kInt32:
+    case kInt64: return k == 5 && nonzero ? 3 : static_cast<double>(k - 5);
+    default: return (static_cast<double>(k) - 5) * 0.5 + 0.25;
+  }
+}
+
+enum class Kind { Contiguous, Transposed, Sliced, Expanded };
+const Kind kKinds[] = {Kind::Contiguous, Kind::Transposed, Kind::Sliced, Kind::Expanded};
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Contiguous: return "contiguous";
+    case Kind::Transposed: return "transposed";
+    case Kind::Sliced: return "sliced";
+    default: return "expanded";
+  }
+}
+
+// A tensor of logical shape `shape` and dtype `dt` laid out as `kind` (falling back to contiguous
+// where the kind does not apply to the shape).
+Tensor make(std::vector<int64_t> shape, ScalarType dt, Kind kind, int seed = 0, bool nonzero = false) {
+  auto fill = [&](const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t x : s) n *= x;
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[i] = sample_value(i, dt, seed, nonzero);
+    return from_values(s, dt, v);
+  };
+  const auto nd = shape.size();
+  if (kind == Kind::Transposed && nd >= 2) {
+    auto s = shape;
+    std::swap(s[nd - 1], s[nd - 2]);
+    Tensor t = fill(s).transpose(-1, -2);
+    EXPECT_FALSE(t.is_contiguous() && shape[nd - 1] > 1 && shape[nd - 2] > 1);
+    return t;
+  }
+  if (kind == Kind::Sliced && nd >= 1) {
+    auto s = shape;
+    s[nd - 1] *= 2;
+    return fill(s).slice(-1, 0, std::nullopt, 2);
+  }
+  if (kind == Kind::Expanded && nd >= 1 && shape[0] > 1) {
+    auto s = shape;
+    s[0] = 1;
+    Tensor t = fill(s).expand(shape);
+    EXPECT_EQ(t.stride(0), 0);
+    return t;
+  }
+  return fill(shape);
+}
+
+std::vector<int64_t> broadcast(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> r(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    r[i] = da == 1 ? db : da;
+  }
+  return r;
+}
+
+// Reference of an elementwise binary op with broadcasting, in float64.
+std::vector<double> ref_binary(const Tensor& a, const Tensor& b, const std::function<double(double, double)>& f) {
+  const auto shape = broadcast(a.sizes(), b.sizes());
+  const auto va = values(a), vb = values(b);
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  std::vector<double> out(static_cast<size_t>(n));
+  auto index_of = [&](const std::vector<int64_t>& idx, IntArrayRef sz) {
+    int64_t off = 0;
+    const size_t lead = shape.size() - sz.size();
+    for (size_t d = 0; d < sz.size(); ++d) off = off * sz[d] + (sz[d] == 1 ? 0 : idx[lead + d]);
+    return off;
+  };
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = f(va[index_of(idx, a.sizes())], vb[index_of(idx, b.sizes())]);
+    for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// v as stored in dtype t (integers wrap, floats round).
+double as_dtype(double v, ScalarType t) {
+  switch (t) {
+    case kBool: return v != 0 ? 1 : 0;
+    case kUInt8: return static_cast<uint8_t>(static_cast<int64_t>(v));
+    case kInt8: return static_cast<int8_t>(static_cast<int64_t>(v));
+    case kInt16: return static_cast<int16_t>(static_cast<int64_t>(v));
+    case kInt32: return static_cast<int32_t>(static_cast<int64_t>(v));
+    case kInt64: return static_cast<double>(static_cast<int64_t>(v));
+    case kFloat16: return static_cast<float>(Half(static_cast<float>(v)));
+    case kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case kFloat32: return static_cast<float>(v);
+    default: return v;
+  }
+}
+
+double tolerance(ScalarType t) {
+  switch (t) {
+    case kFloat16: return 2e-3;
+    case kBFloat16: return 1e-2;
+    case kFloat32: return 1e-6;
+    case kFloat64: return 1e-12;
+    default: return 0;
+  }
+}
+
+void expect_values(const Tensor& t, const std::vector<double>& ref, const std::string& what) {
+  const auto got = values(t);
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  const double tol = tolerance(t.dtype());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double want = as_dtype(ref[i], t.dtype());
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i;
+    } else if (std::isinf(want)) {
+      EXPECT_EQ(got[i], want) << what << " at " << i;
+    } else {
+      EXPECT_NEAR(got[i], want, tol * std::max(1.0, std::fabs(want))) << what << " at " << i;
+    }
+  }
+}
+
+// PyTorch's promotion table (c10's _promoteTypesLookup), in Ember's dtype order.
+ScalarType torch_promote(ScalarType a, ScalarType b) {
+  using S = ScalarType;
+  constexpr S b1 = kBool, u1 = kUInt8, i1 = kInt8, i2 = kInt16, i4 = kInt32, i8 = kInt64, f2 = kFloat16,
+              bf = kBFloat16, f4 = kFloat32, f8 = kFloat64;
+  static const S table[10][10] = {
+      /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
+      /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
+      /* i1 */ {i1, i2, i1, i2, i4, i8, f2, bf, f4, f8},
+      /* i2 */ {i2, i2, i2, i2, i4, i8, f2, bf, f4, f8},
+      /* i4 */ {i4, i4, i4, i4, i4, i8, f2, bf, f4, f8},
+      /* i8 */ {i8, i8, i8, i8, i8, i8, f2, bf, f4, f8},
+      /* f2 */ {f2, f2, f2, f2, f2, f2, f2, f4, f4, f8},
+      /* bf */ {bf, bf, bf, bf, bf, bf, f4, bf, f4, f8},
+      /* f4 */ {f4, f4, f4, f4, f4, f4, f4, f4, f4, f8},
+      /* f8 */ {f8, f8, f8, f8, f8, f8, f8, f8, f8, f8},
+  };
+  return table[static_cast<int>(a)][static_cast<int>(b)];
+}
+
+const void* storage_of(const Tensor& t) { return t.unsafeGetTensorImpl()->storage().get(); }
+
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+#define EXPECT_ERROR(ErrType, stmt, ...)                                              \
+  do {                                                                                \
+    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                 \
+    for (const char* part_ : {__VA_ARGS__})                                           \
+      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
+  } while (0)
+
+// A tensor that claims to live on another device (no data): reaches the CPU kernels only by
+// redispatching to the CPU key, which is how the mixed-device checks are exercised.
+Tensor meta_tensor(IntArrayRef sizes) {
+  Storage s = make_intrusive<StorageImpl>(DataPtr{nullptr, nullptr, nullptr, Device(kMeta)}, 0, nullptr, false);
+  return Tensor(make_intrusive<TensorImpl>(std::move(s), kFloat32, sizes));
+}
+
+}  // namespace
+
+// ---- factories ------------------------------------------------------------------------------
+
+TEST(CpuFactories, EmptyShapesDtypesStrides) {
+  Tensor t = ember::empty({2, 3, 4});
+  EXPECT_EQ(t.sizes(), IntArrayRef({2, 3, 4}));
+  EXPECT_EQ(t.strides(), IntArrayRef({12, 4, 1}));
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+  for (ScalarType dt : kDtypes) {
+    Tensor e = ember::empty({5}, dt);
+    EXPECT_EQ(e.dtype(), dt);
+    EXPECT_EQ(e.nbytes(), 5 * element_size(dt));
+  }
+  Tensor z = ember::empty({0, 3});
+  EXPECT_EQ(z.numel(), 0);
+  EXPECT_NE(z.data_ptr(), nullptr);
+  Tensor s = ember::empty({});
+  EXPECT_EQ(s.dim(), 0);
+  EXPECT_EQ(s.numel(), 1);
+  EXPECT_ERROR(ValueError, ember::empty({2, -1}), "[empty]", "-1");
+  EXPECT_ERROR(NotImplementedError, ember::empty({2}, TensorOptions().layout(kSparse)), "[empty]", "sparse");
+}
+
+TEST(CpuFactories, EmptyStrided) {
+  Tensor t = ember::empty_strided({2, 3}, {1, 2});
+  EXPECT_EQ(t.strides(), IntArrayRef({1, 2}));
+  EXPECT_FALSE(t.is_contiguous());
+  EXPECT_EQ(t.unsafeGetTensorImpl()->storage()->nbytes(), 6 * sizeof(float));
+  Tensor e = ember::empty_strided({2, 0}, {0, 1}, kInt64);
+  EXPECT_EQ(e.numel(), 0);
+  EXPECT_ERROR(ValueError, ember::empty_strided({2, 3}, {1}), "[empty_strided]");
+}
+
+TEST(CpuFactories, ZerosOnesFullEveryDtype) {
+  for (ScalarType dt : kDtypes) {
+    SCOPED_TRACE(dtype_name(dt));
+    Tensor z = ember::zeros({2, 3}, dt);
+    Tensor o = ember::ones({2, 3}, dt);
+    Tensor f = ember::full({3}, 1, dt);
+    EXPECT_EQ(z.dtype(), dt);
+    EXPECT_EQ(o.dtype(), dt);
+    expect_values(z, std::vector<double>(6, 0), "zeros");
+    expect_values(o, std::vector<double>(6, 1), "ones");
+    expect_values(f, std::vector<double>(3, 1), "full");
+  }
+  // full's dtype follows the value when none is given.
+  EXPECT_EQ(ember::full({2}, true).dtype(), kBool);
+  EXPECT_EQ(ember::full({2}, 7).dtype(), kInt64);
+  EXPECT_EQ(ember::full({2}, 2.5).dtype(), kFloat32);
+  EXPECT_EQ(ember::full({2}, 2.5, kFloat64).dtype(), kFloat64);
+  expect_values(ember::full({2, 2}, -3.5), std::vector<double>(4, -3.5), "full float");
+  // A value that does not fit the dtype is refused (c10's checked conversion).
+  EXPECT_ERROR(ValueError, ember::full({2}, 300, kUInt8), "[fill_]", "300", "uint8");
+  EXPECT_ERROR(ValueError, ember::full({2}, 1e6, kFloat16), "[fill_]", "float16");
+  EXPECT_ERROR(ValueError, ember::full({2}, 2.5e10, kInt32), "int32");
+  expect_values(ember::full({1}, -1, kUInt8), {255}, "uint8 wraps -1 as c10 does");
+}
+
+TEST(CpuFactories, Arange) {
+  Tensor a = ember::arange(5);
+  EXPECT_EQ(a.dtype(), kInt64);
+  expect_values(a, {0, 1, 2, 3, 4}, "arange(5)");
+  Tensor b = ember::arange(0, 1, 0.25);
+  EXPECT_EQ(b.dtype(), kFloat32);
+  expect_values(b, {0, 0.25, 0.5, 0.75}, "arange(0,1,0.25)");
+  EXPECT_EQ(ember::arange(0, 1, 0.1).numel(), 10);
+  EXPECT_EQ(ember::arange(1, 2.5, 0.5).numel(), 3);
+  expect_values(ember::arange(10, 0, -3), {10, 7, 4, 1}, "negative step");
+  EXPECT_EQ(ember::arange(10, 0, -3).dtype(), kInt64);
+  expect_values(ember::arange(2, 5, TensorOptions(kFloat64)), {2, 3, 4}, "dtype option");
+  EXPECT_EQ(ember::arange(2, 5, TensorOptions(kFloat64)).dtype(), kFloat64);
+  EXPECT_EQ(ember::arange(3, 3).numel(), 0);
+  for (ScalarType dt : {kUInt8, kInt8, kInt16, kInt32, kInt64, kFloat16, kBFloat16, kFloat32, kFloat64})
+    expect_values(ember::arange(0, 4, TensorOptions(dt)), {0, 1, 2, 3}, std::string(dtype_name(dt)));
+  EXPECT_ERROR(ValueError, ember::arange(0, 5, 0), "[arange]", "step must be nonzero");
+  EXPECT_ERROR(ValueError, ember::arange(0, 5, -1), "[arange]", "inconsistent with step sign");
+  EXPECT_ERROR(ValueError, ember::arange(5, 0, 1), "[arange]", "inconsistent with step sign");
+}
+
+TEST(CpuFactories, LikeFactoriesKeepOptionsAndStrides) {
+  Tensor base = make({2, 3}, kFloat64, Kind::Transposed);
+  for (auto* f : {+[](const Tensor& t) { return ember::empty_like(t); },
+                  +[](const Tensor& t) { return ember::zeros_like(t); },
+                  +[](const Tensor& t) { return ember::ones_like(t); },
+                  +[](const Tensor& t) { return ember::full_like(t, 4); }}) {
+    Tensor r = f(base);
+    EXPECT_EQ(r.sizes(), base.sizes());
+    EXPECT_EQ(r.dtype(), kFloat64);
+    EXPECT_EQ(r.strides(), base.strides());  // LibTorch's preserve_format for dense inputs
+    EXPECT_NE(storage_of(r), storage_of(base));
+  }
+  expect_values(ember::zeros_like(base), std::vector<double>(6, 0), "zeros_like");
+  expect_values(ember::ones_like(base), std::vector<double>(6, 1), "ones_like");
+  expect_values(ember::full_like(base, 4), std::vector<double>(6, 4), "full_like");
+  Tensor i = ember::ones_like(base, kInt32);
+  EXPECT_EQ(i.dtype(), kInt32);
+  // Not dense (expanded): contiguous result.
+  Tensor e = ember::empty_like(make({3, 4}, kFloat32, Kind::Expanded));
+  EXPECT_TRUE(e.is_contiguous());
+  // full_like keeps self's dtype rather than the value's.
+  EXPECT_EQ(ember::full_like(ember::ones({2}, kInt32), 7).dtype(), kInt32);
+}
+
+TEST(CpuFactories, FillAndZeroEveryDtypeAndLayout) {
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : {Kind::Contiguous, Kind::Transposed, Kind::Sliced}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor t = make({3, 4}, dt, k);
+      const uint64_t v0 = t._version();
+      Tensor& r = t.fill_(1);
+      EXPECT_EQ(&r, &t);
+      EXPECT_GT(t._version(), v0);
+      expect_values(t, std::vector<double>(12, 1), "fill_");
+      t.zero_();
+      expect_values(t, std::vector<double>(12, 0), "zero_");
+    }
+  }
+  // Filling a view writes through to its base and leaves the rest alone.
+  Tensor base = ember::zeros({2, 4});
+  base.slice(1, 1, 3).fill_(2.5);
+  expect_values(base, {0, 2.5, 2.5, 0, 0, 2.5, 2.5, 0}, "fill_ through a view");
+  // An expanded tensor can be filled (one value everywhere), as in LibTorch.
+  Tensor ex = ember::zeros({1, 3}).expand({4, 3});
+  ex.fill_(7);
+  expect_values(ex, std::vector<double>(12, 7), "fill_ expanded");
+}
+
+// ---- binary arithmetic ----------------------------------------------------------------------
+
+namespace {
+
+struct ArithCase {
+  const char* name;
+  std::function<Tensor(const Tensor&, const Tensor&)> fn;
+  std::function<double(double, double)> ref;
+  bool nonzero_rhs = false;
+};
+
+std::vector<ArithCase> arith_cases() {
+  return {
+      {"add", [](const Tensor& a, const Tensor& b) { return ember::add(a, b); }, [](double x, double y) { return x + y; }},
+      {"add_alpha", [](const Tensor& a, const Tensor& b) { return ember::add(a, b, 2); },
+       [](double x, double y) { return x + 2 * y; }},
+      {"sub", [](const Tensor& a, const Tensor& b) { return ember::sub(a, b); }, [](double x, double y) { return x - y; }},
+      {"sub_alpha", [](const Tensor& a, const Tensor& b) { return ember::sub(a, b, 3); },
+       [](double x, double y) { return x - 3 * y; }},
+      {"mul", [](const Tensor& a, const Tensor& b) { return ember::mul(a, b); }, [](double x, double y) { return x * y; }},
+      {"div", [](const Tensor& a, const Tensor& b) { return ember::div(a, b); }, [](double x, double y) { return x / y; },
+       true},
+  };
+}
+
+const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> kShapePairs = {
+    {{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{4, 1, 3}, {2, 1}}, {{}, {2, 3}}, {{3, 5}, {}}, {{0, 3}, {3}}, {{1}, {4, 2}},
+};
+
+}  // namespace
+
+TEST(CpuBinary, ArithmeticEveryDtypeLayoutAndBroadcast) {
+  for (const auto& op : arith_cases()) {
+    for (ScalarType dt : kDtypes) {
+      const bool is_sub = std::string(op.name).rfind("sub", 0) == 0;
+      if (is_sub && dt == kBool) continue;  // an error, tested below
+      for (const auto& [sa, sb] : kShapePairs) {
+        for (Kind ka : kKinds) {
+          for (Kind kb : kKinds) {
+            SCOPED_TRACE(std::string(op.name) + " " + std::string(dtype_name(dt)) + " " + kind_name(ka) + "/" +
+                         kind_name(kb) + " " + ::testing::PrintToString(sa) + " " + ::testing::PrintToString(sb));
+            Tensor a = make(sa, dt, ka, 1);
+            Tensor b = make(sb, dt, kb, 2, op.nonzero_rhs);
+            Tensor r = op.fn(a, b);
+            const bool div = std::string(op.name) == "div";
+            const ScalarType want = div && !is_floating_type(dt) ? kFloat32 : dt;
+            ASSERT_EQ(r.dtype(), want);
+            EXPECT_EQ(r.sizes(), IntArrayRef(broadcast(sa, sb)));
+            auto ref = ref_binary(a, b, op.ref);
+            if (dt == kBool && !div)  // bool arithmetic is logical: any nonzero is true
+              for (auto& v : ref) v = v != 0;
+            expect_values(r, ref, op.name);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuBinary, OutputLayoutFollowsInputs) {
+  // As LibTorch's TensorIterator: the output of transposed inputs is laid out like them.
+  Tensor a = make({3, 4}, kFloat32, Kind::Transposed), b = make({3, 4}, kFloat32, Kind::Transposed);
+  Tensor r = a + b;
+  EXPECT_EQ(r.strides(), IntArrayRef({1, 3}));
+  expect_values(r, ref_binary(a, b, std::plus<double>()), "transposed add");
+  // Mixed layouts: contiguous wins when the first input is contiguous.
+  Tensor c = make({3, 4}, kFloat32, Kind::Contiguous);
+  EXPECT_TRUE((c + a).is_contiguous());
+  // A fresh contiguous result for plain inputs.
+  EXPECT_TRUE((c + c).is_contiguous());
+}
+
+TEST(CpuBinary, PromotionAllDtypePairs) {
+  for (ScalarType da : kDtypes) {
+    for (ScalarType db : kDtypes) {
+      SCOPED_TRACE(std::string(dtype_name(da)) + " + " + std::string(dtype_name(db)));
+      Tensor a = make({2, 3}, da, Kind::Contiguous, 1);
+      Tensor b = make({3}, db, Kind::Sliced, 2, true);
+      const ScalarType want = torch_promote(da, db);
+      Tensor r = ember::mul(a, b);
+      ASSERT_EQ(r.dtype(), want);
+      expect_values(r, ref_binary(a, b, [&](double x, double y) {
+                      return want == kBool ? double(x != 0 && y != 0) : as_dtype(x, want) * as_dtype(y, want);
+                    }), "mul promoted");
+      Tensor q = ember::div(a, b);
+      EXPECT_EQ(q.dtype(), is_floating_type(want) ? want : kFloat32);
+      Tensor c = ember::lt(a, b);
+      EXPECT_EQ(c.dtype(), kBool);
+      expect_values(c, ref_binary(a, b, [&](double x, double y) { return double(as_dtype(x, want) < as_dtype(y, want)); }),
+                    "lt promoted");
+    }
+  }
+}
+
+TEST(CpuBinary, PromotionWithScalarsAndZeroDimTensors) {
+  Tensor i32 = ember::ones({2}, kInt32), u8 = ember::ones({2}, kUInt8), b = ember::ones({2}, kBool);
+  Tensor f16 = ember::ones({2}, kFloat16), f32 = ember::ones({2});
+  // A Scalar counts only by category.
+  EXPECT_EQ((i32 + 2.5).dtype(), kFloat32);
+  EXPECT_EQ((u8 + 1000).dtype(), kUInt8);
+  EXPECT_EQ((b + 1).dtype(), kInt64);
+  EXPECT_EQ((b + true).dtype(), kBool);
+  EXPECT_EQ((f16 + 2.5).dtype(), kFloat16);
+  EXPECT_EQ((i32 * 3).dtype(), kInt32);
+  EXPECT_EQ((i32 / 2).dtype(), kFloat32);
+  // A 0-dim tensor counts only when its category is higher.
+  EXPECT_EQ((i32 + ember::full({}, 2.5, kFloat64)).dtype(), kFloat64);
+  EXPECT_EQ((f32 + ember::full({}, 2.5, kFloat64)).dtype(), kFloat32);
+  EXPECT_EQ((f16 + ember::full({}, 2, kInt64)).dtype(), kFloat16);
+  EXPECT_EQ((ember::full({}, 1, kInt64) + ember::full({}, 2, kInt32)).dtype(), kInt64);
+  EXPECT_EQ((ember::full({}, 1.5, kFloat64) + 1.5).dtype(), kFloat64);
+  // The default dtype decides for floating Scalars with integral tensors.
+  set_default_dtype(kFloat64);
+  EXPECT_EQ((i32 + 2.5).dtype(), kFloat64);
+  EXPECT_EQ((i32 / 2).dtype(), kFloat64);
+  set_default_dtype(kFloat32);
+  // Values: the Scalar converts to the common dtype (wrapping for integers, as LibTorch).
+  expect_values(u8 + 300, {45, 45}, "uint8 + 300");
+  expect_values(i32 + 2.5, {3.5, 3.5}, "int32 + 2.5");
+  expect_values(f16 * 0.1, {0.1, 0.1}, "float16 * 0.1");
+}
+
+TEST(CpuBinary, ScalarOverloadsEveryDtype) {
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4}, dt, k, 3);
+      if (dt != kBool) {
+        const Scalar s = is_floating_type(dt) ? Scalar(1.5) : Scalar(int64_t{2});
+        const double sv = s.toDouble();
+        expect_values(a + s, ref_binary(a, a, [&](double x, double) { return x + sv; }), "add scalar");
+        expect_values(ember::add(a, s, 2), ref_binary(a, a, [&](double x, double) { return x + 2 * sv; }), "add alpha");
+        expect_values(a - s, ref_binary(a, a, [&](double x, double) { return x - sv; }), "sub scalar");
+        expect_values(a * s, ref_binary(a, a, [&](double x, double) { return x * sv; }), "mul scalar");
+        Tensor q = a / s;
+        EXPECT_EQ(q.dtype(), is_floating_type(dt) ? dt : kFloat32);
+        expect_values(q, ref_binary(a, a, [&](double x, double) { return x / sv; }), "div scalar");
+      } else {
+        expect_values(a * true, values(a), "bool mul true");
+        expect_values(a + false, values(a), "bool add false");
+      }
+      Tensor e = ember::eq(a, 1);
+      EXPECT_EQ(e.dtype(), kBool);
+      expect_values(e, ref_binary(a, a, [](double x, double) { return double(x == 1); }), "eq scalar");
+      expect_values(ember::lt(a, 0.5), ref_binary(a, a, [](double x, double) { return double(x < 0.5); }), "lt scalar");
+    }
+  }
+}
+
+TEST(CpuBinary, InPlaceAndOutVariants) {
+  for (ScalarType dt : kDtypes) {
+    if (dt == kBool) continue;
+    for (Kind kb : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(kb));
+      Tensor a = make({3, 4}, dt, Kind::Contiguous, 1);
+      Tensor b = make({3, 4}, dt, kb, 2, true);
+      const auto ref_add = ref_binary(a, b, [](double x, double y) { return x + 2 * y; });
+      const auto ref_mul = ref_binary(a, b, std::multiplies<double>());
+      const uint64_t v0 = a._version();
+      Tensor a2 = a.clone();
+      Tensor& r = a.add_(b, 2);
+      EXPECT_EQ(&r, &a);
+      EXPECT_TRUE(r.is_same(a));
+      EXPECT_GT(a._version(), v0);
+      expect_values(a, ref_add, "add_");
+      a2.mul_(b);
+      expect_values(a2, ref_mul, "mul_");
+      Tensor out = ember::empty({3, 4}, dt);
+      Tensor& o = ember::add_out(out, make({3, 4}, dt, Kind::Contiguous, 1), b, 2);
+      EXPECT_TRUE(o.is_same(out));
+      expect_values(out, ref_add, "add_out");
+      // In place on a non-contiguous self.
+      Tensor t = make({3, 4}, dt, Kind::Transposed, 1);
+      const auto ref_t = ref_binary(t, b, [](double x, double y) { return x - y; });
+      t.sub_(b);
+      EXPECT_EQ(t.strides(), IntArrayRef({1, 3}));
+      expect_values(t, ref_t, "sub_ transposed self");
+    }
+  }
+  // In place with broadcasting of other, and Scalar in-place overloads.
+  Tensor a = ember::ones({2, 3});
+  a.add_(ember::arange(3, kFloat32));
+  expect_values(a, {1, 2, 3, 1, 2, 3}, "add_ broadcast");
+  a.mul_(2).sub_(1).div_(2);
+  expect_values(a, {0.5, 1.5, 2.5, 0.5, 1.5, 2.5}, "scalar in-place chain");
+  // float16 self with a float32 other: computed in float, stored in float16.
+  Tensor h = ember::ones({2}, kFloat16);
+  h.add_(ember::full({2}, 0.5));
+  EXPECT_EQ(h.dtype(), kFloat16);
+  expect_values(h, {1.5, 1.5}, "float16 add_ float32");
+  // out= of a wider dtype, and an out= tensor of the wrong shape is resized.
+  Tensor o64 = ember::empty({0}, kFloat64);
+  ember::mul_out(o64, ember::full({2, 2}, 1.5), ember::full({2}, 2.0));
+  EXPECT_EQ(o64.sizes(), IntArrayRef({2, 2}));
+  EXPECT_EQ(o64.dtype(), kFloat64);
+  expect_values(o64, {3, 3, 3, 3}, "mul_out resized");
+  Tensor dv = ember::empty({2}, kFloat32);
+  ember::div_out(dv, ember::full({2}, 3, kInt64), ember::full({2}, 2, kInt64));
+  expect_values(dv, {1.5, 1.5}, "div_out of integers");
+}
+
+TEST(CpuBinary, ErrorsNameTheOpAndTheProblem) {
+  Tensor a = ember::ones({2, 3}), b = ember::ones({4});
+  EXPECT_ERROR(ValueError, ember::add(a, b), "[add]", "[2, 3]", "[4]", "broadcast");
+  EXPECT_ERROR(ValueError, ember::mul(ember::ones({3, 2}), ember::ones({3})), "[mul]", "[3, 2]", "[3]");
+  EXPECT_ERROR(ValueError, ember::lt(a, b), "[lt]", "[2, 3]", "[4]");
+  // In place: the result shape must be self's.
+  Tensor s = ember::ones({3});
+  EXPECT_ERROR(ValueError, s.add_(ember::ones({2, 3})), "[add_]", "output with shape [3]", "[2, 3]");
+  // Result dtype that the output cannot hold.
+  Tensor i = ember::ones({2}, kInt64);
+  EXPECT_ERROR(TypeError, i.add_(ember::ones({2})), "[add_]", "float32", "int64");
+  EXPECT_ERROR(TypeError, i.div_(2), "[div_]", "can't be cast");
+  Tensor out = ember::empty({2}, kInt32);
+  EXPECT_ERROR(TypeError, ember::add_out(out, ember::ones({2}), ember::ones({2})), "[add]", "float32", "int32");
+  Tensor bo = ember::empty({2}, kBool);
+  EXPECT_ERROR(TypeError, ember::mul_out(bo, i, i), "[mul]", "bool");
+  // Bool subtraction, and alpha rules.
+  Tensor bt = ember::ones({2}, kBool);
+  EXPECT_ERROR(TypeError, ember::sub(bt, bt), "[sub]", "two bool tensors");
+  EXPECT_ERROR(TypeError, ember::sub(bt, 1), "[sub]", "with a bool tensor");
+  EXPECT_ERROR(TypeError, ember::sub(i, true), "[sub]", "bool");
+  EXPECT_ERROR(TypeError, ember::add(i, i, 2.5), "[add]", "alpha");
+  EXPECT_ERROR(TypeError, ember::add(a, a, true), "[add]", "boolean alpha");
+  // Written-to tensor with overlapping elements.
+  Tensor ex = ember::zeros({1, 3}).expand({2, 3});
+  EXPECT_ERROR(ValueError, ex.add_(1), "[add_]", "more than one element");
+  // Undefined arguments.
+  EXPECT_ERROR(ValueError, ember::add(Tensor(), a), "[add]", "defined");
+  // Complex is not implemented yet: the message names op and dtype.
+  Tensor c = ember::empty({2}, kComplex64);
+  EXPECT_ERROR(NotImplementedError, ember::add(c, c), "[add]", "complex64");
+}
+
+TEST(CpuBinary, MixedDevicesNameBothDevices) {
+  auto op = Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor")
+                .typed<Tensor(const Tensor&, const Tensor&, const Scalar&)>();
+  Tensor a = ember::ones({2});
+  Tensor m = meta_tensor({2});
+  EXPECT_ERROR(ValueError, op.redispatch(DispatchKeySet(DispatchKey::CPU), a, m, 1), "[add]", "cpu", "meta");
+  auto cp = Dispatcher::singleton().findSchemaOrThrow("aten::copy_", "").typed<Tensor&(Tensor&, const Tensor&, bool)>();
+  EXPECT_ERROR(ValueError, cp.redispatch(DispatchKeySet(DispatchKey::CPU), a, m, false), "[copy_]", "cpu", "meta");
+}
+
+TEST(CpuBinary, AliasingAndOverlap) {
+  // Same tensor on both sides, in place.
+  Tensor a = ember::arange(4, kFloat32);
+  a.mul_(a);
+  expect_values(a, {0, 1, 4, 9}, "a.mul_(a)");
+  // Partial overlap: the result is as if every input were read before the output is written.
+  Tensor x = ember::arange(6, kFloat32);
+  x.slice(0, 1).add_(x.slice(0, 0, 5));
+  expect_values(x, {0, 1, 3, 5, 7, 9}, "overlapping add_");
+  Tensor y = ember::arange(6, kFloat32);
+  Tensor yo = y.slice(0, 0, 5);
+  ember::add_out(yo, y.slice(0, 1), y.slice(0, 1));
+  expect_values(y, {2, 4, 6, 8, 10, 5}, "overlapping out=");
+  // In place with a broadcast view of self.
+  Tensor m = ember::arange(6, kFloat32).view({2, 3});
+  m.add_(m.select(0, 0));
+  expect_values(m, {0, 2, 4, 3, 5, 7}, "add_ of own row");
+}
+
+TEST(CpuBinary, IntegerWrapAndSpecialValues) {
+  expect_values(ember::full({1}, 127, kInt8) + 1, {-128}, "int8 wraps");
+  expect_values(ember::full({1}, 0, kUInt8) - 1, {255}, "uint8 wraps");
+  expect_values(ember::full({1}, std::numeric_limits<int64_t>::max(), kInt64) + 1,
+                {static_cast<double>(std::numeric_limits<int64_t>::min())}, "int64 wraps");
+  expect_values(ember::full({1}, 65536, kInt32) * ember::full({1}, 65536, kInt32), {0}, "int32 mul wraps");
+  Tensor q = ember::div(ember::tensor({1, -1, 0}), ember::zeros({3}, kInt64));
+  EXPECT_EQ(q.dtype(), kFloat32);
+  auto v = values(q);
+  EXPECT_EQ(v[0], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(v[1], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(v[2]));
+  Tensor nan = ember::full({2}, std::numeric_limits<double>::quiet_NaN());
+  expect_values(ember::eq(nan, nan), {0, 0}, "nan == nan");
+  expect_values(ember::ne(nan, nan), {1, 1}, "nan != nan");
+  // float16 arithmetic rounds once from float.
+  expect_values(ember::full({1}, 2048, kFloat16) + 1, {2048}, "float16 2048 + 1");
+}
+
+TEST(CpuBinary, ComparisonsEveryDtypeLayoutAndBroadcast) {
+  struct Cmp {
+    const char* name;
+    Tensor (*fn)(const Tensor&, const Tensor&);
+    bool (*ref)(double, double);
+  };
+  const Cmp cmps[] = {
+      {"eq", [](const Tensor& a, const Tensor& b) { return ember::eq(a, b); }, [](double x, double y) { return x == y; }},
+      {"ne", [](const Tensor& a, const Tensor& b) { return ember::ne(a, b); }, [](double x, double y) { return x != y; }},
+      {"lt", [](const Tensor& a, const Tensor& b) { return ember::lt(a, b); }, [](double x, double y) { return x < y; }},
+      {"le", [](const Tensor& a, const Tensor& b) { return ember::le(a, b); }, [](double x, double y) { return x <= y; }},
+      {"gt", [](const Tensor& a, const Tensor& b) { return ember::gt(a, b); }, [](double x, double y) { return x > y; }},
+      {"ge", [](const Tensor& a, const Tensor& b) { return ember::ge(a, b); }, [](double x, double y) { return x >= y; }},
+  };
+  for (const auto& c : cmps) {
+    for (ScalarType dt : kDtypes) {
+      for (const auto& [sa, sb] : kShapePairs) {
+        for (Kind ka : kKinds) {
+          for (Kind kb : {Kind::Contiguous, Kind::Transposed, Kind::Expanded}) {
+            SCOPED_TRACE(std::string(c.name) + " " + std::string(dtype_name(dt)) + " " + kind_name(ka) + "/" +
+                         kind_name(kb));
+            Tensor a = make(sa, dt, ka, 1), b = make(sb, dt, kb, 4);
+            Tensor r = c.fn(a, b);
+            ASSERT_EQ(r.dtype(), kBool);
+            EXPECT_EQ(r.sizes(), IntArrayRef(broadcast(sa, sb)));
+            expect_values(r, ref_binary(a, b, [&](double x, double y) { return double(c.ref(x, y)); }), c.name);
+          }
+        }
+      }
+    }
+  }
+  // Promotion inside comparisons: 2 < 2.5 compares in float.
+  expect_values(ember::lt(ember::full({1}, 2, kInt64), 2.5), {1}, "int < 2.5");
+  expect_values(ember::eq(ember::full({1}, 2, kInt64), ember::full({1}, 2.0, kFloat16)), {1}, "int == half");
+}
+
+// ---- copies and conversions ---------------------------------------------------------------------
+
+TEST(CpuCopy, EveryDtypePairAndLayout) {
+  for (ScalarType from : kDtypes) {
+    for (ScalarType to : kDtypes) {
+      for (Kind ks : kKinds) {
+        SCOPED_TRACE(std::string(dtype_name(from)) + " -> " + std::string(dtype_name(to)) + " " + kind_name(ks));
+        Tensor src = make({3, 4}, from, ks, 5);
+        Tensor dst = ember::empty({3, 4}, to);
+        Tensor& r = dst.copy_(src);
+        EXPECT_EQ(&r, &dst);
+        expect_values(dst, values(src), "copy_");
+        Tensor dstt = ember::empty({4, 3}, to).t();  // non-contiguous destination
+        dstt.copy_(src);
+        expect_values(dstt, values(src), "copy_ into transposed");
+      }
+    }
+  }
+  // Conversions follow c10: floats truncate toward zero, -1.0 -> 255 for uint8, nonzero -> true.
+  Tensor f = ember::tensor({-1.75, 2.5, 0.0, 300.0}, kFloat64);
+  expect_values(f.to(kInt32), {-1, 2, 0, 300}, "float -> int32");
+  expect_values(f.slice(0, 0, 3).to(kUInt8), {255, 2, 0}, "float -> uint8");
+  expect_values(f.to(kBool), {1, 1, 0, 1}, "float -> bool");
+  expect_values(ember::tensor({1.0009765625}, kFloat64).to(kFloat16), {1.0009765625}, "float64 -> float16 exact");
+}
+
+TEST(CpuCopy, BroadcastOverlapAndErrors) {
+  Tensor d = ember::zeros({2, 3});
+  d.copy_(ember::arange(3, kFloat32));
+  expect_values(d, {0, 1, 2, 0, 1, 2}, "broadcast copy_");
+  d.copy_(ember::full({}, 9));
+  expect_values(d, std::vector<double>(6, 9), "0-dim copy_");
+  // Overlapping source and destination: as if the source were read first.
+  Tensor x = ember::arange(6, kFloat32);
+  x.slice(0, 1).copy_(x.slice(0, 0, 5));
+  expect_values(x, {0, 0, 1, 2, 3, 4}, "overlapping copy_ forward");
+  Tensor y = ember::arange(6, kFloat32);
+  y.slice(0, 0, 5).copy_(y.slice(0, 1));
+  expect_values(y, {1, 2, 3, 4, 5, 5}, "overlapping copy_ backward");
+  Tensor z = ember::arange(4, kFloat32).view({2, 2});
+  z.copy_(z.t());
+  expect_values(z, {0, 2, 1, 3}, "copy_ of own transpose");
+  Tensor s = ember::arange(3, kFloat32);
+  EXPECT_TRUE(s.copy_(s).is_same(s));
+  EXPECT_ERROR(ValueError, ember::zeros({2, 3}).copy_(ember::ones({4})), "[copy_]", "[2, 3]", "[4]");
+  EXPECT_ERROR(ValueError, ember::zeros({3}).copy_(ember::ones({2, 3})), "[copy_]", "[3]", "[2, 3]");
+  EXPECT_ERROR(ValueError, ember::zeros({1, 3}).expand({2, 3}).copy_(ember::ones({2, 3})), "[copy_]",
+               "more than one element");
+}
+
+TEST(CpuCopy, ToCloneContiguousCpu) {
+  Tensor a = make({2, 3}, kFloat32, Kind::Contiguous, 1);
+  // No change: the very same tensor.
+  EXPECT_TRUE(a.to(kFloat32).is_same(a));
+  EXPECT_TRUE(a.to(Device(kCPU)).is_same(a));
+  EXPECT_TRUE(a.cpu().is_same(a));
+  EXPECT_TRUE(a.contiguous().is_same(a));
+  // copy=true, or a dtype change: a new tensor.
+  Tensor c = a.to(kFloat32, false, true);
+  EXPECT_FALSE(c.is_same(a));
+  EXPECT_NE(storage_of(c), storage_of(a));
+  expect_values(c, values(a), "to copy=true");
+  for (ScalarType dt : kDtypes) {
+    Tensor r = a.to(dt);
+    EXPECT_EQ(r.dtype(), dt);
+    expect_values(r, values(a), std::string("to ") + std::string(dtype_name(dt)));
+    Tensor r2 = a.to(Device(kCPU), dt);
+    EXPECT_EQ(r2.dtype(), dt);
+  }
+  // _to_copy and clone keep a dense layout; contiguous() makes one.
+  Tensor t = make({3, 4}, kInt16, Kind::Transposed, 2);
+  Tensor cl = t.clone();
+  EXPECT_EQ(cl.strides(), t.strides());
+  EXPECT_NE(storage_of(cl), storage_of(t));
+  expect_values(cl, values(t), "clone");
+  Tensor tf = t.to(kFloat64);
+  EXPECT_EQ(tf.strides(), t.strides());
+  Tensor ct = t.contiguous();
+  EXPECT_TRUE(ct.is_contiguous());
+  EXPECT_EQ(ct.strides(), IntArrayRef({4, 1}));
+  expect_values(ct, values(t), "contiguous");
+  Tensor sl = make({3, 4}, kFloat32, Kind::Sliced);
+  Tensor sc = sl.clone();
+  EXPECT_TRUE(sc.is_contiguous());  // not dense: LibTorch's preserve_format falls back to contiguous
+  expect_values(sc, values(sl), "clone of sliced");
+  Tensor cpy = ember::_to_copy(a, TensorOptions(kFloat64));
+  EXPECT_EQ(cpy.dtype(), kFloat64);
+}
+
+// ---- reductions -------------------------------------------------------------------------------
+
+TEST(CpuReduce, SumEveryDtypeAndLayout) {
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 1);
+      const auto v = values(a);
+      double total = 0;
+      for (double x : v) total += x;
+      Tensor s = a.sum();
+      const ScalarType want = is_floating_type(dt) ? dt : kInt64;
+      EXPECT_EQ(s.dtype(), want);
+      EXPECT_EQ(s.dim(), 0);
+      expect_values(s, {total}, "sum()");
+      // Over each dimension and pairs of dimensions, with and without keepdim.
+      for (std::vector<int64_t> dims : {std::vector<int64_t>{0}, {1}, {2}, {-1}, {0, 2}, {2, 0}, {0, 1, 2}}) {
+        for (bool keep : {false, true}) {
+          Tensor r = a.sum(dims, keep);
+          EXPECT_EQ(r.dtype(), want);
+          std::vector<bool> red(3, false);
+          for (int64_t d : dims) red[d < 0 ? d + 3 : d] = true;
+          std::vector<int64_t> shape;
+          for (int d = 0; d < 3; ++d)
+            if (!red[d]) shape.push_back(a.size(d));
+            else if (keep) shape.push_back(1);
+          EXPECT_EQ(r.sizes(), IntArrayRef(shape));
+          // Reference: accumulate into the kept coordinates.
+          std::vector<double> ref(static_cast<size_t>(r.numel()), 0);
+          int idx = 0;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 4; ++j)
+              for (int l = 0; l < 5; ++l, ++idx) {
+                int64_t o = 0;
+                const int c[3] = {i, j, l};
+                for (int d = 0; d < 3; ++d)
+                  if (!red[d]) o = o * a.size(d) + c[d];
+                ref[o] += v[idx];
+              }
+          expect_values(r, ref, "sum(dims)");
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuReduce, SumDtypeArgumentAccuracyAndErrors) {
+  Tensor i = ember::full({4}, 100, kInt8);
+  EXPECT_EQ(i.sum().dtype(), kInt64);
+  expect_values(i.sum(), {400}, "int8 sums in int64");
+  expect_values(ember::ones({5}, kBool).sum(), {5}, "bool counts");
+  Tensor f = i.sum(std::optional<ScalarType>(kFloat64));
+  EXPECT_EQ(f.dtype(), kFloat64);
+  expect_values(i.sum(std::vector<int64_t>{0}, false, kInt8), {-112}, "sum with dtype int8 wraps");
+  // Float sums accumulate in double: 10M float32 ones are exact, and 0.1s stay close.
+  expect_values(ember::ones({10000000}).sum(), {1e7}, "1e7 ones");
+  Tensor tenths = ember::full({1 << 20}, 0.1);
+  EXPECT_NEAR(tenths.sum().item<double>(), static_cast<double>(0.1f) * (1 << 20), 1e-3);
+  Tensor h = ember::full({4096}, 1.0, kFloat16);
+  EXPECT_EQ(h.sum().item<double>(), 4096.0);  // exact in float16 because accumulation is wider
+  // Empty and 0-dim.
+  expect_values(ember::empty({0}).sum(), {0}, "empty sum");
+  expect_values(ember::zeros({2, 0}).sum(std::vector<int64_t>{1}), {0, 0}, "sum over empty dim");
+  expect_values(ember::full({}, 3.5).sum(), {3.5}, "0-dim sum");
+  expect_values(ember::full({}, 3.5).sum(std::vector<int64_t>{0}), {3.5}, "0-dim sum(dim=0)");
+  EXPECT_ERROR(ValueError, ember::ones({2, 3}).sum(std::vector<int64_t>{1, -1}), "[sum]", "appears multiple times");
+  EXPECT_ERROR(IndexError, ember::ones({2, 3}).sum(std::vector<int64_t>{2}), "[sum]", "out of range");
+}
+
+TEST(CpuReduce, ItemEqualAllclose) {
+  for (ScalarType dt : kDtypes) {
+    Tensor one = ember::full({1, 1}, 1, dt);
+    EXPECT_EQ(one.item().toDouble(), 1.0) << dtype_name(dt);
+  }
+  EXPECT_TRUE(ember::full({}, true).item().isBoolean());
+  EXPECT_TRUE(ember::full({}, 3).item().isIntegral(false));
+  EXPECT_TRUE(ember::full({}, 3.5).item().isFloatingPoint());
+  EXPECT_EQ(ember::full({}, 7, kInt32).item<int>(), 7);
+  EXPECT_ERROR(ValueError, ember::ones({2}).item(), "[item]", "2 elements");
+
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      Tensor a = make({3, 4}, dt, k, 1);
+      Tensor b = make({3, 4}, dt, Kind::Contiguous, 1);
+      EXPECT_EQ(ember::equal(a, b), values(a) == values(b)) << dtype_name(dt) << " " << kind_name(k);
+      EXPECT_TRUE(ember::equal(a, a.clone()));
+      EXPECT_TRUE(ember::allclose(a, a.clone()));
+    }
+  }
+  EXPECT_FALSE(ember::equal(ember::ones({2}), ember::ones({3})));
+  EXPECT_FALSE(ember::equal(ember::ones({2}), ember::zeros({2})));
+  Tensor nan = ember::full({2}, std::numeric_limits<double>::quiet_NaN());
+  EXPECT_FALSE(ember::equal(nan, nan));
+  EXPECT_ERROR(TypeError, ember::equal(ember::ones({2}), ember::ones({2}, kInt64)), "[equal]", "float32", "int64");
+
+  Tensor x = ember::full({3}, 1.0), y = ember::full({3}, 1.0 + 1e-6);
+  EXPECT_TRUE(ember::allclose(x, y));
+  EXPECT_FALSE(ember::allclose(x, ember::full({3}, 1.001)));
+  EXPECT_TRUE(ember::allclose(x, ember::full({3}, 1.001), 1e-2));
+  EXPECT_TRUE(ember::allclose(x, ember::full({}, 1.0)));  // broadcasts
+  EXPECT_FALSE(ember::allclose(nan, nan));
+  EXPECT_TRUE(ember::allclose(nan, nan, 1e-5, 1e-8, true));
+  Tensor inf = ember::full({1}, std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(ember::allclose(inf, inf));
+  EXPECT_FALSE(ember::allclose(inf, ember::full({1}, -std::numeric_limits<double>::infinity())));
+  EXPECT_TRUE(ember::allclose(ember::full({2}, 5, kInt64), ember::full({2}, 5, kInt64)));
+  EXPECT_ERROR(TypeError, ember::allclose(x, ember::ones({3}, kInt64)), "[allclose]", "float32", "int64");
+  EXPECT_ERROR(ValueError, ember::allclose(x, x, -1.0), "[allclose]", "rtol");
+}
+
+// ---- views --------------------------------------------------------------------------------------
+
+TEST(CpuViews, ViewsShareStorageAndHaveTheRightGeometry) {
+  Tensor a = ember::arange(24, kFloat32).view({2, 3, 4});
+  EXPECT_EQ(a.sizes(), IntArrayRef({2, 3, 4}));
+  const void* st = storage_of(a);
+
+  Tensor v = a.view({6, -1});
+  EXPECT_EQ(v.sizes(), IntArrayRef({6, 4}));
+  EXPECT_EQ(storage_of(v), st);
+  Tensor s = a.select(1, 2);
+  EXPECT_EQ(s.sizes(), IntArrayRef({2, 4}));
+  EXPECT_EQ(s.strides(), IntArrayRef({12, 1}));
+  EXPECT_EQ(s.storage_offset(), 8);
+  EXPECT_EQ(storage_of(s), st);
+  expect_values(a.select(-1, -1), {3, 7, 11, 15, 19, 23}, "select negative");
+  Tensor sl = a.slice(2, 1, std::nullopt, 2);
+  EXPECT_EQ(sl.sizes(), IntArrayRef({2, 3, 2}));
+  EXPECT_EQ(sl.strides(), IntArrayRef({12, 4, 2}));
+  EXPECT_EQ(sl.storage_offset(), 1);
+  expect_values(a.slice(0, -1), values(a.select(0, 1).unsqueeze(0)), "slice negative start");
+  EXPECT_EQ(a.slice(1, 5, 10).size(1), 0);  // clamped
+  EXPECT_EQ(a.slice(1, -100, 100).size(1), 3);
+  Tensor tr = a.transpose(0, 2);
+  EXPECT_EQ(tr.sizes(), IntArrayRef({4, 3, 2}));
+  EXPECT_EQ(tr.strides(), IntArrayRef({1, 4, 12}));
+  EXPECT_EQ(storage_of(tr), st);
+  Tensor m = ember::arange(6, kFloat32).view({2, 3});
+  EXPECT_EQ(m.t().sizes(), IntArrayRef({3, 2}));
+  EXPECT_EQ(m.t().strides(), IntArrayRef({1, 3}));
+  EXPECT_EQ(ember::ones({3}).t().sizes(), IntArrayRef({3}));
+  Tensor u = m.unsqueeze(1);
+  EXPECT_EQ(u.sizes(), IntArrayRef({2, 1, 3}));
+  EXPECT_EQ(u.strides(), IntArrayRef({3, 3, 1}));
+  EXPECT_EQ(m.unsqueeze(-1).sizes(), IntArrayRef({2, 3, 1}));
+  EXPECT_EQ(m.unsqueeze(-1).strides(), IntArrayRef({3, 1, 1}));
+  Tensor e = ember::arange(3, kFloat32).expand({2, 3});
+  EXPECT_EQ(e.strides(), IntArrayRef({0, 1}));
+  expect_values(e, {0, 1, 2, 0, 1, 2}, "expand");
+  EXPECT_EQ(ember::ones({3, 1}).expand({-1, 4}).sizes(), IntArrayRef({3, 4}));
+  EXPECT_EQ(ember::full({}, 2.0).expand({2, 2}).strides(), IntArrayRef({0, 0}));
+  Tensor as = m.as_strided({2, 2}, {1, 2}, 1);
+  expect_values(as, {1, 3, 2, 4}, "as_strided");
+  EXPECT_EQ(storage_of(as), storage_of(m));
+
+  // Writes through a view reach the base.
+  a.select(0, 1).select(0, 0).fill_(-1);
+  expect_values(a.select(0, 1).select(0, 0), {-1, -1, -1, -1}, "write through view");
+  EXPECT_EQ(values(a)[12], -1);
+}
+
+TEST(CpuViews, ViewRulesReshapeAndErrors) {
+  Tensor a = ember::arange(12, kFloat32).view({3, 4});
+  // A transposed tensor cannot be flattened by view; reshape copies.
+  Tensor t = a.t();
+  EXPECT_ERROR(ValueError, t.view({12}), "[view]", "view size is not compatible");
+  Tensor r = t.reshape({12});
+  EXPECT_NE(storage_of(r), storage_of(a));
+  expect_values(r, values(t), "reshape copy");
+  // reshape is a view when the strides allow it.
+  Tensor rv = a.reshape({2, -1});
+  EXPECT_EQ(storage_of(rv), storage_of(a));
+  EXPECT_EQ(rv.sizes(), IntArrayRef({2, 6}));
+  // view splits a dimension of a transposed tensor when strides allow it.
+  Tensor tv = t.view({2, 2, 3});
+  EXPECT_EQ(tv.strides(), IntArrayRef({2, 1, 4}));
+  EXPECT_EQ(a.slice(1, 0, 2).view({3, 2, 1}).sizes(), IntArrayRef({3, 2, 1}));
+  EXPECT_EQ(ember::ones({}).view({1, 1}).sizes(), IntArrayRef({1, 1}));
+  EXPECT_EQ(ember::ones({0, 3}).view({3, 0}).sizes(), IntArrayRef({3, 0}));
+  EXPECT_ERROR(ValueError, a.view({5, -1}), "[view]", "[5, -1]", "12");
+  EXPECT_ERROR(ValueError, a.view({-1, -1}), "[view]", "only one dimension can be inferred");
+  EXPECT_ERROR(ValueError, ember::ones({0}).view({-1, 0}), "[view]", "ambiguous");
+  EXPECT_ERROR(IndexError, a.select(2, 0), "[select]", "out of range");
+  EXPECT_ERROR(IndexError, a.select(0, 3), "[select]", "index 3", "[3, 4]");
+  EXPECT_ERROR(IndexError, ember::full({}, 1.0).select(0, 0), "[select]", "0-dim");
+  EXPECT_ERROR(ValueError, a.slice(0, 0, 2, 0), "[slice]", "step must be positive");
+  EXPECT_ERROR(IndexError, a.transpose(0, 2), "[transpose]", "out of range");
+  EXPECT_ERROR(ValueError, ember::ones({2, 2, 2}).t(), "[t]", "3D");
+  EXPECT_ERROR(ValueError, a.expand({4}), "[expand]", "number of sizes");
+  EXPECT_ERROR(ValueError, a.expand({3, 5}), "[expand]", "must match the existing size", "[3, 5]");
+  EXPECT_ERROR(ValueError, a.expand({-1, 3, 4}), "[expand]", "non-existing dimension");
+  EXPECT_ERROR(ValueError, a.as_strided({4, 4}, {4, 1}), "[as_strided]", "out of bounds");
+}
+
+// ---- the caching allocator -------------------------------------------------------------------
+
+TEST(CpuAllocator, ReusesBlocksAndEmptiesTheCache) {
+  { Tensor warm = ember::empty({1000}); }
+  const auto s0 = cpu_allocator_stats();
+  for (int i = 0; i < 100; ++i) {
+    Tensor t = ember::empty({1000});
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % 64, 0u);
+  }
+  const auto s1 = cpu_allocator_stats();
+  EXPECT_GE(s1.allocations - s0.allocations, 100u);
+  EXPECT_GE(s1.cache_hits - s0.cache_hits, 100u);
+  // Large blocks are cached too, by rounded size.
+  void* p = nullptr;
+  {
+    Tensor big = ember::empty({3 << 20});  // 12 MiB
+    p = big.data_ptr();
+  }
+  EXPECT_GE(cpu_allocator_stats().bytes_cached, size_t{12} << 20);
+  {
+    Tensor big2 = ember::empty({3 << 20});
+    EXPECT_EQ(big2.data_ptr(), p);
+  }
+  cpu_allocator_empty_cache();
+  EXPECT_LT(cpu_allocator_stats().bytes_cached, size_t{12} << 20);
+  // Zero bytes: a valid pointer.
+  Allocator* a = cpu_allocator();
+  DataPtr z = a->allocate(0);
+  EXPECT_NE(z.ptr, nullptr);
+  z.deleter(z.ptr, z.ctx);
+}
+
+TEST(CpuAllocator, ThreadExitFlushesToTheGlobalPool) {
+  cpu_allocator_empty_cache();
+  std::thread([] {
+    std::vector<Tensor> ts;
+    for (int i = 0; i < 8; ++i) ts.push_back(ember::empty({256}));
+  }).join();
+  // The exited thread's blocks are in the global pool now, reusable by anyone.
+  EXPECT_GE(cpu_allocator_stats().bytes_cached, 8u * 1024);
+  // Tensors made on one thread and freed on another.
+  std::vector<Tensor> made;
+  std::thread([&] {
+    for (int i = 0; i < 64; ++i) made.push_back(ember::ones({100}));
+  }).join();
+  for (auto& t : made) EXPECT_EQ(t.sum().item<double>(), 100.0);
+  made.clear();
+}
