@@ -165,10 +165,13 @@ std::atomic<bool> g_initialized{false};
 thread_local bool tls_initializing = false;
 }  // namespace
 
+// Lock order: this mutex, then the plugin loader's, then the records mutex. Initialization
+// holds only its own while it runs the linked records and loads the default plugins, each of
+// which takes the later ones in that order (TSan checks this in the stress and plugin suites).
 void ensure_initialized() {
   if (g_initialized.load(std::memory_order_acquire) || tls_initializing) return;
-  auto& st = detail::record_state();
-  std::lock_guard<std::recursive_mutex> g(st.mu);
+  static std::recursive_mutex* init_mu = new std::recursive_mutex();
+  std::lock_guard<std::recursive_mutex> g(*init_mu);
   if (g_initialized.load(std::memory_order_relaxed)) return;
   tls_initializing = true;
   struct Done {
