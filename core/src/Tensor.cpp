@@ -37,9 +37,8 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, base.layout());
-  impl->set_sizes_and_strides(sizes, strides);
-  impl->set_storage_offset(storage_offset);
+  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
+                                         base.layout());
   // A view keeps the base's extra keys (Autograd is re-added by the autograd plugin as needed).
   return Tensor(std::move(impl));
 }

@@ -37,6 +37,20 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Lay
   for (int64_t s : sizes_) numel_ *= s;
 }
 
+TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset, Layout layout)
+    : storage_(std::move(storage)),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      dtype_(dtype),
+      device_(storage_ ? storage_->device() : Device(kCPU)),
+      layout_(layout) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
+  key_set_ = backend_key_set(device_.type(), layout, is_quantized_type(dtype));
+  refresh();
+}
+
 TensorImpl::~TensorImpl() = default;
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {

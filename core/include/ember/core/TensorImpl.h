@@ -29,6 +29,9 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
  public:
   // A contiguous tensor of `sizes` over `storage` at offset 0.
   TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Layout layout = kStrided);
+  // A view: the given geometry over `storage`.
+  TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+             Layout layout = kStrided);
   ~TensorImpl() override;
 
   IntArrayRef sizes() const { return sizes_; }
