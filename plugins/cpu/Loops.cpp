@@ -16,8 +16,12 @@ void init_cpu_isa() {
   Isa isa = Isa::Baseline;
 #if defined(EMBER_CPU_MULTI_ISA)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("x86-64-v4")) isa = Isa::Avx512;
-  else if (__builtin_cpu_supports("x86-64-v3")) isa = Isa::Avx2;
+  // Feature by feature: clang 14 knows no "x86-64-v3/v4" names here.
+  bool v3 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
+  bool v4 = v3 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  if (v4) isa = Isa::Avx512;
+  else if (v3) isa = Isa::Avx2;
 #endif
   if (const char* cap = std::getenv("EMBER_CPU_ISA")) {
     std::string_view c(cap);

@@ -119,7 +119,7 @@ TEST(Dispatch, FallthroughSkipsToTheNextKey) {
   cpu->impl("f", [](const Tensor& t) { return mark("CPU", t); });
   auto tr = lib(Library::Kind::IMPL, "tfall", DispatchKey::Tracer);
   tr->impl("f", CppFunction::makeFallthrough());
-  IncludeDispatchKeyGuard g(DispatchKeySet(DispatchKey::Tracer));
+  IncludeDispatchKeyGuard g{DispatchKeySet(DispatchKey::Tracer)};
   g_trace.clear();
   op("tfall::f").call(t_cpu());
   EXPECT_EQ(g_trace, "CPU");
@@ -333,7 +333,7 @@ TEST(Boxing, UnboxedKernelCalledBoxedAndTypedCallOfBoxedFallback) {
     o.redispatchBoxed(ks, *s);
   }));
   cpu->impl("g", [](Tensor& x, const Scalar&) -> Tensor& { return x; });
-  IncludeDispatchKeyGuard g(DispatchKeySet(DispatchKey::Tracer));
+  IncludeDispatchKeyGuard g{DispatchKeySet(DispatchKey::Tracer)};
   Tensor x = t_cpu();
   auto h = Dispatcher::singleton().findSchemaOrThrow("tunbox::g", "").typed<Tensor&(Tensor&, const Scalar&)>();
   Tensor& r = h.call(x, 2);
