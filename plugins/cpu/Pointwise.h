@@ -38,8 +38,7 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void nary_loop_avx2(R* out, const C* const*
   nary_body<R, C, N>(out, in, n, op);
 }
 template <class R, class C, int N, class Op>
-EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void nary_loop_avx512(R* out, const C* const* in, int64_t n,
-                                                             const Op& op) {
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void nary_loop_avx512(R* out, const C* const* in, int64_t n, const Op& op) {
   nary_body<R, C, N>(out, in, n, op);
 }
 #endif
@@ -100,9 +99,9 @@ void run_nary(const TensorIter& it, const Op& op) {
 // ---- kernels (registered in register.cpp) ---------------------------------------------------
 
 // unary.cpp: each op has a functional, an in-place and an out= kernel.
-#define EMBER_CPU_DECLARE_UNARY(name)            \
-  Tensor name(const Tensor& self);               \
-  Tensor& name##_(Tensor& self);                 \
+#define EMBER_CPU_DECLARE_UNARY(name) \
+  Tensor name(const Tensor& self);    \
+  Tensor& name##_(Tensor& self);      \
   Tensor& name##_out(const Tensor& self, Tensor& out);
 EMBER_CPU_DECLARE_UNARY(neg)
 EMBER_CPU_DECLARE_UNARY(abs)
@@ -135,8 +134,7 @@ Tensor& pow__scalar(Tensor& self, const Scalar& exponent);
 Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out);
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
 Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
-                  Tensor& out);
+Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out);
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
 Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out);
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
@@ -146,11 +144,10 @@ Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight);
 Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out);
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
 Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
-                    Tensor& out);
-#define EMBER_CPU_DECLARE_LOGICAL(name)                        \
-  Tensor name(const Tensor& self, const Tensor& other);        \
-  Tensor& name##_(Tensor& self, const Tensor& other);          \
+Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, Tensor& out);
+#define EMBER_CPU_DECLARE_LOGICAL(name)                 \
+  Tensor name(const Tensor& self, const Tensor& other); \
+  Tensor& name##_(Tensor& self, const Tensor& other);   \
   Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out);
 EMBER_CPU_DECLARE_LOGICAL(logical_and)
 EMBER_CPU_DECLARE_LOGICAL(logical_or)

@@ -61,8 +61,8 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
   const ScalarType result = es ? result_type(self, *es) : result_type(self, *et);
   EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
   if (es && is_integral_type(result, false)) {
-    EMBER_CHECK(!(es->isIntegral(false) && es->toLong() < 0), "[{}] integers to negative integer powers are not allowed",
-                name);
+    EMBER_CHECK(!(es->isIntegral(false) && es->toLong() < 0),
+                "[{}] integers to negative integer powers are not allowed", name);
   }
   check_out(name, ok, out, result);
   const ScalarType cdt = compute_dtype(result);
@@ -160,8 +160,8 @@ void masked_fill_impl(const char* name, Tensor& out, OutKind ok, const Tensor& s
                       const Scalar& value) {
   check_defined(name, self, "self");
   check_defined(name, mask, "mask");
-  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}",
-                   name, mask.dtype());
+  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}", name,
+                   mask.dtype());
   const ScalarType dt = self.dtype();
   const ScalarType cdt = compute_dtype(dt);
   visit_dtype(dt, name, [&](auto stag) {
@@ -194,8 +194,8 @@ void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, co
   EMBER_CHECK_TYPE(self.dtype() == end.dtype(), "[{}] expected dtype {} for argument 'end', but got dtype {}", name,
                    self.dtype(), end.dtype());
   const ScalarType result = self.dtype();
-  EMBER_CHECK_TYPE(is_floating_type(result), "[{}] expected a floating point tensor for argument 'self', got {}",
-                   name, result);
+  EMBER_CHECK_TYPE(is_floating_type(result), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                   result);
   check_out(name, ok, out, result);
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
@@ -212,8 +212,8 @@ template <class T>
 EMBER_ALWAYS_INLINE T wrap_muladd(T a, T v, T b, T c) {
   if constexpr (std::is_integral_v<T>) {
     using W = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<W>(static_cast<W>(a) +
-                                         static_cast<W>(static_cast<W>(v) * static_cast<W>(b) * static_cast<W>(c))));
+    return static_cast<T>(
+        static_cast<W>(static_cast<W>(a) + static_cast<W>(static_cast<W>(v) * static_cast<W>(b) * static_cast<W>(c))));
   } else {
     return a + v * b * c;
   }
@@ -256,9 +256,12 @@ template <Logic L, class C>
 struct LogicOp {
   EMBER_ALWAYS_INLINE bool operator()(C a, C b) const {
     const bool x = a != C(0), y = b != C(0);
-    if constexpr (L == Logic::And) return x && y;
-    else if constexpr (L == Logic::Or) return x || y;
-    else return x != y;
+    if constexpr (L == Logic::And)
+      return x && y;
+    else if constexpr (L == Logic::Or)
+      return x || y;
+    else
+      return x != y;
   }
 };
 
@@ -316,8 +319,7 @@ Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::option
   clamp_impl("clamp_", self, OutKind::InPlace, self, min, max);
   return self;
 }
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
-                  Tensor& out) {
+Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out) {
   clamp_impl("clamp", out, OutKind::Out, self, min, max);
   return out;
 }
@@ -371,19 +373,19 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
   return out;
 }
 
-#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                               \
-  Tensor name(const Tensor& self, const Tensor& other) {                   \
-    Tensor out;                                                            \
-    logical_impl<Logic::Kind>(#name, out, OutKind::Functional, self, other); \
-    return out;                                                            \
-  }                                                                        \
-  Tensor& name##_(Tensor& self, const Tensor& other) {                     \
+#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                   \
+  Tensor name(const Tensor& self, const Tensor& other) {                       \
+    Tensor out;                                                                \
+    logical_impl<Logic::Kind>(#name, out, OutKind::Functional, self, other);   \
+    return out;                                                                \
+  }                                                                            \
+  Tensor& name##_(Tensor& self, const Tensor& other) {                         \
     logical_impl<Logic::Kind>(#name "_", self, OutKind::InPlace, self, other); \
-    return self;                                                           \
-  }                                                                        \
-  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) { \
-    logical_impl<Logic::Kind>(#name, out, OutKind::Out, self, other);      \
-    return out;                                                            \
+    return self;                                                               \
+  }                                                                            \
+  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) {   \
+    logical_impl<Logic::Kind>(#name, out, OutKind::Out, self, other);          \
+    return out;                                                                \
   }
 EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
 EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)

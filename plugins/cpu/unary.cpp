@@ -9,17 +9,31 @@ namespace ember::cpu {
 namespace {
 
 enum class U : uint8_t {
-  Neg, Abs, Sign, Relu,                                                       // dtype kept
-  Exp, Log, Log1p, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Erf,                 // to floating
-  GeluErf, GeluTanh, Silu,                                                    // floating only
-  LogicalNot,                                                                 // to kBool
+  Neg,
+  Abs,
+  Sign,
+  Relu,  // dtype kept
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Erf,  // to floating
+  GeluErf,
+  GeluTanh,
+  Silu,        // floating only
+  LogicalNot,  // to kBool
 };
 enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 template <U K>
 constexpr bool keeps_dtype_v = K <= U::Relu;
 template <U K>
-constexpr bool floating_only_v = K >= U::GeluErf && K <= U::Silu;
+constexpr bool floating_only_v = K >= U::GeluErf&& K <= U::Silu;
 
 template <class T>
 EMBER_ALWAYS_INLINE T wrap_neg(T a) {
@@ -42,15 +56,22 @@ struct UnaryOp {
     } else if constexpr (K == U::Neg) {
       return wrap_neg(a);
     } else if constexpr (K == U::Abs) {
-      if constexpr (std::is_unsigned_v<C>) return a;
-      else if constexpr (std::is_integral_v<C>) return a < 0 ? wrap_neg(a) : a;
-      else return std::abs(a);
+      if constexpr (std::is_unsigned_v<C>)
+        return a;
+      else if constexpr (std::is_integral_v<C>)
+        return a < 0 ? wrap_neg(a) : a;
+      else
+        return std::abs(a);
     } else if constexpr (K == U::Sign) {
-      if constexpr (std::is_unsigned_v<C>) return static_cast<C>(a > 0);
-      else return static_cast<C>((C(0) < a) - (a < C(0)));
+      if constexpr (std::is_unsigned_v<C>)
+        return static_cast<C>(a > 0);
+      else
+        return static_cast<C>((C(0) < a) - (a < C(0)));
     } else if constexpr (K == U::Relu) {
-      if constexpr (std::is_unsigned_v<C>) return a;
-      else return a < C(0) ? C(0) : a;  // NaN stays NaN
+      if constexpr (std::is_unsigned_v<C>)
+        return a;
+      else
+        return a < C(0) ? C(0) : a;  // NaN stays NaN
     } else if constexpr (!std::is_floating_point_v<C>) {
       EMBER_INTERNAL_ASSERT(false, "floating unary op on an integral compute type");
       return a;
@@ -117,19 +138,20 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
     EMBER_CHECK_TYPE(dt != kBool, "[{}] boolean inputs are not supported", name);
   }
   if constexpr (floating_only_v<K>) {
-    EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}",
-                     name, dt);
+    EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                     dt);
   }
   ScalarType result = dt;
-  if constexpr (K == U::LogicalNot) result = kBool;
-  else if constexpr (!keeps_dtype_v<K>) result = is_floating_type(dt) ? dt : get_default_dtype();
+  if constexpr (K == U::LogicalNot)
+    result = kBool;
+  else if constexpr (!keeps_dtype_v<K>)
+    result = is_floating_type(dt) ? dt : get_default_dtype();
   const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
   if (ok != OutKind::Functional) {
     check_defined(name, out, ok == OutKind::Out ? "out" : "self");
     if (K != U::LogicalNot) {
-      EMBER_CHECK_TYPE(can_cast(result, out.dtype()),
-                       "[{}] result type {} can't be cast to the desired output type {}", name, result,
-                       out.dtype());
+      EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
+                       name, result, out.dtype());
     }
   }
   // Layer 1: a contiguous functional call whose input and result are of the compute dtype.
@@ -141,8 +163,8 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
       const C* in[1] = {static_cast<const C*>(self.data_ptr())};
       if constexpr (K == U::LogicalNot) {
         nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
-      } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>) &&
-                           (!std::is_same_v<C, bool> || K == U::Sign)) {
+      } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
+                                                                               K == U::Sign)) {
         nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
       }
     });
@@ -156,19 +178,19 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
 
 }  // namespace
 
-#define EMBER_CPU_DEFINE_UNARY(name, Kind)                      \
-  Tensor name(const Tensor& self) {                             \
-    Tensor out;                                                 \
-    unary<U::Kind>(#name, out, OutKind::Functional, self);      \
-    return out;                                                 \
-  }                                                             \
-  Tensor& name##_(Tensor& self) {                               \
-    unary<U::Kind>(#name "_", self, OutKind::InPlace, self);    \
-    return self;                                                \
-  }                                                             \
-  Tensor& name##_out(const Tensor& self, Tensor& out) {         \
-    unary<U::Kind>(#name, out, OutKind::Out, self);             \
-    return out;                                                 \
+#define EMBER_CPU_DEFINE_UNARY(name, Kind)                   \
+  Tensor name(const Tensor& self) {                          \
+    Tensor out;                                              \
+    unary<U::Kind>(#name, out, OutKind::Functional, self);   \
+    return out;                                              \
+  }                                                          \
+  Tensor& name##_(Tensor& self) {                            \
+    unary<U::Kind>(#name "_", self, OutKind::InPlace, self); \
+    return self;                                             \
+  }                                                          \
+  Tensor& name##_out(const Tensor& self, Tensor& out) {      \
+    unary<U::Kind>(#name, out, OutKind::Out, self);          \
+    return out;                                              \
   }
 EMBER_CPU_DEFINE_UNARY(neg, Neg)
 EMBER_CPU_DEFINE_UNARY(abs, Abs)
@@ -208,18 +230,24 @@ bool gelu_tanh(const char* name, std::string_view approximate) {
 
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   Tensor out;
-  if (gelu_tanh("gelu", approximate)) unary<U::GeluTanh>("gelu", out, OutKind::Functional, self);
-  else unary<U::GeluErf>("gelu", out, OutKind::Functional, self);
+  if (gelu_tanh("gelu", approximate))
+    unary<U::GeluTanh>("gelu", out, OutKind::Functional, self);
+  else
+    unary<U::GeluErf>("gelu", out, OutKind::Functional, self);
   return out;
 }
 Tensor& gelu_(Tensor& self, std::string_view approximate) {
-  if (gelu_tanh("gelu_", approximate)) unary<U::GeluTanh>("gelu_", self, OutKind::InPlace, self);
-  else unary<U::GeluErf>("gelu_", self, OutKind::InPlace, self);
+  if (gelu_tanh("gelu_", approximate))
+    unary<U::GeluTanh>("gelu_", self, OutKind::InPlace, self);
+  else
+    unary<U::GeluErf>("gelu_", self, OutKind::InPlace, self);
   return self;
 }
 Tensor& gelu_out(const Tensor& self, std::string_view approximate, Tensor& out) {
-  if (gelu_tanh("gelu", approximate)) unary<U::GeluTanh>("gelu", out, OutKind::Out, self);
-  else unary<U::GeluErf>("gelu", out, OutKind::Out, self);
+  if (gelu_tanh("gelu", approximate))
+    unary<U::GeluTanh>("gelu", out, OutKind::Out, self);
+  else
+    unary<U::GeluErf>("gelu", out, OutKind::Out, self);
   return out;
 }
 

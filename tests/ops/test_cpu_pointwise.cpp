@@ -16,40 +16,73 @@ using namespace ember;
 
 namespace {
 
-const std::vector<ScalarType> kDtypes = {kBool,    kUInt8,    kInt8,    kInt16,  kInt32,
-                                         kInt64,   kFloat16,  kBFloat16, kFloat32, kFloat64};
+const std::vector<ScalarType> kDtypes = {kBool,  kUInt8,   kInt8,     kInt16,   kInt32,
+                                         kInt64, kFloat16, kBFloat16, kFloat32, kFloat64};
 
 // ---- raw element access (independent of the kernels) ----------------------------------------
 
 double read_elem(const void* p, ScalarType t) {
   switch (t) {
-    case kBool: return *static_cast<const bool*>(p) ? 1 : 0;
-    case kUInt8: return *static_cast<const uint8_t*>(p);
-    case kInt8: return *static_cast<const int8_t*>(p);
-    case kInt16: return *static_cast<const int16_t*>(p);
-    case kInt32: return *static_cast<const int32_t*>(p);
-    case kInt64: return static_cast<double>(*static_cast<const int64_t*>(p));
-    case kFloat16: return static_cast<float>(*static_cast<const Half*>(p));
-    case kBFloat16: return static_cast<float>(*static_cast<const BFloat16*>(p));
-    case kFloat32: return *static_cast<const float*>(p);
-    case kFloat64: return *static_cast<const double*>(p);
-    default: ADD_FAILURE() << "unexpected dtype " << t; return 0;
+    case kBool:
+      return *static_cast<const bool*>(p) ? 1 : 0;
+    case kUInt8:
+      return *static_cast<const uint8_t*>(p);
+    case kInt8:
+      return *static_cast<const int8_t*>(p);
+    case kInt16:
+      return *static_cast<const int16_t*>(p);
+    case kInt32:
+      return *static_cast<const int32_t*>(p);
+    case kInt64:
+      return static_cast<double>(*static_cast<const int64_t*>(p));
+    case kFloat16:
+      return static_cast<float>(*static_cast<const Half*>(p));
+    case kBFloat16:
+      return static_cast<float>(*static_cast<const BFloat16*>(p));
+    case kFloat32:
+      return *static_cast<const float*>(p);
+    case kFloat64:
+      return *static_cast<const double*>(p);
+    default:
+      ADD_FAILURE() << "unexpected dtype " << t;
+      return 0;
   }
 }
 
 void write_elem(void* p, ScalarType t, double v) {
   switch (t) {
-    case kBool: *static_cast<bool*>(p) = v != 0; break;
-    case kUInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
-    case kInt8: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
-    case kInt16: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
-    case kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
-    case kInt64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
-    case kFloat16: *static_cast<Half*>(p) = Half(static_cast<float>(v)); break;
-    case kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
-    case kFloat32: *static_cast<float*>(p) = static_cast<float>(v); break;
-    case kFloat64: *static_cast<double*>(p) = v; break;
-    default: ADD_FAILURE() << "unexpected dtype " << t;
+    case kBool:
+      *static_cast<bool*>(p) = v != 0;
+      break;
+    case kUInt8:
+      *static_cast<uint8_t*>(p) = static_cast<uint8_t>(v);
+      break;
+    case kInt8:
+      *static_cast<int8_t*>(p) = static_cast<int8_t>(v);
+      break;
+    case kInt16:
+      *static_cast<int16_t*>(p) = static_cast<int16_t>(v);
+      break;
+    case kInt32:
+      *static_cast<int32_t*>(p) = static_cast<int32_t>(v);
+      break;
+    case kInt64:
+      *static_cast<int64_t*>(p) = static_cast<int64_t>(v);
+      break;
+    case kFloat16:
+      *static_cast<Half*>(p) = Half(static_cast<float>(v));
+      break;
+    case kBFloat16:
+      *static_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v));
+      break;
+    case kFloat32:
+      *static_cast<float*>(p) = static_cast<float>(v);
+      break;
+    case kFloat64:
+      *static_cast<double*>(p) = v;
+      break;
+    default:
+      ADD_FAILURE() << "unexpected dtype " << t;
   }
 }
 
@@ -85,13 +118,17 @@ Tensor from_values(IntArrayRef shape, ScalarType dt, const std::vector<double>& 
 double sample_value(int64_t i, ScalarType dt, int seed, bool nonzero) {
   const int64_t k = (i * 7 + seed * 13 + 3) % 11;  // 0..10
   switch (dt) {
-    case kBool: return nonzero ? 1 : k % 2;
-    case kUInt8: return static_cast<double>(k + (nonzero ? 1 : 0));
+    case kBool:
+      return nonzero ? 1 : k % 2;
+    case kUInt8:
+      return static_cast<double>(k + (nonzero ? 1 : 0));
     case kInt8:
     case kInt16:
     case kInt32:
-    case kInt64: return k == 5 && nonzero ? 3 : static_cast<double>(k - 5);
-    default: return (static_cast<double>(k) - 5) * 0.5 + 0.25;
+    case kInt64:
+      return k == 5 && nonzero ? 3 : static_cast<double>(k - 5);
+    default:
+      return (static_cast<double>(k) - 5) * 0.5 + 0.25;
   }
 }
 
@@ -99,10 +136,14 @@ enum class Kind { Contiguous, Transposed, Sliced, Expanded };
 const Kind kKinds[] = {Kind::Contiguous, Kind::Transposed, Kind::Sliced, Kind::Expanded};
 const char* kind_name(Kind k) {
   switch (k) {
-    case Kind::Contiguous: return "contiguous";
-    case Kind::Transposed: return "transposed";
-    case Kind::Sliced: return "sliced";
-    default: return "expanded";
+    case Kind::Contiguous:
+      return "contiguous";
+    case Kind::Transposed:
+      return "transposed";
+    case Kind::Sliced:
+      return "sliced";
+    default:
+      return "expanded";
   }
 }
 
@@ -177,26 +218,41 @@ std::vector<double> ref_binary(const Tensor& a, const Tensor& b, const std::func
 // v as stored in dtype t (integers wrap, floats round).
 double as_dtype(double v, ScalarType t) {
   switch (t) {
-    case kBool: return v != 0 ? 1 : 0;
-    case kUInt8: return static_cast<uint8_t>(static_cast<int64_t>(v));
-    case kInt8: return static_cast<int8_t>(static_cast<int64_t>(v));
-    case kInt16: return static_cast<int16_t>(static_cast<int64_t>(v));
-    case kInt32: return static_cast<int32_t>(static_cast<int64_t>(v));
-    case kInt64: return static_cast<double>(static_cast<int64_t>(v));
-    case kFloat16: return static_cast<float>(Half(static_cast<float>(v)));
-    case kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
-    case kFloat32: return static_cast<float>(v);
-    default: return v;
+    case kBool:
+      return v != 0 ? 1 : 0;
+    case kUInt8:
+      return static_cast<uint8_t>(static_cast<int64_t>(v));
+    case kInt8:
+      return static_cast<int8_t>(static_cast<int64_t>(v));
+    case kInt16:
+      return static_cast<int16_t>(static_cast<int64_t>(v));
+    case kInt32:
+      return static_cast<int32_t>(static_cast<int64_t>(v));
+    case kInt64:
+      return static_cast<double>(static_cast<int64_t>(v));
+    case kFloat16:
+      return static_cast<float>(Half(static_cast<float>(v)));
+    case kBFloat16:
+      return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case kFloat32:
+      return static_cast<float>(v);
+    default:
+      return v;
   }
 }
 
 double tolerance(ScalarType t) {
   switch (t) {
-    case kFloat16: return 2e-3;
-    case kBFloat16: return 1e-2;
-    case kFloat32: return 1e-6;
-    case kFloat64: return 1e-12;
-    default: return 0;
+    case kFloat16:
+      return 2e-3;
+    case kBFloat16:
+      return 1e-2;
+    case kFloat32:
+      return 1e-6;
+    case kFloat64:
+      return 1e-12;
+    default:
+      return 0;
   }
 }
 
@@ -219,8 +275,8 @@ void expect_values(const Tensor& t, const std::vector<double>& ref, const std::s
 // PyTorch's promotion table (c10's _promoteTypesLookup), in Ember's dtype order.
 ScalarType torch_promote(ScalarType a, ScalarType b) {
   using S = ScalarType;
-  constexpr S b1 = kBool, u1 = kUInt8, i1 = kInt8, i2 = kInt16, i4 = kInt32, i8 = kInt64, f2 = kFloat16,
-              bf = kBFloat16, f4 = kFloat32, f8 = kFloat64;
+  constexpr S b1 = kBool, u1 = kUInt8, i1 = kInt8, i2 = kInt16, i4 = kInt32, i8 = kInt64, f2 = kFloat16, bf = kBFloat16,
+              f4 = kFloat32, f8 = kFloat64;
   static const S table[10][10] = {
       /* b1 */ {b1, u1, i1, i2, i4, i8, f2, bf, f4, f8},
       /* u1 */ {u1, u1, i2, i2, i4, i8, f2, bf, f4, f8},
@@ -248,10 +304,10 @@ std::string error_of(F&& f) {
   return "no exception";
 }
 
-#define EXPECT_ERROR(ErrType, stmt, ...)                                              \
-  do {                                                                                \
-    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                 \
-    for (const char* part_ : {__VA_ARGS__})                                           \
+#define EXPECT_ERROR(ErrType, stmt, ...)                                                               \
+  do {                                                                                                 \
+    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                                 \
+    for (const char* part_ : {__VA_ARGS__})                                                            \
       EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
   } while (0)
 
@@ -275,9 +331,7 @@ std::vector<double> ref_ternary(const Tensor& a, const Tensor& b, const Tensor& 
 bool is_float(ScalarType t) { return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64; }
 
 double gelu_ref(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
-double gelu_tanh_ref(double x) {
-  return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
-}
+double gelu_tanh_ref(double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }
 
 enum class Family { ToFloat, Keep, FloatOnly, ToBool };
 
@@ -292,10 +346,10 @@ struct UnaryCase {
 
 std::vector<UnaryCase> unary_cases() {
   using F = Family;
-#define EMBER_UNARY_CASE(op, fam, ref)                                                          \
-  UnaryCase {                                                                                   \
-    #op, fam, ref, [](const Tensor& x) { return ember::op(x); }, [](Tensor& x) -> Tensor& { return x.op##_(); }, \
-        [](Tensor& o, const Tensor& x) -> Tensor& { return ember::op##_out(o, x); }             \
+#define EMBER_UNARY_CASE(op, fam, ref)                                                                         \
+  UnaryCase {                                                                                                  \
+#op, fam, ref, [](const Tensor& x) { return ember::op(x); }, [](Tensor& x) -> Tensor& { return x.op##_(); }, \
+        [](Tensor& o, const Tensor& x) -> Tensor& { return ember::op##_out(o, x); } \
   }
   return {
       EMBER_UNARY_CASE(neg, F::Keep, [](double x) { return -x; }),
@@ -322,8 +376,9 @@ std::vector<UnaryCase> unary_cases() {
       UnaryCase{"gelu", F::FloatOnly, gelu_tanh_ref, [](const Tensor& x) { return ember::gelu(x, "tanh"); },
                 [](Tensor& x) -> Tensor& { return ember::gelu_(x, "tanh"); },
                 [](Tensor& o, const Tensor& x) -> Tensor& { return ember::gelu_out(o, x, "tanh"); }},
-      UnaryCase{"relu", F::Keep, [](double x) { return x < 0 ? 0.0 : x; }, [](const Tensor& x) { return ember::relu(x); },
-                [](Tensor& x) -> Tensor& { return x.relu_(); }, nullptr},
+      UnaryCase{"relu", F::Keep, [](double x) { return x < 0 ? 0.0 : x; },
+                [](const Tensor& x) { return ember::relu(x); }, [](Tensor& x) -> Tensor& { return x.relu_(); },
+                nullptr},
   };
 #undef EMBER_UNARY_CASE
 }
@@ -336,9 +391,12 @@ bool accepts(const UnaryCase& c, ScalarType t) {
 }
 ScalarType result_of(const UnaryCase& c, ScalarType t) {
   switch (c.family) {
-    case Family::ToFloat: return is_float(t) ? t : kFloat32;
-    case Family::ToBool: return kBool;
-    default: return t;
+    case Family::ToFloat:
+      return is_float(t) ? t : kFloat32;
+    case Family::ToBool:
+      return kBool;
+    default:
+      return t;
   }
 }
 
@@ -399,9 +457,12 @@ TEST(CpuPointwise, UnaryInPlaceAndOut) {
         const auto got = values(o);
         for (size_t i = 0; i < got.size(); ++i) {
           const double w = as_dtype(want[i], dt);
-          if (std::isnan(w)) EXPECT_TRUE(std::isnan(got[i]));
-          else if (std::isinf(w)) EXPECT_EQ(got[i], w);
-          else EXPECT_NEAR(got[i], w, tolerance(dt) * std::max(1.0, std::fabs(w)) * 2);
+          if (std::isnan(w))
+            EXPECT_TRUE(std::isnan(got[i]));
+          else if (std::isinf(w))
+            EXPECT_EQ(got[i], w);
+          else
+            EXPECT_NEAR(got[i], w, tolerance(dt) * std::max(1.0, std::fabs(w)) * 2);
         }
       }
     }
@@ -457,7 +518,8 @@ TEST(CpuPointwise, UnaryErrors) {
   EXPECT_ERROR(TypeError, ember::relu(b), "[relu]", "bool");
   EXPECT_ERROR(TypeError, ember::gelu(i), "[gelu]", "'self'", "floating", "int64");
   EXPECT_ERROR(TypeError, ember::silu(i), "[silu]", "'self'", "floating");
-  EXPECT_ERROR(ValueError, ember::gelu(ember::ones({2}), "fast"), "[gelu]", "'approximate'", "'none' or 'tanh'", "fast");
+  EXPECT_ERROR(ValueError, ember::gelu(ember::ones({2}), "fast"), "[gelu]", "'approximate'", "'none' or 'tanh'",
+               "fast");
   EXPECT_ERROR(ValueError, ember::where(Tensor(), i, i), "[where]", "defined", "'condition'");
   EXPECT_ERROR(ValueError, ember::addcmul(i, Tensor(), i), "[addcmul]", "defined", "'tensor1'");
   EXPECT_ERROR(NotImplementedError, ember::exp(ember::empty({2}, kComplex64)), "[exp]", "complex64");
@@ -521,8 +583,8 @@ TEST(CpuPointwise, ClampEveryDtypeAndLayout) {
       Tensor a = make({3, 4}, dt, k, 1);
       expect_values(ember::clamp(a, 1, 3), ref_unary(a, [](double x) { return std::min(std::max(x, 1.0), 3.0); }),
                     "clamp");
-      expect_values(ember::clamp(a, std::nullopt, 2),
-                    ref_unary(a, [](double x) { return std::min(x, 2.0); }), "clamp max");
+      expect_values(ember::clamp(a, std::nullopt, 2), ref_unary(a, [](double x) { return std::min(x, 2.0); }),
+                    "clamp max");
       expect_values(a.clamp(1), ref_unary(a, [](double x) { return std::max(x, 1.0); }), "clamp min");
       Tensor c = ember::empty({3, 4}, dt);
       c.copy_(a);
@@ -575,13 +637,13 @@ TEST(CpuPointwise, WhereEveryDtypeLayoutPromotionAndBroadcast) {
   Tensor o = ember::empty({0}, kFloat64);
   ember::where_out(o, ember::tensor({true, false}), ember::ones({2}), ember::zeros({2}));
   expect_values(o, {1, 0}, "where_out");
-  EXPECT_ERROR(TypeError, ember::where(ember::ones({2}), ember::ones({2}), ember::ones({2})), "[where]",
-               "'condition'", "bool", "float32");
+  EXPECT_ERROR(TypeError, ember::where(ember::ones({2}), ember::ones({2}), ember::ones({2})), "[where]", "'condition'",
+               "bool", "float32");
   Tensor oi = ember::empty({2}, kInt64);
-  EXPECT_ERROR(TypeError, ember::where_out(oi, ember::ones({2}, kBool), ember::ones({2}), ember::ones({2})),
-               "[where]", "float32", "int64");
-  EXPECT_ERROR(ValueError, ember::where(ember::ones({3}, kBool), ember::ones({2}), ember::ones({2})), "[where]",
-               "[3]", "[2]");
+  EXPECT_ERROR(TypeError, ember::where_out(oi, ember::ones({2}, kBool), ember::ones({2}), ember::ones({2})), "[where]",
+               "float32", "int64");
+  EXPECT_ERROR(ValueError, ember::where(ember::ones({3}, kBool), ember::ones({2}), ember::ones({2})), "[where]", "[3]",
+               "[2]");
 }
 
 TEST(CpuPointwise, MaskedFillEveryDtypeAndLayout) {
@@ -607,12 +669,12 @@ TEST(CpuPointwise, MaskedFillEveryDtypeAndLayout) {
   Tensor h = ember::zeros({2}, kFloat16);
   h.masked_fill_(ember::tensor({true, false}), 2.5);
   expect_values(h, {2.5, 0}, "float16");
-  EXPECT_ERROR(TypeError, ember::masked_fill(ember::ones({2}), ember::ones({2}), 0), "[masked_fill]", "'mask'",
-               "bool", "float32");
-  EXPECT_ERROR(ValueError, ember::ones({2}, kUInt8).masked_fill_(ember::ones({2}, kBool), 300), "[masked_fill_]",
-               "300", "overflow");
-  EXPECT_ERROR(ValueError, ember::ones({2}).masked_fill_(ember::ones({3, 2}, kBool), 0), "[masked_fill_]",
-               "[2]", "[3, 2]");
+  EXPECT_ERROR(TypeError, ember::masked_fill(ember::ones({2}), ember::ones({2}), 0), "[masked_fill]", "'mask'", "bool",
+               "float32");
+  EXPECT_ERROR(ValueError, ember::ones({2}, kUInt8).masked_fill_(ember::ones({2}, kBool), 300), "[masked_fill_]", "300",
+               "overflow");
+  EXPECT_ERROR(ValueError, ember::ones({2}).masked_fill_(ember::ones({3, 2}, kBool), 0), "[masked_fill_]", "[2]",
+               "[3, 2]");
 }
 
 // ---- lerp, addcmul ------------------------------------------------------------------------
@@ -636,10 +698,10 @@ TEST(CpuPointwise, LerpFloatingDtypesAndBroadcast) {
       }
     }
   }
-  EXPECT_ERROR(TypeError, ember::lerp(ember::ones({2}), ember::ones({2}, kFloat64), 0.5), "[lerp]", "'end'",
-               "float32", "float64");
-  EXPECT_ERROR(TypeError, ember::lerp(ember::ones({2}, kInt64), ember::ones({2}, kInt64), 0.5), "[lerp]",
-               "floating", "int64");
+  EXPECT_ERROR(TypeError, ember::lerp(ember::ones({2}), ember::ones({2}, kFloat64), 0.5), "[lerp]", "'end'", "float32",
+               "float64");
+  EXPECT_ERROR(TypeError, ember::lerp(ember::ones({2}, kInt64), ember::ones({2}, kInt64), 0.5), "[lerp]", "floating",
+               "int64");
   EXPECT_ERROR(ValueError, ember::ones({2}).lerp_(ember::ones({3, 2}), 0.5), "[lerp_]", "[2]", "[3, 2]");
 }
 
@@ -671,9 +733,9 @@ TEST(CpuPointwise, AddcmulEveryDtypeLayoutAndBroadcast) {
   ember::addcmul_out(o, i, i, i, 3);
   expect_values(o, {0, 4, 14}, "addcmul_out");
   EXPECT_ERROR(TypeError, i.addcmul_(ember::ones({3}), i), "[addcmul_]", "float32", "int32");
-  EXPECT_ERROR(NotImplementedError, ember::addcmul(ember::ones({2}, kBool), ember::ones({2}, kBool),
-                                                   ember::ones({2}, kBool)),
-               "[addcmul]", "bool");
+  EXPECT_ERROR(NotImplementedError,
+               ember::addcmul(ember::ones({2}, kBool), ember::ones({2}, kBool), ember::ones({2}, kBool)), "[addcmul]",
+               "bool");
   EXPECT_ERROR(ValueError, ember::addcmul(ember::ones({2}), ember::ones({3}), ember::ones({2})), "[addcmul]", "[2]",
                "[3]");
 }
