@@ -1,6 +1,7 @@
 // The cpu plugin's one registration file: every kernel it provides and the key it serves.
 #include "Loops.h"
 #include "Ops.h"
+#include "Pointwise.h"
 #include "ember/plugin/Plugin.h"
 
 EMBER_PLUGIN("cpu", EMBER_VERSION_STRING)
@@ -87,4 +88,87 @@ EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("cpu", EMBER_FN(cpu::to_cpu));
   m.impl("contiguous", EMBER_FN(cpu::contiguous));
   m.impl("reshape", EMBER_FN(cpu::reshape));
+}
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // pointwise (unary.cpp)
+  m.impl("neg", EMBER_FN(cpu::neg));
+  m.impl("neg_", EMBER_FN(cpu::neg_));
+  m.impl("neg.out", EMBER_FN(cpu::neg_out));
+  m.impl("abs", EMBER_FN(cpu::abs));
+  m.impl("abs_", EMBER_FN(cpu::abs_));
+  m.impl("abs.out", EMBER_FN(cpu::abs_out));
+  m.impl("sign", EMBER_FN(cpu::sign));
+  m.impl("sign_", EMBER_FN(cpu::sign_));
+  m.impl("sign.out", EMBER_FN(cpu::sign_out));
+  m.impl("exp", EMBER_FN(cpu::exp));
+  m.impl("exp_", EMBER_FN(cpu::exp_));
+  m.impl("exp.out", EMBER_FN(cpu::exp_out));
+  m.impl("log", EMBER_FN(cpu::log));
+  m.impl("log_", EMBER_FN(cpu::log_));
+  m.impl("log.out", EMBER_FN(cpu::log_out));
+  m.impl("log1p", EMBER_FN(cpu::log1p));
+  m.impl("log1p_", EMBER_FN(cpu::log1p_));
+  m.impl("log1p.out", EMBER_FN(cpu::log1p_out));
+  m.impl("sqrt", EMBER_FN(cpu::sqrt));
+  m.impl("sqrt_", EMBER_FN(cpu::sqrt_));
+  m.impl("sqrt.out", EMBER_FN(cpu::sqrt_out));
+  m.impl("rsqrt", EMBER_FN(cpu::rsqrt));
+  m.impl("rsqrt_", EMBER_FN(cpu::rsqrt_));
+  m.impl("rsqrt.out", EMBER_FN(cpu::rsqrt_out));
+  m.impl("sin", EMBER_FN(cpu::sin));
+  m.impl("sin_", EMBER_FN(cpu::sin_));
+  m.impl("sin.out", EMBER_FN(cpu::sin_out));
+  m.impl("cos", EMBER_FN(cpu::cos));
+  m.impl("cos_", EMBER_FN(cpu::cos_));
+  m.impl("cos.out", EMBER_FN(cpu::cos_out));
+  m.impl("tanh", EMBER_FN(cpu::tanh));
+  m.impl("tanh_", EMBER_FN(cpu::tanh_));
+  m.impl("tanh.out", EMBER_FN(cpu::tanh_out));
+  m.impl("sigmoid", EMBER_FN(cpu::sigmoid));
+  m.impl("sigmoid_", EMBER_FN(cpu::sigmoid_));
+  m.impl("sigmoid.out", EMBER_FN(cpu::sigmoid_out));
+  m.impl("erf", EMBER_FN(cpu::erf));
+  m.impl("erf_", EMBER_FN(cpu::erf_));
+  m.impl("erf.out", EMBER_FN(cpu::erf_out));
+  m.impl("silu", EMBER_FN(cpu::silu));
+  m.impl("silu_", EMBER_FN(cpu::silu_));
+  m.impl("silu.out", EMBER_FN(cpu::silu_out));
+  m.impl("logical_not", EMBER_FN(cpu::logical_not));
+  m.impl("logical_not_", EMBER_FN(cpu::logical_not_));
+  m.impl("logical_not.out", EMBER_FN(cpu::logical_not_out));
+  m.impl("relu", EMBER_FN(cpu::relu));
+  m.impl("relu_", EMBER_FN(cpu::relu_));
+  m.impl("gelu", EMBER_FN(cpu::gelu));
+  m.impl("gelu_", EMBER_FN(cpu::gelu_));
+  m.impl("gelu.out", EMBER_FN(cpu::gelu_out));
+  // pointwise.cpp
+  m.impl("pow.Tensor_Tensor", EMBER_FN(cpu::pow_tensor_tensor));
+  m.impl("pow_.Tensor", EMBER_FN(cpu::pow__tensor));
+  m.impl("pow.Tensor_Tensor_out", EMBER_FN(cpu::pow_tensor_tensor_out));
+  m.impl("pow.Tensor_Scalar", EMBER_FN(cpu::pow_tensor_scalar));
+  m.impl("pow_.Scalar", EMBER_FN(cpu::pow__scalar));
+  m.impl("pow.Tensor_Scalar_out", EMBER_FN(cpu::pow_tensor_scalar_out));
+  m.impl("clamp", EMBER_FN(cpu::clamp));
+  m.impl("clamp_", EMBER_FN(cpu::clamp_));
+  m.impl("clamp.out", EMBER_FN(cpu::clamp_out));
+  m.impl("where.self", EMBER_FN(cpu::where));
+  m.impl("where.self_out", EMBER_FN(cpu::where_out));
+  m.impl("masked_fill.Scalar", EMBER_FN(cpu::masked_fill));
+  m.impl("masked_fill_.Scalar", EMBER_FN(cpu::masked_fill_));
+  m.impl("lerp.Scalar", EMBER_FN(cpu::lerp));
+  m.impl("lerp_.Scalar", EMBER_FN(cpu::lerp_));
+  m.impl("lerp.Scalar_out", EMBER_FN(cpu::lerp_out));
+  m.impl("addcmul", EMBER_FN(cpu::addcmul));
+  m.impl("addcmul_", EMBER_FN(cpu::addcmul_));
+  m.impl("addcmul.out", EMBER_FN(cpu::addcmul_out));
+  m.impl("logical_and", EMBER_FN(cpu::logical_and));
+  m.impl("logical_and_", EMBER_FN(cpu::logical_and_));
+  m.impl("logical_and.out", EMBER_FN(cpu::logical_and_out));
+  m.impl("logical_or", EMBER_FN(cpu::logical_or));
+  m.impl("logical_or_", EMBER_FN(cpu::logical_or_));
+  m.impl("logical_or.out", EMBER_FN(cpu::logical_or_out));
+  m.impl("logical_xor", EMBER_FN(cpu::logical_xor));
+  m.impl("logical_xor_", EMBER_FN(cpu::logical_xor_));
+  m.impl("logical_xor.out", EMBER_FN(cpu::logical_xor_out));
 }

@@ -1,0 +1,395 @@
+// Pointwise kernels with more than one operand or a Scalar parameter: pow, clamp, where,
+// masked_fill, lerp, addcmul and the logical ops. See Note [CPU elementwise loops] in Loops.h.
+#include <cmath>
+
+#include "Pointwise.h"
+
+namespace ember::cpu {
+namespace {
+
+enum class OutKind : uint8_t { Functional, InPlace, Out };
+
+void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
+  if (ok == OutKind::Functional) return;
+  check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+  EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
+                   name, result, out.dtype());
+}
+
+void finish(OutKind ok, Tensor& out) {
+  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+}
+
+// A 0-dim CPU tensor of dtype C holding s (a Scalar operand of a TensorIter).
+template <class C>
+Tensor scalar_tensor(const Scalar& s) {
+  Tensor t = empty_cpu({}, scalar_type_of<C>);
+  *static_cast<C*>(t.data_ptr()) = scalar_to<C>(s);
+  return t;
+}
+
+// ---- pow ----------------------------------------------------------------------------------
+
+template <class C>
+struct PowOp {
+  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::pow(a, b);
+    } else {
+      // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.
+      if constexpr (std::is_signed_v<C>) {
+        if (b < 0) {
+          if (a == 1) return 1;
+          if (a == -1) return (b & 1) ? C(-1) : C(1);
+          return 0;
+        }
+      }
+      using W = std::make_unsigned_t<C>;
+      W base = static_cast<W>(a), r = 1;
+      for (C e = b; e != 0; e = static_cast<C>(e >> 1)) {
+        if (e & 1) r = static_cast<W>(r * base);
+        base = static_cast<W>(base * base);
+      }
+      return static_cast<C>(r);
+    }
+  }
+};
+
+void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
+  check_defined(name, self, "self");
+  if (et) check_defined(name, *et, "exponent");
+  const ScalarType result = es ? result_type(self, *es) : result_type(self, *et);
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  if (es && is_integral_type(result, false)) {
+    EMBER_CHECK(!(es->isIntegral(false) && es->toLong() < 0),
+                "[{}] integers to negative integer powers are not allowed", name);
+  }
+  check_out(name, ok, out, result);
+  const ScalarType cdt = compute_dtype(result);
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<C, bool>) {
+      EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);
+    } else {
+      const Tensor e = es ? scalar_tensor<C>(*es) : *et;
+      TensorIter it(name);
+      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(e).build();
+      run_binary<C, C>(it, PowOp<C>{});
+    }
+  });
+  finish(ok, out);
+}
+
+// ---- clamp --------------------------------------------------------------------------------
+
+template <class C>
+struct ClampOp {
+  C lo, hi;
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return std::min(std::max(a, lo), hi); }  // NaN stays NaN
+};
+
+void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
+                const std::optional<Scalar>& max) {
+  check_defined(name, self, "self");
+  EMBER_CHECK(min.has_value() || max.has_value(), "[{}] at least one of 'min' or 'max' must not be None", name);
+  ResultType rt;
+  rt.add(self);
+  if (min) rt.add(*min);
+  if (max) rt.add(*max);
+  const ScalarType result = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  check_out(name, ok, out, result);
+  const ScalarType cdt = compute_dtype(result);
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<C, bool>) {
+      EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);
+    } else {
+      C lo, hi;
+      if constexpr (std::is_floating_point_v<C>) {
+        lo = -std::numeric_limits<C>::infinity();
+        hi = std::numeric_limits<C>::infinity();
+      } else {
+        lo = std::numeric_limits<C>::lowest();
+        hi = std::numeric_limits<C>::max();
+      }
+      if (min) lo = scalar_to<C>(*min);
+      if (max) hi = scalar_to<C>(*max);
+      TensorIter it(name);
+      it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
+      run_nary<C, C, 1>(it, ClampOp<C>{lo, hi});
+    }
+  });
+  finish(ok, out);
+}
+
+// ---- where, masked_fill -------------------------------------------------------------------
+
+template <class C>
+struct WhereOp {
+  EMBER_ALWAYS_INLINE C operator()(C c, C a, C b) const { return c != C(0) ? a : b; }
+};
+
+template <class C>
+struct MaskedFillOp {
+  C value;
+  EMBER_ALWAYS_INLINE C operator()(C m, C a) const { return m != C(0) ? value : a; }
+};
+
+void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, const Tensor& self,
+                const Tensor& other) {
+  check_defined(name, cond, "condition");
+  check_defined(name, self, "self");
+  check_defined(name, other, "other");
+  EMBER_CHECK_TYPE(cond.dtype() == kBool,
+                   "[{}] expected argument 'condition' to be a bool tensor, but got a tensor with dtype {}", name,
+                   cond.dtype());
+  const ScalarType result = result_type(self, other);
+  check_out(name, ok, out, result);
+  const ScalarType cdt = compute_dtype(result);
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    TensorIter it(name);
+    it.add_output(&out, result, ok == OutKind::Out).add_input(cond).add_input(self).add_input(other).build();
+    run_nary<C, C, 3>(it, WhereOp<C>{});
+  });
+  finish(ok, out);
+}
+
+void masked_fill_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& mask,
+                      const Scalar& value) {
+  check_defined(name, self, "self");
+  check_defined(name, mask, "mask");
+  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}", name,
+                   mask.dtype());
+  const ScalarType dt = self.dtype();
+  const ScalarType cdt = compute_dtype(dt);
+  visit_dtype(dt, name, [&](auto stag) {
+    using T = typename decltype(stag)::type;
+    const T v = checked_scalar_to<T>(value, name);  // as LibTorch: a value that does not fit throws
+    visit_compute(cdt, name, [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      TensorIter it(name);
+      it.add_output(&out, dt).add_input(mask).add_input(self).build();
+      run_binary<C, C>(it, MaskedFillOp<C>{convert<C>(v)});
+    });
+  });
+  finish(ok, out);
+}
+
+// ---- lerp, addcmul ------------------------------------------------------------------------
+
+template <class C>
+struct LerpOp {
+  C w;
+  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
+    // PyTorch's form: exact at weight 0 and 1.
+    return std::abs(w) < C(0.5) ? a + w * (b - a) : b - (b - a) * (C(1) - w);
+  }
+};
+
+void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& end, const Scalar& weight) {
+  check_defined(name, self, "self");
+  check_defined(name, end, "end");
+  EMBER_CHECK_TYPE(self.dtype() == end.dtype(), "[{}] expected dtype {} for argument 'end', but got dtype {}", name,
+                   self.dtype(), end.dtype());
+  const ScalarType result = self.dtype();
+  EMBER_CHECK_TYPE(is_floating_type(result), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                   result);
+  check_out(name, ok, out, result);
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      TensorIter it(name);
+      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(end).build();
+      run_binary<C, C>(it, LerpOp<C>{scalar_to<C>(weight)});
+    }
+  });
+  finish(ok, out);
+}
+
+template <class T>
+EMBER_ALWAYS_INLINE T wrap_muladd(T a, T v, T b, T c) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::make_unsigned_t<T>;
+    return static_cast<T>(
+        static_cast<W>(static_cast<W>(a) + static_cast<W>(static_cast<W>(v) * static_cast<W>(b) * static_cast<W>(c))));
+  } else {
+    return a + v * b * c;
+  }
+}
+
+template <class C>
+struct AddcmulOp {
+  C value;
+  EMBER_ALWAYS_INLINE C operator()(C a, C b, C c) const { return wrap_muladd(a, value, b, c); }
+};
+
+void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& t1, const Tensor& t2,
+                  const Scalar& value) {
+  check_defined(name, self, "self");
+  check_defined(name, t1, "tensor1");
+  check_defined(name, t2, "tensor2");
+  ResultType rt;
+  rt.add(self);
+  rt.add(t1);
+  rt.add(t2);
+  const ScalarType result = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  check_out(name, ok, out, result);
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) {
+      TensorIter it(name);
+      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(t1).add_input(t2).build();
+      run_nary<C, C, 3>(it, AddcmulOp<C>{scalar_to<C>(value)});
+    }
+  });
+  finish(ok, out);
+}
+
+// ---- logical_and/or/xor -------------------------------------------------------------------
+
+enum class Logic : uint8_t { And, Or, Xor };
+
+template <Logic L, class C>
+struct LogicOp {
+  EMBER_ALWAYS_INLINE bool operator()(C a, C b) const {
+    const bool x = a != C(0), y = b != C(0);
+    if constexpr (L == Logic::And)
+      return x && y;
+    else if constexpr (L == Logic::Or)
+      return x || y;
+    else
+      return x != y;
+  }
+};
+
+// The result is kBool; in place and out= write 0/1 in the output's own dtype (as PyTorch).
+template <Logic L>
+void logical_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& other) {
+  check_defined(name, self, "self");
+  check_defined(name, other, "other");
+  if (ok != OutKind::Functional) check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+  const ScalarType cdt = compute_dtype(result_type(self, other));
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    TensorIter it(name);
+    it.add_output(&out, kBool, ok == OutKind::Out).add_input(self).add_input(other).build();
+    run_binary<bool, C>(it, LogicOp<L, C>{});
+  });
+  finish(ok, out);
+}
+
+}  // namespace
+
+Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
+  Tensor out;
+  pow_impl("pow", out, OutKind::Functional, self, &exponent, nullptr);
+  return out;
+}
+Tensor& pow__tensor(Tensor& self, const Tensor& exponent) {
+  pow_impl("pow_", self, OutKind::InPlace, self, &exponent, nullptr);
+  return self;
+}
+Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out) {
+  pow_impl("pow", out, OutKind::Out, self, &exponent, nullptr);
+  return out;
+}
+Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
+  Tensor out;
+  pow_impl("pow", out, OutKind::Functional, self, nullptr, &exponent);
+  return out;
+}
+Tensor& pow__scalar(Tensor& self, const Scalar& exponent) {
+  pow_impl("pow_", self, OutKind::InPlace, self, nullptr, &exponent);
+  return self;
+}
+Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
+  pow_impl("pow", out, OutKind::Out, self, nullptr, &exponent);
+  return out;
+}
+
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  Tensor out;
+  clamp_impl("clamp", out, OutKind::Functional, self, min, max);
+  return out;
+}
+Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  clamp_impl("clamp_", self, OutKind::InPlace, self, min, max);
+  return self;
+}
+Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out) {
+  clamp_impl("clamp", out, OutKind::Out, self, min, max);
+  return out;
+}
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  Tensor out;
+  where_impl("where", out, OutKind::Functional, condition, self, other);
+  return out;
+}
+Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
+  where_impl("where", out, OutKind::Out, condition, self, other);
+  return out;
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  Tensor out;
+  masked_fill_impl("masked_fill", out, OutKind::Functional, self, mask, value);
+  return out;
+}
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  masked_fill_impl("masked_fill_", self, OutKind::InPlace, self, mask, value);
+  return self;
+}
+
+Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
+  Tensor out;
+  lerp_impl("lerp", out, OutKind::Functional, self, end, weight);
+  return out;
+}
+Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
+  lerp_impl("lerp_", self, OutKind::InPlace, self, end, weight);
+  return self;
+}
+Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
+  lerp_impl("lerp", out, OutKind::Out, self, end, weight);
+  return out;
+}
+
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  Tensor out;
+  addcmul_impl("addcmul", out, OutKind::Functional, self, tensor1, tensor2, value);
+  return out;
+}
+Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  addcmul_impl("addcmul_", self, OutKind::InPlace, self, tensor1, tensor2, value);
+  return self;
+}
+Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                    Tensor& out) {
+  addcmul_impl("addcmul", out, OutKind::Out, self, tensor1, tensor2, value);
+  return out;
+}
+
+#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                   \
+  Tensor name(const Tensor& self, const Tensor& other) {                       \
+    Tensor out;                                                                \
+    logical_impl<Logic::Kind>(#name, out, OutKind::Functional, self, other);   \
+    return out;                                                                \
+  }                                                                            \
+  Tensor& name##_(Tensor& self, const Tensor& other) {                         \
+    logical_impl<Logic::Kind>(#name "_", self, OutKind::InPlace, self, other); \
+    return self;                                                               \
+  }                                                                            \
+  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) {   \
+    logical_impl<Logic::Kind>(#name, out, OutKind::Out, self, other);          \
+    return out;                                                                \
+  }
+EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
+EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)
+EMBER_CPU_DEFINE_LOGICAL(logical_xor, Xor)
+#undef EMBER_CPU_DEFINE_LOGICAL
+
+}  // namespace ember::cpu

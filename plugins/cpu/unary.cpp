@@ -1,0 +1,254 @@
+// Unary elementwise kernels: neg abs sign relu (dtype kept), exp log ... erf (integers give the
+// default floating dtype), gelu silu (floating only), logical_not (kBool). See Note [CPU
+// elementwise loops] in Loops.h; the loops are run_nary's (Pointwise.h).
+#include <cmath>
+
+#include "Pointwise.h"
+
+namespace ember::cpu {
+namespace {
+
+enum class U : uint8_t {
+  Neg,
+  Abs,
+  Sign,
+  Relu,  // dtype kept
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Erf,  // to floating
+  GeluErf,
+  GeluTanh,
+  Silu,        // floating only
+  LogicalNot,  // to kBool
+};
+enum class OutKind : uint8_t { Functional, InPlace, Out };
+
+template <U K>
+constexpr bool keeps_dtype_v = K <= U::Relu;
+template <U K>
+constexpr bool floating_only_v = K >= U::GeluErf&& K <= U::Silu;
+
+template <class T>
+EMBER_ALWAYS_INLINE T wrap_neg(T a) {
+  if constexpr (std::is_integral_v<T>) {
+    using W = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<W>(W(0) - static_cast<W>(a)));
+  } else {
+    return -a;
+  }
+}
+
+// The functor of kind K computing in C (bool only reaches Sign and LogicalNot).
+template <U K, class C>
+struct UnaryOp {
+  EMBER_ALWAYS_INLINE auto operator()(C a) const {
+    if constexpr (K == U::LogicalNot) {
+      return !(a != C(0));
+    } else if constexpr (std::is_same_v<C, bool>) {
+      return a;  // sign(bool) is the identity
+    } else if constexpr (K == U::Neg) {
+      return wrap_neg(a);
+    } else if constexpr (K == U::Abs) {
+      if constexpr (std::is_unsigned_v<C>)
+        return a;
+      else if constexpr (std::is_integral_v<C>)
+        return a < 0 ? wrap_neg(a) : a;
+      else
+        return std::abs(a);
+    } else if constexpr (K == U::Sign) {
+      if constexpr (std::is_unsigned_v<C>)
+        return static_cast<C>(a > 0);
+      else
+        return static_cast<C>((C(0) < a) - (a < C(0)));
+    } else if constexpr (K == U::Relu) {
+      if constexpr (std::is_unsigned_v<C>)
+        return a;
+      else
+        return a < C(0) ? C(0) : a;  // NaN stays NaN
+    } else if constexpr (!std::is_floating_point_v<C>) {
+      EMBER_INTERNAL_ASSERT(false, "floating unary op on an integral compute type");
+      return a;
+    } else if constexpr (K == U::Exp) {
+      return std::exp(a);
+    } else if constexpr (K == U::Log) {
+      return std::log(a);
+    } else if constexpr (K == U::Log1p) {
+      return std::log1p(a);
+    } else if constexpr (K == U::Sqrt) {
+      return std::sqrt(a);
+    } else if constexpr (K == U::Rsqrt) {
+      return C(1) / std::sqrt(a);
+    } else if constexpr (K == U::Sin) {
+      return std::sin(a);
+    } else if constexpr (K == U::Cos) {
+      return std::cos(a);
+    } else if constexpr (K == U::Tanh) {
+      return std::tanh(a);
+    } else if constexpr (K == U::Sigmoid) {
+      return C(1) / (C(1) + std::exp(-a));
+    } else if constexpr (K == U::Erf) {
+      return std::erf(a);
+    } else if constexpr (K == U::GeluErf) {
+      return C(0.5) * a * (C(1) + std::erf(a * C(M_SQRT1_2)));
+    } else if constexpr (K == U::GeluTanh) {
+      const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2 / pi)
+      return C(0.5) * a * (C(1) + std::tanh(k * (a + C(0.044715) * a * a * a)));
+    } else {
+      static_assert(K == U::Silu);
+      return a / (C(1) + std::exp(-a));
+    }
+  }
+};
+
+template <U K>
+void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (K == U::LogicalNot) {
+      run_nary<bool, C, 1>(it, UnaryOp<K, C>{});
+    } else if constexpr (!keeps_dtype_v<K> && !std::is_floating_point_v<C>) {
+      EMBER_INTERNAL_ASSERT(false, "[{}] computes in a floating dtype", name);
+    } else if constexpr (std::is_same_v<C, bool> && K != U::Sign) {
+      EMBER_INTERNAL_ASSERT(false, "[{}] rejects bool before running", name);
+    } else {
+      run_nary<C, C, 1>(it, UnaryOp<K, C>{});
+    }
+  });
+}
+
+template <U K>
+void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
+  check_defined(name, self, "self");
+  const ScalarType dt = self.dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] not implemented for dtype {} on the CPU", name, dt);
+  if constexpr (K == U::Neg) {
+    EMBER_CHECK_TYPE(dt != kBool,
+                     "[{}] negation, the `-` operator, on a bool tensor is not supported. If you are "
+                     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+                     name);
+  }
+  if constexpr (K == U::Abs || K == U::Relu) {
+    EMBER_CHECK_TYPE(dt != kBool, "[{}] boolean inputs are not supported", name);
+  }
+  if constexpr (floating_only_v<K>) {
+    EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                     dt);
+  }
+  ScalarType result = dt;
+  if constexpr (K == U::LogicalNot)
+    result = kBool;
+  else if constexpr (!keeps_dtype_v<K>)
+    result = is_floating_type(dt) ? dt : get_default_dtype();
+  const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
+  if (ok != OutKind::Functional) {
+    check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+    if (K != U::LogicalNot) {
+      EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
+                       name, result, out.dtype());
+    }
+  }
+  // Layer 1: a contiguous functional call whose input and result are of the compute dtype.
+  if (ok == OutKind::Functional && self.is_cpu() && self.is_contiguous() && dt == cdt &&
+      (K == U::LogicalNot || result == cdt)) {
+    out = empty_cpu(self.sizes(), result);
+    visit_compute(cdt, name, [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      const C* in[1] = {static_cast<const C*>(self.data_ptr())};
+      if constexpr (K == U::LogicalNot) {
+        nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
+      } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
+                                                                               K == U::Sign)) {
+        nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
+      }
+    });
+    return;
+  }
+  TensorIter it(name);
+  it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
+  run_kind<K>(it, cdt, name);
+  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+}
+
+}  // namespace
+
+#define EMBER_CPU_DEFINE_UNARY(name, Kind)                   \
+  Tensor name(const Tensor& self) {                          \
+    Tensor out;                                              \
+    unary<U::Kind>(#name, out, OutKind::Functional, self);   \
+    return out;                                              \
+  }                                                          \
+  Tensor& name##_(Tensor& self) {                            \
+    unary<U::Kind>(#name "_", self, OutKind::InPlace, self); \
+    return self;                                             \
+  }                                                          \
+  Tensor& name##_out(const Tensor& self, Tensor& out) {      \
+    unary<U::Kind>(#name, out, OutKind::Out, self);          \
+    return out;                                              \
+  }
+EMBER_CPU_DEFINE_UNARY(neg, Neg)
+EMBER_CPU_DEFINE_UNARY(abs, Abs)
+EMBER_CPU_DEFINE_UNARY(sign, Sign)
+EMBER_CPU_DEFINE_UNARY(exp, Exp)
+EMBER_CPU_DEFINE_UNARY(log, Log)
+EMBER_CPU_DEFINE_UNARY(log1p, Log1p)
+EMBER_CPU_DEFINE_UNARY(sqrt, Sqrt)
+EMBER_CPU_DEFINE_UNARY(rsqrt, Rsqrt)
+EMBER_CPU_DEFINE_UNARY(sin, Sin)
+EMBER_CPU_DEFINE_UNARY(cos, Cos)
+EMBER_CPU_DEFINE_UNARY(tanh, Tanh)
+EMBER_CPU_DEFINE_UNARY(sigmoid, Sigmoid)
+EMBER_CPU_DEFINE_UNARY(erf, Erf)
+EMBER_CPU_DEFINE_UNARY(silu, Silu)
+EMBER_CPU_DEFINE_UNARY(logical_not, LogicalNot)
+#undef EMBER_CPU_DEFINE_UNARY
+
+Tensor relu(const Tensor& self) {
+  Tensor out;
+  unary<U::Relu>("relu", out, OutKind::Functional, self);
+  return out;
+}
+Tensor& relu_(Tensor& self) {
+  unary<U::Relu>("relu_", self, OutKind::InPlace, self);
+  return self;
+}
+
+namespace {
+// True for approximate='tanh'; anything but 'none' or 'tanh' is an error.
+bool gelu_tanh(const char* name, std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "[{}] argument 'approximate' must be 'none' or 'tanh', got '{}'", name, approximate);
+  return approximate == "tanh";
+}
+}  // namespace
+
+Tensor gelu(const Tensor& self, std::string_view approximate) {
+  Tensor out;
+  if (gelu_tanh("gelu", approximate))
+    unary<U::GeluTanh>("gelu", out, OutKind::Functional, self);
+  else
+    unary<U::GeluErf>("gelu", out, OutKind::Functional, self);
+  return out;
+}
+Tensor& gelu_(Tensor& self, std::string_view approximate) {
+  if (gelu_tanh("gelu_", approximate))
+    unary<U::GeluTanh>("gelu_", self, OutKind::InPlace, self);
+  else
+    unary<U::GeluErf>("gelu_", self, OutKind::InPlace, self);
+  return self;
+}
+Tensor& gelu_out(const Tensor& self, std::string_view approximate, Tensor& out) {
+  if (gelu_tanh("gelu", approximate))
+    unary<U::GeluTanh>("gelu", out, OutKind::Out, self);
+  else
+    unary<U::GeluErf>("gelu", out, OutKind::Out, self);
+  return out;
+}
+
+}  // namespace ember::cpu
