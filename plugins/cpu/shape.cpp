@@ -243,28 +243,54 @@ Tensor flip(const Tensor& self, IntArrayRef dims) {
   const int64_t n = self.numel();
   if (n == 0) return out;
   // Walks out's elements in logical order; the source index runs backwards along flipped dims.
+  // Elements are moved as opaque words of the dtype's size, so every dtype shares four loops.
   const int64_t nd = self.dim();
-  const auto isz = static_cast<int64_t>(self.itemsize());
-  DimVector src_st(self.strides()), idx(static_cast<size_t>(nd), 0);
+  DimVector sizes(self.sizes()), src_st(self.strides()), dst_st(out.strides());
   int64_t src_off = 0;
   for (int64_t d : w) {
     if (nd == 0) break;  // a 0-dim tensor accepts dim 0 and -1; there is nothing to reverse
-    src_off += (self.size(d) - 1) * src_st[d];
+    src_off += (sizes[d] - 1) * src_st[d];
     src_st[d] = -src_st[d];
   }
-  const char* src = static_cast<const char*>(self.data_ptr());
-  char* dst = static_cast<char*>(out.data_ptr());
-  int64_t dst_off = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    std::memcpy(dst + dst_off * isz, src + src_off * isz, static_cast<size_t>(isz));
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      src_off += src_st[d];
-      dst_off += out.stride(d);
-      if (++idx[d] < self.size(d)) break;
-      src_off -= src_st[d] * self.size(d);
-      dst_off -= out.stride(d) * self.size(d);
-      idx[d] = 0;
+  auto run = [&](auto word) {
+    using W = decltype(word);
+    const W* src = static_cast<const W*>(self.data_ptr());
+    W* dst = static_cast<W*>(out.data_ptr());
+    DimVector idx(static_cast<size_t>(nd), 0);
+    int64_t so = src_off, dof = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      dst[dof] = src[so];
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        so += src_st[d];
+        dof += dst_st[d];
+        if (++idx[d] < sizes[d]) break;
+        so -= src_st[d] * sizes[d];
+        dof -= dst_st[d] * sizes[d];
+        idx[d] = 0;
+      }
     }
+  };
+  struct Word16 {
+    uint64_t lo, hi;
+  };
+  switch (self.itemsize()) {
+    case 1:
+      run(uint8_t{});
+      break;
+    case 2:
+      run(uint16_t{});
+      break;
+    case 4:
+      run(uint32_t{});
+      break;
+    case 8:
+      run(uint64_t{});
+      break;
+    case 16:
+      run(Word16{});
+      break;
+    default:
+      EMBER_INTERNAL_ASSERT(false, "[flip] unexpected element size {}", self.itemsize());
   }
   return out;
 }
