@@ -314,6 +314,12 @@ void expect_view_of(const Tensor& v, const Tensor& base, const std::string& what
   EXPECT_FALSE(v.is_same(base)) << what << ": a view is a new TensorImpl";
 }
 
+// A tensor on another device with no data: views reach it through CompositeExplicitAutograd.
+Tensor meta_tensor(IntArrayRef sizes) {
+  Storage s = make_intrusive<StorageImpl>(DataPtr{nullptr, nullptr, nullptr, Device(kMeta)}, 0, nullptr, false);
+  return Tensor(make_intrusive<TensorImpl>(std::move(s), kFloat32, sizes));
+}
+
 }  // namespace
 
 // ---- views: geometry exactly as PyTorch --------------------------------------------------------
@@ -746,4 +752,22 @@ TEST(CpuShapeFactories, Eye) {
   EXPECT_EQ(ember::eye(2, 0).sizes(), IntArrayRef({2, 0}));
   EXPECT_ERROR(ValueError, ember::eye(-1), "[eye]", "n must be greater or equal to 0, got -1");
   EXPECT_ERROR(ValueError, ember::eye(2, -3), "[eye]", "m must be greater or equal to 0, got -3");
+}
+
+TEST(CpuShapeViews, ViewsServeEveryStridedBackend) {
+  // Registered at CompositeExplicitAutograd/CompositeImplicitAutograd, the views need no kernel of
+  // the tensor's own backend: a dataless Meta tensor gets them too.
+  Tensor m = meta_tensor({2, 1, 3, 4});
+  Tensor p = m.permute({3, 0, 1, 2});
+  EXPECT_EQ(p.device().type(), kMeta);
+  EXPECT_EQ(p.sizes(), IntArrayRef({4, 2, 1, 3}));
+  EXPECT_EQ(p.strides(), IntArrayRef({1, 12, 12, 4}));
+  EXPECT_EQ(m.squeeze().sizes(), IntArrayRef({2, 3, 4}));
+  EXPECT_EQ(m.squeeze(1).strides(), IntArrayRef({12, 4, 1}));
+  EXPECT_EQ(m.diagonal(0, 2, 3).sizes(), IntArrayRef({2, 1, 3}));
+  EXPECT_EQ(m.unfold(3, 2, 2).sizes(), IntArrayRef({2, 1, 3, 2, 2}));
+  EXPECT_EQ(m.split(1, 2).size(), 3u);
+  EXPECT_EQ(m.chunk(2, 3)[1].storage_offset(), 2);
+  EXPECT_EQ(m.narrow(2, 1, 2).sizes(), IntArrayRef({2, 1, 2, 4}));
+  EXPECT_EQ(m.flatten(1, 2).sizes(), IntArrayRef({2, 3, 4}));
 }
