@@ -3,6 +3,7 @@
 // exact C++ signature API.md maps its schema to. Kernels are called qualified (cpu::add_tensor),
 // never unqualified, so argument-dependent lookup cannot pick the generated ember:: function.
 #include <optional>
+#include <vector>
 
 #include "ember/core/Tensor.h"
 
@@ -97,5 +98,27 @@ Tensor unsqueeze(const Tensor& self, int64_t dim);
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
                   std::optional<int64_t> storage_offset);
+
+// shape.cpp. CompositeExplicitAutograd views:
+Tensor permute(const Tensor& self, IntArrayRef dims);
+Tensor squeeze(const Tensor& self);
+Tensor squeeze_dim(const Tensor& self, int64_t dim);
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2);
+Tensor unfold(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim);
+// CompositeImplicitAutograd (built from reshape, slice, split):
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim);
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim);
+// CPU:
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor flip(const Tensor& self, IntArrayRef dims);
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptLayout layout,
+                OptDevice device, OptBool pin_memory);
+Tensor eye(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+// CompositeExplicitAutograd (they dispatch cat, empty, copy_):
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
+Tensor repeat(const Tensor& self, IntArrayRef repeats);
 
 }  // namespace ember::cpu

@@ -171,4 +171,35 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("logical_xor", EMBER_FN(cpu::logical_xor));
   m.impl("logical_xor_", EMBER_FN(cpu::logical_xor_));
   m.impl("logical_xor.out", EMBER_FN(cpu::logical_xor_out));
+
+// ---- shape ops (issue 3) ----------------------------------------------------------------------
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // shape.cpp
+  m.impl("cat", EMBER_FN(cpu::cat));
+  m.impl("flip", EMBER_FN(cpu::flip));
+  m.impl("linspace", EMBER_FN(cpu::linspace));
+  m.impl("eye", EMBER_FN(cpu::eye));
+  m.impl("eye.m", EMBER_FN(cpu::eye_m));
+}
+
+// Metadata-only views, and copies built from dispatched cat/empty/copy_.
+EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  // shape.cpp
+  m.impl("permute", EMBER_FN(cpu::permute));
+  m.impl("squeeze", EMBER_FN(cpu::squeeze));
+  m.impl("squeeze.dim", EMBER_FN(cpu::squeeze_dim));
+  m.impl("diagonal", EMBER_FN(cpu::diagonal));
+  m.impl("unfold", EMBER_FN(cpu::unfold));
+  m.impl("split.Tensor", EMBER_FN(cpu::split));
+  m.impl("stack", EMBER_FN(cpu::stack));
+  m.impl("repeat", EMBER_FN(cpu::repeat));
+}
+
+// Built from reshape/slice/split, so their autograd comes from those (PyTorch's keys too).
+EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  // shape.cpp
+  m.impl("flatten.using_ints", EMBER_FN(cpu::flatten));
+  m.impl("narrow", EMBER_FN(cpu::narrow));
+  m.impl("chunk", EMBER_FN(cpu::chunk));
 }

@@ -94,6 +94,12 @@ const auto& cat() {
   return h;
 }
 
+// aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]
+const auto& split_Tensor() {
+  static const auto h = lookup<std::vector<Tensor>(const Tensor&, int64_t, int64_t)>("aten::split", "Tensor");
+  return h;
+}
+
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 const auto& layer_norm() {
   static const auto h = lookup<Tensor(const Tensor&, IntArrayRef, const std::optional<Tensor>&, const std::optional<Tensor>&, double, bool)>("aten::layer_norm", "");
@@ -221,6 +227,14 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   return ops::cat().call(tensors, dim);
 }
 
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  return ops::split_Tensor().call(self, split_size, dim);
+}
+
+std::vector<Tensor> Tensor::split(int64_t split_size, int64_t dim) const {
+  return ops::split_Tensor().call(*this, split_size, dim);
+}
+
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
   return ops::layer_norm().call(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
@@ -252,6 +266,7 @@ void check_generated_ops() {
   ops::allclose();
   ops::max_dim();
   ops::cat();
+  ops::split_Tensor();
   ops::layer_norm();
   ops::max_pool2d();
   ops::gelu();

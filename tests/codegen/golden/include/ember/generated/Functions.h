@@ -49,6 +49,9 @@ EMBER_API std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool k
 // aten::cat(Tensor[] tensors, int dim=0) -> Tensor
 EMBER_API Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
+// aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]
+EMBER_API std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 EMBER_API Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = std::nullopt, const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-05, bool cudnn_enable = true);
 

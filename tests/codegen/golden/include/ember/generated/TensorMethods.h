@@ -26,5 +26,8 @@ bool allclose(const Tensor& other, double rtol = 1e-05, double atol = 1e-08, boo
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
 
+// aten::split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]
+std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+
 // aten::gelu(Tensor self, *, str approximate='none') -> Tensor
 Tensor gelu(std::string_view approximate = "none") const;
