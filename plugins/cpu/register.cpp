@@ -171,6 +171,7 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("logical_xor", EMBER_FN(cpu::logical_xor));
   m.impl("logical_xor_", EMBER_FN(cpu::logical_xor_));
   m.impl("logical_xor.out", EMBER_FN(cpu::logical_xor_out));
+}
 
 // ---- shape ops (issue 3) ----------------------------------------------------------------------
 
