@@ -98,4 +98,11 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool implicit);
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
                   std::optional<int64_t> storage_offset);
 
+// linalg.cpp (matmul is CompositeImplicitAutograd)
+Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out);
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
+Tensor matmul(const Tensor& self, const Tensor& other);
+
 }  // namespace ember::cpu
