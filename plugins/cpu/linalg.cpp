@@ -222,6 +222,8 @@ Tensor product(const Tensor& a3, const Tensor& b3, const char* op) {
     case kFloat32:
     case kBFloat16: {
       if (dnnl_product(as_mat(a3), as_mat(b3), dt, out)) return out;
+      // No primitive for these strides: retry contiguous, and bf16 in float32.
+      if (dnnl_product(as_mat(materialize(a3)), as_mat(materialize(b3)), dt, out)) return out;
       if (dt == kBFloat16) {
         const Tensor af = cast_to(a3, kFloat32), bf = cast_to(b3, kFloat32);
         if (dnnl_product(as_mat(af), as_mat(bf), kFloat32, out)) return out;
