@@ -107,7 +107,7 @@ dnnl::memory::data_type dnnl_dtype(ScalarType t) {
   return t == kBFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
 }
 
-// The primitive for these operands (f32 output), or null when oneDNN has none.
+// The primitive for these operands (f32 output), or null when oneDNN has none (remembered).
 std::shared_ptr<CachedMatmul> get_matmul(const Mat& a, const Mat& b, ScalarType dt) {
   const MatmulKey key = {static_cast<int64_t>(dt), a.B, a.R, a.C, b.C, a.sb, a.sr, a.sc, b.sb, b.sr, b.sc};
   {
@@ -126,7 +126,7 @@ std::shared_ptr<CachedMatmul> get_matmul(const Mat& a, const Mat& b, ScalarType 
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, dnnl_engine());
     entry = std::make_shared<CachedMatmul>(CachedMatmul{pd, dnnl::matmul(pd)});
   } catch (const dnnl::error&) {
-    return nullptr;  // unimplemented for these dtypes or strides: the caller falls back
+    entry = nullptr;  // unimplemented for these dtypes or strides: cached too; the caller falls back
   }
   std::lock_guard<std::mutex> g(g_cache_mu);
   if (g_cache.size() >= kMaxCached) g_cache.clear();
