@@ -121,4 +121,11 @@ Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice d
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim);
 Tensor repeat(const Tensor& self, IntArrayRef repeats);
 
+// linalg.cpp (matmul is CompositeImplicitAutograd)
+Tensor mm(const Tensor& self, const Tensor& mat2);
+Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out);
+Tensor bmm(const Tensor& self, const Tensor& mat2);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
+Tensor matmul(const Tensor& self, const Tensor& other);
+
 }  // namespace ember::cpu

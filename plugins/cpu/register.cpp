@@ -204,3 +204,17 @@ EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("narrow", EMBER_FN(cpu::narrow));
   m.impl("chunk", EMBER_FN(cpu::chunk));
 }
+
+// Matrix products (see Note [CPU matrix product paths] in linalg.cpp).
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // linalg.cpp
+  m.impl("mm", EMBER_FN(cpu::mm));
+  m.impl("mm.out", EMBER_FN(cpu::mm_out));
+  m.impl("bmm", EMBER_FN(cpu::bmm));
+  m.impl("addmm", EMBER_FN(cpu::addmm));
+}
+
+EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  // linalg.cpp
+  m.impl("matmul", EMBER_FN(cpu::matmul));
+}
