@@ -12,3 +12,4 @@
 #include "ember/generated/Functions.h"
 #include "ember/api/Operators.h"
 #include "ember/api/Threads.h"
+#include "ember/api/Random.h"
