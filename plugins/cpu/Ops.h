@@ -128,4 +128,17 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
 Tensor matmul(const Tensor& self, const Tensor& other);
 
+// random.cpp. CPU fills on the default CPU generator:
+Tensor& uniform_(Tensor& self, double from, double to);
+Tensor& normal_(Tensor& self, double mean, double std);
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to);
+Tensor& bernoulli_float(Tensor& self, double p);
+// CompositeExplicitAutograd (they dispatch empty and a fill):
+Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+               OptBool pin_memory);
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
+                   OptDevice device, OptBool pin_memory);
+
 }  // namespace ember::cpu

@@ -218,3 +218,22 @@ EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   // linalg.cpp
   m.impl("matmul", EMBER_FN(cpu::matmul));
 }
+
+// ---- random (issue 3) -------------------------------------------------------------------------
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // random.cpp
+  m.impl("uniform_", EMBER_FN(cpu::uniform_));
+  m.impl("normal_", EMBER_FN(cpu::normal_));
+  m.impl("random_.from", EMBER_FN(cpu::random_from));
+  m.impl("bernoulli_.float", EMBER_FN(cpu::bernoulli_float));
+}
+
+// Built from empty and the fills above, so any backend with those kernels gets them.
+EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  // random.cpp
+  m.impl("rand", EMBER_FN(cpu::rand));
+  m.impl("randn", EMBER_FN(cpu::randn));
+  m.impl("randint", EMBER_FN(cpu::randint));
+  m.impl("randint.low", EMBER_FN(cpu::randint_low));
+}

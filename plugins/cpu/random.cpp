@@ -1,0 +1,242 @@
+// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on the default CPU generator,
+// and the device-generic rand, randn, randint (CompositeExplicitAutograd: empty + a fill).
+//
+// Each fill reserves its Philox blocks from ember::detail::default_cpu_generator() once and
+// gives element i (in row-major order) a value computed from block offset + i / k alone (k
+// elements per block), so results do not depend on threads or memory layout (see Note
+// [Counter-based random numbers] in ember/api/Random.h). A non-contiguous self is filled through
+// a contiguous buffer and copy_.
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "Loops.h"
+#include "Ops.h"
+#include "ember/api/Random.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cpu {
+namespace {
+
+// Bits of precision of T's significand (24 for float, 53 double, 11 half, 8 bfloat16).
+template <class T>
+constexpr int digits_of() {
+  if constexpr (std::is_same_v<T, Half>) return 11;
+  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
+  else return std::numeric_limits<T>::digits;
+}
+
+// [0, 1) with `bits` random bits (bits <= 32), exact in any type with that many digits.
+inline float unit_float(uint32_t w, int bits) {
+  return static_cast<float>(w >> (32 - bits)) * std::ldexp(1.0f, -bits);
+}
+// [0, 1) with 53 random bits from two words.
+inline double unit_double(uint32_t hi, uint32_t lo) {
+  const uint64_t x = (uint64_t{hi} << 32 | lo) >> 11;
+  return static_cast<double>(x) * 0x1.0p-53;
+}
+
+// Calls fill(T* data, int64_t n) on a contiguous buffer holding self's elements in row-major
+// order, then copies back when self was not contiguous.
+template <class T, class Fill>
+void fill_contiguous(Tensor& self, Fill&& fill) {
+  if (self.is_contiguous()) {
+    fill(static_cast<T*>(self.data_ptr()), self.numel());
+  } else {
+    Tensor tmp = empty_cpu(self.sizes(), self.dtype());
+    fill(static_cast<T*>(tmp.data_ptr()), tmp.numel());
+    cpu::copy_(self, tmp, false);
+  }
+}
+
+uint64_t blocks_for(int64_t n, int64_t per_block) {
+  return static_cast<uint64_t>((n + per_block - 1) / per_block);
+}
+
+void check_floating(const char* op, ScalarType t) {
+  EMBER_CHECK_T(TypeError, is_floating_type(t), "[{}] expects a floating point dtype, got {}", op, t);
+}
+
+TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
+  TensorOptions o;
+  if (dtype) o = o.dtype(*dtype);
+  if (layout) o = o.layout(*layout);
+  if (device) o = o.device(*device);
+  return o;
+}
+
+// The factory's own checks, before it dispatches empty (so errors name it, not empty).
+void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
+  for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to) {
+  check_defined("uniform_", self, "self");
+  check_cpu("uniform_", self);
+  check_floating("uniform_", self.dtype());
+  EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from={} > to={}", from, to);
+  EMBER_CHECK(std::isfinite(to - from), "[uniform_] to - from must be finite, got from={} and to={}", from, to);
+  visit_dtype(self.dtype(), "uniform_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+      fill_contiguous<T>(self, [&](T* p, int64_t n) {
+        if constexpr (std::is_same_v<T, double>) {
+          // Two elements a block, 53 bits each.
+          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+          for (int64_t b = 0; b * 2 < n; ++b) {
+            const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+            for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j)
+              p[b * 2 + j] = from + unit_double(w[2 * j], w[2 * j + 1]) * (to - from);
+          }
+        } else {
+          // Four elements a block, with T's digits of precision (so rand is exact and < 1).
+          constexpr int bits = digits_of<T>();
+          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+          const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
+          for (int64_t b = 0; b * 4 < n; ++b) {
+            const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+            for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
+              p[b * 4 + j] = convert<T>(f + unit_float(w[j], bits) * span);
+          }
+        }
+      });
+    }
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std) {
+  check_defined("normal_", self, "self");
+  check_cpu("normal_", self);
+  check_floating("normal_", self.dtype());
+  EMBER_CHECK(std >= 0.0, "[normal_] expects std >= 0.0, but found std {}", std);
+  visit_dtype(self.dtype(), "normal_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
+      // Box-Muller: a block gives u1 in (0, 1] and u2 in [0, 1), so the pair of elements
+      // (2b, 2b + 1) gets r cos(2 pi u2) and r sin(2 pi u2), r = sqrt(-2 log u1).
+      using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      fill_contiguous<T>(self, [&](T* p, int64_t n) {
+        const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+        const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(std);
+        constexpr Acc two_pi = static_cast<Acc>(2 * std::numbers::pi);
+        for (int64_t b = 0; b * 2 < n; ++b) {
+          const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+          Acc u1, u2;
+          if constexpr (std::is_same_v<T, double>) {
+            u1 = 1.0 - unit_double(w[0], w[1]);
+            u2 = unit_double(w[2], w[3]);
+          } else {
+            u1 = 1.0f - unit_float(w[0], 24);
+            u2 = unit_float(w[1], 24);
+          }
+          const Acc rad = std::sqrt(Acc(-2) * std::log(u1));
+          p[b * 2] = convert<T>(m + s * rad * std::cos(two_pi * u2));
+          if (b * 2 + 1 < n) p[b * 2 + 1] = convert<T>(m + s * rad * std::sin(two_pi * u2));
+        }
+      });
+    }
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
+  check_defined("random_", self, "self");
+  check_cpu("random_", self);
+  visit_dtype(self.dtype(), "random_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // The largest value + 1 (as __int128: int64's does not fit in int64).
+    __int128 hi;
+    __int128 lo;
+    if constexpr (std::is_same_v<T, bool>) {
+      lo = 0, hi = 2;
+    } else if constexpr (std::is_integral_v<T>) {
+      lo = std::numeric_limits<T>::lowest(), hi = static_cast<__int128>(std::numeric_limits<T>::max()) + 1;
+    } else {
+      hi = (__int128{1} << digits_of<T>()) + 1;  // integers up to 2^digits are exact
+      lo = -hi;
+    }
+    const __int128 end = to ? static_cast<__int128>(*to) : hi;
+    EMBER_CHECK(from < end, "[random_] expects 'from' to be less than 'to', but got from={} >= to={}", from,
+                static_cast<int64_t>(end == hi && !to ? end - 1 : end));
+    EMBER_CHECK(from >= lo && from < hi, "[random_] from={} is out of bounds for {}", from, self.dtype());
+    EMBER_CHECK(end - 1 < hi && end - 1 >= lo, "[random_] to - 1 = {} is out of bounds for {}",
+                static_cast<int64_t>(end - 1), self.dtype());
+    const auto range = static_cast<unsigned __int128>(end - from);  // in [1, 2^64]
+    fill_contiguous<T>(self, [&](T* p, int64_t n) {
+      // Two elements a block, 64 bits each.
+      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+      for (int64_t b = 0; b * 2 < n; ++b) {
+        const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+        for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j) {
+          const uint64_t x = uint64_t{w[2 * j]} << 32 | w[2 * j + 1];
+          const auto v = static_cast<__int128>(from) + static_cast<__int128>(x % range);
+          p[b * 2 + j] = convert<T>(static_cast<int64_t>(v));
+        }
+      }
+    });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& bernoulli_float(Tensor& self, double p) {
+  check_defined("bernoulli_", self, "self");
+  check_cpu("bernoulli_", self);
+  EMBER_CHECK(p >= 0 && p <= 1, "[bernoulli_] expects p to be in [0, 1], but got p={}", p);
+  visit_dtype(self.dtype(), "bernoulli_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    fill_contiguous<T>(self, [&](T* out, int64_t n) {
+      // Four elements a block: 1 where a 32-bit uniform in [0, 1) is below p.
+      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+      for (int64_t b = 0; b * 4 < n; ++b) {
+        const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+        for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
+          out[b * 4 + j] = convert<T>(static_cast<double>(w[j]) * 0x1.0p-32 < p ? 1 : 0);
+      }
+    });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+// ---- CompositeExplicitAutograd ----------------------------------------------------------------
+
+Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("rand", size, pin_memory);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  check_floating("rand", dt);
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.uniform_(0, 1);
+  return t;
+}
+
+Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("randn", size, pin_memory);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  check_floating("randn", dt);
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.normal_(0, 1);
+  return t;
+}
+
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
+                   OptDevice device, OptBool pin_memory) {
+  check_factory("randint", size, pin_memory);
+  EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
+  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
+  t.random_(low, high);
+  return t;
+}
+
+Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+               OptBool pin_memory) {
+  return cpu::randint_low(0, high, size, dtype, layout, device, pin_memory);
+}
+
+}  // namespace ember::cpu
