@@ -294,3 +294,15 @@ TEST(CpuRandom, Errors) {
   EXPECT_ERROR(ValueError, empty({2}).uniform_(1, 0), "[uniform_]");
   EXPECT_TRUE(rand({4}).equal(a));
 }
+
+TEST(CpuRandom, OptionsAndOverloads) {
+  // LibTorch's ungrouped overloads and TensorOptions (requires_grad needs the autograd plugin,
+  // which this binary does not load).
+  manual_seed(0);
+  Tensor a = rand({2, 3}, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
+  EXPECT_EQ(a.dtype(), get_default_dtype());
+  Tensor b = randint(0, 4, {7}, kInt32, std::nullopt, Device(kCPU), std::nullopt);
+  EXPECT_EQ(b.dtype(), kInt32);
+  EXPECT_EQ(randint(4, {7}, dtype(kInt16).device(kCPU)).dtype(), kInt16);
+  EXPECT_ERROR(NotImplementedError, rand({2}, std::nullopt, std::nullopt, std::nullopt, true), "[rand] pin_memory");
+}
