@@ -162,8 +162,9 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
       lo = -hi;
     }
     const __int128 end = to ? static_cast<__int128>(*to) : hi;
-    EMBER_CHECK(from < end, "[random_] expects 'from' to be less than 'to', but got from={} >= to={}", from,
-                static_cast<int64_t>(end == hi && !to ? end - 1 : end));
+    // (Without a `to`, end is the dtype's bound, above every in-bounds from.)
+    EMBER_CHECK(!to || from < *to, "[random_] expects 'from' to be less than 'to', but got from={} >= to={}",
+                from, to.value_or(0));
     EMBER_CHECK(from >= lo && from < hi, "[random_] from={} is out of bounds for {}", from, self.dtype());
     EMBER_CHECK(end - 1 < hi && end - 1 >= lo, "[random_] to - 1 = {} is out of bounds for {}",
                 static_cast<int64_t>(end - 1), self.dtype());

@@ -244,6 +244,10 @@ TEST(CpuRandom, RandintRangeAndDtype) {
   Tensor u8 = empty({10000}, kUInt8).random_(0, std::nullopt);
   auto mu = moments(values(u8));
   EXPECT_NEAR(mu.mean, 127.5, 3);
+  for (double v : values(empty({1000}, kInt8).random_(100, std::nullopt))) {
+    ASSERT_GE(v, 100);
+    ASSERT_LE(v, 127);
+  }
 }
 
 TEST(CpuRandom, BernoulliFrequency) {
