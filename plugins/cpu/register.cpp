@@ -2,6 +2,7 @@
 #include "Loops.h"
 #include "Ops.h"
 #include "Pointwise.h"
+#include "Reduce.h"
 #include "ember/plugin/Plugin.h"
 
 EMBER_PLUGIN("cpu", EMBER_VERSION_STRING)
@@ -217,4 +218,25 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
 EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   // linalg.cpp
   m.impl("matmul", EMBER_FN(cpu::matmul));
+}
+
+// Reductions (see Note [CPU row reductions] in reduce2.cpp).
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // reduce2.cpp
+  m.impl("mean", EMBER_FN(cpu::mean));
+  m.impl("mean.dim", EMBER_FN(cpu::mean_dim));
+  m.impl("prod", EMBER_FN(cpu::prod));
+  m.impl("prod.dim_int", EMBER_FN(cpu::prod_dim_int));
+  m.impl("amax", EMBER_FN(cpu::amax));
+  m.impl("amin", EMBER_FN(cpu::amin));
+  m.impl("max", EMBER_FN(cpu::max));
+  m.impl("min", EMBER_FN(cpu::min));
+  m.impl("max.dim", EMBER_FN(cpu::max_dim));
+  m.impl("min.dim", EMBER_FN(cpu::min_dim));
+  m.impl("argmax", EMBER_FN(cpu::argmax));
+  m.impl("argmin", EMBER_FN(cpu::argmin));
+  m.impl("any", EMBER_FN(cpu::any));
+  m.impl("any.dim", EMBER_FN(cpu::any_dim));
+  m.impl("all", EMBER_FN(cpu::all));
+  m.impl("all.dim", EMBER_FN(cpu::all_dim));
 }
