@@ -24,5 +24,13 @@ Tensor any(const Tensor& self);
 Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim);
 Tensor all(const Tensor& self);
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim);
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim);
+Tensor var(const Tensor& self, bool unbiased);
+Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim);
+Tensor std(const Tensor& self, bool unbiased);
+Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim);
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
 
 }  // namespace ember::cpu

@@ -1,4 +1,5 @@
-// Reductions of issue 3: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all.
+// Reductions of issue 3: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all,
+// logsumexp, var/std; and the ops along one dimension: softmax, log_softmax, cumsum.
 //
 // Note [CPU row reductions]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -11,6 +12,9 @@
 // exact for every dtype; products accumulate in int64 (integers and bool, wrapping) or double.
 // NaN propagates as in PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index
 // of the first NaN. mean is sum (Note [CPU sum accumulation]) in double divided by the count.
+// softmax, log_softmax, logsumexp, var, std and floating cumsum compute in double (the input is
+// converted once), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
+// row's maximum first, so they are stable for large inputs.
 #include "Loops.h"
 #include "Ops.h"
 #include "Reduce.h"
@@ -269,6 +273,106 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
 
 IntArrayRef one_dim(const int64_t& d) { return IntArrayRef(&d, 1); }
 
+// f(in, out, n) over every line of `self` along `dim`, computing in Acc (int64_t or double):
+// returns a contiguous tensor of self's shape in out_dt.
+template <class Acc, class F>
+Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, F f) {
+  check_defined(op, self, "self");
+  check_cpu(op, self);
+  const int64_t w = maybe_wrap_dim(dim, self.dim(), op);
+  const ScalarType acc_dt = std::is_same_v<Acc, double> ? kFloat64 : kInt64;
+  Rows r = prepare(converted(self, acc_dt), one_dim(w), true, op, false);
+  // r.in has the kept dimensions first and `dim` last; write through the same permutation.
+  Tensor tmp = empty_cpu(r.in.sizes(), acc_dt);
+  const Acc* p = static_cast<const Acc*>(r.in.data_ptr());
+  Acc* q = static_cast<Acc*>(tmp.data_ptr());
+  for (int64_t i = 0; i < r.outer; ++i) f(p + i * r.len, q + i * r.len, r.len);
+  Tensor out = empty_cpu(self.sizes(), out_dt);
+  DimVector st;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (d != w) st.push_back(out.stride(d));
+  if (self.dim() > 0) st.push_back(out.stride(w));
+  Tensor ov = make_view(out, r.in.sizes(), st, 0);
+  cpu::copy_(ov, tmp, false);
+  return out;
+}
+
+double row_max(const double* x, int64_t n) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // a NaN makes every result NaN below
+  return m;
+}
+
+template <bool Log>
+Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  check_defined(op, self, "self");
+  const ScalarType out_dt = dtype ? *dtype : self.dtype();
+  // As PyTorch, the kernel exists for floating types only; a dtype converts the input first.
+  if (!is_floating_type(out_dt)) throw_unsupported_dtype(op, out_dt);
+  return along_dim<double>(converted(self, dtype), dim, out_dt, op, [](const double* x, double* y, int64_t n) {
+    const double m = row_max(x, n);
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+    if (Log) {
+      const double ls = std::log(s);
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] - m - ls;
+    } else {
+      for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i] - m) / s;
+    }
+  });
+}
+
+// Writes one double per row of `r` (a float64 tensor) into a fresh tensor of dtype out_dt.
+template <class F>
+Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, F f) {
+  Tensor acc = empty_cpu(r.out_shape, kFloat64);
+  const auto* p = static_cast<const double*>(r.in.data_ptr());
+  auto* q = static_cast<double*>(acc.data_ptr());
+  for (int64_t i = 0; i < r.outer; ++i) q[i] = f(p + i * r.len, r.len);
+  if (out_dt == kFloat64) return acc;
+  Tensor out = empty_cpu(r.out_shape, out_dt);
+  cast_fn(kFloat64, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                            static_cast<int64_t>(out.itemsize()), out.numel());
+  return out;
+}
+
+Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  check_defined("logsumexp", self, "self");
+  check_cpu("logsumexp", self);
+  // Integer and bool inputs give the default dtype (LibTorch 1.13).
+  const ScalarType out_dt = is_integral_type(self.dtype(), true) ? get_default_dtype() : self.dtype();
+  if (!is_floating_type(out_dt)) throw_unsupported_dtype("logsumexp", out_dt);
+  Rows r = prepare(converted(self, kFloat64), dims, keepdim, "logsumexp", false);
+  return reduce_rows_double(r, out_dt, [](const double* x, int64_t n) {
+    double m = row_max(x, n);
+    if (std::isinf(m)) m = 0;  // all -inf gives log(0) = -inf; an inf gives inf
+    double s = 0;
+    for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+    return std::log(s) + m;
+  });
+}
+
+template <bool Std>
+Tensor var_impl(const Tensor& self, IntArrayRef dims, bool unbiased, bool keepdim, const char* op) {
+  check_defined(op, self, "self");
+  check_cpu(op, self);
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] std and var only support floating point and complex dtypes, got {}", op, self.dtype());
+  Rows r = prepare(converted(self, kFloat64), dims, keepdim, op, false);
+  const double correction = unbiased ? 1 : 0;
+  return reduce_rows_double(r, self.dtype(), [&](const double* x, int64_t n) {
+    double mean = 0;
+    for (int64_t i = 0; i < n; ++i) mean += x[i];
+    mean /= static_cast<double>(n);  // n == 0: NaN, as PyTorch
+    double m2 = 0;
+    for (int64_t i = 0; i < n; ++i) m2 += (x[i] - mean) * (x[i] - mean);
+    const double nf = static_cast<double>(n);
+    const double v = m2 / (nf > correction ? nf - correction : 0.0);  // one element, unbiased: NaN
+    return Std ? std::sqrt(v) : v;
+  });
+}
+
+
 }  // namespace
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) { return mean_impl(self, {}, false, dtype); }
@@ -312,5 +416,40 @@ Tensor any(const Tensor& self) { return any_all<true>(self, {}, false, "any"); }
 Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all<true>(self, one_dim(dim), keepdim, "any"); }
 Tensor all(const Tensor& self) { return any_all<false>(self, {}, false, "all"); }
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all<false>(self, one_dim(dim), keepdim, "all"); }
+
+
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<false>(self, dim, dtype, "softmax");
+}
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl<true>(self, dim, dtype, "log_softmax");
+}
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) { return logsumexp_impl(self, dim, keepdim); }
+
+Tensor var(const Tensor& self, bool unbiased) { return var_impl<false>(self, {}, unbiased, false, "var"); }
+Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl<false>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "var");
+}
+Tensor std(const Tensor& self, bool unbiased) { return var_impl<true>(self, {}, unbiased, false, "std"); }
+Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl<true>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "std");
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  check_defined("cumsum", self, "self");
+  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
+  if (is_complex_type(out_dt)) throw_unsupported_dtype("cumsum", out_dt);
+  const Tensor in = converted(self, dtype);  // as PyTorch, a dtype converts the input first
+  if (is_integral_type(in.dtype(), true)) {
+    return along_dim<int64_t>(in, dim, out_dt, "cumsum", [](const int64_t* x, int64_t* y, int64_t n) {
+      uint64_t a = 0;  // wraps
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int64_t>(a += static_cast<uint64_t>(x[i]));
+    });
+  }
+  return along_dim<double>(in, dim, out_dt, "cumsum", [](const double* x, double* y, int64_t n) {
+    double a = 0;
+    for (int64_t i = 0; i < n; ++i) y[i] = a += x[i];
+  });
+}
 
 }  // namespace ember::cpu

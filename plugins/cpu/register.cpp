@@ -239,4 +239,12 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("any.dim", EMBER_FN(cpu::any_dim));
   m.impl("all", EMBER_FN(cpu::all));
   m.impl("all.dim", EMBER_FN(cpu::all_dim));
+  m.impl("softmax.int", EMBER_FN(cpu::softmax_int));
+  m.impl("log_softmax.int", EMBER_FN(cpu::log_softmax_int));
+  m.impl("logsumexp", EMBER_FN(cpu::logsumexp));
+  m.impl("var", EMBER_FN(cpu::var));
+  m.impl("var.dim", EMBER_FN(cpu::var_dim));
+  m.impl("std", EMBER_FN(cpu::std));
+  m.impl("std.dim", EMBER_FN(cpu::std_dim));
+  m.impl("cumsum", EMBER_FN(cpu::cumsum));
 }

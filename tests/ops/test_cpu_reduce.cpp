@@ -532,3 +532,195 @@ TEST(CpuReduce2, AnyAllEveryDtypeAndLayout) {
   EXPECT_ERROR(IndexError, ember::ones({2}).any(1), "[any]", "out of range");
   EXPECT_ERROR(IndexError, ember::ones({2}).all(-2), "[all]", "out of range");
 }
+
+// ---- softmax / log_softmax / logsumexp ----------------------------------------------------------
+
+namespace {
+// The reference of an op along one dimension: each line (the other coordinates fixed) mapped
+// by f, laid out row-major like the input's logical order.
+std::vector<double> ref_along(const Tensor& a, int64_t dim,
+                              const std::function<std::vector<double>(const std::vector<double>&)>& f) {
+  const int64_t nd = a.dim();
+  if (nd == 0) return f(values(a));
+  const int64_t w = dim < 0 ? dim + nd : dim;
+  const auto v = values(a);
+  std::vector<double> out(v.size());
+  int64_t inner = 1;
+  for (int64_t d = w + 1; d < nd; ++d) inner *= a.size(d);
+  const int64_t n = a.size(w);
+  const int64_t outer = n == 0 ? 0 : static_cast<int64_t>(v.size()) / (n * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      std::vector<double> line;
+      for (int64_t k = 0; k < n; ++k) line.push_back(v[(o * n + k) * inner + i]);
+      const auto r = f(line);
+      for (int64_t k = 0; k < n; ++k) out[(o * n + k) * inner + i] = r[k];
+    }
+  return out;
+}
+
+std::vector<double> ref_softmax(const std::vector<double>& x) {
+  double m = -std::numeric_limits<double>::infinity(), s = 0;
+  for (double e : x) m = std::max(m, e);
+  for (double e : x) s += std::exp(e - m);
+  std::vector<double> y;
+  for (double e : x) y.push_back(std::exp(e - m) / s);
+  return y;
+}
+std::vector<double> ref_log_softmax(const std::vector<double>& x) {
+  auto y = ref_softmax(x);
+  for (double& e : y) e = std::log(e);
+  return y;
+}
+}  // namespace
+
+TEST(CpuReduce2, SoftmaxLogSoftmax) {
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 7);
+      for (int64_t d : {0, 1, 2, -1, -2}) {
+        Tensor s = ember::softmax(a, d);
+        EXPECT_EQ(s.dtype(), dt);
+        EXPECT_EQ(s.sizes(), a.sizes());
+        EXPECT_TRUE(s.is_contiguous());
+        expect_values(s, ref_along(a, d, ref_softmax), "softmax");
+        expect_values(a.log_softmax(d), ref_along(a, d, ref_log_softmax), "log_softmax");
+      }
+    }
+  }
+  // Stable for large inputs; dtype converts first (integers are accepted only with a dtype).
+  Tensor big = from_values({3}, kFloat32, {1000, 1001, 1002});
+  expect_values(big.softmax(0), ref_softmax({0, 1, 2}), "large softmax");
+  expect_values(big.log_softmax(0), ref_log_softmax({0, 1, 2}), "large log_softmax");
+  Tensor i = from_values({2, 2}, kInt64, {1, 2, 3, 5});
+  Tensor si = ember::softmax(i, 1, kFloat64);
+  EXPECT_EQ(si.dtype(), kFloat64);
+  expect_values(si, ref_along(i, 1, ref_softmax), "int softmax with dtype");
+  EXPECT_EQ(ember::log_softmax(big, 0, kFloat64).dtype(), kFloat64);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).softmax(0), {nan, nan, nan}, "NaN row");
+  expect_values(from_values({2}, kFloat32, {-inf, 0}).softmax(0), {0, 1}, "-inf gets 0");
+  expect_values(from_values({2}, kFloat32, {-inf, 0}).log_softmax(0), {-inf, 0}, "-inf log_softmax");
+  expect_values(ember::full({}, 3.0).softmax(0), {1}, "0-dim softmax");
+  EXPECT_EQ(ember::zeros({0, 3}).softmax(1).sizes(), IntArrayRef({0, 3}));
+  EXPECT_ERROR(NotImplementedError, i.softmax(0), "[softmax]", "int64");
+  EXPECT_ERROR(NotImplementedError, i.log_softmax(0), "[log_softmax]", "int64");
+  EXPECT_ERROR(IndexError, big.softmax(1), "[softmax]", "out of range");
+}
+
+TEST(CpuReduce2, Logsumexp) {
+  auto lse = [](const std::vector<double>& r) {
+    double s = 0;
+    for (double x : r) s += std::exp(x);
+    return std::log(s);
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 8);
+      const ScalarType want = is_floating_type(dt) ? dt : kFloat32;
+      for (const auto& dims : kDimLists) {
+        for (bool keep : {false, true}) {
+          Tensor r = ember::logsumexp(a, dims, keep);
+          EXPECT_EQ(r.dtype(), want);
+          EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          expect_values(r, ref_reduce(a, dims, lse), "logsumexp");
+        }
+      }
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor big = from_values({2}, kFloat64, {1000, 1000});
+  expect_values(big.logsumexp(std::vector<int64_t>{0}), {1000 + std::log(2.0)}, "stable");
+  expect_values(from_values({2}, kFloat32, {-inf, -inf}).logsumexp(std::vector<int64_t>{0}), {-inf}, "all -inf");
+  expect_values(from_values({2}, kFloat32, {inf, 1}).logsumexp(std::vector<int64_t>{0}), {inf}, "inf");
+  expect_values(from_values({2}, kFloat32, {nan, 1}).logsumexp(std::vector<int64_t>{0}), {nan}, "NaN");
+  expect_values(ember::zeros({2, 0}).logsumexp(std::vector<int64_t>{1}), {-inf, -inf}, "empty is -inf");
+  EXPECT_ERROR(IndexError, big.logsumexp(std::vector<int64_t>{1}), "[logsumexp]", "out of range");
+}
+
+// ---- var / std ----------------------------------------------------------------------------------
+
+TEST(CpuReduce2, VarStd) {
+  auto var_of = [](bool unbiased) {
+    return [unbiased](const std::vector<double>& r) {
+      double m = 0;
+      for (double x : r) m += x;
+      m /= static_cast<double>(r.size());
+      double s = 0;
+      for (double x : r) s += (x - m) * (x - m);
+      return s / (static_cast<double>(r.size()) - (unbiased ? 1 : 0));
+    };
+  };
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 9);
+      for (bool unbiased : {true, false}) {
+        const auto vf = var_of(unbiased);
+        auto sf = [&](const std::vector<double>& r) { return std::sqrt(vf(r)); };
+        Tensor v = a.var(unbiased);
+        EXPECT_EQ(v.dtype(), dt);
+        EXPECT_EQ(v.dim(), 0);
+        expect_values(v, ref_reduce(a, {}, vf), "var()");
+        expect_values(ember::std(a, unbiased), ref_reduce(a, {}, sf), "std()");
+        for (const auto& dims : kDimLists) {
+          for (bool keep : {false, true}) {
+            Tensor r = ember::var(a, IntArrayRef(dims), unbiased, keep);
+            EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+            expect_values(r, ref_reduce(a, dims, vf), "var(dims)");
+            expect_values(a.std(IntArrayRef(dims), unbiased, keep), ref_reduce(a, dims, sf), "std(dims)");
+          }
+        }
+      }
+      expect_values(a.var(std::nullopt, true, true), ref_reduce(a, {}, var_of(true)), "var(None, keepdim)");
+      EXPECT_EQ(a.var(std::nullopt, true, true).sizes(), IntArrayRef({1, 1, 1}));
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(ember::ones({1}).var(), {nan}, "one element, unbiased");
+  expect_values(ember::ones({1}).var(false), {0}, "one element, biased");
+  expect_values(ember::empty({0}).std(), {nan}, "empty std");
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).var(), {nan}, "NaN");
+  EXPECT_ERROR(TypeError, ember::ones({3}, kInt64).var(), "[var]", "floating point");
+  EXPECT_ERROR(TypeError, ember::ones({3}, kBool).std(IntArrayRef({0})), "[std]", "floating point");
+  EXPECT_ERROR(IndexError, ember::ones({3}).var(IntArrayRef({1})), "[var]", "out of range");
+  EXPECT_ERROR(ValueError, ember::ones({3, 2}).std(IntArrayRef({0, -2})), "[std]", "appears multiple times");
+}
+
+// ---- cumsum -------------------------------------------------------------------------------------
+
+TEST(CpuReduce2, Cumsum) {
+  auto cums = [](const std::vector<double>& x) {
+    std::vector<double> y;
+    double a = 0;
+    for (double e : x) y.push_back(a += e);
+    return y;
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 10);
+      const ScalarType want = is_floating_type(dt) ? dt : kInt64;
+      for (int64_t d : {0, 1, 2, -1, -3}) {
+        Tensor c = a.cumsum(d);
+        EXPECT_EQ(c.dtype(), want);
+        EXPECT_EQ(c.sizes(), a.sizes());
+        expect_values(c, ref_along(a, d, cums), "cumsum");
+      }
+    }
+  }
+  Tensor i = ember::full({4}, 100, kInt8);
+  Tensor w = ember::cumsum(i, 0, kInt8);
+  EXPECT_EQ(w.dtype(), kInt8);
+  expect_values(w, {100, -56, 44, -112}, "int8 dtype wraps");
+  expect_values(i.cumsum(0), {100, 200, 300, 400}, "int8 accumulates in int64");
+  expect_values(ember::ones({3}, kBool).cumsum(0), {1, 2, 3}, "bool counts");
+  EXPECT_EQ(ember::ones({3}).cumsum(0, kFloat64).dtype(), kFloat64);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).cumsum(0), {1, nan, nan}, "NaN carries");
+  expect_values(ember::full({}, 2.0).cumsum(0), {2}, "0-dim");
+  EXPECT_EQ(ember::zeros({0, 2}).cumsum(0).sizes(), IntArrayRef({0, 2}));
+  EXPECT_ERROR(IndexError, i.cumsum(1), "[cumsum]", "out of range");
+}
