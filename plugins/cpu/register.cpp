@@ -2,6 +2,7 @@
 #include "Loops.h"
 #include "Ops.h"
 #include "Pointwise.h"
+#include "Reduce.h"
 #include "ember/plugin/Plugin.h"
 
 EMBER_PLUGIN("cpu", EMBER_VERSION_STRING)
@@ -236,4 +237,33 @@ EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("randn", EMBER_FN(cpu::randn));
   m.impl("randint", EMBER_FN(cpu::randint));
   m.impl("randint.low", EMBER_FN(cpu::randint_low));
+}
+
+// Reductions (see Note [CPU row reductions] in reduce2.cpp).
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // reduce2.cpp
+  m.impl("mean", EMBER_FN(cpu::mean));
+  m.impl("mean.dim", EMBER_FN(cpu::mean_dim));
+  m.impl("prod", EMBER_FN(cpu::prod));
+  m.impl("prod.dim_int", EMBER_FN(cpu::prod_dim_int));
+  m.impl("amax", EMBER_FN(cpu::amax));
+  m.impl("amin", EMBER_FN(cpu::amin));
+  m.impl("max", EMBER_FN(cpu::max));
+  m.impl("min", EMBER_FN(cpu::min));
+  m.impl("max.dim", EMBER_FN(cpu::max_dim));
+  m.impl("min.dim", EMBER_FN(cpu::min_dim));
+  m.impl("argmax", EMBER_FN(cpu::argmax));
+  m.impl("argmin", EMBER_FN(cpu::argmin));
+  m.impl("any", EMBER_FN(cpu::any));
+  m.impl("any.dim", EMBER_FN(cpu::any_dim));
+  m.impl("all", EMBER_FN(cpu::all));
+  m.impl("all.dim", EMBER_FN(cpu::all_dim));
+  m.impl("softmax.int", EMBER_FN(cpu::softmax_int));
+  m.impl("log_softmax.int", EMBER_FN(cpu::log_softmax_int));
+  m.impl("logsumexp", EMBER_FN(cpu::logsumexp));
+  m.impl("var", EMBER_FN(cpu::var));
+  m.impl("var.dim", EMBER_FN(cpu::var_dim));
+  m.impl("std", EMBER_FN(cpu::std));
+  m.impl("std.dim", EMBER_FN(cpu::std_dim));
+  m.impl("cumsum", EMBER_FN(cpu::cumsum));
 }

@@ -248,7 +248,7 @@ def cpp_arg_type(a: Arg) -> str:
             return f"const std::optional<{e.kind}>&"
         if e.kind in _CPP_VALUE:
             return f"std::optional<{_CPP_VALUE[e.kind]}>"
-        if str(e) == "int[]":
+        if e.kind == "list" and e.elem.kind == "int":  # int[]? and int[1]? alike
             return "std::optional<IntArrayRef>"
     mut = " (mutable)" if a.is_write else ""
     raise GenError(f"argument '{a.name}': unsupported type '{t}'{mut}")

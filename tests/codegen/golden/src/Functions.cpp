@@ -118,6 +118,12 @@ const auto& gelu() {
   return h;
 }
 
+// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+const auto& var_dim() {
+  static const auto h = lookup<Tensor(const Tensor&, std::optional<IntArrayRef>, bool, bool)>("aten::var", "dim");
+  return h;
+}
+
 }  // namespace ops
 }  // namespace
 
@@ -251,6 +257,14 @@ Tensor Tensor::gelu(std::string_view approximate) const {
   return ops::gelu().call(*this, approximate);
 }
 
+Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return ops::var_dim().call(self, dim, unbiased, keepdim);
+}
+
+Tensor Tensor::var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+  return ops::var_dim().call(*this, dim, unbiased, keepdim);
+}
+
 namespace detail {
 void check_generated_ops() {
   ops::empty();
@@ -270,6 +284,7 @@ void check_generated_ops() {
   ops::layer_norm();
   ops::max_pool2d();
   ops::gelu();
+  ops::var_dim();
 }
 }  // namespace detail
 

@@ -61,6 +61,9 @@ EMBER_API Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArra
 // aten::gelu(Tensor self, *, str approximate='none') -> Tensor
 EMBER_API Tensor gelu(const Tensor& self, std::string_view approximate = "none");
 
+// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+EMBER_API Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased = true, bool keepdim = false);
+
 namespace detail {
 // Looks every operator above up and checks its C++ signature against its schema; throws
 // on the first mismatch (tests call it).

@@ -31,3 +31,6 @@ std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
 
 // aten::gelu(Tensor self, *, str approximate='none') -> Tensor
 Tensor gelu(std::string_view approximate = "none") const;
+
+// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+Tensor var(std::optional<IntArrayRef> dim, bool unbiased = true, bool keepdim = false) const;

@@ -1,0 +1,726 @@
+// The reductions of issue 3 (mean, prod, amax/amin, max/min, max.dim/min.dim, argmax/argmin,
+// any/all) against naive float64 references: several dtypes, contiguous and non-contiguous
+// inputs, negative and multiple dims, keepdim, NaN propagation, empty inputs, and the error
+// messages. Reference values are read straight from memory through sizes and strides.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+
+const std::vector<ScalarType> kDtypes = {kBool,    kUInt8,    kInt8,    kInt16,  kInt32,
+                                         kInt64,   kFloat16,  kBFloat16, kFloat32, kFloat64};
+const std::vector<ScalarType> kFloats = {kFloat16, kBFloat16, kFloat32, kFloat64};
+
+double read_elem(const void* p, ScalarType t) {
+  switch (t) {
+    case kBool: return *static_cast<const bool*>(p) ? 1 : 0;
+    case kUInt8: return *static_cast<const uint8_t*>(p);
+    case kInt8: return *static_cast<const int8_t*>(p);
+    case kInt16: return *static_cast<const int16_t*>(p);
+    case kInt32: return *static_cast<const int32_t*>(p);
+    case kInt64: return static_cast<double>(*static_cast<const int64_t*>(p));
+    case kFloat16: return static_cast<float>(*static_cast<const Half*>(p));
+    case kBFloat16: return static_cast<float>(*static_cast<const BFloat16*>(p));
+    case kFloat32: return *static_cast<const float*>(p);
+    case kFloat64: return *static_cast<const double*>(p);
+    default: ADD_FAILURE() << "unexpected dtype " << t; return 0;
+  }
+}
+
+void write_elem(void* p, ScalarType t, double v) {
+  switch (t) {
+    case kBool: *static_cast<bool*>(p) = v != 0; break;
+    case kUInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(v); break;
+    case kInt8: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
+    case kInt16: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
+    case kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
+    case kInt64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
+    case kFloat16: *static_cast<Half*>(p) = Half(static_cast<float>(v)); break;
+    case kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
+    case kFloat32: *static_cast<float*>(p) = static_cast<float>(v); break;
+    case kFloat64: *static_cast<double*>(p) = v; break;
+    default: ADD_FAILURE() << "unexpected dtype " << t;
+  }
+}
+
+// The logical (row-major) values of a strided CPU tensor.
+std::vector<double> values(const Tensor& t) {
+  std::vector<double> out;
+  if (t.numel() == 0) return out;
+  out.reserve(static_cast<size_t>(t.numel()));
+  const char* base = static_cast<const char*>(t.data_ptr());
+  const auto isz = static_cast<int64_t>(t.itemsize());
+  std::vector<int64_t> idx(static_cast<size_t>(t.dim()), 0);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) off += idx[d] * t.stride(d);
+    out.push_back(read_elem(base + off * isz, t.dtype()));
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      if (++idx[d] < t.size(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+Tensor from_values(IntArrayRef shape, ScalarType dt, const std::vector<double>& v) {
+  Tensor t = ember::empty(shape, dt);
+  EXPECT_EQ(static_cast<size_t>(t.numel()), v.size());
+  char* p = static_cast<char*>(t.data_ptr());
+  for (size_t i = 0; i < v.size(); ++i) write_elem(p + i * t.itemsize(), dt, v[i]);
+  return t;
+}
+
+// Small values exactly representable in every dtype; never zero when `nonzero`.
+double sample_value(int64_t i, ScalarType dt, int seed, bool nonzero) {
+  const int64_t k = (i * 7 + seed * 13 + 3) % 11;  // 0..10
+  switch (dt) {
+    case kBool: return nonzero ? 1 : k % 2;
+    case kUInt8: return static_cast<double>(k + (nonzero ? 1 : 0));
+    case kInt8:
+    case kInt16:
+    case kInt32:
+    case kInt64: return k == 5 && nonzero ? 3 : static_cast<double>(k - 5);
+    default: return (static_cast<double>(k) - 5) * 0.5 + 0.25;
+  }
+}
+
+enum class Kind { Contiguous, Transposed, Sliced, Expanded };
+const Kind kKinds[] = {Kind::Contiguous, Kind::Transposed, Kind::Sliced, Kind::Expanded};
+const char* kind_name(Kind k) {
+  switch (k) {
+    case Kind::Contiguous: return "contiguous";
+    case Kind::Transposed: return "transposed";
+    case Kind::Sliced: return "sliced";
+    default: return "expanded";
+  }
+}
+
+// A tensor of logical shape `shape` and dtype `dt` laid out as `kind` (falling back to contiguous
+// where the kind does not apply to the shape).
+Tensor make(std::vector<int64_t> shape, ScalarType dt, Kind kind, int seed = 0, bool nonzero = false) {
+  auto fill = [&](const std::vector<int64_t>& s) {
+    int64_t n = 1;
+    for (int64_t x : s) n *= x;
+    std::vector<double> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[i] = sample_value(i, dt, seed, nonzero);
+    return from_values(s, dt, v);
+  };
+  const auto nd = shape.size();
+  if (kind == Kind::Transposed && nd >= 2) {
+    auto s = shape;
+    std::swap(s[nd - 1], s[nd - 2]);
+    Tensor t = fill(s).transpose(-1, -2);
+    EXPECT_FALSE(t.is_contiguous() && shape[nd - 1] > 1 && shape[nd - 2] > 1);
+    return t;
+  }
+  if (kind == Kind::Sliced && nd >= 1) {
+    auto s = shape;
+    s[nd - 1] *= 2;
+    return fill(s).slice(-1, 0, std::nullopt, 2);
+  }
+  if (kind == Kind::Expanded && nd >= 1 && shape[0] > 1) {
+    auto s = shape;
+    s[0] = 1;
+    Tensor t = fill(s).expand(shape);
+    EXPECT_EQ(t.stride(0), 0);
+    return t;
+  }
+  return fill(shape);
+}
+
+// v as stored in dtype t (integers wrap, floats round).
+double as_dtype(double v, ScalarType t) {
+  switch (t) {
+    case kBool: return v != 0 ? 1 : 0;
+    case kUInt8: return static_cast<uint8_t>(static_cast<int64_t>(v));
+    case kInt8: return static_cast<int8_t>(static_cast<int64_t>(v));
+    case kInt16: return static_cast<int16_t>(static_cast<int64_t>(v));
+    case kInt32: return static_cast<int32_t>(static_cast<int64_t>(v));
+    case kInt64: return static_cast<double>(static_cast<int64_t>(v));
+    case kFloat16: return static_cast<float>(Half(static_cast<float>(v)));
+    case kBFloat16: return static_cast<float>(BFloat16(static_cast<float>(v)));
+    case kFloat32: return static_cast<float>(v);
+    default: return v;
+  }
+}
+
+double tolerance(ScalarType t) {
+  switch (t) {
+    case kFloat16: return 2e-3;
+    case kBFloat16: return 1e-2;
+    case kFloat32: return 1e-6;
+    case kFloat64: return 1e-12;
+    default: return 0;
+  }
+}
+
+void expect_values(const Tensor& t, const std::vector<double>& ref, const std::string& what) {
+  const auto got = values(t);
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  const double tol = tolerance(t.dtype());
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double want = as_dtype(ref[i], t.dtype());
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(got[i])) << what << " at " << i;
+    } else if (std::isinf(want)) {
+      EXPECT_EQ(got[i], want) << what << " at " << i;
+    } else {
+      EXPECT_NEAR(got[i], want, tol * std::max(1.0, std::fabs(want))) << what << " at " << i;
+    }
+  }
+}
+
+template <class E, class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("wrong exception type: ") + e.what();
+  }
+  return "no exception";
+}
+
+#define EXPECT_ERROR(ErrType, stmt, ...)                                              \
+  do {                                                                                \
+    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                 \
+    for (const char* part_ : {__VA_ARGS__})                                           \
+      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
+  } while (0)
+
+// The rows of a reduction: for each output element (kept coordinates in row-major order), the
+// input values over the reduced dimensions in row-major order. An empty `dims` reduces all.
+std::vector<std::vector<double>> rows_of(const Tensor& a, std::vector<int64_t> dims) {
+  const int64_t nd = a.dim();
+  std::vector<bool> red(static_cast<size_t>(nd), dims.empty());
+  for (int64_t d : dims)
+    if (nd > 0) red[d < 0 ? d + nd : d] = true;
+  int64_t outer = 1;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!red[d]) outer *= a.size(d);
+  std::vector<std::vector<double>> rows(static_cast<size_t>(outer));
+  const auto v = values(a);
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  for (size_t n = 0; n < v.size(); ++n) {
+    int64_t o = 0;
+    for (int64_t d = 0; d < nd; ++d)
+      if (!red[d]) o = o * a.size(d) + idx[d];
+    rows[o].push_back(v[n]);
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      if (++idx[d] < a.size(d)) break;
+      idx[d] = 0;
+    }
+  }
+  return rows;
+}
+
+std::vector<int64_t> out_shape(const Tensor& a, std::vector<int64_t> dims, bool keepdim) {
+  const int64_t nd = a.dim();
+  std::vector<bool> red(static_cast<size_t>(nd), dims.empty());
+  for (int64_t d : dims)
+    if (nd > 0) red[d < 0 ? d + nd : d] = true;
+  std::vector<int64_t> s;
+  for (int64_t d = 0; d < nd; ++d)
+    if (!red[d]) s.push_back(a.size(d));
+    else if (keepdim) s.push_back(1);
+  return s;
+}
+
+std::vector<double> ref_reduce(const Tensor& a, std::vector<int64_t> dims,
+                               const std::function<double(const std::vector<double>&)>& f) {
+  std::vector<double> r;
+  for (const auto& row : rows_of(a, dims)) r.push_back(f(row));
+  return r;
+}
+
+double ref_max(const std::vector<double>& r) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (double x : r) {
+    if (std::isnan(x)) return x;
+    m = std::max(m, x);
+  }
+  return m;
+}
+double ref_min(const std::vector<double>& r) {
+  double m = std::numeric_limits<double>::infinity();
+  for (double x : r) {
+    if (std::isnan(x)) return x;
+    m = std::min(m, x);
+  }
+  return m;
+}
+double ref_argmax(const std::vector<double>& r) {
+  size_t b = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (std::isnan(r[i])) return static_cast<double>(i);
+    if (r[i] > r[b]) b = i;
+  }
+  return static_cast<double>(b);
+}
+double ref_argmin(const std::vector<double>& r) {
+  size_t b = 0;
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (std::isnan(r[i])) return static_cast<double>(i);
+    if (r[i] < r[b]) b = i;
+  }
+  return static_cast<double>(b);
+}
+
+const std::vector<std::vector<int64_t>> kDimLists = {{0}, {1}, {2}, {-1}, {0, 2}, {-1, 0}, {0, 1, 2}, {}};
+
+}  // namespace
+
+// ---- amax / amin / max / min ----------------------------------------------------------------
+
+TEST(CpuReduce2, AmaxAminEveryDtypeAndLayout) {
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 2);
+      for (const auto& dims : kDimLists) {
+        for (bool keep : {false, true}) {
+          Tensor mx = ember::amax(a, dims, keep), mn = a.amin(dims, keep);
+          EXPECT_EQ(mx.dtype(), dt);
+          EXPECT_EQ(mn.dtype(), dt);
+          EXPECT_EQ(mx.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          expect_values(mx, ref_reduce(a, dims, ref_max), "amax");
+          expect_values(mn, ref_reduce(a, dims, ref_min), "amin");
+        }
+      }
+      Tensor m = ember::max(a);
+      EXPECT_EQ(m.dim(), 0);
+      EXPECT_EQ(m.dtype(), dt);
+      expect_values(m, ref_reduce(a, {}, ref_max), "max()");
+      expect_values(a.min(), ref_reduce(a, {}, ref_min), "min()");
+    }
+  }
+}
+
+TEST(CpuReduce2, MaxMinNaNAndInf) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  for (ScalarType dt : kFloats) {
+    SCOPED_TRACE(dtype_name(dt));
+    Tensor a = from_values({2, 4}, dt, {1, nan, 3, -inf, -2, 5, inf, 0});
+    expect_values(ember::max(a), {nan}, "max with NaN");
+    expect_values(ember::min(a), {nan}, "min with NaN");
+    expect_values(ember::amax(a, {1}), {nan, inf}, "amax rows");
+    expect_values(ember::amin(a, {1}), {nan, -2}, "amin rows");
+    expect_values(ember::amax(a, {0}), {1, nan, inf, 0}, "amax cols");
+    auto [v, i] = ember::max(a, 1);
+    expect_values(v, {nan, inf}, "max.dim values");
+    expect_values(i, {1, 2}, "max.dim indices pick the NaN");
+    auto [v2, i2] = ember::min(a, -1, true);
+    EXPECT_EQ(v2.sizes(), IntArrayRef({2, 1}));
+    expect_values(v2, {nan, -2}, "min.dim values");
+    expect_values(i2, {1, 0}, "min.dim indices");
+    expect_values(ember::argmax(a), {1}, "argmax flat picks the NaN");
+    expect_values(ember::argmin(a, 1), {1, 0}, "argmin rows");
+    Tensor allnan = from_values({3}, dt, {nan, nan, nan});
+    expect_values(ember::amax(allnan), {nan}, "all-NaN amax");
+  }
+  // Extremes of int64 are exact (no detour through double).
+  Tensor big = ember::full({3}, int64_t{9007199254740993}, kInt64);
+  big.data_ptr<int64_t>()[1] = 9007199254740995;
+  EXPECT_EQ(ember::max(big).item<int64_t>(), 9007199254740995);
+  EXPECT_EQ(ember::amin(big).item<int64_t>(), 9007199254740993);
+}
+
+TEST(CpuReduce2, MaxMinDimAndArgEveryDtype) {
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 3);
+      for (int64_t d : {0, 1, 2, -1, -3}) {
+        for (bool keep : {false, true}) {
+          const std::vector<int64_t> dims{d};
+          auto [v, i] = ember::max(a, d, keep);
+          EXPECT_EQ(v.dtype(), dt);
+          EXPECT_EQ(i.dtype(), kInt64);
+          EXPECT_EQ(v.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          EXPECT_EQ(i.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          expect_values(v, ref_reduce(a, dims, ref_max), "max.dim values");
+          expect_values(i, ref_reduce(a, dims, ref_argmax), "max.dim indices (first maximum)");
+          auto [v2, i2] = a.min(d, keep);
+          expect_values(v2, ref_reduce(a, dims, ref_min), "min.dim values");
+          expect_values(i2, ref_reduce(a, dims, ref_argmin), "min.dim indices (first minimum)");
+          if (dt != kBool) {
+            Tensor am = ember::argmax(a, d, keep);
+            EXPECT_EQ(am.dtype(), kInt64);
+            EXPECT_EQ(am.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+            expect_values(am, ref_reduce(a, dims, ref_argmax), "argmax(dim)");
+            expect_values(a.argmin(d, keep), ref_reduce(a, dims, ref_argmin), "argmin(dim)");
+          }
+        }
+      }
+      if (dt != kBool) {
+        Tensor am = ember::argmax(a);
+        EXPECT_EQ(am.dim(), 0);
+        expect_values(am, ref_reduce(a, {}, ref_argmax), "argmax()");
+        expect_values(a.argmin(), ref_reduce(a, {}, ref_argmin), "argmin()");
+      } else {
+        EXPECT_ERROR(NotImplementedError, ember::argmax(a), "[argmax]", "bool");
+      }
+    }
+  }
+}
+
+TEST(CpuReduce2, ExtremesZeroDimAndEmpty) {
+  Tensor s = ember::full({}, 2.5);
+  expect_values(ember::max(s), {2.5}, "0-dim max");
+  expect_values(ember::amax(s, {0}), {2.5}, "0-dim amax(dim=0)");
+  auto [v, i] = ember::max(s, -1);
+  EXPECT_EQ(v.dim(), 0);
+  expect_values(i, {0}, "0-dim max.dim index");
+  expect_values(ember::argmax(s, 0, true), {0}, "0-dim argmax");
+  // A zero-size kept dimension is fine; a zero-size reduced one is an error.
+  Tensor e = ember::zeros({0, 3});
+  EXPECT_EQ(ember::amax(e, {1}).sizes(), IntArrayRef({0}));
+  EXPECT_EQ(std::get<1>(ember::max(e, 1)).sizes(), IntArrayRef({0}));
+  EXPECT_ERROR(IndexError, ember::max(e), "[max]", "cannot reduce over a zero-size dimension", "numel() == 0");
+  EXPECT_ERROR(IndexError, ember::amax(e, {0}), "[amax]", "cannot reduce over a zero-size dimension", "dim 0");
+  EXPECT_ERROR(IndexError, ember::amin(e), "[amin]", "zero-size");
+  EXPECT_ERROR(IndexError, ember::max(e, 0), "[max]", "zero-size", "dim 0");
+  EXPECT_ERROR(IndexError, ember::min(e, -2), "[min]", "zero-size", "dim 0");
+  EXPECT_ERROR(IndexError, ember::argmax(e), "[argmax]", "zero-size");
+  EXPECT_ERROR(IndexError, ember::argmin(e, 0), "[argmin]", "zero-size");
+  // Dims.
+  Tensor a = ember::ones({2, 3});
+  EXPECT_ERROR(IndexError, ember::amax(a, {2}), "[amax]", "out of range");
+  EXPECT_ERROR(ValueError, ember::amax(a, {1, -1}), "[amax]", "appears multiple times");
+  EXPECT_ERROR(IndexError, ember::max(a, -3), "[max]", "out of range");
+  EXPECT_ERROR(IndexError, ember::argmax(a, 2), "[argmax]", "out of range");
+}
+
+// ---- prod -----------------------------------------------------------------------------------
+
+TEST(CpuReduce2, ProdEveryDtypeAndLayout) {
+  auto prod = [](const std::vector<double>& r) {
+    double p = 1;
+    for (double x : r) p *= x;
+    return p;
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 2, 2}, dt, k, 4, true);
+      const ScalarType want = is_floating_type(dt) ? dt : kInt64;
+      Tensor p = a.prod();
+      EXPECT_EQ(p.dtype(), want);
+      EXPECT_EQ(p.dim(), 0);
+      expect_values(p, ref_reduce(a, {}, prod), "prod()");
+      for (int64_t d : {0, 1, -1}) {
+        for (bool keep : {false, true}) {
+          Tensor r = ember::prod(a, d, keep);
+          EXPECT_EQ(r.dtype(), want);
+          EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, {d}, keep)));
+          expect_values(r, ref_reduce(a, {d}, prod), "prod(dim)");
+        }
+      }
+    }
+  }
+  // dtype converts first; integers wrap in int64; empty products are 1.
+  Tensor h = ember::full({3}, 300.0, kFloat32);
+  expect_values(h.prod(kFloat64), {2.7e7}, "prod dtype=float64");
+  EXPECT_EQ(h.prod(kFloat64).dtype(), kFloat64);
+  expect_values(ember::full({3}, 3, kInt32).prod(0, false, kInt8), {27}, "prod dtype=int8");
+  Tensor w = ember::full({3}, int64_t{1} << 32, kInt64);
+  EXPECT_EQ(w.prod().item<int64_t>(), 0);  // 2^96 wraps to 0
+  expect_values(ember::empty({0}).prod(), {1}, "empty prod");
+  expect_values(ember::zeros({2, 0}).prod(1), {1, 1}, "prod over empty dim");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(from_values({3}, kFloat32, {2, nan, 0}).prod(), {nan}, "prod with NaN");
+  EXPECT_ERROR(IndexError, ember::ones({2}).prod(1), "[prod]", "out of range");
+}
+
+// ---- mean -----------------------------------------------------------------------------------
+
+TEST(CpuReduce2, MeanFloatDtypesAndLayouts) {
+  auto mean = [](const std::vector<double>& r) {
+    double s = 0;
+    for (double x : r) s += x;
+    return s / static_cast<double>(r.size());
+  };
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 5);
+      Tensor m = a.mean();
+      EXPECT_EQ(m.dtype(), dt);
+      EXPECT_EQ(m.dim(), 0);
+      expect_values(m, ref_reduce(a, {}, mean), "mean()");
+      for (const auto& dims : kDimLists) {
+        for (bool keep : {false, true}) {
+          Tensor r = ember::mean(a, dims, keep);
+          EXPECT_EQ(r.dtype(), dt);
+          EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          expect_values(r, ref_reduce(a, dims, mean), "mean(dims)");
+        }
+      }
+    }
+  }
+  // An explicit floating dtype accepts integer input, converting first.
+  Tensor i = from_values({2, 2}, kInt32, {1, 2, 3, 5});
+  Tensor mi = i.mean(kFloat64);
+  EXPECT_EQ(mi.dtype(), kFloat64);
+  expect_values(mi, {2.75}, "int mean with dtype");
+  expect_values(ember::mean(i, {0}, true, kFloat32), {2, 3.5}, "int mean(dim) with dtype");
+  // Accumulation in double: a million float16 0.1s average to float16(0.1).
+  Tensor tenths = ember::full({1 << 20}, 0.1, kFloat16);
+  expect_values(tenths.mean(), {static_cast<float>(Half(0.1f))}, "float16 mean is accurate");
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(ember::empty({0}).mean(), {nan}, "empty mean is NaN");
+  expect_values(ember::zeros({2, 0}).mean(std::vector<int64_t>{1}), {nan, nan}, "mean over empty dim");
+  expect_values(ember::full({}, 3.5).mean(), {3.5}, "0-dim mean");
+  EXPECT_ERROR(TypeError, i.mean(), "[mean]", "Input dtype must be either a floating point", "int32");
+  EXPECT_ERROR(TypeError, ember::ones({2}).mean(kInt64), "[mean]", "Optional dtype");
+  EXPECT_ERROR(ValueError, ember::ones({2, 3}).mean(std::vector<int64_t>{0, -2}), "[mean]", "appears multiple times");
+  EXPECT_ERROR(IndexError, ember::ones({2, 3}).mean(std::vector<int64_t>{3}), "[mean]", "out of range");
+}
+
+// ---- any / all --------------------------------------------------------------------------------
+
+TEST(CpuReduce2, AnyAllEveryDtypeAndLayout) {
+  auto any = [](const std::vector<double>& r) {
+    for (double x : r)
+      if (x != 0) return 1.0;
+    return 0.0;
+  };
+  auto all = [](const std::vector<double>& r) {
+    for (double x : r)
+      if (x == 0) return 0.0;
+    return 1.0;
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      // Sparse zeros so both answers occur along each dimension.
+      Tensor a = make({3, 4, 5}, dt, k, 6);
+      const ScalarType want = dt == kUInt8 ? kUInt8 : kBool;
+      EXPECT_EQ(a.any().dtype(), want);
+      expect_values(a.any(), ref_reduce(a, {}, any), "any()");
+      expect_values(ember::all(a), ref_reduce(a, {}, all), "all()");
+      for (int64_t d : {0, 1, 2, -1}) {
+        for (bool keep : {false, true}) {
+          Tensor r = ember::any(a, d, keep);
+          EXPECT_EQ(r.dtype(), want);
+          EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, {d}, keep)));
+          expect_values(r, ref_reduce(a, {d}, any), "any(dim)");
+          expect_values(a.all(d, keep), ref_reduce(a, {d}, all), "all(dim)");
+        }
+      }
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor f = from_values({2, 2}, kFloat32, {0, nan, 0, 0});
+  expect_values(f.any(1), {1, 0}, "NaN is nonzero");
+  expect_values(f.all(0), {0, 0}, "all cols");
+  expect_values(ember::empty({0}).any(), {0}, "empty any");
+  expect_values(ember::empty({0}).all(), {1}, "empty all");
+  expect_values(ember::zeros({2, 0}).all(1), {1, 1}, "all over empty dim");
+  EXPECT_ERROR(IndexError, ember::ones({2}).any(1), "[any]", "out of range");
+  EXPECT_ERROR(IndexError, ember::ones({2}).all(-2), "[all]", "out of range");
+}
+
+// ---- softmax / log_softmax / logsumexp ----------------------------------------------------------
+
+namespace {
+// The reference of an op along one dimension: each line (the other coordinates fixed) mapped
+// by f, laid out row-major like the input's logical order.
+std::vector<double> ref_along(const Tensor& a, int64_t dim,
+                              const std::function<std::vector<double>(const std::vector<double>&)>& f) {
+  const int64_t nd = a.dim();
+  if (nd == 0) return f(values(a));
+  const int64_t w = dim < 0 ? dim + nd : dim;
+  const auto v = values(a);
+  std::vector<double> out(v.size());
+  int64_t inner = 1;
+  for (int64_t d = w + 1; d < nd; ++d) inner *= a.size(d);
+  const int64_t n = a.size(w);
+  const int64_t outer = n == 0 ? 0 : static_cast<int64_t>(v.size()) / (n * inner);
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      std::vector<double> line;
+      for (int64_t k = 0; k < n; ++k) line.push_back(v[(o * n + k) * inner + i]);
+      const auto r = f(line);
+      for (int64_t k = 0; k < n; ++k) out[(o * n + k) * inner + i] = r[k];
+    }
+  return out;
+}
+
+std::vector<double> ref_softmax(const std::vector<double>& x) {
+  double m = -std::numeric_limits<double>::infinity(), s = 0;
+  for (double e : x) m = std::max(m, e);
+  for (double e : x) s += std::exp(e - m);
+  std::vector<double> y;
+  for (double e : x) y.push_back(std::exp(e - m) / s);
+  return y;
+}
+std::vector<double> ref_log_softmax(const std::vector<double>& x) {
+  auto y = ref_softmax(x);
+  for (double& e : y) e = std::log(e);
+  return y;
+}
+}  // namespace
+
+TEST(CpuReduce2, SoftmaxLogSoftmax) {
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 7);
+      for (int64_t d : {0, 1, 2, -1, -2}) {
+        Tensor s = ember::softmax(a, d);
+        EXPECT_EQ(s.dtype(), dt);
+        EXPECT_EQ(s.sizes(), a.sizes());
+        EXPECT_TRUE(s.is_contiguous());
+        expect_values(s, ref_along(a, d, ref_softmax), "softmax");
+        expect_values(a.log_softmax(d), ref_along(a, d, ref_log_softmax), "log_softmax");
+      }
+    }
+  }
+  // Stable for large inputs; dtype converts first (integers are accepted only with a dtype).
+  Tensor big = from_values({3}, kFloat32, {1000, 1001, 1002});
+  expect_values(big.softmax(0), ref_softmax({0, 1, 2}), "large softmax");
+  expect_values(big.log_softmax(0), ref_log_softmax({0, 1, 2}), "large log_softmax");
+  Tensor i = from_values({2, 2}, kInt64, {1, 2, 3, 5});
+  Tensor si = ember::softmax(i, 1, kFloat64);
+  EXPECT_EQ(si.dtype(), kFloat64);
+  expect_values(si, ref_along(i, 1, ref_softmax), "int softmax with dtype");
+  EXPECT_EQ(ember::log_softmax(big, 0, kFloat64).dtype(), kFloat64);
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).softmax(0), {nan, nan, nan}, "NaN row");
+  expect_values(from_values({2}, kFloat32, {-inf, 0}).softmax(0), {0, 1}, "-inf gets 0");
+  expect_values(from_values({2}, kFloat32, {-inf, 0}).log_softmax(0), {-inf, 0}, "-inf log_softmax");
+  expect_values(ember::full({}, 3.0).softmax(0), {1}, "0-dim softmax");
+  EXPECT_EQ(ember::zeros({0, 3}).softmax(1).sizes(), IntArrayRef({0, 3}));
+  EXPECT_ERROR(NotImplementedError, i.softmax(0), "[softmax]", "int64");
+  EXPECT_ERROR(NotImplementedError, i.log_softmax(0), "[log_softmax]", "int64");
+  EXPECT_ERROR(IndexError, big.softmax(1), "[softmax]", "out of range");
+}
+
+TEST(CpuReduce2, Logsumexp) {
+  auto lse = [](const std::vector<double>& r) {
+    double s = 0;
+    for (double x : r) s += std::exp(x);
+    return std::log(s);
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 8);
+      const ScalarType want = is_floating_type(dt) ? dt : kFloat32;
+      for (const auto& dims : kDimLists) {
+        for (bool keep : {false, true}) {
+          Tensor r = ember::logsumexp(a, dims, keep);
+          EXPECT_EQ(r.dtype(), want);
+          EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+          expect_values(r, ref_reduce(a, dims, lse), "logsumexp");
+        }
+      }
+    }
+  }
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor big = from_values({2}, kFloat64, {1000, 1000});
+  expect_values(big.logsumexp(std::vector<int64_t>{0}), {1000 + std::log(2.0)}, "stable");
+  expect_values(from_values({2}, kFloat32, {-inf, -inf}).logsumexp(std::vector<int64_t>{0}), {-inf}, "all -inf");
+  expect_values(from_values({2}, kFloat32, {inf, 1}).logsumexp(std::vector<int64_t>{0}), {inf}, "inf");
+  expect_values(from_values({2}, kFloat32, {nan, 1}).logsumexp(std::vector<int64_t>{0}), {nan}, "NaN");
+  expect_values(ember::zeros({2, 0}).logsumexp(std::vector<int64_t>{1}), {-inf, -inf}, "empty is -inf");
+  EXPECT_ERROR(IndexError, big.logsumexp(std::vector<int64_t>{1}), "[logsumexp]", "out of range");
+}
+
+// ---- var / std ----------------------------------------------------------------------------------
+
+TEST(CpuReduce2, VarStd) {
+  auto var_of = [](bool unbiased) {
+    return [unbiased](const std::vector<double>& r) {
+      double m = 0;
+      for (double x : r) m += x;
+      m /= static_cast<double>(r.size());
+      double s = 0;
+      for (double x : r) s += (x - m) * (x - m);
+      return s / (static_cast<double>(r.size()) - (unbiased ? 1 : 0));
+    };
+  };
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 9);
+      for (bool unbiased : {true, false}) {
+        const auto vf = var_of(unbiased);
+        auto sf = [&](const std::vector<double>& r) { return std::sqrt(vf(r)); };
+        Tensor v = a.var(unbiased);
+        EXPECT_EQ(v.dtype(), dt);
+        EXPECT_EQ(v.dim(), 0);
+        expect_values(v, ref_reduce(a, {}, vf), "var()");
+        expect_values(ember::std(a, unbiased), ref_reduce(a, {}, sf), "std()");
+        for (const auto& dims : kDimLists) {
+          for (bool keep : {false, true}) {
+            Tensor r = ember::var(a, IntArrayRef(dims), unbiased, keep);
+            EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+            expect_values(r, ref_reduce(a, dims, vf), "var(dims)");
+            expect_values(a.std(IntArrayRef(dims), unbiased, keep), ref_reduce(a, dims, sf), "std(dims)");
+          }
+        }
+      }
+      expect_values(a.var(std::nullopt, true, true), ref_reduce(a, {}, var_of(true)), "var(None, keepdim)");
+      EXPECT_EQ(a.var(std::nullopt, true, true).sizes(), IntArrayRef({1, 1, 1}));
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(ember::ones({1}).var(), {nan}, "one element, unbiased");
+  expect_values(ember::ones({1}).var(false), {0}, "one element, biased");
+  expect_values(ember::empty({0}).std(), {nan}, "empty std");
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).var(), {nan}, "NaN");
+  EXPECT_ERROR(TypeError, ember::ones({3}, kInt64).var(), "[var]", "floating point");
+  EXPECT_ERROR(TypeError, ember::ones({3}, kBool).std(IntArrayRef({0})), "[std]", "floating point");
+  EXPECT_ERROR(IndexError, ember::ones({3}).var(IntArrayRef({1})), "[var]", "out of range");
+  EXPECT_ERROR(ValueError, ember::ones({3, 2}).std(IntArrayRef({0, -2})), "[std]", "appears multiple times");
+}
+
+// ---- cumsum -------------------------------------------------------------------------------------
+
+TEST(CpuReduce2, Cumsum) {
+  auto cums = [](const std::vector<double>& x) {
+    std::vector<double> y;
+    double a = 0;
+    for (double e : x) y.push_back(a += e);
+    return y;
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 10);
+      const ScalarType want = is_floating_type(dt) ? dt : kInt64;
+      for (int64_t d : {0, 1, 2, -1, -3}) {
+        Tensor c = a.cumsum(d);
+        EXPECT_EQ(c.dtype(), want);
+        EXPECT_EQ(c.sizes(), a.sizes());
+        expect_values(c, ref_along(a, d, cums), "cumsum");
+      }
+    }
+  }
+  Tensor i = ember::full({4}, 100, kInt8);
+  Tensor w = ember::cumsum(i, 0, kInt8);
+  EXPECT_EQ(w.dtype(), kInt8);
+  expect_values(w, {100, -56, 44, -112}, "int8 dtype wraps");
+  expect_values(i.cumsum(0), {100, 200, 300, 400}, "int8 accumulates in int64");
+  expect_values(ember::ones({3}, kBool).cumsum(0), {1, 2, 3}, "bool counts");
+  EXPECT_EQ(ember::ones({3}).cumsum(0, kFloat64).dtype(), kFloat64);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  expect_values(from_values({3}, kFloat32, {1, nan, 2}).cumsum(0), {1, nan, nan}, "NaN carries");
+  expect_values(ember::full({}, 2.0).cumsum(0), {2}, "0-dim");
+  EXPECT_EQ(ember::zeros({0, 2}).cumsum(0).sizes(), IntArrayRef({0, 2}));
+  EXPECT_ERROR(IndexError, i.cumsum(1), "[cumsum]", "out of range");
+}
