@@ -12,30 +12,18 @@
 
 #include "ember/ember.h"
 
+#include "OpTestUtil.h"
+
 using namespace ember;
 
 namespace {
+
+using ember::optest::read_elem;
 
 std::string name(ScalarType t) { return std::string(dtype_name(t)); }
 
 const std::vector<ScalarType> kDtypes = {kUInt8,    kInt8,    kInt16,  kInt32, kInt64,
                                          kFloat16, kBFloat16, kFloat32, kFloat64};
-
-double read_elem(const void* p, ScalarType t) {
-  switch (t) {
-    case kBool: return *static_cast<const bool*>(p) ? 1 : 0;
-    case kUInt8: return *static_cast<const uint8_t*>(p);
-    case kInt8: return *static_cast<const int8_t*>(p);
-    case kInt16: return *static_cast<const int16_t*>(p);
-    case kInt32: return *static_cast<const int32_t*>(p);
-    case kInt64: return static_cast<double>(*static_cast<const int64_t*>(p));
-    case kFloat16: return static_cast<float>(*static_cast<const Half*>(p));
-    case kBFloat16: return static_cast<float>(*static_cast<const BFloat16*>(p));
-    case kFloat32: return *static_cast<const float*>(p);
-    case kFloat64: return *static_cast<const double*>(p);
-    default: ADD_FAILURE() << "unexpected dtype " << t; return 0;
-  }
-}
 
 void write_elem(void* p, ScalarType t, double v) {
   switch (t) {
@@ -170,25 +158,6 @@ void expect_close(const Tensor& got, const std::vector<double>& want, const std:
     EXPECT_NEAR(g[i], w, tol * std::max(1.0, mag[i])) << what << " at " << i;
   }
 }
-
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
-
-#define EXPECT_ERROR(ErrType, stmt, ...)                                                            \
-  do {                                                                                              \
-    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                             \
-    for (const char* part_ : {__VA_ARGS__})                                                         \
-      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
-  } while (0)
 
 std::string where(ScalarType dt, Kind ka, Kind kb, int64_t M, int64_t K, int64_t N) {
   return name(dt) + " " + kind_name(ka) + " x " + kind_name(kb) + " " + std::to_string(M) + "x" +

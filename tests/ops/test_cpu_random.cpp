@@ -9,28 +9,11 @@
 
 #include "ember/ember.h"
 
+#include "OpTestUtil.h"
+
 using namespace ember;
 
 namespace {
-
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
-
-#define EXPECT_ERROR(ErrType, stmt, ...)                                                               \
-  do {                                                                                                 \
-    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                                 \
-    for (const char* part_ : {__VA_ARGS__})                                                            \
-      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
-  } while (0)
 
 // The row-major values of a tensor, as doubles (through a float64 contiguous copy).
 std::vector<double> values(const Tensor& t) {
