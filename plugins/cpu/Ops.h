@@ -14,6 +14,16 @@ using OptLayout = std::optional<Layout>;
 using OptDevice = std::optional<Device>;
 using OptBool = std::optional<bool>;
 
+// A factory schema's (dtype, layout, device) group as TensorOptions, for composite factories that
+// call ember::empty and friends.
+inline TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
+  TensorOptions o;
+  if (dtype) o = o.dtype(*dtype);
+  if (layout) o = o.layout(*layout);
+  if (device) o = o.device(*device);
+  return o;
+}
+
 // factories.cpp
 Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,

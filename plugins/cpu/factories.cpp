@@ -25,14 +25,6 @@ void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool p
                               op);
 }
 
-TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
-  TensorOptions o;
-  if (dtype) o = o.dtype(*dtype);
-  if (layout) o = o.layout(*layout);
-  if (device) o = o.device(*device);
-  return o;
-}
-
 void check_pin_memory(const char* op, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false),
                               "[{}] pin_memory=true is not supported yet", op);

@@ -57,14 +57,6 @@ void check_floating(const char* op, ScalarType t) {
   EMBER_CHECK_T(TypeError, is_floating_type(t), "[{}] expects a floating point dtype, got {}", op, t);
 }
 
-TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
-  TensorOptions o;
-  if (dtype) o = o.dtype(*dtype);
-  if (layout) o = o.layout(*layout);
-  if (device) o = o.device(*device);
-  return o;
-}
-
 // The factory's own checks, before it dispatches empty (so errors name it, not empty).
 void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
