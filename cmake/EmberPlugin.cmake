@@ -1,9 +1,10 @@
 include(EmberHelpers)  # ember_link_whole_archive and the static-archive check, as consumers get them
-# ember_add_plugin(name SOURCES ... [LIBS ...]): a MODULE library with hidden visibility, linked
-# to ember::ember and its own backend libraries only, written to the plugin directory.
+# ember_add_plugin(name SOURCES ... [LIBS ...] [OPENMP]): a MODULE library with hidden visibility,
+# linked to ember::ember and its own backend libraries only, written to the plugin directory.
+# OPENMP: compiled and linked with OpenMP, for ember/plugin/Parallel.h (the one intra-op pool).
 # Third parties need nothing of this: a plain add_library(x MODULE) linked to ember::ember works.
 function(ember_add_plugin name)
-  cmake_parse_arguments(P "" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  cmake_parse_arguments(P "OPENMP" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
   set(target ember_plugin_${name})
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES
@@ -14,6 +15,10 @@ function(ember_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON)
   target_include_directories(${target} PRIVATE ${P_INCLUDES})
   target_link_libraries(${target} PRIVATE ember::ember ${P_LIBS})
+  if(P_OPENMP)
+    find_package(OpenMP REQUIRED COMPONENTS CXX)
+    target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
+  endif()
   install(TARGETS ${target} LIBRARY DESTINATION ${EMBER_PLUGIN_SUBDIR})
   set_property(GLOBAL APPEND PROPERTY EMBER_PLUGINS ${target})
 endfunction()

@@ -1,10 +1,6 @@
-#include <sched.h>
-
-#include <atomic>
 #include <cstring>
 
 #include "ember/api/Operators.h"
-#include "ember/api/Threads.h"
 
 namespace ember {
 
@@ -81,26 +77,6 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
 
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options) {
   return from_blob(data, sizes, contiguous_strides(sizes), options);
-}
-
-namespace {
-int affinity_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) != 0) return 1;
-  int n = CPU_COUNT(&set);
-  return n > 0 ? n : 1;
-}
-std::atomic<int> g_threads{0};
-}  // namespace
-
-int get_num_threads() {
-  int n = g_threads.load(std::memory_order_relaxed);
-  return n > 0 ? n : affinity_cpus();
-}
-
-void set_num_threads(int n) {
-  EMBER_CHECK(n > 0, "[set_num_threads] expected a positive number of threads, got {}", n);
-  g_threads.store(n, std::memory_order_relaxed);
 }
 
 }  // namespace ember

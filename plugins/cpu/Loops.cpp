@@ -294,6 +294,10 @@ void TensorIter::build() {
   allocate_outputs();
   coalesce_dimensions();
   for (int k = 0; k < nops_; ++k) ops_[k].data = static_cast<char*>(ops_[k].tensor.data_ptr());
+  parallel_ok_ = nout_ > 0 && !reduction_;
+  for (int j = 0; j < nout_; ++j)
+    for (int d = 0; d < ndim(); ++d)
+      if (shape_[d] > 1 && ops_[j].strides[d] == 0) parallel_ok_ = false;
 }
 
 void TensorIter::compute_shape() {

@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "ember/core/Tensor.h"
+#include "ember/plugin/Parallel.h"
 
 namespace ember::cpu {
 
@@ -245,13 +246,29 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void binary_loop_avx512(R* out, const C* 
 #endif
 
 template <class R, class C, class Op>
-EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
-                                     const Op& op) {
+EMBER_ALWAYS_INLINE void binary_loop_serial(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                            const Op& op) {
 #if defined(EMBER_CPU_MULTI_ISA)
   if (cpu_isa() == Isa::Avx512) return binary_loop_avx512(out, a, b, n, av, bv, op);
   if (cpu_isa() == Isa::Avx2) return binary_loop_avx2(out, a, b, n, av, bv, op);
 #endif
   binary_loop_baseline(out, a, b, n, av, bv, op);
+}
+
+template <class R, class C, class Op>
+EMBER_NOINLINE void binary_loop_parallel(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                         const Op& op) {
+  parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+    binary_loop_serial(out + s, av ? a + s : a, bv ? b + s : b, e - s, av, bv, op);
+  });
+}
+
+// The contiguous loop, split over the intra-op threads when it is long enough.
+template <class R, class C, class Op>
+EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                     const Op& op) {
+  if (n >= 2 * kGrainSize && !in_parallel_region()) return binary_loop_parallel(out, a, b, n, av, bv, op);
+  binary_loop_serial(out, a, b, n, av, bv, op);
 }
 
 // ---- geometry helpers -----------------------------------------------------------------------
@@ -325,9 +342,15 @@ class TensorIter {
   // The broadcast shape in the tensors' own dimension order.
   IntArrayRef full_shape() const { return full_shape_; }
 
-  // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run.
+  // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run. Runs are split
+  // over the intra-op threads when the iterator writes outputs whose elements are all distinct
+  // (no reduction, no stride-0 output): each run then writes only its own elements. An iterator
+  // with inputs only (equal, allclose) runs serially, so its loop may update shared state.
   template <class F>
   void for_each(F&& loop) const;
+  // The same, serially, over the elements [begin, end) of the iteration order.
+  template <class F>
+  void for_each_range(int64_t begin, int64_t end, F& loop) const;
 
  private:
   struct Operand {
@@ -352,6 +375,7 @@ class TensorIter {
   int nout_ = 0;
   bool reduction_ = false;
   bool check_overlap_ = true;
+  bool parallel_ok_ = false;  // see for_each
   int64_t numel_ = 1;
   DimVector full_shape_;
   DimVector shape_;
@@ -361,21 +385,44 @@ class TensorIter {
 template <class F>
 void TensorIter::for_each(F&& loop) const {
   if (numel_ == 0) return;
+  if (parallel_ok_ && numel_ >= 2 * kGrainSize && !in_parallel_region()) {
+    parallel_for(0, numel_, kGrainSize, [&](int64_t b, int64_t e) { for_each_range(b, e, loop); });
+    return;
+  }
+  for_each_range(0, numel_, loop);
+}
+
+template <class F>
+void TensorIter::for_each_range(int64_t begin, int64_t end, F& loop) const {
   char* ptrs[kMaxOperands];
   int64_t inner[kMaxOperands];
   const int nd = ndim();
-  for (int k = 0; k < nops_; ++k) {
-    ptrs[k] = ops_[k].data;
-    inner[k] = nd > 0 ? ops_[k].strides[0] : 0;
-  }
-  if (nd <= 1) {
-    loop(ptrs, inner, nd == 0 ? int64_t{1} : shape_[0]);
+  if (nd == 0) {
+    for (int k = 0; k < nops_; ++k) ptrs[k] = ops_[k].data, inner[k] = 0;
+    if (begin < end) loop(ptrs, inner, int64_t{1});
     return;
   }
+  // The multi-index of `begin`, innermost first.
   DimVector idx(nd, 0);
-  const int64_t n0 = shape_[0];
+  int64_t rem = begin;
+  for (int d = 0; d < nd; ++d) {
+    idx[d] = rem % shape_[d];
+    rem /= shape_[d];
+  }
+  for (int k = 0; k < nops_; ++k) {
+    ptrs[k] = ops_[k].data;
+    for (int d = 0; d < nd; ++d) ptrs[k] += idx[d] * ops_[k].strides[d];
+    inner[k] = ops_[k].strides[0];
+  }
+  int64_t left = end - begin;
   for (;;) {
-    loop(ptrs, inner, n0);
+    const int64_t n = std::min(shape_[0] - idx[0], left);
+    loop(ptrs, inner, n);
+    left -= n;
+    if (left <= 0) return;
+    // Back to the start of the row, then carry into the outer dimensions.
+    for (int k = 0; k < nops_; ++k) ptrs[k] -= idx[0] * inner[k];
+    idx[0] = 0;
     int d = 1;
     for (; d < nd; ++d) {
       for (int k = 0; k < nops_; ++k) ptrs[k] += ops_[k].strides[d];

@@ -44,12 +44,28 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void nary_loop_avx512(R* out, const C* co
 #endif
 
 template <class R, class C, int N, class Op>
-EMBER_ALWAYS_INLINE void nary_loop(R* out, const C* const* in, int64_t n, const Op& op) {
+EMBER_ALWAYS_INLINE void nary_loop_serial(R* out, const C* const* in, int64_t n, const Op& op) {
 #if defined(EMBER_CPU_MULTI_ISA)
   if (cpu_isa() == Isa::Avx512) return nary_loop_avx512<R, C, N>(out, in, n, op);
   if (cpu_isa() == Isa::Avx2) return nary_loop_avx2<R, C, N>(out, in, n, op);
 #endif
   nary_loop_baseline<R, C, N>(out, in, n, op);
+}
+
+template <class R, class C, int N, class Op>
+EMBER_NOINLINE void nary_loop_parallel(R* out, const C* const* in, int64_t n, const Op& op) {
+  parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
+    const C* part[N];
+    for (int k = 0; k < N; ++k) part[k] = in[k] + s;
+    nary_loop_serial<R, C, N>(out + s, part, e - s, op);
+  });
+}
+
+// The contiguous loop, split over the intra-op threads when it is long enough.
+template <class R, class C, int N, class Op>
+EMBER_ALWAYS_INLINE void nary_loop(R* out, const C* const* in, int64_t n, const Op& op) {
+  if (n >= 2 * kGrainSize && !in_parallel_region()) return nary_loop_parallel<R, C, N>(out, in, n, op);
+  nary_loop_serial<R, C, N>(out, in, n, op);
 }
 
 // Runs out = op(in...) on a built iterator with operands (out, in0, ..., in{N-1}): a run whose

@@ -79,10 +79,14 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   check_cpu("copy_", self, src);
   if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
       !partially_overlaps(self, src)) {
-    if (self.data_ptr() != src.data_ptr() || self.dtype() != src.dtype())
-      cast_fn(src.dtype(), self.dtype())(static_cast<const char*>(src.data_ptr()),
-                                          static_cast<int64_t>(src.itemsize()), static_cast<char*>(self.data_ptr()),
-                                          static_cast<int64_t>(self.itemsize()), self.numel());
+    if (self.data_ptr() != src.data_ptr() || self.dtype() != src.dtype()) {
+      const CastFn fn = cast_fn(src.dtype(), self.dtype());
+      const auto ss = static_cast<int64_t>(src.itemsize()), ds = static_cast<int64_t>(self.itemsize());
+      const char* sp = static_cast<const char*>(src.data_ptr());
+      char* dp = static_cast<char*>(self.data_ptr());
+      parallel_for(0, self.numel(), kGrainSize,
+                   [&](int64_t b, int64_t e) { fn(sp + b * ss, ss, dp + b * ds, ds, e - b); });
+    }
   } else {
     // Broadcasts src to self's shape; a src that partially overlaps self is read from a copy.
     TensorIter it("copy_");

@@ -1,0 +1,119 @@
+// The intra-op pool (Note [One intra-op pool] in ember/api/Threads.h): kernels split over two
+// threads give the same bits as on one, on every path a split can take (contiguous loops,
+// TensorIter runs that start and end mid-row, conversions, fills), and stay serial where a split
+// would race (reductions, stride-0 outputs).
+#include <cstdlib>
+#include <string>
+
+#include "OpTestUtil.h"
+
+namespace ember::optest {
+namespace {
+
+// Runs f with n threads and restores the count.
+template <class F>
+Tensor with_threads(int n, F&& f) {
+  const int saved = get_num_threads();
+  set_num_threads(n);
+  Tensor r = f();
+  set_num_threads(saved);
+  return r;
+}
+
+// Same values on one and two threads, bit for bit (equal() compares exactly), and the same
+// layout; a NaN-free input keeps equal() meaningful.
+template <class F>
+void expect_thread_invariant(const std::string& what, F&& f) {
+  Tensor one = with_threads(1, f);
+  Tensor two = with_threads(2, f);
+  ASSERT_EQ(one.sizes(), two.sizes()) << what;
+  EXPECT_EQ(one.strides(), two.strides()) << what;
+  EXPECT_EQ(one.dtype(), two.dtype()) << what;
+  EXPECT_TRUE(one.equal(two)) << what;
+}
+
+// Long enough to be split (more than 2 * kGrainSize elements), with rows that do not divide the
+// split points, so runs start and end mid-row.
+const std::vector<int64_t> kShape = {257, 523};
+
+TEST(CpuThreads, DefaultsAndEnvironment) {
+  EXPECT_GE(get_num_threads(), 1);
+  // libember sets a passive wait policy before libgomp loads, unless the user chose one.
+  const char* policy = std::getenv("OMP_WAIT_POLICY");
+  ASSERT_NE(policy, nullptr);
+  EXPECT_STREQ(policy, "PASSIVE");
+}
+
+TEST(CpuThreads, ElementwiseMatchesOneThread) {
+  for (Kind k : kKinds) {
+    const std::string kn = kind_name(k);
+    Tensor a = make(kShape, kFloat32, k, 1);
+    Tensor b = make(kShape, kFloat32, Kind::Contiguous, 2, true);
+    expect_thread_invariant("add " + kn, [&] { return a + b; });
+    expect_thread_invariant("div " + kn, [&] { return a / b; });
+    expect_thread_invariant("exp " + kn, [&] { return a.exp(); });
+    expect_thread_invariant("addcmul " + kn, [&] { return ember::addcmul(a, a, b, 0.5); });
+    expect_thread_invariant("lt " + kn, [&] { return a < b; });
+    expect_thread_invariant("where " + kn, [&] { return ember::where(a < b, a, b); });
+    // Mixed dtypes: the chunked conversion path of run_binary.
+    Tensor h = make(kShape, kFloat16, k, 3);
+    expect_thread_invariant("mul f32*f16 " + kn, [&] { return a * h; });
+    expect_thread_invariant("to f16 " + kn, [&] { return a.to(kFloat16); });
+    expect_thread_invariant("contiguous " + kn, [&] { return a.contiguous(); });
+  }
+}
+
+TEST(CpuThreads, SplitResultsMatchReference) {
+  // A transposed operand takes TensorIter's strided runs; check the values, not only invariance.
+  Tensor a = make(kShape, kFloat64, Kind::Transposed, 4);
+  Tensor b = make(kShape, kInt32, Kind::Sliced, 5);
+  Tensor r = with_threads(2, [&] { return a * b; });
+  expect_values(r, ref_binary(a, b, [](double x, double y) { return x * y; }), "mul f64*i32 on two threads");
+}
+
+TEST(CpuThreads, FillsAndCopies) {
+  expect_thread_invariant("zeros", [] { return ember::zeros({300000}); });
+  expect_thread_invariant("full", [] { return ember::full({3, 100000}, 2.5); });
+  Tensor tall = ember::empty({600, 600});
+  expect_thread_invariant("fill_ transposed", [&] { return tall.t().fill_(7).t().clone(); });
+  Tensor src = make(kShape, kInt64, Kind::Contiguous, 6);
+  expect_thread_invariant("copy_ i64->f64", [&] {
+    Tensor dst = ember::empty(kShape, kFloat64);
+    dst.copy_(src);
+    return dst;
+  });
+  Tensor z = with_threads(2, [] { return ember::zeros({300001}, kInt8); });
+  EXPECT_EQ(z.sum().item().toLong(), 0);
+  Tensor f = with_threads(2, [] { return ember::full({300001}, 1, kInt64); });
+  EXPECT_EQ(f.sum().item().toLong(), 300001);
+}
+
+TEST(CpuThreads, InPlaceOnSelfAndOverlap) {
+  // In place on two threads, against the same op on one.
+  Tensor base = make(kShape, kFloat32, Kind::Contiguous, 7);
+  expect_thread_invariant("mul_", [&] {
+    Tensor x = base.clone();
+    x.mul_(3);
+    return x;
+  });
+  // An input that partially overlaps the output is read from a copy first, whatever the split.
+  expect_thread_invariant("overlapping add_", [&] {
+    Tensor x = ember::arange(0, 200000, 1, kFloat64);
+    Tensor lhs = x.slice(0, 1, std::nullopt), rhs = x.slice(0, 0, 199999);
+    lhs.add_(rhs);
+    return x;
+  });
+}
+
+TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
+  Tensor a = make(kShape, kFloat32, Kind::Transposed, 8);
+  expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
+  expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
+  expect_thread_invariant("rand", [] {
+    manual_seed(5);
+    return ember::rand({300000});
+  });
+}
+
+}  // namespace
+}  // namespace ember::optest
