@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "Loops.h"
+#include "VecMath.h"
 
 namespace ember::cpu {
 
@@ -43,8 +44,22 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void nary_loop_avx512(R* out, const C* co
 }
 #endif
 
+// An op with a float32 vector form (Note [CPU vector math]) says so with a `kVec` member: the
+// VecOp, or -1 for none.
+template <class Op, class = void>
+struct VecOpOf {
+  static constexpr int value = -1;
+};
+template <class Op>
+struct VecOpOf<Op, std::void_t<decltype(Op::kVec)>> {
+  static constexpr int value = Op::kVec;
+};
+
 template <class R, class C, int N, class Op>
 EMBER_ALWAYS_INLINE void nary_loop_serial(R* out, const C* const* in, int64_t n, const Op& op) {
+  if constexpr (N == 1 && std::is_same_v<R, float> && std::is_same_v<C, float> && VecOpOf<Op>::value >= 0) {
+    if (vec_unary_f32(static_cast<VecOp>(VecOpOf<Op>::value), in[0], out, n)) return;
+  }
 #if defined(EMBER_CPU_MULTI_ISA)
   if (cpu_isa() == Isa::Avx512) return nary_loop_avx512<R, C, N>(out, in, n, op);
   if (cpu_isa() == Isa::Avx2) return nary_loop_avx2<R, C, N>(out, in, n, op);

@@ -13,11 +13,13 @@
 // NaN propagates as in PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index
 // of the first NaN. mean is sum (Note [CPU sum accumulation]) in double divided by the count.
 // softmax, log_softmax, logsumexp, var, std and floating cumsum compute in double (the input is
-// converted once), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
+// converted once; float32 softmax along a contiguous last dimension computes in float with
+// vector exp, as LibTorch's), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
 // row's maximum first, so they are stable for large inputs.
 #include "Loops.h"
 #include "Ops.h"
 #include "Reduce.h"
+#include "VecMath.h"
 
 namespace ember::cpu {
 namespace {
@@ -286,7 +288,9 @@ Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char*
   Tensor tmp = empty_cpu(r.in.sizes(), acc_dt);
   const Acc* p = static_cast<const Acc*>(r.in.data_ptr());
   Acc* q = static_cast<Acc*>(tmp.data_ptr());
-  for (int64_t i = 0; i < r.outer; ++i) f(p + i * r.len, q + i * r.len, r.len);
+  parallel_for(0, r.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r.len, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(p + i * r.len, q + i * r.len, r.len);
+  });
   Tensor out = empty_cpu(self.sizes(), out_dt);
   DimVector st;
   for (int64_t d = 0; d < self.dim(); ++d)
@@ -303,12 +307,45 @@ double row_max(const double* x, int64_t n) {
   return m;
 }
 
+// float32 rows along a contiguous last dimension, in float with vector exp (as LibTorch), rows
+// split over threads. False when the case or the CPU does not fit.
+template <bool Log>
+bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, Tensor& out) {
+  if (self.dtype() != kFloat32 || out_dt != kFloat32 || !self.is_cpu() || self.dim() == 0 || self.numel() == 0 ||
+      maybe_wrap_dim(dim, self.dim(), "softmax") != self.dim() - 1 || !self.is_contiguous() ||
+      cpu_isa() == Isa::Baseline)
+    return false;
+  out = empty_cpu(self.sizes(), kFloat32);
+  const int64_t len = self.size(-1), rows = self.numel() / len;
+  const float* x0 = static_cast<const float*>(self.data_ptr());
+  float* y0 = static_cast<float*>(out.data_ptr());
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const float* x = x0 + i * len;
+      float* y = y0 + i * len;
+      float m = 0, s = 0;
+      vec_max_f32(x, len, &m);
+      vec_exp_sum_f32(x, m, Log ? nullptr : y, len, &s);
+      if (Log) {
+        // (x - m) first: exact for nearby values, where x - (m + log s) would round at x's scale.
+        const float ls = std::log(s);
+        for (int64_t k = 0; k < len; ++k) y[k] = (x[k] - m) - ls;
+      } else {
+        const float inv = 1.0f / s;
+        for (int64_t k = 0; k < len; ++k) y[k] *= inv;
+      }
+    }
+  });
+  return true;
+}
+
 template <bool Log>
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
   check_defined(op, self, "self");
   const ScalarType out_dt = dtype ? *dtype : self.dtype();
   // As PyTorch, the kernel exists for floating types only; a dtype converts the input first.
   if (!is_floating_type(out_dt)) throw_unsupported_dtype(op, out_dt);
+  if (Tensor fast; softmax_last_dim_f32<Log>(self, dim, out_dt, fast)) return fast;
   return along_dim<double>(converted(self, dtype), dim, out_dt, op, [](const double* x, double* y, int64_t n) {
     const double m = row_max(x, n);
     double s = 0;

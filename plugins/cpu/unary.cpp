@@ -45,9 +45,28 @@ EMBER_ALWAYS_INLINE T wrap_neg(T a) {
   }
 }
 
+// The vector form of kind K for float32 (Note [CPU vector math]), or -1.
+constexpr int vec_op_of(U k) {
+  switch (k) {
+    case U::Exp: return static_cast<int>(VecOp::Exp);
+    case U::Log: return static_cast<int>(VecOp::Log);
+    case U::Log1p: return static_cast<int>(VecOp::Log1p);
+    case U::Sin: return static_cast<int>(VecOp::Sin);
+    case U::Cos: return static_cast<int>(VecOp::Cos);
+    case U::Tanh: return static_cast<int>(VecOp::Tanh);
+    case U::Erf: return static_cast<int>(VecOp::Erf);
+    case U::Sigmoid: return static_cast<int>(VecOp::Sigmoid);
+    case U::Silu: return static_cast<int>(VecOp::Silu);
+    case U::GeluErf: return static_cast<int>(VecOp::GeluErf);
+    case U::GeluTanh: return static_cast<int>(VecOp::GeluTanh);
+    default: return -1;
+  }
+}
+
 // The functor of kind K computing in C (bool only reaches Sign and LogicalNot).
 template <U K, class C>
 struct UnaryOp {
+  static constexpr int kVec = std::is_same_v<C, float> ? vec_op_of(K) : -1;
   EMBER_ALWAYS_INLINE auto operator()(C a) const {
     if constexpr (K == U::LogicalNot) {
       return !(a != C(0));

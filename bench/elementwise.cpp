@@ -1,0 +1,142 @@
+// bench/elementwise: Ember's elementwise ops and reductions beside LibTorch's, in one process,
+// on the thread count given (argv[1], default 1), reported as time ratios ember / torch (< 1:
+// Ember is faster) and as bandwidth against a raw loop over the same buffers.
+//   small ops: add, mul_, relu, sum on 1, 100 and 1000 floats;
+//   large: add of two 16M-float tensors (preallocated output and fresh output), relu on
+//   64x32x26x26, sum / amax over 16M floats, softmax over 4096 rows of 4096.
+// Best and median of 7 repetitions of calls batched to ~50 ms.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+double time_once(const std::function<void()>& f, int calls) {
+  auto t0 = clk::now();
+  for (int i = 0; i < calls; ++i) f();
+  return std::chrono::duration<double>(clk::now() - t0).count() / calls;
+}
+
+struct Stat {
+  double best = 0, median = 0;  // seconds per call
+};
+
+Stat measure(const std::function<void()>& f) {
+  f();
+  f();
+  const int calls = std::max(1, static_cast<int>(0.05 / std::max(time_once(f, 3), 1e-9)));
+  std::vector<double> s;
+  for (int r = 0; r < 7; ++r) s.push_back(time_once(f, calls));
+  std::sort(s.begin(), s.end());
+  return {s.front(), s[s.size() / 2]};
+}
+
+template <class T>
+void keep(const T& t) {
+  asm volatile("" : : "g"(t.data_ptr()) : "memory");
+}
+
+std::string fmt_time(double s) {
+  char buf[32];
+  if (s < 1e-6) std::snprintf(buf, sizeof buf, "%.0f ns", s * 1e9);
+  else if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.2f us", s * 1e6);
+  else std::snprintf(buf, sizeof buf, "%.2f ms", s * 1e3);
+  return buf;
+}
+
+// One row: ember and torch best / median, the ratio of bests, and (bytes > 0) ember's and the
+// raw loop's bandwidth.
+void row(const char* what, const Stat& e, const Stat& t, double bytes = 0, const Stat* raw = nullptr) {
+  std::printf("%-34s %10s /%10s  %10s /%10s  %6.2f", what, fmt_time(e.best).c_str(), fmt_time(e.median).c_str(),
+              fmt_time(t.best).c_str(), fmt_time(t.median).c_str(), e.best / t.best);
+  if (bytes > 0) std::printf("  ember %5.1f GB/s", bytes / e.best * 1e-9);
+  if (raw) std::printf("  raw %5.1f GB/s (%3.0f%%)", bytes / raw->best * 1e-9, 100 * raw->best / e.best);
+  std::printf("\n");
+}
+
+ember::Tensor filled(std::vector<int64_t> shape) {
+  ember::Tensor t = ember::empty(shape);
+  float* p = t.data_ptr<float>();
+  unsigned s = 1;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    p[i] = static_cast<float>(s >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return t;
+}
+
+at::Tensor to_torch(const ember::Tensor& t) {
+  return at::from_blob(t.data_ptr(), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), at::kFloat).clone();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  at::set_num_threads(threads);
+  ember::set_num_threads(threads);
+  ember::plugins::load("cpu");
+  std::printf("threads %d (OMP_WAIT_POLICY=%s)\n", threads,
+              std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : "unset");
+  std::printf("%-34s %22s  %22s  %6s\n", "", "ember best / median", "torch best / median", "e/t");
+
+  for (int64_t n : {1, 100, 1000}) {
+    ember::Tensor a = filled({n}), b = filled({n});
+    at::Tensor ta = to_torch(a), tb = to_torch(b);
+    const std::string sn = std::to_string(n);
+    row(("add, " + sn).c_str(), measure([&] { keep(ember::add(a, b)); }), measure([&] { keep(at::add(ta, tb)); }));
+    row(("mul_, " + sn).c_str(), measure([&] { a.mul_(1.0f); }), measure([&] { ta.mul_(1.0f); }));
+    row(("relu, " + sn).c_str(), measure([&] { keep(ember::relu(a)); }), measure([&] { keep(at::relu(ta)); }));
+    row(("sum, " + sn).c_str(), measure([&] { keep(a.sum()); }), measure([&] { keep(ta.sum()); }));
+  }
+
+  {
+    const int64_t n = int64_t{1} << 24;
+    ember::Tensor a = filled({n}), b = filled({n}), out = ember::empty({n});
+    at::Tensor ta = to_torch(a), tb = to_torch(b), tout = at::empty({n});
+    const float* pa = a.data_ptr<float>();
+    const float* pb = b.data_ptr<float>();
+    float* po = out.data_ptr<float>();
+    const Stat raw = measure([&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < n; ++i) po[i] = pa[i] + pb[i];
+      keep(out);
+    });
+    const double bytes = 12.0 * static_cast<double>(n);
+    row("add 16M, preallocated out", measure([&] { ember::add_out(out, a, b); }),
+        measure([&] { at::add_out(tout, ta, tb); }), bytes, &raw);
+    row("add 16M, fresh output", measure([&] { keep(ember::add(a, b)); }), measure([&] { keep(at::add(ta, tb)); }),
+        bytes, &raw);
+    const Stat rawsum = measure([&] {
+      float s = 0;
+#pragma omp parallel for num_threads(threads) reduction(+ : s) schedule(static)
+      for (int64_t i = 0; i < n; ++i) s += pa[i];
+      asm volatile("" : : "g"(s) : "memory");
+    });
+    row("sum 16M", measure([&] { keep(a.sum()); }), measure([&] { keep(ta.sum()); }), 4.0 * n, &rawsum);
+    row("amax 16M", measure([&] { keep(ember::amax(a)); }), measure([&] { keep(at::amax(ta)); }), 4.0 * n, &rawsum);
+    ember::Tensor m = a.view({4096, 4096});
+    at::Tensor tm = ta.view({4096, 4096});
+    row("softmax 4096x4096, dim 1", measure([&] { keep(ember::softmax(m, 1)); }),
+        measure([&] { keep(at::softmax(tm, 1)); }), 8.0 * n, &raw);
+    row("sum 4096x4096, dim 0", measure([&] { keep(m.sum(0)); }), measure([&] { keep(tm.sum(0)); }), 4.0 * n,
+        &rawsum);
+  }
+  {
+    ember::Tensor x = filled({64, 32, 26, 26});
+    at::Tensor tx = to_torch(x);
+    row("relu 64x32x26x26", measure([&] { keep(ember::relu(x)); }), measure([&] { keep(at::relu(tx)); }),
+        8.0 * static_cast<double>(x.numel()));
+  }
+  return 0;
+}

@@ -1,0 +1,118 @@
+// The body of Note [CPU vector math], included once per ISA translation unit, which defines:
+//   EMBER_VM_NS       the namespace of this copy (avx2, avx512)
+//   EMBER_VM_W        float lanes per vector (8, 16)
+//   EMBER_VM_NATIVE   the intrinsic vector type (__m256, __m512)
+//   EMBER_VM_SLEEF(f) the SLEEF 1-ULP function for f (Sleef_expf8_u10avx2, ...)
+// Everything here has internal linkage except the three entry points (see the Note).
+#include <sleef.h>
+
+#include "VecMath.h"
+
+namespace ember::cpu::EMBER_VM_NS {
+namespace {
+
+constexpr int W = EMBER_VM_W;
+typedef float V __attribute__((vector_size(W * 4)));
+typedef int32_t I __attribute__((vector_size(W * 4)));
+
+inline V load(const float* p) {
+  V v;
+  __builtin_memcpy(&v, p, sizeof v);
+  return v;
+}
+inline void store(float* p, V v) { __builtin_memcpy(p, &v, sizeof v); }
+inline V splat(float f) { return V{} + f; }
+inline V select(I mask, V a, V b) { return (V)((mask & (I)a) | (~mask & (I)b)); }
+
+#define EMBER_VM_FN(name)                                                                        \
+  inline V v##name(V x) { return (V)EMBER_VM_SLEEF(name)((EMBER_VM_NATIVE)x); }
+EMBER_VM_FN(exp)
+EMBER_VM_FN(log)
+EMBER_VM_FN(log1p)
+EMBER_VM_FN(sin)
+EMBER_VM_FN(cos)
+EMBER_VM_FN(tanh)
+EMBER_VM_FN(erf)
+#undef EMBER_VM_FN
+
+inline V apply(VecOp op, V x) {
+  const V one = splat(1.0f), half = splat(0.5f);
+  switch (op) {
+    case VecOp::Exp: return vexp(x);
+    case VecOp::Log: return vlog(x);
+    case VecOp::Log1p: return vlog1p(x);
+    case VecOp::Sin: return vsin(x);
+    case VecOp::Cos: return vcos(x);
+    case VecOp::Tanh: return vtanh(x);
+    case VecOp::Erf: return verf(x);
+    case VecOp::Sigmoid: return one / (one + vexp(-x));
+    case VecOp::Silu: return x / (one + vexp(-x));
+    case VecOp::GeluErf: return half * x * (one + verf(x * splat(0.70710678118654752f)));
+    case VecOp::GeluTanh: {
+      const V inner = splat(0.79788456080286536f) * (x + splat(0.044715f) * x * x * x);
+      return half * x * (one + vtanh(inner));
+    }
+  }
+  return x;
+}
+
+// The last n < W elements through a padded buffer (pad: a value whose result is harmless).
+template <class F>
+inline V tail(const float* x, int64_t n, float pad, F f) {
+  float buf[W];
+  for (int k = 0; k < W; ++k) buf[k] = k < n ? x[k] : pad;
+  return f(load(buf));
+}
+
+}  // namespace
+
+void unary(VecOp op, const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + W <= n; i += W) store(y + i, apply(op, load(x + i)));
+  if (i < n) {
+    const V r = tail(x + i, n - i, 1.0f, [&](V v) { return apply(op, v); });
+    for (int64_t k = 0; k < n - i; ++k) y[i + k] = r[k];
+  }
+}
+
+float max(const float* x, int64_t n) {
+  V m = splat(-__builtin_inff());
+  I nan = I{};
+  auto step = [&](V v) {
+    nan |= (I)(v != v);
+    m = select((I)(v > m), v, m);
+  };
+  int64_t i = 0;
+  for (; i + W <= n; i += W) step(load(x + i));
+  if (i < n) tail(x + i, n - i, -__builtin_inff(), [&](V v) { step(v); return v; });
+  float r = m[0];
+  int any_nan = 0;
+  for (int k = 0; k < W; ++k) {
+    r = m[k] > r ? m[k] : r;
+    any_nan |= nan[k];
+  }
+  return any_nan ? __builtin_nanf("") : r;
+}
+
+float exp_sum(const float* x, float mx, float* y, int64_t n) {
+  const V vm = splat(mx);
+  V s = V{};
+  int64_t i = 0;
+  for (; i + W <= n; i += W) {
+    const V e = vexp(load(x + i) - vm);
+    if (y) store(y + i, e);
+    s += e;
+  }
+  if (i < n) {
+    // -inf pads contribute exp(-inf) = 0.
+    const V e = tail(x + i, n - i, -__builtin_inff(), [&](V v) { return vexp(v - vm); });
+    if (y)
+      for (int64_t k = 0; k < n - i; ++k) y[i + k] = e[k];
+    s += e;
+  }
+  float r = 0;
+  for (int k = 0; k < W; ++k) r += s[k];
+  return r;
+}
+
+}  // namespace ember::cpu::EMBER_VM_NS
