@@ -1,9 +1,26 @@
 #!/usr/bin/env bash
-# Benchmarks beside LibTorch (installs libtorch-dev). One core, one thread.
+# Benchmarks beside LibTorch 1.13 in the same process (installs libtorch-dev and the OpenMP
+# OpenBLAS that "tuned" LibTorch uses). Reported as ratios Ember / LibTorch.
+#   scripts/bench.sh            dispatch and GEMM on one core; elementwise on one and two threads,
+#                               LibTorch stock and tuned
+# Tuned (perf-anchors.md §0): environment-only fixes that make LibTorch fair: the OpenMP build of
+# OpenBLAS, OPENBLAS_CORETYPE unset, malloc asking for huge pages.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh" --bench
 "$root/scripts/build.sh" "$root/build-bench" -DEMBER_BUILD_BENCH=ON -DEMBER_BUILD_TESTS=OFF >/dev/null
-export OMP_NUM_THREADS=1
-echo "== bench/dispatch"; taskset -c 1 "$root/build-bench/bin/bench_dispatch"
-echo "== bench/gemm"; taskset -c 1 "$root/build-bench/bin/bench_gemm"
+bin="$root/build-bench/bin"
+# LibTorch loads libgomp before libember can set the wait policy (Note [One intra-op pool]):
+# set it here, for both.
+export OMP_WAIT_POLICY=PASSIVE
+tuned() {
+  env -u OPENBLAS_CORETYPE GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
+    LD_LIBRARY_PATH="/usr/lib/x86_64-linux-gnu/openblas-openmp${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+}
+echo "== bench/dispatch (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_dispatch"
+echo "== bench/gemm (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_gemm"
+for t in 1 2; do
+  pin=(); [ "$t" = 1 ] && pin=(taskset -c 1)
+  echo "== bench/elementwise, $t thread(s), LibTorch stock"; "${pin[@]}" "$bin/bench_elementwise" "$t"
+  echo "== bench/elementwise, $t thread(s), LibTorch tuned"; tuned "${pin[@]}" "$bin/bench_elementwise" "$t"
+done

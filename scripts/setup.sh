@@ -2,7 +2,7 @@
 # Installs the Debian packages Ember builds with, once: quick when they are already there.
 set -euo pipefail
 pkgs=(cmake ninja-build ccache g++ python3 python3-yaml libfmt-dev libboost-dev
-      libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libsleef-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp libsleef-dev libgtest-dev libgmock-dev libbenchmark-dev)
 if [ "${1:-}" = "--bench" ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -14,7 +14,8 @@
 //   - bfloat16: oneDNN too (bf16 inputs, f32 accumulation and output) where the primitive exists
 //     on this CPU; else converted to float32.
 //   - float16: converted to float32.
-//   - float64: cblas_dgemm (OpenBLAS), transposed operands by strides.
+//   - float64: cblas_dgemm (OpenBLAS, its OpenMP build where installed: the one intra-op pool),
+//     transposed operands by strides.
 //   - integers: our own loop over int64 with wrapping arithmetic (an exact result modulo 2^64,
 //     so the final cast wraps as an integer computation in the narrow type would).
 //   - bool: not implemented, as in LibTorch.
@@ -140,6 +141,7 @@ std::shared_ptr<CachedMatmul> get_matmul(const Mat& a, const Mat& b, ScalarType 
 bool dnnl_product(const Mat& a, const Mat& b, ScalarType dt, Tensor& out) {
   auto mm = get_matmul(a, b, dt);
   if (!mm) return false;
+  sync_omp_threads();
   dnnl::engine& eng = dnnl_engine();
   dnnl::stream s(eng);
   dnnl::memory am(mm->pd.src_desc(), eng, const_cast<void*>(a.data));
@@ -158,6 +160,7 @@ bool dnnl_product(const Mat& a, const Mat& b, ScalarType dt, Tensor& out) {
 // against and which beats the matmul primitive by 5-15% at n >= 1024 on this CPU.
 void sgemm_product(const Mat& a, const Mat& b, Tensor& out) {
   const int64_t M = a.R, K = a.C, N = b.C;
+  sync_omp_threads();
   dnnl_status_t st = dnnl_sgemm(a.row_major ? 'N' : 'T', b.row_major ? 'N' : 'T', M, N, K, 1.0f,
                                 static_cast<const float*>(a.data), a.row_major ? a.sr : a.sc,
                                 static_cast<const float*>(b.data), b.row_major ? b.sr : b.sc, 0.0f,
@@ -174,6 +177,7 @@ void dgemm_product(const Mat& a, const Mat& b, Tensor& out) {
   const auto* A = static_cast<const double*>(a.data);
   const auto* Bp = static_cast<const double*>(b.data);
   auto* Cp = static_cast<double*>(out.data_ptr());
+  sync_omp_threads();  // OpenMP OpenBLAS, when the plugin found it (CMakeLists.txt)
   for (int64_t i = 0; i < a.B; ++i) {
     cblas_dgemm(CblasRowMajor, a.row_major ? CblasNoTrans : CblasTrans, b.row_major ? CblasNoTrans : CblasTrans,
                 M, N, K, 1.0, A + i * a.sb, lda, Bp + i * b.sb, ldb, 0.0, Cp + i * M * N, N);
