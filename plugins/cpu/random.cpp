@@ -49,6 +49,16 @@ void fill_contiguous(Tensor& self, Fill&& fill) {
   }
 }
 
+// Calls body(b) for every block b of `per` elements covering n elements, blocks split over the
+// intra-op threads: an element's value depends on its block number alone, so the split changes
+// nothing.
+template <class F>
+void for_blocks(int64_t n, int64_t per, const F& body) {
+  parallel_for(0, (n + per - 1) / per, std::max<int64_t>(1, kGrainSize / (8 * per)), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) body(b);
+  });
+}
+
 uint64_t blocks_for(int64_t n, int64_t per_block) {
   return static_cast<uint64_t>((n + per_block - 1) / per_block);
 }
@@ -78,21 +88,21 @@ Tensor& uniform_(Tensor& self, double from, double to) {
         if constexpr (std::is_same_v<T, double>) {
           // Two elements a block, 53 bits each.
           const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
-          for (int64_t b = 0; b * 2 < n; ++b) {
+          for_blocks(n, 2, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
             for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j)
               p[b * 2 + j] = from + unit_double(w[2 * j], w[2 * j + 1]) * (to - from);
-          }
+          });
         } else {
           // Four elements a block, with T's digits of precision (so rand is exact and < 1).
           constexpr int bits = digits_of<T>();
           const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
           const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
-          for (int64_t b = 0; b * 4 < n; ++b) {
+          for_blocks(n, 4, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
             for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
               p[b * 4 + j] = convert<T>(f + unit_float(w[j], bits) * span);
-          }
+          });
         }
       });
     }
@@ -116,7 +126,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
         const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
         const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(std);
         constexpr Acc two_pi = static_cast<Acc>(2 * std::numbers::pi);
-        for (int64_t b = 0; b * 2 < n; ++b) {
+        for_blocks(n, 2, [&](int64_t b) {
           const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
           Acc u1, u2;
           if constexpr (std::is_same_v<T, double>) {
@@ -129,7 +139,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
           const Acc rad = std::sqrt(Acc(-2) * std::log(u1));
           p[b * 2] = convert<T>(m + s * rad * std::cos(two_pi * u2));
           if (b * 2 + 1 < n) p[b * 2 + 1] = convert<T>(m + s * rad * std::sin(two_pi * u2));
-        }
+        });
       });
     }
   });
@@ -164,14 +174,14 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
     fill_contiguous<T>(self, [&](T* p, int64_t n) {
       // Two elements a block, 64 bits each.
       const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
-      for (int64_t b = 0; b * 2 < n; ++b) {
+      for_blocks(n, 2, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j) {
           const uint64_t x = uint64_t{w[2 * j]} << 32 | w[2 * j + 1];
           const auto v = static_cast<__int128>(from) + static_cast<__int128>(x % range);
           p[b * 2 + j] = convert<T>(static_cast<int64_t>(v));
         }
-      }
+      });
     });
   });
   self.unsafeGetTensorImpl()->bump_version();
@@ -187,11 +197,11 @@ Tensor& bernoulli_float(Tensor& self, double p) {
     fill_contiguous<T>(self, [&](T* out, int64_t n) {
       // Four elements a block: 1 where a 32-bit uniform in [0, 1) is below p.
       const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
-      for (int64_t b = 0; b * 4 < n; ++b) {
+      for_blocks(n, 4, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
           out[b * 4 + j] = convert<T>(static_cast<double>(w[j]) * 0x1.0p-32 < p ? 1 : 0);
-      }
+      });
     });
   });
   self.unsafeGetTensorImpl()->bump_version();

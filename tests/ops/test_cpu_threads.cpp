@@ -109,9 +109,22 @@ TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
   Tensor a = make(kShape, kFloat32, Kind::Transposed, 8);
   expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
   expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
+  // Random fills split their Philox blocks over threads: the same seed gives the same numbers.
   expect_thread_invariant("rand", [] {
     manual_seed(5);
-    return ember::rand({300000});
+    return ember::rand({300001});
+  });
+  expect_thread_invariant("randn f64", [] {
+    manual_seed(6);
+    return ember::randn({300001}, kFloat64);
+  });
+  expect_thread_invariant("randint", [] {
+    manual_seed(7);
+    return ember::randint(-50, 50, {300001});
+  });
+  expect_thread_invariant("bernoulli_", [] {
+    manual_seed(8);
+    return ember::empty({300001}).bernoulli_(0.3);
   });
 }
 
