@@ -268,6 +268,44 @@ TEST(CpuBinary, PromotionWithScalarsAndZeroDimTensors) {
   expect_values(f16 * 0.1, {0.1, 0.1}, "float16 * 0.1");
 }
 
+// PyTorch's rule for operands of different priority (dimensioned tensor > zero-dim tensor >
+// Scalar), stated independently of the table: the lower-priority operand decides only when its
+// category (bool < integral < floating) is higher, and then by its own dtype (a Scalar's is
+// int64 or the default dtype); otherwise the higher-priority operand's dtype stands.
+int category(ScalarType t) { return t == kBool ? 0 : is_floating_type(t) ? 2 : 1; }
+ScalarType priority_promote(ScalarType high, ScalarType low) {
+  return category(low) > category(high) ? low : high;
+}
+
+TEST(CpuBinary, PromotionExhaustiveAcrossPriorities) {
+  const std::vector<Scalar> scalars = {Scalar(true), Scalar(int64_t{3}), Scalar(1.5)};
+  auto scalar_dtype = [](const Scalar& s) { return s.isBoolean() ? kBool : s.isFloatingPoint() ? kFloat32 : kInt64; };
+  for (ScalarType dt : kDtypes) {
+    Tensor d = make({2, 3}, dt, Kind::Contiguous, 1);
+    Tensor z = make({}, dt, Kind::Contiguous, 2);
+    for (ScalarType zt : kDtypes) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " with zero-dim " + std::string(dtype_name(zt)));
+      Tensor zz = make({}, zt, Kind::Contiguous, 3);
+      // Dimensioned with zero-dim, both orders; zero-dim with zero-dim uses the plain table.
+      const ScalarType want = priority_promote(dt, zt);
+      ASSERT_EQ(ember::mul(d, zz).dtype(), want);
+      ASSERT_EQ(ember::mul(zz, d).dtype(), want);
+      expect_values(ember::mul(d, zz), ref_binary(d, zz, [&](double x, double y) {
+                      return want == kBool ? double(x != 0 && y != 0) : as_dtype(x, want) * as_dtype(y, want);
+                    }), "mul dim x zero-dim");
+      ASSERT_EQ(ember::mul(z, zz).dtype(), torch_promote(dt, zt));
+    }
+    for (const Scalar& s : scalars) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " with Scalar " + s.str());
+      const ScalarType st = scalar_dtype(s);
+      ASSERT_EQ(ember::mul(d, s).dtype(), priority_promote(dt, st));
+      ASSERT_EQ(ember::mul(z, s).dtype(), priority_promote(dt, st));
+      // A zero-dim tensor of the Scalar's dtype promotes as the Scalar does against a dimensioned one.
+      ASSERT_EQ(ember::mul(d, ember::scalar_tensor(s, st)).dtype(), priority_promote(dt, st));
+    }
+  }
+}
+
 TEST(CpuBinary, ScalarOverloadsEveryDtype) {
   for (ScalarType dt : kDtypes) {
     for (Kind k : kKinds) {
