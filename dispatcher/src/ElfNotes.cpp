@@ -169,6 +169,19 @@ PluginDescriptor read_descriptor(const std::string& path, std::string_view who) 
   if (eh.e_ident[EI_DATA] != kHostData)
     not_shared(who, path, "its byte order differs from this machine's");
   if (eh.e_type != ET_DYN) not_shared(who, path, elf_type_name(eh.e_type));
+#if defined(__x86_64__)
+  constexpr Elf64_Half kHostMachine = EM_X86_64;
+  constexpr const char* kHostName = "x86-64";
+#elif defined(__aarch64__)
+  constexpr Elf64_Half kHostMachine = EM_AARCH64;
+  constexpr const char* kHostName = "AArch64";
+#endif
+#if defined(__x86_64__) || defined(__aarch64__)
+  if (eh.e_machine != kHostMachine)
+    not_shared(who, path,
+               fmt::format("built for another machine (ELF e_machine {}), this one is {} (e_machine {})",
+                           eh.e_machine, kHostName, kHostMachine));
+#endif
 
   PluginDescriptor d;
   bool found_note_section = false;

@@ -2,11 +2,13 @@
 // file under another path, and every way a plugin can be refused. Each refusal must name the
 // plugin, the file or dependency, and what was expected, and must leave the registry and the
 // loaded list exactly as they were.
+#include <elf.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -220,6 +222,19 @@ TEST(Plugins, NotASharedLibrary) {
     std::ofstream(tmp.path / "libtruncated.so", std::ios::binary).write(bytes.data(), 200);
     msg = load_error((tmp.path / "libtruncated.so").string(), PluginErrorKind::NotSharedLibrary);
     EXPECT_THAT(msg, HasSubstr("truncated"));
+  }
+  {
+    // A real plugin whose header names another machine (AArch64 on x86-64, and the reverse).
+    std::ifstream in(plugin_file("good"), std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+    Elf64_Ehdr eh;
+    std::memcpy(&eh, bytes.data(), sizeof eh);
+    eh.e_machine = eh.e_machine == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
+    std::memcpy(bytes.data(), &eh, sizeof eh);
+    std::ofstream(tmp.path / "libforeign.so", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    msg = load_error((tmp.path / "libforeign.so").string(), PluginErrorKind::NotSharedLibrary);
+    EXPECT_THAT(msg, HasSubstr("built for another machine"));
+    EXPECT_THAT(msg, HasSubstr("e_machine"));
   }
   msg = load_error(tmp.path.string() + "/", PluginErrorKind::NotSharedLibrary);
   EXPECT_THAT(msg, HasSubstr("directory"));
