@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "ember/core/Tensor.h"
+#include "ember/native/Geometry.h"
 
 namespace ember::cpu {
 
@@ -157,34 +158,12 @@ Scalar load_scalar(const void* p, ScalarType t);
 using CastFn = void (*)(const char* src, int64_t sstride, char* dst, int64_t dstride, int64_t n);
 CastFn cast_fn(ScalarType from, ScalarType to);
 
-// ---- type promotion (PyTorch's rules) -------------------------------------------------------
+// ---- type promotion (PyTorch's rules): ember/native/Geometry.h ----------------------------
 
-ScalarType promote_types(ScalarType a, ScalarType b);
-// PyTorch's canCast: no complex -> real, floating -> integral, or non-bool -> bool.
-bool can_cast(ScalarType from, ScalarType to);
-
-// PyTorch's ResultTypeState: dimensioned tensors, 0-dim tensors and Scalars (wrapped numbers)
-// promote within their class; a lower class only counts when its category is higher.
-struct ResultType {
-  ScalarType dim = ScalarType::Undefined;
-  ScalarType zero = ScalarType::Undefined;
-  ScalarType wrapped = ScalarType::Undefined;
-  void add(const Tensor& t);
-  void add(const Scalar& s);
-  ScalarType result() const;
-};
-inline ScalarType result_type(const Tensor& a, const Tensor& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
-inline ScalarType result_type(const Tensor& a, const Scalar& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
+using native::can_cast;
+using native::promote_types;
+using native::result_type;
+using native::ResultType;
 
 // ---- CPU feature level ------------------------------------------------------------------------
 
@@ -254,138 +233,41 @@ EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, 
   binary_loop_baseline(out, a, b, n, av, bv, op);
 }
 
-// ---- geometry helpers -----------------------------------------------------------------------
+// ---- geometry helpers (ember/native/Geometry.h) and the CPU's own -------------------------
 
-using DimVector = SmallVector<int64_t, 6>;
-
-// Broadcast shape of a and b; throws ValueError naming the op and both shapes.
-DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
-// True when two or more elements of t share memory (a stride-0 dimension of size > 1).
-bool has_internal_overlap(const Tensor& t);
-// True when a and b share storage and touch a common byte, but are not the same elements in the
-// same layout (the case elementwise kernels cannot run in place).
-bool partially_overlaps(const Tensor& a, const Tensor& b);
-bool same_storage(const Tensor& a, const Tensor& b);
-// PyTorch's is_non_overlapping_and_dense.
-bool is_non_overlapping_and_dense(const Tensor& t);
+using native::broadcast_shapes;
+using native::check_defined;
+using native::DimVector;
+using native::has_internal_overlap;
+using native::is_non_overlapping_and_dense;
+using native::kMaxOperands;
+using native::partially_overlaps;
+using native::resize_output;
+using native::same_storage;
 
 // Throws unless every tensor is on the CPU (the message names both devices).
 void check_cpu(const char* op, const Tensor& a);
 void check_cpu(const char* op, const Tensor& a, const Tensor& b);
-void check_defined(const char* op, const Tensor& t, const char* name);
 
 // A fresh contiguous CPU tensor (registered CPU allocator).
-Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
+inline Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kCPU, sizes, dtype); }
 // A fresh CPU tensor with the given strides (the storage covers exactly the elements reached).
-Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype);
-// Resizes an out= tensor to `sizes` (contiguous; storage grown when needed, data kept).
-void resize_output(Tensor& out, IntArrayRef sizes, const char* op);
+inline Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
+  return native::empty_strided_on(kCPU, sizes, strides, dtype);
+}
 // A contiguous copy of t (any dtype kept), used to break aliasing.
 Tensor materialize(const Tensor& t);
 
 // ---- TensorIter -----------------------------------------------------------------------------
 
-constexpr int kMaxOperands = 4;
 constexpr int64_t kChunk = 256;
 
-class TensorIter {
+// The shared TensorIter (Note [Kernel metadata helpers]) on the CPU, copying inputs that
+// partially overlap an output.
+class TensorIter : public native::TensorIter {
  public:
-  explicit TensorIter(const char* op) : op_(op) {}
-
-  // Outputs first, then inputs. An undefined output is allocated in build() with `dtype`; a
-  // defined one is written in place (in-place ops: its shape must equal the broadcast shape) or,
-  // with `resizable`, resized to it (out= arguments).
-  TensorIter& add_output(Tensor* t, ScalarType dtype, bool resizable = false);
-  TensorIter& add_input(const Tensor& t);
-  // A reduction writes one output element from many input elements: its output is given with
-  // stride 0 along reduced dimensions, takes no part in ordering dimensions and may overlap
-  // itself.
-  TensorIter& is_reduction(bool on = true) {
-    reduction_ = on;
-    return *this;
-  }
-  // Off: an output may have internal overlap (fill_ writes one value everywhere).
-  TensorIter& check_mem_overlap(bool on) {
-    check_overlap_ = on;
-    return *this;
-  }
-  // Inputs that partially overlap an output are copied first.
-  void build();
-
-  const char* op() const { return op_; }
-  int ntensors() const { return nops_; }
-  int noutputs() const { return nout_; }
-  int64_t numel() const { return numel_; }
-  int ndim() const { return static_cast<int>(shape_.size()); }
-  IntArrayRef shape() const { return shape_; }  // iteration order: innermost first
-  ScalarType dtype(int i) const { return ops_[i].dtype; }
-  char* data(int i) const { return ops_[i].data; }
-  const Tensor& tensor(int i) const { return ops_[i].tensor; }
-  IntArrayRef strides(int i) const { return ops_[i].strides; }
-  // The broadcast shape in the tensors' own dimension order.
-  IntArrayRef full_shape() const { return full_shape_; }
-
-  // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run.
-  template <class F>
-  void for_each(F&& loop) const;
-
- private:
-  struct Operand {
-    Tensor tensor;
-    Tensor* out = nullptr;
-    char* data = nullptr;
-    ScalarType dtype = ScalarType::Undefined;
-    bool resizable = false;
-    bool will_allocate = false;
-    DimVector strides;  // bytes, iteration order
-  };
-  void compute_shape();
-  void check_and_prepare_outputs();
-  void compute_strides();
-  void reorder_dimensions();
-  void allocate_outputs();
-  void coalesce_dimensions();
-
-  const char* op_;
-  Operand ops_[kMaxOperands];
-  int nops_ = 0;
-  int nout_ = 0;
-  bool reduction_ = false;
-  bool check_overlap_ = true;
-  int64_t numel_ = 1;
-  DimVector full_shape_;
-  DimVector shape_;
-  DimVector perm_;
+  explicit TensorIter(const char* op) : native::TensorIter(op, kCPU, &materialize) {}
 };
-
-template <class F>
-void TensorIter::for_each(F&& loop) const {
-  if (numel_ == 0) return;
-  char* ptrs[kMaxOperands];
-  int64_t inner[kMaxOperands];
-  const int nd = ndim();
-  for (int k = 0; k < nops_; ++k) {
-    ptrs[k] = ops_[k].data;
-    inner[k] = nd > 0 ? ops_[k].strides[0] : 0;
-  }
-  if (nd <= 1) {
-    loop(ptrs, inner, nd == 0 ? int64_t{1} : shape_[0]);
-    return;
-  }
-  DimVector idx(nd, 0);
-  const int64_t n0 = shape_[0];
-  for (;;) {
-    loop(ptrs, inner, n0);
-    int d = 1;
-    for (; d < nd; ++d) {
-      for (int k = 0; k < nops_; ++k) ptrs[k] += ops_[k].strides[d];
-      if (++idx[d] < shape_[d]) break;
-      for (int k = 0; k < nops_; ++k) ptrs[k] -= ops_[k].strides[d] * shape_[d];
-      idx[d] = 0;
-    }
-    if (d == nd) return;
-  }
-}
 
 // ---- the chunked binary run (layer 3 of Note [CPU elementwise loops]) ---------------------------
 
