@@ -135,14 +135,11 @@ template <bool IsMax>
 std::tuple<Tensor, Tensor> extreme_with_index(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op,
                                               bool want_values) {
   Rows r = prepare(self, dims, keepdim, op, true);
+  if (!want_values) native::check_arg_extreme_dtype(op, self.dtype());
   Tensor values = want_values ? empty_cpu(r.out_shape, self.dtype()) : Tensor();
   Tensor indices = empty_cpu(r.out_shape, kInt64);
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, bool>) {
-      // PyTorch's argmax/argmin have no bool kernel (max.dim and min.dim do).
-      if (!want_values) throw_unsupported_dtype(op, kBool);
-    }
     const T* p = static_cast<const T*>(r.in.data_ptr());
     auto* idx = static_cast<int64_t*>(indices.data_ptr());
     T* o = want_values ? static_cast<T*>(values.data_ptr()) : nullptr;

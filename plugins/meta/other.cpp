@@ -193,7 +193,9 @@ Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtyp
   Tensor arg##name(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {           \
     native::check_defined("arg" #name, self, "self");                                        \
     const int64_t d = dim.value_or(0);                                                       \
-    return reduce("arg" #name, self, dim ? one_dim(d) : IntArrayRef(), dim && keepdim, kInt64, true); \
+    Tensor r = reduce("arg" #name, self, dim ? one_dim(d) : IntArrayRef(), dim && keepdim, kInt64, true); \
+    native::check_arg_extreme_dtype("arg" #name, self.dtype());                              \
+    return r;                                                                                \
   }
 EMBER_META_DEFINE_EXTREME(max)
 EMBER_META_DEFINE_EXTREME(min)

@@ -142,6 +142,11 @@ inline void check_var_dtype(const char* op, const Tensor& self) {
                    "[{}] std and var only support floating point and complex dtypes, got {}", op, self.dtype());
 }
 
+// PyTorch's argmax/argmin have no bool kernel (max.dim and min.dim do).
+inline void check_arg_extreme_dtype(const char* op, ScalarType dt) {
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool, "[{}] not implemented for dtype {} on the CPU", op, dt);
+}
+
 // any and all: PyTorch 1.13 keeps uint8 for a uint8 input, else bool.
 inline ScalarType any_all_dtype(const Tensor& self) { return self.dtype() == kUInt8 ? kUInt8 : kBool; }
 
