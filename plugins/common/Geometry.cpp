@@ -257,12 +257,14 @@ void TensorIter::build() {
   for (int k = 0; k < nops_; ++k) ops_[k].data = static_cast<char*>(ops_[k].tensor.data_ptr());
 }
 
-void TensorIter::check_device(const Tensor& ref, const Tensor& t) const {
-  EMBER_CHECK(ref.device().type() == device_ && t.device().type() == device_,
+void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.device().type() == dev && b.device().type() == dev,
               "[{}] expected all tensors to be on the same device, but found at least two devices, "
               "{} and {}",
-              op_, ref.device(), t.device());
+              op, a.device(), b.device());
 }
+
+void TensorIter::check_device(const Tensor& ref, const Tensor& t) const { check_same_device(op_, device_, ref, t); }
 
 void TensorIter::compute_shape() {
   // Inputs and outputs written in place broadcast together (an in-place output smaller than the

@@ -39,12 +39,7 @@ void check_cpu(const char* op, const Tensor& a) {
   EMBER_CHECK(a.device().type() == kCPU, "[{}] expected a CPU tensor, got one on {}", op, a.device());
 }
 
-void check_cpu(const char* op, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.device().type() == kCPU && b.device().type() == kCPU,
-              "[{}] expected all tensors to be on the same device, but found at least two devices, "
-              "{} and {}",
-              op, a.device(), b.device());
-}
+void check_cpu(const char* op, const Tensor& a, const Tensor& b) { native::check_same_device(op, kCPU, a, b); }
 
 Tensor materialize(const Tensor& t) {
   Tensor r = empty_cpu(t.sizes(), t.dtype());

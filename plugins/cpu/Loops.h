@@ -29,6 +29,7 @@
 
 #include "ember/core/Tensor.h"
 #include "ember/native/Geometry.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 
@@ -112,43 +113,12 @@ EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
 }
 
 // A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert,
-// as LibTorch's fill_ and full do). Negative integers may wrap into uint8, as in c10.
+// as LibTorch's fill_ and full do; native::check_scalar_fits). Negative integers may wrap into
+// uint8, as in c10.
 template <class T>
 T checked_scalar_to(const Scalar& s, const char* op) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return s.toBool();
-  } else {
-    double lo, hi;
-    if constexpr (std::is_same_v<T, Half>) {
-      lo = -65504.0, hi = 65504.0;
-    } else if constexpr (std::is_same_v<T, BFloat16>) {
-      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
-    } else {
-      lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      hi = static_cast<double>(std::numeric_limits<T>::max());
-    }
-    bool overflow = false;
-    if (s.isFloatingPoint() || s.isComplex()) {
-      const double v = s.toDouble();
-      if (std::isnan(v)) overflow = std::is_integral_v<T>;
-      else if (std::isinf(v)) overflow = std::is_integral_v<T>;
-      else overflow = v < lo || v > hi;
-    } else if (s.isIntegral(false)) {
-      const int64_t v = s.toLong();
-      if constexpr (std::is_unsigned_v<T>) {
-        constexpr auto mx = static_cast<uint64_t>(std::numeric_limits<T>::max());
-        overflow = (v > 0 && static_cast<uint64_t>(v) > mx) || (v < 0 && (0 - static_cast<uint64_t>(v)) > mx);
-      } else if constexpr (std::is_integral_v<T>) {
-        overflow = v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
-                   v > static_cast<int64_t>(std::numeric_limits<T>::max());
-      } else {
-        overflow = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
-      }
-    }
-    EMBER_CHECK(!overflow, "[{}] value {} cannot be converted to type {} without overflow", op, s.str(),
-                scalar_type_of<T>);
-    return scalar_to<T>(s);
-  }
+  native::check_scalar_fits(s, scalar_type_of<T>, op);
+  return scalar_to<T>(s);
 }
 
 // Reads element 0 of `p` (dtype t) as a Scalar.

@@ -267,12 +267,14 @@ Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& oth
 }
 
 // masked_fill keeps self's dtype; the in-place form cannot grow self.
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& /*value*/) {
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_masked_fill("masked_fill", self, mask);
+  native::check_scalar_fits(value, self.dtype(), "masked_fill");
   return functional("masked_fill", self.dtype(), {&mask, &self});
 }
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& /*value*/) {
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_masked_fill("masked_fill_", self, mask);
+  native::check_scalar_fits(value, self.dtype(), "masked_fill_");
   iterate("masked_fill_", self, OutKind::InPlace, self.dtype(), {&mask, &self});
   return self;
 }
@@ -316,8 +318,9 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   return self;
 }
 
-Tensor& fill_(Tensor& self, const Scalar& /*value*/) {
+Tensor& fill_(Tensor& self, const Scalar& value) {
   native::check_defined("fill_", self, "self");
+  native::check_scalar_fits(value, self.dtype(), "fill_");
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }

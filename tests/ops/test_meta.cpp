@@ -92,6 +92,13 @@ std::vector<Case> cases() {
                  Tensor a = e.x({2, 3}), z = e.x({2, 3}), d = e.x({2, 3});
                  return Outs{a.fill_(1), z.zero_(), d.copy_(e.t({3}, kFloat32)), e.t({4, 3}).copy_(e.x({3}))};
                }});
+  // A value that does not fit the dtype (checked from the Scalar and the dtype, no data needed).
+  c.push_back({{"fill_.Scalar"}, [](const Env& e) { return Outs{e.x({2, 3}).fill_(300)}; }});
+  c.push_back({{"fill_.Scalar"}, [](const Env& e) { return Outs{e.x({2, 3}).fill_(1e300)}; }});
+  c.push_back({{"masked_fill.Scalar", "masked_fill_.Scalar"}, [](const Env& e) {
+                 return Outs{ember::masked_fill(e.x({2, 3}), e.t({3}, kBool), -200),
+                             e.x({2, 3}).masked_fill_(e.t({3}, kBool), 70000.0)};
+               }});
   c.push_back({{"copy_"}, [](const Env& e) { return Outs{e.t({2, 3}).copy_(e.x({4}))}; }});
   c.push_back({{"copy_"}, [](const Env& e) { return Outs{e.t({3}).copy_(e.x({2, 3}))}; }});
   // ---- binary arithmetic and comparisons: broadcasting, promotion with tensors, 0-dim tensors
@@ -348,6 +355,11 @@ TEST(MetaTensors, FactoryAndData) {
   EXPECT_EQ(to.sizes(), IntArrayRef({3}));
   // Mixed meta and cpu operands are a device error, as on the cpu.
   EXPECT_ERROR(ValueError, ember::add(m, ember::ones({2, 3})), "[add]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::mm(m, ember::ones({3, 2})), "[mm]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::addmm(ember::ones({2}), m, m.t()), "[addmm]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::cat({m, ember::ones({2, 3})}), "[cat]", "same device", "meta", "cpu");
+  Tensor out = ember::ones({0});
+  EXPECT_ERROR(ValueError, ember::mm_out(out, m, m.t()), "[mm]", "same device", "meta", "cpu");
 }
 
 TEST(MetaTensors, DataDependentOpsThrow) {

@@ -62,6 +62,8 @@ bool same_storage(const Tensor& a, const Tensor& b);
 // PyTorch's is_non_overlapping_and_dense.
 bool is_non_overlapping_and_dense(const Tensor& t);
 void check_defined(const char* op, const Tensor& t, const char* name);
+// Throws unless both tensors are on device type `dev` (the message names both devices).
+void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b);
 
 // A fresh contiguous tensor on device type `dev` (its registered allocator).
 Tensor empty_on(DeviceType dev, IntArrayRef sizes, ScalarType dtype);

@@ -14,6 +14,52 @@
 
 namespace ember::native {
 
+// ---- Scalar arguments -----------------------------------------------------------------------------
+
+// c10's checked_convert: throws when `s` does not fit dtype t (fill_, masked_fill, full). Negative
+// integers may wrap into uint8, as in c10. Bool, complex and other dtypes take any value.
+inline void check_scalar_fits(const Scalar& s, ScalarType t, const char* op) {
+  double lo = 0, hi = 0;
+  bool integral = true;
+  switch (t) {
+    case kUInt8: hi = 255; break;
+    case kInt8: lo = -128, hi = 127; break;
+    case kInt16: lo = -32768, hi = 32767; break;
+    case kInt32: lo = static_cast<double>(std::numeric_limits<int32_t>::lowest()), hi = std::numeric_limits<int32_t>::max(); break;
+    case kInt64:
+      lo = static_cast<double>(std::numeric_limits<int64_t>::lowest());
+      hi = static_cast<double>(std::numeric_limits<int64_t>::max());
+      break;
+    case kFloat16: lo = -65504.0, hi = 65504.0, integral = false; break;
+    case kBFloat16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, integral = false; break;
+    case kFloat32:
+      lo = static_cast<double>(std::numeric_limits<float>::lowest());
+      hi = static_cast<double>(std::numeric_limits<float>::max());
+      integral = false;
+      break;
+    case kFloat64: lo = std::numeric_limits<double>::lowest(), hi = std::numeric_limits<double>::max(), integral = false; break;
+    default: return;
+  }
+  bool overflow = false;
+  if (s.isFloatingPoint() || s.isComplex()) {
+    const double v = s.toDouble();
+    if (std::isnan(v) || std::isinf(v)) overflow = integral;
+    else overflow = v < lo || v > hi;
+  } else if (s.isIntegral(false)) {
+    const int64_t v = s.toLong();
+    if (t == kUInt8) {
+      overflow = v > 255 || v < -255;
+    } else if (t == kInt64) {
+      overflow = false;
+    } else if (integral) {
+      overflow = v < static_cast<int64_t>(lo) || v > static_cast<int64_t>(hi);
+    } else {
+      overflow = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
+    }
+  }
+  EMBER_CHECK(!overflow, "[{}] value {} cannot be converted to type {} without overflow", op, s.str(), t);
+}
+
 // ---- binary arithmetic (add, sub, mul, div) -----------------------------------------------------
 
 enum class Arith : uint8_t { Add, Sub, Mul, Div };
