@@ -1,6 +1,8 @@
 #pragma once
-// Internal to the CPU plugin: dtype dispatch, conversions, type promotion, and TensorIter, the
-// strided broadcasting iterator every elementwise and reduction kernel runs on.
+// Internal to the CPU plugin: dtype dispatch, conversions, and TensorIter, the strided
+// broadcasting iterator every elementwise and reduction kernel runs on. Type promotion and
+// TensorIter's geometry are shared with the meta plugin (Note [Kernel metadata helpers] in
+// ember/native/Geometry.h).
 //
 // Note [CPU elementwise loops]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -8,7 +10,7 @@
 //  1. Fast path, in the op's file: operands that are contiguous, of one shape and one dtype (or
 //     a tensor and a Scalar) run the contiguous loop over the whole buffer. No iterator, no heap
 //     allocation beyond the output: this is what keeps a 1-element add near the dispatch cost.
-//  2. TensorIter (below): broadcasts the operands to one shape, computes byte strides, orders the
+//  2. TensorIter (ember/native/Geometry.h, shared with the meta plugin): broadcasts the operands to one shape, computes byte strides, orders the
 //     dimensions by the inputs' strides (so the output of a transposed input is laid out like it,
 //     as PyTorch's TensorIterator does), coalesces dimensions, allocates outputs, and calls a
 //     loop on 1-d runs: loop(char** data, const int64_t* strides, int64_t n).

@@ -20,6 +20,14 @@
 // registration file that every op branch appends to, for no gain while cpu is the only backend
 // built; when a second backend lands, the composites can move to a "composite" plugin that cpu,
 // meta and it all depend on, without touching any meta kernel.
+//
+// Adding the Meta kernel of a new op: move the dtype rule and argument checks of its cpu kernel
+// into ember/native/Rules.h (the cpu kernel calls them too), then write the meta kernel from
+// them: an elementwise op is its rule plus `iterate` (elementwise.cpp; unary, binary and logical
+// families are one macro line), a reduction is `reduce(op, self, dims, keepdim, dtype)`, an op
+// along a dim is `along_dim`, anything else allocates its contiguous result with `empty_meta`
+// (other.cpp). Declare it in Ops.h, register it below and add a case to tests/ops/test_meta.cpp
+// (MetaKernels.EveryCpuKernelHasAMetaKernel fails until both exist).
 #include "Ops.h"
 #include "ember/plugin/Plugin.h"
 
