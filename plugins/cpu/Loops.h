@@ -10,10 +10,11 @@
 //  1. Fast path, in the op's file: operands that are contiguous, of one shape and one dtype (or
 //     a tensor and a Scalar) run the contiguous loop over the whole buffer. No iterator, no heap
 //     allocation beyond the output: this is what keeps a 1-element add near the dispatch cost.
-//  2. TensorIter (ember/native/Geometry.h, shared with the meta plugin): broadcasts the operands to one shape, computes byte strides, orders the
-//     dimensions by the inputs' strides (so the output of a transposed input is laid out like it,
-//     as PyTorch's TensorIterator does), coalesces dimensions, allocates outputs, and calls a
-//     loop on 1-d runs: loop(char** data, const int64_t* strides, int64_t n).
+//  2. TensorIter (ember/native/Geometry.h, shared with the meta plugin): broadcasts the operands
+//     to one shape, computes byte strides, orders the dimensions by the inputs' strides (so the
+//     output of a transposed input is laid out like it, as PyTorch's TensorIterator does),
+//     coalesces dimensions, allocates outputs, and calls a loop on 1-d runs:
+//     loop(char** data, const int64_t* strides, int64_t n).
 //  3. Run loops (run_binary, ...): a run whose operands are all contiguous (or stride 0) and of
 //     the compute dtype goes straight to the contiguous loop; otherwise it is processed in chunks
 //     of kChunk elements, each input gathered and converted to the compute dtype into a stack
