@@ -177,9 +177,14 @@ std::ostream& print(std::ostream& s, const Tensor& t, int64_t linesize) {
     for (int64_t i = 0; i < t.dim(); ++i) s << (i ? "," : "") << t.size(i);
     s << "} ]";
   };
-  if (t.device().type() == kMeta) {  // no data to show
-    type_line();
-    return s;
+  if (t.device().type() == kMeta) {
+    // No data to show. LibTorch's C++ print throws here (it copies to the CPU); this is its
+    // Python repr, which prints the size and a non-default dtype instead of the values.
+    s << "tensor(..., device='meta', size=(";
+    for (int64_t i = 0; i < t.dim(); ++i) s << (i ? ", " : "") << t.size(i);
+    s << (t.dim() == 1 ? ",)" : ")");
+    if (t.dtype() != get_default_dtype()) s << ", dtype=torch." << dtype_name(t.dtype());
+    return s << ")";
   }
   Tensor d;
   {

@@ -25,8 +25,21 @@ void set_allocator(DeviceType t, Allocator* a) {
   allocators()[static_cast<int>(t)].store(a, std::memory_order_release);
 }
 
+namespace {
+// Meta tensors have sizes, strides and a storage size but no memory: every block is null.
+// Core owns it (not the meta plugin) because a meta storage keeps its allocator pointer.
+class MetaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t) override { return DataPtr{nullptr, nullptr, nullptr, kMeta}; }
+};
+}  // namespace
+
 Allocator* get_allocator(DeviceType t) {
   if (t == kCPU) return cpu_allocator();
+  if (t == kMeta) {
+    static MetaAllocator meta;
+    return &meta;
+  }
   Allocator* a = allocators()[static_cast<int>(t)].load(std::memory_order_acquire);
   EMBER_CHECK(a != nullptr,
               "[allocator] no allocator is registered for device '{}': load the plugin that provides "

@@ -26,6 +26,7 @@ int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op) {
 
 void Tensor::check_dtype(ScalarType want, const char* what) const {
   EMBER_CHECK(defined(), "[{}] called on an undefined tensor", what);
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_meta(), "[{}] a meta tensor has no data (only sizes, strides and dtype)", what);
   EMBER_CHECK_TYPE(dtype() == want, "[{}] expected a tensor of dtype {} but it is {}", what, want, dtype());
 }
 

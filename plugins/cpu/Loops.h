@@ -1,6 +1,8 @@
 #pragma once
-// Internal to the CPU plugin: dtype dispatch, conversions, type promotion, and TensorIter, the
-// strided broadcasting iterator every elementwise and reduction kernel runs on.
+// Internal to the CPU plugin: dtype dispatch, conversions, and TensorIter, the strided
+// broadcasting iterator every elementwise and reduction kernel runs on. Type promotion and
+// TensorIter's geometry are shared with the meta plugin (Note [Kernel metadata helpers] in
+// ember/native/Geometry.h).
 //
 // Note [CPU elementwise loops]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -8,10 +10,11 @@
 //  1. Fast path, in the op's file: operands that are contiguous, of one shape and one dtype (or
 //     a tensor and a Scalar) run the contiguous loop over the whole buffer. No iterator, no heap
 //     allocation beyond the output: this is what keeps a 1-element add near the dispatch cost.
-//  2. TensorIter (below): broadcasts the operands to one shape, computes byte strides, orders the
-//     dimensions by the inputs' strides (so the output of a transposed input is laid out like it,
-//     as PyTorch's TensorIterator does), coalesces dimensions, allocates outputs, and calls a
-//     loop on 1-d runs: loop(char** data, const int64_t* strides, int64_t n).
+//  2. TensorIter (ember/native/Geometry.h, shared with the meta plugin): broadcasts the operands
+//     to one shape, computes byte strides, orders the dimensions by the inputs' strides (so the
+//     output of a transposed input is laid out like it, as PyTorch's TensorIterator does),
+//     coalesces dimensions, allocates outputs, and calls a loop on 1-d runs:
+//     loop(char** data, const int64_t* strides, int64_t n).
 //  3. Run loops (run_binary, ...): a run whose operands are all contiguous (or stride 0) and of
 //     the compute dtype goes straight to the contiguous loop; otherwise it is processed in chunks
 //     of kChunk elements, each input gathered and converted to the compute dtype into a stack
@@ -29,6 +32,8 @@
 
 #include "ember/core/Tensor.h"
 #include "ember/plugin/Parallel.h"
+#include "ember/native/Geometry.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 
@@ -112,43 +117,12 @@ EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
 }
 
 // A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert,
-// as LibTorch's fill_ and full do). Negative integers may wrap into uint8, as in c10.
+// as LibTorch's fill_ and full do; native::check_scalar_fits). Negative integers may wrap into
+// uint8, as in c10.
 template <class T>
 T checked_scalar_to(const Scalar& s, const char* op) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return s.toBool();
-  } else {
-    double lo, hi;
-    if constexpr (std::is_same_v<T, Half>) {
-      lo = -65504.0, hi = 65504.0;
-    } else if constexpr (std::is_same_v<T, BFloat16>) {
-      lo = -3.3895313892515355e38, hi = 3.3895313892515355e38;
-    } else {
-      lo = static_cast<double>(std::numeric_limits<T>::lowest());
-      hi = static_cast<double>(std::numeric_limits<T>::max());
-    }
-    bool overflow = false;
-    if (s.isFloatingPoint() || s.isComplex()) {
-      const double v = s.toDouble();
-      if (std::isnan(v)) overflow = std::is_integral_v<T>;
-      else if (std::isinf(v)) overflow = std::is_integral_v<T>;
-      else overflow = v < lo || v > hi;
-    } else if (s.isIntegral(false)) {
-      const int64_t v = s.toLong();
-      if constexpr (std::is_unsigned_v<T>) {
-        constexpr auto mx = static_cast<uint64_t>(std::numeric_limits<T>::max());
-        overflow = (v > 0 && static_cast<uint64_t>(v) > mx) || (v < 0 && (0 - static_cast<uint64_t>(v)) > mx);
-      } else if constexpr (std::is_integral_v<T>) {
-        overflow = v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
-                   v > static_cast<int64_t>(std::numeric_limits<T>::max());
-      } else {
-        overflow = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
-      }
-    }
-    EMBER_CHECK(!overflow, "[{}] value {} cannot be converted to type {} without overflow", op, s.str(),
-                scalar_type_of<T>);
-    return scalar_to<T>(s);
-  }
+  native::check_scalar_fits(s, scalar_type_of<T>, op);
+  return scalar_to<T>(s);
 }
 
 // Reads element 0 of `p` (dtype t) as a Scalar.
@@ -158,34 +132,12 @@ Scalar load_scalar(const void* p, ScalarType t);
 using CastFn = void (*)(const char* src, int64_t sstride, char* dst, int64_t dstride, int64_t n);
 CastFn cast_fn(ScalarType from, ScalarType to);
 
-// ---- type promotion (PyTorch's rules) -------------------------------------------------------
+// ---- type promotion (PyTorch's rules): ember/native/Geometry.h ----------------------------
 
-ScalarType promote_types(ScalarType a, ScalarType b);
-// PyTorch's canCast: no complex -> real, floating -> integral, or non-bool -> bool.
-bool can_cast(ScalarType from, ScalarType to);
-
-// PyTorch's ResultTypeState: dimensioned tensors, 0-dim tensors and Scalars (wrapped numbers)
-// promote within their class; a lower class only counts when its category is higher.
-struct ResultType {
-  ScalarType dim = ScalarType::Undefined;
-  ScalarType zero = ScalarType::Undefined;
-  ScalarType wrapped = ScalarType::Undefined;
-  void add(const Tensor& t);
-  void add(const Scalar& s);
-  ScalarType result() const;
-};
-inline ScalarType result_type(const Tensor& a, const Tensor& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
-inline ScalarType result_type(const Tensor& a, const Scalar& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
+using native::can_cast;
+using native::promote_types;
+using native::result_type;
+using native::ResultType;
 
 // ---- CPU feature level ------------------------------------------------------------------------
 
@@ -271,168 +223,41 @@ EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, 
   binary_loop_serial(out, a, b, n, av, bv, op);
 }
 
-// ---- geometry helpers -----------------------------------------------------------------------
+// ---- geometry helpers (ember/native/Geometry.h) and the CPU's own -------------------------
 
-using DimVector = SmallVector<int64_t, 6>;
-
-// Broadcast shape of a and b; throws ValueError naming the op and both shapes.
-DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
-// True when two or more elements of t share memory (a stride-0 dimension of size > 1).
-bool has_internal_overlap(const Tensor& t);
-// True when a and b share storage and touch a common byte, but are not the same elements in the
-// same layout (the case elementwise kernels cannot run in place).
-bool partially_overlaps(const Tensor& a, const Tensor& b);
-bool same_storage(const Tensor& a, const Tensor& b);
-// PyTorch's is_non_overlapping_and_dense.
-bool is_non_overlapping_and_dense(const Tensor& t);
+using native::broadcast_shapes;
+using native::check_defined;
+using native::DimVector;
+using native::has_internal_overlap;
+using native::is_non_overlapping_and_dense;
+using native::kMaxOperands;
+using native::partially_overlaps;
+using native::resize_output;
+using native::same_storage;
 
 // Throws unless every tensor is on the CPU (the message names both devices).
 void check_cpu(const char* op, const Tensor& a);
 void check_cpu(const char* op, const Tensor& a, const Tensor& b);
-void check_defined(const char* op, const Tensor& t, const char* name);
 
 // A fresh contiguous CPU tensor (registered CPU allocator).
-Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype);
+inline Tensor empty_cpu(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kCPU, sizes, dtype); }
 // A fresh CPU tensor with the given strides (the storage covers exactly the elements reached).
-Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype);
-// Resizes an out= tensor to `sizes` (contiguous; storage grown when needed, data kept).
-void resize_output(Tensor& out, IntArrayRef sizes, const char* op);
+inline Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
+  return native::empty_strided_on(kCPU, sizes, strides, dtype);
+}
 // A contiguous copy of t (any dtype kept), used to break aliasing.
 Tensor materialize(const Tensor& t);
 
 // ---- TensorIter -----------------------------------------------------------------------------
 
-constexpr int kMaxOperands = 4;
 constexpr int64_t kChunk = 256;
 
-class TensorIter {
+// The shared TensorIter (Note [Kernel metadata helpers]) on the CPU, copying inputs that
+// partially overlap an output.
+class TensorIter : public native::TensorIter {
  public:
-  explicit TensorIter(const char* op) : op_(op) {}
-
-  // Outputs first, then inputs. An undefined output is allocated in build() with `dtype`; a
-  // defined one is written in place (in-place ops: its shape must equal the broadcast shape) or,
-  // with `resizable`, resized to it (out= arguments).
-  TensorIter& add_output(Tensor* t, ScalarType dtype, bool resizable = false);
-  TensorIter& add_input(const Tensor& t);
-  // A reduction writes one output element from many input elements: its output is given with
-  // stride 0 along reduced dimensions, takes no part in ordering dimensions and may overlap
-  // itself.
-  TensorIter& is_reduction(bool on = true) {
-    reduction_ = on;
-    return *this;
-  }
-  // Off: an output may have internal overlap (fill_ writes one value everywhere).
-  TensorIter& check_mem_overlap(bool on) {
-    check_overlap_ = on;
-    return *this;
-  }
-  // Inputs that partially overlap an output are copied first.
-  void build();
-
-  const char* op() const { return op_; }
-  int ntensors() const { return nops_; }
-  int noutputs() const { return nout_; }
-  int64_t numel() const { return numel_; }
-  int ndim() const { return static_cast<int>(shape_.size()); }
-  IntArrayRef shape() const { return shape_; }  // iteration order: innermost first
-  ScalarType dtype(int i) const { return ops_[i].dtype; }
-  char* data(int i) const { return ops_[i].data; }
-  const Tensor& tensor(int i) const { return ops_[i].tensor; }
-  IntArrayRef strides(int i) const { return ops_[i].strides; }
-  // The broadcast shape in the tensors' own dimension order.
-  IntArrayRef full_shape() const { return full_shape_; }
-
-  // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run. Runs are split
-  // over the intra-op threads when the iterator writes outputs whose elements are all distinct
-  // (no reduction, no stride-0 output): each run then writes only its own elements. An iterator
-  // with inputs only (equal, allclose) runs serially, so its loop may update shared state.
-  template <class F>
-  void for_each(F&& loop) const;
-  // The same, serially, over the elements [begin, end) of the iteration order.
-  template <class F>
-  void for_each_range(int64_t begin, int64_t end, F& loop) const;
-
- private:
-  struct Operand {
-    Tensor tensor;
-    Tensor* out = nullptr;
-    char* data = nullptr;
-    ScalarType dtype = ScalarType::Undefined;
-    bool resizable = false;
-    bool will_allocate = false;
-    DimVector strides;  // bytes, iteration order
-  };
-  void compute_shape();
-  void check_and_prepare_outputs();
-  void compute_strides();
-  void reorder_dimensions();
-  void allocate_outputs();
-  void coalesce_dimensions();
-
-  const char* op_;
-  Operand ops_[kMaxOperands];
-  int nops_ = 0;
-  int nout_ = 0;
-  bool reduction_ = false;
-  bool check_overlap_ = true;
-  bool parallel_ok_ = false;  // see for_each
-  int64_t numel_ = 1;
-  DimVector full_shape_;
-  DimVector shape_;
-  DimVector perm_;
+  explicit TensorIter(const char* op) : native::TensorIter(op, kCPU, &materialize) {}
 };
-
-template <class F>
-void TensorIter::for_each(F&& loop) const {
-  if (numel_ == 0) return;
-  if (parallel_ok_ && numel_ >= 2 * kGrainSize && !in_parallel_region()) {
-    parallel_for(0, numel_, kGrainSize, [&](int64_t b, int64_t e) { for_each_range(b, e, loop); });
-    return;
-  }
-  for_each_range(0, numel_, loop);
-}
-
-template <class F>
-void TensorIter::for_each_range(int64_t begin, int64_t end, F& loop) const {
-  char* ptrs[kMaxOperands];
-  int64_t inner[kMaxOperands];
-  const int nd = ndim();
-  if (nd == 0) {
-    for (int k = 0; k < nops_; ++k) ptrs[k] = ops_[k].data, inner[k] = 0;
-    if (begin < end) loop(ptrs, inner, int64_t{1});
-    return;
-  }
-  // The multi-index of `begin`, innermost first.
-  DimVector idx(nd, 0);
-  int64_t rem = begin;
-  for (int d = 0; d < nd; ++d) {
-    idx[d] = rem % shape_[d];
-    rem /= shape_[d];
-  }
-  for (int k = 0; k < nops_; ++k) {
-    ptrs[k] = ops_[k].data;
-    for (int d = 0; d < nd; ++d) ptrs[k] += idx[d] * ops_[k].strides[d];
-    inner[k] = ops_[k].strides[0];
-  }
-  int64_t left = end - begin;
-  for (;;) {
-    const int64_t n = std::min(shape_[0] - idx[0], left);
-    loop(ptrs, inner, n);
-    left -= n;
-    if (left <= 0) return;
-    // Back to the start of the row, then carry into the outer dimensions.
-    for (int k = 0; k < nops_; ++k) ptrs[k] -= idx[0] * inner[k];
-    idx[0] = 0;
-    int d = 1;
-    for (; d < nd; ++d) {
-      for (int k = 0; k < nops_; ++k) ptrs[k] += ops_[k].strides[d];
-      if (++idx[d] < shape_[d]) break;
-      for (int k = 0; k < nops_; ++k) ptrs[k] -= ops_[k].strides[d] * shape_[d];
-      idx[d] = 0;
-    }
-    if (d == nd) return;
-  }
-}
 
 // ---- the chunked binary run (layer 3 of Note [CPU elementwise loops]) ---------------------------
 

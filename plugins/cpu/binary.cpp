@@ -2,6 +2,7 @@
 // comparisons. See Note [CPU elementwise loops] in Loops.h.
 #include "Loops.h"
 #include "Ops.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -87,7 +88,7 @@ struct GeOp {
   bool operator()(C a, C b) const { return a >= b; }
 };
 
-enum class Arith : uint8_t { Add, Sub, Mul, Div };
+using native::Arith;
 enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
 enum class OutKind : uint8_t { Functional, InPlace, Out };
 
@@ -123,31 +124,6 @@ EMBER_ALWAYS_INLINE void with_cmp_op(Cmp kind, F&& f) {
     case Cmp::Gt: return f(GtOp<C>{});
     case Cmp::Ge: return f(GeOp<C>{});
   }
-}
-
-// PyTorch's alpha_check.
-void check_alpha(const char* name, ScalarType result, const Scalar& alpha) {
-  EMBER_CHECK_TYPE(!alpha.isBoolean() || result == kBool,
-                   "[{}] boolean alpha only supported for boolean results", name);
-  EMBER_CHECK_TYPE(is_floating_type(result) || is_complex_type(result) || alpha.isIntegral(true),
-                   "[{}] for integral input tensors, argument alpha must not be a floating point number",
-                   name);
-}
-
-void check_sub(const char* name, ScalarType a, ScalarType b) {
-  EMBER_CHECK_TYPE(a != kBool || b != kBool,
-                   "[{}] subtraction, the `-` operator, with two bool tensors is not supported. Use "
-                   "the `^` or `logical_xor()` operator instead.",
-                   name);
-  EMBER_CHECK_TYPE(a != kBool && b != kBool,
-                   "[{}] subtraction, the `-` operator, with a bool tensor is not supported. If you "
-                   "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
-                   name);
-}
-
-// The dtype of a (non-complex) Scalar when it takes part as `other`.
-ScalarType scalar_category(const Scalar& s) {
-  return s.isBoolean() ? kBool : s.isIntegral(false) ? kInt64 : s.isFloatingPoint() ? kFloat64 : kComplex128;
 }
 
 // True when a Scalar `other` leaves a tensor of dtype dt at dt (a Scalar only counts by category).
@@ -222,19 +198,9 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
   }
 
   // Layers 2 and 3: TensorIter with promotion, broadcasting, strides and conversions.
-  check_defined(name, a, "self");
-  if (bt) check_defined(name, *bt, "other");
-  const ScalarType common = bs ? result_type(a, *bs) : result_type(a, *bt);
-  if (kind == Arith::Sub) check_sub(name, a.dtype(), bs ? scalar_category(*bs) : bt->dtype());
-  if (kind == Arith::Add || kind == Arith::Sub) check_alpha(name, common, alpha);
-  const ScalarType result = kind == Arith::Div && is_integral_type(common, true) ? get_default_dtype() : common;
+  const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
   const ScalarType cdt = compute_dtype(result);
-  if (ok != OutKind::Functional) {
-    check_defined(name, out, ok == OutKind::Out ? "out" : "self");
-    EMBER_CHECK_TYPE(can_cast(result, out.dtype()),
-                     "[{}] result type {} can't be cast to the desired output type {}", name, result,
-                     out.dtype());
-  }
+  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;

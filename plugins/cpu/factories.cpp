@@ -4,6 +4,7 @@
 
 #include "Loops.h"
 #include "Ops.h"
+#include "ember/native/Rules.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -56,21 +57,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
     // float16 and bfloat16; the length is computed in double from the Scalars except for int64.
     using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
                                    std::conditional_t<is_reduced_float_v<T>, float, double>>;
-    const Acc xs = scalar_to<Acc>(start), xe = scalar_to<Acc>(end), xstep = scalar_to<Acc>(step);
-    EMBER_CHECK(xstep != Acc(0), "[arange] step must be nonzero");
-    EMBER_CHECK(std::isfinite(static_cast<double>(xs)) && std::isfinite(static_cast<double>(xe)),
-                "[arange] unsupported range: {} -> {}", start.str(), end.str());
-    EMBER_CHECK((xstep > 0 && xe >= xs) || (xstep < 0 && xe <= xs),
-                "[arange] upper bound and lower bound inconsistent with step sign (start {}, end {}, step {})",
-                start.str(), end.str(), step.str());
-    double size_d;
-    if constexpr (std::is_same_v<T, int64_t>)
-      size_d = std::ceil(static_cast<double>(xe - xs) / static_cast<double>(xstep));
-    else
-      size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
-    EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
-                "[arange] invalid size, possible overflow?");
-    const auto n = static_cast<int64_t>(size_d);
+    const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
+    const Acc xs = scalar_to<Acc>(start), xstep = scalar_to<Acc>(step);
     Tensor out = empty_cpu({n}, dt);
     T* p = static_cast<T*>(out.data_ptr());
     for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(static_cast<Acc>(xs + xstep * static_cast<Acc>(i)));

@@ -32,6 +32,7 @@
 #include "Loops.h"
 #include "Ops.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -227,7 +228,7 @@ ScalarType product_dtype(ScalarType t) {
 // Shapes and dtypes are checked by the callers.
 Tensor product(const Tensor& a3, const Tensor& b3, const char* op) {
   const ScalarType dt = a3.dtype();
-  if (!is_floating_type(dt) && !is_integral_type(dt, /*include_bool=*/false)) throw_unsupported_dtype(op, dt);
+  native::check_matmul_dtype(op, dt);
   const ScalarType pdt = product_dtype(dt);
   const int64_t B = a3.size(0), M = a3.size(1), K = a3.size(2), N = b3.size(2);
   Tensor out = empty_cpu({B, M, N}, pdt);
@@ -271,13 +272,7 @@ void check_pair(const char* op, const Tensor& a, const Tensor& b, int64_t dim, c
   check_defined(op, a, an);
   check_defined(op, b, bn);
   check_cpu(op, a, b);
-  EMBER_CHECK(a.dim() == dim && b.dim() == dim, "[{}] expected {} and {} to be {}-D, but got shapes {} and {}", op,
-              an, bn, dim, a.sizes(), b.sizes());
-  EMBER_CHECK_TYPE(a.dtype() == b.dtype(),
-                   "[{}] expected {} and {} to have the same dtype, but got {} and {} (shapes {} and {})", op, an,
-                   bn, a.dtype(), b.dtype(), a.sizes(), b.sizes());
-  EMBER_CHECK(a.size(dim - 1) == b.size(dim - 2), "[{}] {} and {} shapes cannot be multiplied ({} and {})", op, an,
-              bn, a.sizes(), b.sizes());
+  native::check_matmul_pair(op, a, b, dim, an, bn);
 }
 
 Tensor mm_product(const Tensor& a, const Tensor& b, const char* op) {
@@ -326,15 +321,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_pair("addmm", mat1, mat2, 2, "mat1", "mat2");
   check_defined("addmm", self, "self");
   check_cpu("addmm", self);
-  EMBER_CHECK_TYPE(self.dtype() == mat1.dtype(), "[addmm] expected self and mat1 to have the same dtype, but got {} and {}",
-                   self.dtype(), mat1.dtype());
+  native::check_addmm_self(self, mat1, mat2);
   const int64_t M = mat1.size(0), N = mat2.size(1);
   const std::array<int64_t, 2> mn = {M, N};
   const IntArrayRef out_shape(mn.data(), mn.size());
-  const DimVector bs = broadcast_shapes(self.sizes(), out_shape, "addmm");
-  EMBER_CHECK(IntArrayRef(bs.data(), bs.size()) == out_shape,
-              "[addmm] self of shape {} cannot be broadcast to the product's shape {} (mat1 {}, mat2 {})",
-              self.sizes(), out_shape, mat1.sizes(), mat2.sizes());
   const Tensor p = mm_product(mat1, mat2, "addmm");
   const ScalarType pdt = p.dtype();
   const bool beta_zero = !beta.toBool();

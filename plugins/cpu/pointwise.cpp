@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "Pointwise.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -10,10 +11,7 @@ namespace {
 enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
-  if (ok == OutKind::Functional) return;
-  check_defined(name, out, ok == OutKind::Out ? "out" : "self");
-  EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
-                   name, result, out.dtype());
+  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
 }
 
 void finish(OutKind ok, Tensor& out) {
@@ -56,14 +54,7 @@ struct PowOp {
 };
 
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
-  check_defined(name, self, "self");
-  if (et) check_defined(name, *et, "exponent");
-  const ScalarType result = es ? result_type(self, *es) : result_type(self, *et);
-  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
-  if (es && is_integral_type(result, false)) {
-    EMBER_CHECK(!(es->isIntegral(false) && es->toLong() < 0),
-                "[{}] integers to negative integer powers are not allowed", name);
-  }
+  const ScalarType result = native::pow_result(name, self, et, es);
   check_out(name, ok, out, result);
   const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
@@ -90,14 +81,7 @@ struct ClampOp {
 
 void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
                 const std::optional<Scalar>& max) {
-  check_defined(name, self, "self");
-  EMBER_CHECK(min.has_value() || max.has_value(), "[{}] at least one of 'min' or 'max' must not be None", name);
-  ResultType rt;
-  rt.add(self);
-  if (min) rt.add(*min);
-  if (max) rt.add(*max);
-  const ScalarType result = rt.result();
-  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  const ScalarType result = native::clamp_result(name, self, min, max);
   check_out(name, ok, out, result);
   const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
@@ -138,13 +122,7 @@ struct MaskedFillOp {
 
 void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, const Tensor& self,
                 const Tensor& other) {
-  check_defined(name, cond, "condition");
-  check_defined(name, self, "self");
-  check_defined(name, other, "other");
-  EMBER_CHECK_TYPE(cond.dtype() == kBool,
-                   "[{}] expected argument 'condition' to be a bool tensor, but got a tensor with dtype {}", name,
-                   cond.dtype());
-  const ScalarType result = result_type(self, other);
+  const ScalarType result = native::where_result(name, cond, self, other);
   check_out(name, ok, out, result);
   const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
@@ -158,10 +136,7 @@ void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, c
 
 void masked_fill_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& mask,
                       const Scalar& value) {
-  check_defined(name, self, "self");
-  check_defined(name, mask, "mask");
-  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}", name,
-                   mask.dtype());
+  native::check_masked_fill(name, self, mask);
   const ScalarType dt = self.dtype();
   const ScalarType cdt = compute_dtype(dt);
   visit_dtype(dt, name, [&](auto stag) {
@@ -189,13 +164,7 @@ struct LerpOp {
 };
 
 void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& end, const Scalar& weight) {
-  check_defined(name, self, "self");
-  check_defined(name, end, "end");
-  EMBER_CHECK_TYPE(self.dtype() == end.dtype(), "[{}] expected dtype {} for argument 'end', but got dtype {}", name,
-                   self.dtype(), end.dtype());
-  const ScalarType result = self.dtype();
-  EMBER_CHECK_TYPE(is_floating_type(result), "[{}] expected a floating point tensor for argument 'self', got {}", name,
-                   result);
+  const ScalarType result = native::lerp_result(name, self, end);
   check_out(name, ok, out, result);
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
@@ -227,15 +196,7 @@ struct AddcmulOp {
 
 void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& t1, const Tensor& t2,
                   const Scalar& value) {
-  check_defined(name, self, "self");
-  check_defined(name, t1, "tensor1");
-  check_defined(name, t2, "tensor2");
-  ResultType rt;
-  rt.add(self);
-  rt.add(t1);
-  rt.add(t2);
-  const ScalarType result = rt.result();
-  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  const ScalarType result = native::addcmul_result(name, self, t1, t2);
   check_out(name, ok, out, result);
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;

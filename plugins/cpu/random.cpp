@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "Loops.h"
+#include "ember/native/Rules.h"
 #include "Ops.h"
 #include "ember/api/Random.h"
 #include "ember/generated/Functions.h"
@@ -63,9 +64,6 @@ uint64_t blocks_for(int64_t n, int64_t per_block) {
   return static_cast<uint64_t>((n + per_block - 1) / per_block);
 }
 
-void check_floating(const char* op, ScalarType t) {
-  EMBER_CHECK_T(TypeError, is_floating_type(t), "[{}] expects a floating point dtype, got {}", op, t);
-}
 
 // The factory's own checks, before it dispatches empty (so errors name it, not empty).
 void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
@@ -78,9 +76,7 @@ void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
 Tensor& uniform_(Tensor& self, double from, double to) {
   check_defined("uniform_", self, "self");
   check_cpu("uniform_", self);
-  check_floating("uniform_", self.dtype());
-  EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from={} > to={}", from, to);
-  EMBER_CHECK(std::isfinite(to - from), "[uniform_] to - from must be finite, got from={} and to={}", from, to);
+  native::check_uniform(self, from, to);
   visit_dtype(self.dtype(), "uniform_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
@@ -114,8 +110,7 @@ Tensor& uniform_(Tensor& self, double from, double to) {
 Tensor& normal_(Tensor& self, double mean, double std) {
   check_defined("normal_", self, "self");
   check_cpu("normal_", self);
-  check_floating("normal_", self.dtype());
-  EMBER_CHECK(std >= 0.0, "[normal_] expects std >= 0.0, but found std {}", std);
+  native::check_normal(self, std);
   visit_dtype(self.dtype(), "normal_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
@@ -150,26 +145,9 @@ Tensor& normal_(Tensor& self, double mean, double std) {
 Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
   check_defined("random_", self, "self");
   check_cpu("random_", self);
+  const __int128 end = native::random_from_end(self, from, to);
   visit_dtype(self.dtype(), "random_", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    // The largest value + 1 (as __int128: int64's does not fit in int64).
-    __int128 hi;
-    __int128 lo;
-    if constexpr (std::is_same_v<T, bool>) {
-      lo = 0, hi = 2;
-    } else if constexpr (std::is_integral_v<T>) {
-      lo = std::numeric_limits<T>::lowest(), hi = static_cast<__int128>(std::numeric_limits<T>::max()) + 1;
-    } else {
-      hi = (__int128{1} << digits_of<T>()) + 1;  // integers up to 2^digits are exact
-      lo = -hi;
-    }
-    const __int128 end = to ? static_cast<__int128>(*to) : hi;
-    // (Without a `to`, end is the dtype's bound, above every in-bounds from.)
-    EMBER_CHECK(!to || from < *to, "[random_] expects 'from' to be less than 'to', but got from={} >= to={}",
-                from, to.value_or(0));
-    EMBER_CHECK(from >= lo && from < hi, "[random_] from={} is out of bounds for {}", from, self.dtype());
-    EMBER_CHECK(end - 1 < hi && end - 1 >= lo, "[random_] to - 1 = {} is out of bounds for {}",
-                static_cast<int64_t>(end - 1), self.dtype());
     const auto range = static_cast<unsigned __int128>(end - from);  // in [1, 2^64]
     fill_contiguous<T>(self, [&](T* p, int64_t n) {
       // Two elements a block, 64 bits each.
@@ -191,7 +169,7 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
 Tensor& bernoulli_float(Tensor& self, double p) {
   check_defined("bernoulli_", self, "self");
   check_cpu("bernoulli_", self);
-  EMBER_CHECK(p >= 0 && p <= 1, "[bernoulli_] expects p to be in [0, 1], but got p={}", p);
+  native::check_bernoulli(p);
   visit_dtype(self.dtype(), "bernoulli_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     fill_contiguous<T>(self, [&](T* out, int64_t n) {
@@ -213,7 +191,7 @@ Tensor& bernoulli_float(Tensor& self, double p) {
 Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_factory("rand", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
-  check_floating("rand", dt);
+  native::check_floating_fill("rand", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
   t.uniform_(0, 1);
   return t;
@@ -222,7 +200,7 @@ Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device
 Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_factory("randn", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
-  check_floating("randn", dt);
+  native::check_floating_fill("randn", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
   t.normal_(0, 1);
   return t;

@@ -11,6 +11,7 @@
 // vector sum, a run along a kept dimension is an elementwise accumulate.
 #include "Loops.h"
 #include "Ops.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -125,9 +126,7 @@ void accumulate_run(char* acc, int64_t sa, const char* in, int64_t si, int64_t n
 Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
   check_defined("sum", self, "self");
   check_cpu("sum", self);
-  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
-  if (is_complex_type(out_dt) || is_complex_type(self.dtype()))
-    throw_unsupported_dtype("sum", is_complex_type(out_dt) ? out_dt : self.dtype());
+  const ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
   // As in PyTorch, an explicit dtype converts the input before summing.
   const Tensor in = dtype && *dtype != self.dtype() ? [&] {
     Tensor c = empty_cpu(self.sizes(), *dtype);
@@ -137,14 +136,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
 
   // An empty dim list reduces every dimension (LibTorch 1.13).
   const int64_t nd = in.dim();
-  SmallVector<bool, 8> reduced(static_cast<size_t>(nd), dims.empty());
-  bool zero_dim_seen = false;
-  for (int64_t d : dims) {
-    const int64_t w = maybe_wrap_dim(d, nd, "sum");
-    bool& seen = nd == 0 ? zero_dim_seen : reduced[w];
-    EMBER_CHECK(!seen, "[sum] dim {} appears multiple times in the list of dims", w);
-    seen = true;
-  }
+  const SmallVector<bool, 8> reduced = native::reduced_mask(in, dims, "sum");
   DimVector keep_shape, out_shape;
   for (int64_t d = 0; d < nd; ++d) {
     keep_shape.push_back(reduced[d] ? 1 : in.size(d));

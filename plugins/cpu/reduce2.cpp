@@ -20,23 +20,12 @@
 #include "Ops.h"
 #include "Reduce.h"
 #include "VecMath.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
 
-// Which dimensions of `self` the list `dims` reduces (every one when the list is empty).
-SmallVector<bool, 8> reduced_mask(const Tensor& self, IntArrayRef dims, const char* op) {
-  const int64_t nd = self.dim();
-  SmallVector<bool, 8> red(static_cast<size_t>(nd), dims.empty());
-  bool zero_dim_seen = false;
-  for (int64_t d : dims) {
-    const int64_t w = maybe_wrap_dim(d, nd, op);
-    bool& seen = nd == 0 ? zero_dim_seen : red[w];
-    EMBER_CHECK(!seen, "[{}] dim {} appears multiple times in the list of dims", op, w);
-    seen = true;
-  }
-  return red;
-}
+using native::reduced_mask;
 
 struct Rows {
   Tensor in;  // contiguous: `outer` rows of `len` elements
@@ -45,27 +34,13 @@ struct Rows {
   DimVector out_shape;
 };
 
-// `nonempty`: the reduction has no identity (max, argmax, ...), so a zero-size reduced dimension
-// is an error, worded as PyTorch's.
+// `nonempty`: no identity, a zero-size reduced dimension is an error (native::check_nonempty_reduction).
 Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op, bool nonempty) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   const auto red = reduced_mask(self, dims, op);
   const int64_t nd = self.dim();
-  if (nonempty) {
-    if (dims.empty()) {
-      EMBER_CHECK_INDEX(self.numel() != 0,
-                        "[{}] cannot reduce over a zero-size dimension: expected reduction dim to be "
-                        "specified for input.numel() == 0",
-                        op);
-    } else {
-      for (int64_t d = 0; d < nd; ++d)
-        EMBER_CHECK_INDEX(!red[d] || self.size(d) != 0,
-                          "[{}] cannot reduce over a zero-size dimension: expected reduction dim {} to "
-                          "have non-zero size",
-                          op, d);
-    }
-  }
+  if (nonempty) native::check_nonempty_reduction(self, dims, red, op);
   Rows r;
   DimVector sizes, strides;
   for (int64_t d = 0; d < nd; ++d) {
@@ -162,14 +137,11 @@ template <bool IsMax>
 std::tuple<Tensor, Tensor> extreme_with_index(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op,
                                               bool want_values) {
   Rows r = prepare(self, dims, keepdim, op, true);
+  if (!want_values) native::check_arg_extreme_dtype(op, self.dtype());
   Tensor values = want_values ? empty_cpu(r.out_shape, self.dtype()) : Tensor();
   Tensor indices = empty_cpu(r.out_shape, kInt64);
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, bool>) {
-      // PyTorch's argmax/argmin have no bool kernel (max.dim and min.dim do).
-      if (!want_values) throw_unsupported_dtype(op, kBool);
-    }
     const T* p = static_cast<const T*>(r.in.data_ptr());
     auto* idx = static_cast<int64_t*>(indices.data_ptr());
     T* o = want_values ? static_cast<T*>(values.data_ptr()) : nullptr;
@@ -185,8 +157,7 @@ std::tuple<Tensor, Tensor> extreme_with_index(const Tensor& self, IntArrayRef di
 template <bool IsAny>
 Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op) {
   Rows r = prepare(self, dims, keepdim, op, false);
-  // PyTorch 1.13 keeps uint8 for a uint8 input, else bool.
-  Tensor out = empty_cpu(r.out_shape, self.dtype() == kUInt8 ? kUInt8 : kBool);
+  Tensor out = empty_cpu(r.out_shape, native::any_all_dtype(self));
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
@@ -218,9 +189,7 @@ Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
 Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined("prod", self, "self");
   check_cpu("prod", self);
-  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
-  if (is_complex_type(out_dt) || is_complex_type(self.dtype()))
-    throw_unsupported_dtype("prod", is_complex_type(out_dt) ? out_dt : self.dtype());
+  const ScalarType out_dt = native::sum_like_dtype("prod", self, dtype);
   Rows r = prepare(converted(self, dtype), dims, keepdim, "prod", false);
   const ScalarType in_dt = r.in.dtype();
   const bool integral = is_integral_type(in_dt, true);
@@ -252,11 +221,7 @@ Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
 Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined("mean", self, "self");
   check_cpu("mean", self);
-  const ScalarType out_dt = dtype ? *dtype : self.dtype();
-  EMBER_CHECK_TYPE(is_floating_type(out_dt),
-                   "[mean] could not infer output dtype. {} dtype must be either a floating point or "
-                   "complex dtype. Got: {}",
-                   dtype ? "Optional" : "Input", out_dt);
+  const ScalarType out_dt = native::mean_dtype(self, dtype);
   const auto red = reduced_mask(self, dims, "mean");
   int64_t count = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
@@ -342,9 +307,8 @@ bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, Te
 template <bool Log>
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
   check_defined(op, self, "self");
-  const ScalarType out_dt = dtype ? *dtype : self.dtype();
   // As PyTorch, the kernel exists for floating types only; a dtype converts the input first.
-  if (!is_floating_type(out_dt)) throw_unsupported_dtype(op, out_dt);
+  const ScalarType out_dt = native::softmax_dtype(op, self, dtype);
   if (Tensor fast; softmax_last_dim_f32<Log>(self, dim, out_dt, fast)) return fast;
   return along_dim<double>(converted(self, dtype), dim, out_dt, op, [](const double* x, double* y, int64_t n) {
     const double m = row_max(x, n);
@@ -376,9 +340,7 @@ Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, F f) {
 Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
   check_defined("logsumexp", self, "self");
   check_cpu("logsumexp", self);
-  // Integer and bool inputs give the default dtype (LibTorch 1.13).
-  const ScalarType out_dt = is_integral_type(self.dtype(), true) ? get_default_dtype() : self.dtype();
-  if (!is_floating_type(out_dt)) throw_unsupported_dtype("logsumexp", out_dt);
+  const ScalarType out_dt = native::logsumexp_dtype(self);
   Rows r = prepare(converted(self, kFloat64), dims, keepdim, "logsumexp", false);
   return reduce_rows_double(r, out_dt, [](const double* x, int64_t n) {
     double m = row_max(x, n);
@@ -393,8 +355,7 @@ template <bool Std>
 Tensor var_impl(const Tensor& self, IntArrayRef dims, bool unbiased, bool keepdim, const char* op) {
   check_defined(op, self, "self");
   check_cpu(op, self);
-  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
-                   "[{}] std and var only support floating point and complex dtypes, got {}", op, self.dtype());
+  native::check_var_dtype(op, self);
   Rows r = prepare(converted(self, kFloat64), dims, keepdim, op, false);
   const double correction = unbiased ? 1 : 0;
   return reduce_rows_double(r, self.dtype(), [&](const double* x, int64_t n) {
@@ -474,8 +435,7 @@ Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased
 
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   check_defined("cumsum", self, "self");
-  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
-  if (is_complex_type(out_dt)) throw_unsupported_dtype("cumsum", out_dt);
+  const ScalarType out_dt = native::sum_like_dtype("cumsum", self, dtype);
   const Tensor in = converted(self, dtype);  // as PyTorch, a dtype converts the input first
   if (is_integral_type(in.dtype(), true)) {
     return along_dim<int64_t>(in, dim, out_dt, "cumsum", [](const int64_t* x, int64_t* y, int64_t n) {

@@ -6,23 +6,13 @@
 
 #include "Loops.h"
 #include "Ops.h"
+#include "ember/native/Rules.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
 namespace {
 
-// Wraps every dim of `dims` into [0, ndim) and rejects repeats (PyTorch's dim_list_to_bitset).
-DimVector wrap_dims(IntArrayRef dims, int64_t ndim, const char* op) {
-  DimVector r;
-  std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
-  for (int64_t d : dims) {
-    const int64_t w = maybe_wrap_dim(d, ndim, op);
-    EMBER_CHECK(!seen[w], "[{}] dim {} appears multiple times in the list of dims", op, w);
-    seen[w] = true;
-    r.push_back(w);
-  }
-  return r;
-}
+using native::wrap_dims;
 
 void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
@@ -34,8 +24,7 @@ void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool p
                               op);
 }
 
-// PyTorch's legacy rule: a 1-d tensor of size 0 is skipped by cat whatever the other shapes.
-bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+using native::cat_skips;
 
 }  // namespace
 
@@ -190,38 +179,12 @@ std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
 // ---- copies (CPU) ------------------------------------------------------------------------------
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
-  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
-  ResultType rt;
-  size_t valid = tensors.size();
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    EMBER_CHECK(t.defined(), "[cat] tensor at position {} is undefined", i);
-    check_cpu("cat", tensors[0], t);
-    EMBER_CHECK(t.dim() > 0, "[cat] zero-dimensional tensor (at position {}) cannot be concatenated", i);
-    rt.add(t);
-    if (valid == tensors.size() && !cat_skips(t)) valid = i;
-  }
-  const ScalarType dtype = rt.result();
-  if (valid == tensors.size()) return empty_cpu({0}, dtype);  // every input is a skipped 1-d empty
-  const Tensor& first = tensors[valid];
-  const int64_t d = maybe_wrap_dim(dim, first.dim(), "cat");
-  DimVector sz(first.sizes());
-  int64_t total = 0;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    const Tensor& t = tensors[i];
-    if (cat_skips(t)) continue;
-    EMBER_CHECK(t.dim() == first.dim(),
-                "[cat] Tensors must have same number of dimensions: got {} and {} (tensor number {} in the list "
-                "has shape {}, tensor number {} has shape {})",
-                first.dim(), t.dim(), valid, first.sizes(), i, t.sizes());
-    for (int64_t k = 0; k < first.dim(); ++k)
-      EMBER_CHECK(k == d || t.size(k) == first.size(k),
-                  "[cat] Sizes of tensors must match except in dimension {}. Expected size {} but got size {} "
-                  "for tensor number {} in the list (shapes {} and {})",
-                  d, first.size(k), t.size(k), i, first.sizes(), t.sizes());
-    total += t.size(d);
-  }
-  sz[d] = total;
+  const native::CatShape cs =
+      native::cat_shape(tensors, dim, [](const Tensor& a, const Tensor& b) { check_cpu("cat", a, b); });
+  const ScalarType dtype = cs.dtype;
+  const DimVector& sz = cs.sizes;
+  const int64_t d = cs.dim;
+  if (cs.all_skipped) return empty_cpu({0}, dtype);  // every input is a skipped 1-d empty
   Tensor out = empty_cpu(sz, dtype);
   int64_t at = 0;
   for (const Tensor& t : tensors) {
@@ -322,8 +285,7 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype 
 
 Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_factory("eye", layout, device, pin_memory);
-  EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got {}", n);
-  EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got {}", m);
+  native::check_eye(n, m);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   Tensor out = empty_cpu({n, m}, dt);
   cpu::zero_(out);

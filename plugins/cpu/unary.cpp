@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "Pointwise.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -126,6 +127,18 @@ struct UnaryOp {
   }
 };
 
+// The dtype rule of K (shared with the meta plugin, ember/native/Rules.h).
+template <U K>
+constexpr const native::UnaryRule& unary_rule() {
+  namespace r = native::unary_rules;
+  if constexpr (K == U::LogicalNot) return r::to_bool;
+  else if constexpr (K == U::Neg) return r::neg;
+  else if constexpr (K == U::Abs || K == U::Relu) return r::no_bool;
+  else if constexpr (K == U::Sign) return r::same;
+  else if constexpr (floating_only_v<K>) return r::floating_only;
+  else return r::to_floating;
+}
+
 template <U K>
 void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
   visit_compute(cdt, name, [&](auto tag) {
@@ -144,34 +157,13 @@ void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
 
 template <U K>
 void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
-  check_defined(name, self, "self");
+  const ScalarType result = native::unary_result(name, unary_rule<K>(), self);
   const ScalarType dt = self.dtype();
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] not implemented for dtype {} on the CPU", name, dt);
-  if constexpr (K == U::Neg) {
-    EMBER_CHECK_TYPE(dt != kBool,
-                     "[{}] negation, the `-` operator, on a bool tensor is not supported. If you are "
-                     "trying to invert a mask, use the `~` or `logical_not()` operator instead.",
-                     name);
-  }
-  if constexpr (K == U::Abs || K == U::Relu) {
-    EMBER_CHECK_TYPE(dt != kBool, "[{}] boolean inputs are not supported", name);
-  }
-  if constexpr (floating_only_v<K>) {
-    EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
-                     dt);
-  }
-  ScalarType result = dt;
-  if constexpr (K == U::LogicalNot)
-    result = kBool;
-  else if constexpr (!keeps_dtype_v<K>)
-    result = is_floating_type(dt) ? dt : get_default_dtype();
   const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
   if (ok != OutKind::Functional) {
-    check_defined(name, out, ok == OutKind::Out ? "out" : "self");
-    if (K != U::LogicalNot) {
-      EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
-                       name, result, out.dtype());
-    }
+    // logical_not writes 0/1 in any output dtype.
+    if (K != U::LogicalNot) native::check_out_dtype(name, ok == OutKind::Out, out, result);
+    else check_defined(name, out, ok == OutKind::Out ? "out" : "self");
   }
   // Layer 1: a contiguous functional call whose input and result are of the compute dtype.
   if (ok == OutKind::Functional && self.is_cpu() && self.is_contiguous() && dt == cdt &&
@@ -238,14 +230,7 @@ Tensor& relu_(Tensor& self) {
   return self;
 }
 
-namespace {
-// True for approximate='tanh'; anything but 'none' or 'tanh' is an error.
-bool gelu_tanh(const char* name, std::string_view approximate) {
-  EMBER_CHECK(approximate == "none" || approximate == "tanh",
-              "[{}] argument 'approximate' must be 'none' or 'tanh', got '{}'", name, approximate);
-  return approximate == "tanh";
-}
-}  // namespace
+using native::gelu_tanh;
 
 Tensor gelu(const Tensor& self, std::string_view approximate) {
   Tensor out;

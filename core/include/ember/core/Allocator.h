@@ -34,7 +34,8 @@ class EMBER_API Allocator {
 
 // The registry: one allocator per device type. Plugins set theirs at registration.
 EMBER_API void set_allocator(DeviceType t, Allocator* a);
-// Throws ValueError naming the device and the plugin to load when none is set.
+// Throws ValueError naming the device and the plugin to load when none is set. kCPU and kMeta
+// are built in; kMeta's allocates nothing (a null block of any size: a meta tensor has no data).
 EMBER_API Allocator* get_allocator(DeviceType t);
 EMBER_API Allocator* cpu_allocator();
 

@@ -1,0 +1,512 @@
+#pragma once
+// Result dtypes, argument checks and output shapes of operator families, shared by the cpu and
+// meta plugins so that both give the same dtype and the same error (Note [Kernel metadata
+// helpers] in Geometry.h). Each rule is the first half of a cpu kernel; the meta kernel is that
+// half plus a TensorIter on kMeta (or an empty meta tensor of the rule's shape).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <string_view>
+#include <vector>
+
+#include "ember/native/Geometry.h"
+
+namespace ember::native {
+
+// ---- Scalar arguments -----------------------------------------------------------------------------
+
+// c10's checked_convert: throws when `s` does not fit dtype t (fill_, masked_fill, full). Negative
+// integers may wrap into uint8, as in c10. Bool, complex and other dtypes take any value.
+inline void check_scalar_fits(const Scalar& s, ScalarType t, const char* op) {
+  double lo = 0, hi = 0;
+  bool integral = true;
+  switch (t) {
+    case kUInt8: hi = 255; break;
+    case kInt8: lo = -128, hi = 127; break;
+    case kInt16: lo = -32768, hi = 32767; break;
+    case kInt32: lo = static_cast<double>(std::numeric_limits<int32_t>::lowest()), hi = std::numeric_limits<int32_t>::max(); break;
+    case kInt64:
+      lo = static_cast<double>(std::numeric_limits<int64_t>::lowest());
+      hi = static_cast<double>(std::numeric_limits<int64_t>::max());
+      break;
+    case kFloat16: lo = -65504.0, hi = 65504.0, integral = false; break;
+    case kBFloat16: lo = -3.3895313892515355e38, hi = 3.3895313892515355e38, integral = false; break;
+    case kFloat32:
+      lo = static_cast<double>(std::numeric_limits<float>::lowest());
+      hi = static_cast<double>(std::numeric_limits<float>::max());
+      integral = false;
+      break;
+    case kFloat64: lo = std::numeric_limits<double>::lowest(), hi = std::numeric_limits<double>::max(), integral = false; break;
+    default: return;
+  }
+  bool overflow = false;
+  if (s.isFloatingPoint() || s.isComplex()) {
+    const double v = s.toDouble();
+    if (std::isnan(v) || std::isinf(v)) overflow = integral;
+    else overflow = v < lo || v > hi;
+  } else if (s.isIntegral(false)) {
+    const int64_t v = s.toLong();
+    if (t == kUInt8) {
+      overflow = v > 255 || v < -255;
+    } else if (t == kInt64) {
+      overflow = false;
+    } else if (integral) {
+      overflow = v < static_cast<int64_t>(lo) || v > static_cast<int64_t>(hi);
+    } else {
+      overflow = static_cast<double>(v) < lo || static_cast<double>(v) > hi;
+    }
+  }
+  EMBER_CHECK(!overflow, "[{}] value {} cannot be converted to type {} without overflow", op, s.str(), t);
+}
+
+// ---- binary arithmetic (add, sub, mul, div) -----------------------------------------------------
+
+enum class Arith : uint8_t { Add, Sub, Mul, Div };
+
+// The dtype of a (non-complex) Scalar when it takes part as `other`.
+inline ScalarType scalar_category(const Scalar& s) {
+  return s.isBoolean() ? kBool : s.isIntegral(false) ? kInt64 : s.isFloatingPoint() ? kFloat64 : kComplex128;
+}
+
+// PyTorch's alpha_check.
+inline void check_alpha(const char* name, ScalarType result, const Scalar& alpha) {
+  EMBER_CHECK_TYPE(!alpha.isBoolean() || result == kBool,
+                   "[{}] boolean alpha only supported for boolean results", name);
+  EMBER_CHECK_TYPE(is_floating_type(result) || is_complex_type(result) || alpha.isIntegral(true),
+                   "[{}] for integral input tensors, argument alpha must not be a floating point number",
+                   name);
+}
+
+inline void check_sub(const char* name, ScalarType a, ScalarType b) {
+  EMBER_CHECK_TYPE(a != kBool || b != kBool,
+                   "[{}] subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                   "the `^` or `logical_xor()` operator instead.",
+                   name);
+  EMBER_CHECK_TYPE(a != kBool && b != kBool,
+                   "[{}] subtraction, the `-` operator, with a bool tensor is not supported. If you "
+                   "are trying to invert a mask, use the `~` or `logical_not()` operator instead.",
+                   name);
+}
+
+// The result dtype of a op b (b a tensor `bt` or a Scalar `bs`), after PyTorch's checks.
+inline ScalarType arith_result(const char* name, Arith kind, const Tensor& a, const Tensor* bt, const Scalar* bs,
+                               const Scalar& alpha) {
+  check_defined(name, a, "self");
+  if (bt) check_defined(name, *bt, "other");
+  const ScalarType common = bs ? result_type(a, *bs) : result_type(a, *bt);
+  if (kind == Arith::Sub) check_sub(name, a.dtype(), bs ? scalar_category(*bs) : bt->dtype());
+  if (kind == Arith::Add || kind == Arith::Sub) check_alpha(name, common, alpha);
+  return kind == Arith::Div && is_integral_type(common, true) ? get_default_dtype() : common;
+}
+
+// An in-place or out= result must be castable to the written tensor.
+inline void check_out_dtype(const char* name, bool out_arg, const Tensor& out, ScalarType result) {
+  check_defined(name, out, out_arg ? "out" : "self");
+  EMBER_CHECK_TYPE(can_cast(result, out.dtype()), "[{}] result type {} can't be cast to the desired output type {}",
+                   name, result, out.dtype());
+}
+
+// ---- unary elementwise ----------------------------------------------------------------------------
+
+struct UnaryRule {
+  enum Result : uint8_t { Same, Floating, Bool } result = Same;  // Floating: integers -> default dtype
+  const char* bool_error = nullptr;  // bool inputs rejected with this message (after "[op] ")
+  bool floating_only = false;        // non-floating inputs rejected
+};
+
+inline ScalarType unary_result(const char* name, const UnaryRule& r, const Tensor& self) {
+  check_defined(name, self, "self");
+  const ScalarType dt = self.dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] not implemented for dtype {} on the CPU", name, dt);
+  if (r.bool_error) EMBER_CHECK_TYPE(dt != kBool, "[{}] {}", name, r.bool_error);
+  if (r.floating_only)
+    EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                     dt);
+  if (r.result == UnaryRule::Bool) return kBool;
+  if (r.result == UnaryRule::Floating) return is_floating_type(dt) ? dt : get_default_dtype();
+  return dt;
+}
+
+// The rule of each unary family.
+namespace unary_rules {
+inline constexpr UnaryRule same{};  // sign
+inline constexpr UnaryRule neg{UnaryRule::Same,
+                               "negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                               "to invert a mask, use the `~` or `logical_not()` operator instead.",
+                               false};
+inline constexpr UnaryRule no_bool{UnaryRule::Same, "boolean inputs are not supported", false};  // abs, relu
+inline constexpr UnaryRule to_floating{UnaryRule::Floating, nullptr, false};                     // exp, sin, ...
+inline constexpr UnaryRule floating_only{UnaryRule::Floating, nullptr, true};                    // gelu, silu
+inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not
+}  // namespace unary_rules
+
+// True for approximate='tanh'; anything but 'none' or 'tanh' is an error.
+inline bool gelu_tanh(const char* name, std::string_view approximate) {
+  EMBER_CHECK(approximate == "none" || approximate == "tanh",
+              "[{}] argument 'approximate' must be 'none' or 'tanh', got '{}'", name, approximate);
+  return approximate == "tanh";
+}
+
+// ---- reductions -----------------------------------------------------------------------------------
+
+// sum, prod and cumsum: integers and bool accumulate to int64 unless a dtype is given.
+inline ScalarType sum_like_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
+  const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(out_dt) && !is_complex_type(self.dtype()),
+                              "[{}] not implemented for dtype {} on the CPU", op,
+                              is_complex_type(out_dt) ? out_dt : self.dtype());
+  return out_dt;
+}
+
+inline ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
+  const ScalarType out_dt = dtype ? *dtype : self.dtype();
+  EMBER_CHECK_TYPE(is_floating_type(out_dt),
+                   "[mean] could not infer output dtype. {} dtype must be either a floating point or "
+                   "complex dtype. Got: {}",
+                   dtype ? "Optional" : "Input", out_dt);
+  return out_dt;
+}
+
+// softmax and log_softmax: floating results only (a dtype converts the input first).
+inline ScalarType softmax_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
+  const ScalarType out_dt = dtype ? *dtype : self.dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(is_floating_type(out_dt), "[{}] not implemented for dtype {} on the CPU", op, out_dt);
+  return out_dt;
+}
+
+// Integer and bool inputs give the default dtype (LibTorch 1.13).
+inline ScalarType logsumexp_dtype(const Tensor& self) {
+  const ScalarType out_dt = is_integral_type(self.dtype(), true) ? get_default_dtype() : self.dtype();
+  EMBER_CHECK_NOT_IMPLEMENTED(is_floating_type(out_dt), "[logsumexp] not implemented for dtype {} on the CPU",
+                              out_dt);
+  return out_dt;
+}
+
+inline void check_var_dtype(const char* op, const Tensor& self) {
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] std and var only support floating point and complex dtypes, got {}", op, self.dtype());
+}
+
+// PyTorch's argmax/argmin have no bool kernel (max.dim and min.dim do).
+inline void check_arg_extreme_dtype(const char* op, ScalarType dt) {
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool, "[{}] not implemented for dtype {} on the CPU", op, dt);
+}
+
+// any and all: PyTorch 1.13 keeps uint8 for a uint8 input, else bool.
+inline ScalarType any_all_dtype(const Tensor& self) { return self.dtype() == kUInt8 ? kUInt8 : kBool; }
+
+
+// Which dimensions of `self` the list `dims` reduces (every one when the list is empty).
+inline SmallVector<bool, 8> reduced_mask(const Tensor& self, IntArrayRef dims, const char* op) {
+  const int64_t nd = self.dim();
+  SmallVector<bool, 8> red(static_cast<size_t>(nd), dims.empty());
+  bool zero_dim_seen = false;
+  for (int64_t d : dims) {
+    const int64_t w = maybe_wrap_dim(d, nd, op);
+    bool& seen = nd == 0 ? zero_dim_seen : red[w];
+    EMBER_CHECK(!seen, "[{}] dim {} appears multiple times in the list of dims", op, w);
+    seen = true;
+  }
+  return red;
+}
+
+// `nonempty`: the reduction has no identity (max, argmax, ...), so a zero-size reduced dimension
+// is an error, worded as PyTorch's.
+inline void check_nonempty_reduction(const Tensor& self, IntArrayRef dims, const SmallVector<bool, 8>& red,
+                                     const char* op) {
+  if (dims.empty()) {
+    EMBER_CHECK_INDEX(self.numel() != 0,
+                      "[{}] cannot reduce over a zero-size dimension: expected reduction dim to be "
+                      "specified for input.numel() == 0",
+                      op);
+  } else {
+    for (int64_t d = 0; d < self.dim(); ++d)
+      EMBER_CHECK_INDEX(!red[d] || self.size(d) != 0,
+                        "[{}] cannot reduce over a zero-size dimension: expected reduction dim {} to "
+                        "have non-zero size",
+                        op, d);
+  }
+}
+
+// The kept sizes of `self` (reduced ones as 1 with keepdim).
+inline DimVector reduced_shape(const Tensor& self, const SmallVector<bool, 8>& red, bool keepdim) {
+  DimVector out;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!red[d]) out.push_back(self.size(d));
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+// ---- matrix products ------------------------------------------------------------------------------
+
+// Both operands `dim`-D, of one dtype, with matching inner sizes (the device check is the caller's).
+inline void check_matmul_pair(const char* op, const Tensor& a, const Tensor& b, int64_t dim, const char* an,
+                              const char* bn) {
+  EMBER_CHECK(a.dim() == dim && b.dim() == dim, "[{}] expected {} and {} to be {}-D, but got shapes {} and {}", op,
+              an, bn, dim, a.sizes(), b.sizes());
+  EMBER_CHECK_TYPE(a.dtype() == b.dtype(),
+                   "[{}] expected {} and {} to have the same dtype, but got {} and {} (shapes {} and {})", op, an,
+                   bn, a.dtype(), b.dtype(), a.sizes(), b.sizes());
+  EMBER_CHECK(a.size(dim - 1) == b.size(dim - 2), "[{}] {} and {} shapes cannot be multiplied ({} and {})", op, an,
+              bn, a.sizes(), b.sizes());
+}
+
+}  // namespace ember::native
+
+// ---- pointwise ops with several operands or Scalar parameters -------------------------------------
+
+namespace ember::native {
+
+inline ScalarType pow_result(const char* name, const Tensor& self, const Tensor* et, const Scalar* es) {
+  check_defined(name, self, "self");
+  if (et) check_defined(name, *et, "exponent");
+  const ScalarType result = es ? result_type(self, *es) : result_type(self, *et);
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  if (es && is_integral_type(result, false)) {
+    EMBER_CHECK(!(es->isIntegral(false) && es->toLong() < 0),
+                "[{}] integers to negative integer powers are not allowed", name);
+  }
+  return result;
+}
+
+inline ScalarType clamp_result(const char* name, const Tensor& self, const std::optional<Scalar>& min,
+                               const std::optional<Scalar>& max) {
+  check_defined(name, self, "self");
+  EMBER_CHECK(min.has_value() || max.has_value(), "[{}] at least one of 'min' or 'max' must not be None", name);
+  ResultType rt;
+  rt.add(self);
+  if (min) rt.add(*min);
+  if (max) rt.add(*max);
+  const ScalarType result = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  return result;
+}
+
+inline ScalarType where_result(const char* name, const Tensor& cond, const Tensor& self, const Tensor& other) {
+  check_defined(name, cond, "condition");
+  check_defined(name, self, "self");
+  check_defined(name, other, "other");
+  EMBER_CHECK_TYPE(cond.dtype() == kBool,
+                   "[{}] expected argument 'condition' to be a bool tensor, but got a tensor with dtype {}", name,
+                   cond.dtype());
+  return result_type(self, other);
+}
+
+// masked_fill keeps self's dtype.
+inline void check_masked_fill(const char* name, const Tensor& self, const Tensor& mask) {
+  check_defined(name, self, "self");
+  check_defined(name, mask, "mask");
+  EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}", name,
+                   mask.dtype());
+}
+
+inline ScalarType lerp_result(const char* name, const Tensor& self, const Tensor& end) {
+  check_defined(name, self, "self");
+  check_defined(name, end, "end");
+  EMBER_CHECK_TYPE(self.dtype() == end.dtype(), "[{}] expected dtype {} for argument 'end', but got dtype {}", name,
+                   self.dtype(), end.dtype());
+  const ScalarType result = self.dtype();
+  EMBER_CHECK_TYPE(is_floating_type(result), "[{}] expected a floating point tensor for argument 'self', got {}", name,
+                   result);
+  return result;
+}
+
+inline ScalarType addcmul_result(const char* name, const Tensor& self, const Tensor& t1, const Tensor& t2) {
+  check_defined(name, self, "self");
+  check_defined(name, t1, "tensor1");
+  check_defined(name, t2, "tensor2");
+  ResultType rt;
+  rt.add(self);
+  rt.add(t1);
+  rt.add(t2);
+  const ScalarType result = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+  return result;
+}
+
+// addmm's self: mat1's dtype, broadcastable to the product's shape.
+inline void check_addmm_self(const Tensor& self, const Tensor& mat1, const Tensor& mat2) {
+  EMBER_CHECK_TYPE(self.dtype() == mat1.dtype(),
+                   "[addmm] expected self and mat1 to have the same dtype, but got {} and {}", self.dtype(),
+                   mat1.dtype());
+  const int64_t mn[2] = {mat1.size(0), mat2.size(1)};
+  const IntArrayRef out_shape(mn, 2);
+  const DimVector bs = broadcast_shapes(self.sizes(), out_shape, "addmm");
+  EMBER_CHECK(IntArrayRef(bs.data(), bs.size()) == out_shape,
+              "[addmm] self of shape {} cannot be broadcast to the product's shape {} (mat1 {}, mat2 {})",
+              self.sizes(), out_shape, mat1.sizes(), mat2.sizes());
+}
+
+// The dtypes the matrix products support.
+inline void check_matmul_dtype(const char* op, ScalarType dt) {
+  EMBER_CHECK_NOT_IMPLEMENTED(is_floating_type(dt) || is_integral_type(dt, false),
+                              "[{}] not implemented for dtype {} on the CPU", op, dt);
+}
+
+// ---- shapes ---------------------------------------------------------------------------------------
+
+// Wraps every dim of `dims` into [0, ndim) and rejects repeats (PyTorch's dim_list_to_bitset).
+inline DimVector wrap_dims(IntArrayRef dims, int64_t ndim, const char* op) {
+  DimVector r;
+  SmallVector<bool, 8> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (int64_t d : dims) {
+    const int64_t w = maybe_wrap_dim(d, ndim, op);
+    EMBER_CHECK(!seen[w], "[{}] dim {} appears multiple times in the list of dims", op, w);
+    seen[w] = true;
+    r.push_back(w);
+  }
+  return r;
+}
+
+// PyTorch's legacy rule: a 1-d tensor of size 0 is skipped by cat whatever the other shapes.
+inline bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+struct CatShape {
+  ScalarType dtype = ScalarType::Undefined;
+  int64_t dim = 0;     // wrapped
+  DimVector sizes;     // of the result
+  bool all_skipped = false;  // every input is a skipped 1-d empty: the result is empty({0})
+};
+
+// cat's result; check_device(first, t) runs on every input.
+template <class CheckDevice>
+CatShape cat_shape(const std::vector<Tensor>& tensors, int64_t dim, CheckDevice&& check_device) {
+  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
+  ResultType rt;
+  size_t valid = tensors.size();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    EMBER_CHECK(t.defined(), "[cat] tensor at position {} is undefined", i);
+    check_device(tensors[0], t);
+    EMBER_CHECK(t.dim() > 0, "[cat] zero-dimensional tensor (at position {}) cannot be concatenated", i);
+    rt.add(t);
+    if (valid == tensors.size() && !cat_skips(t)) valid = i;
+  }
+  CatShape r;
+  r.dtype = rt.result();
+  if (valid == tensors.size()) {
+    r.all_skipped = true;
+    r.sizes = {0};
+    return r;
+  }
+  const Tensor& first = tensors[valid];
+  const int64_t d = maybe_wrap_dim(dim, first.dim(), "cat");
+  DimVector sz(first.sizes());
+  int64_t total = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (cat_skips(t)) continue;
+    EMBER_CHECK(t.dim() == first.dim(),
+                "[cat] Tensors must have same number of dimensions: got {} and {} (tensor number {} in the list "
+                "has shape {}, tensor number {} has shape {})",
+                first.dim(), t.dim(), valid, first.sizes(), i, t.sizes());
+    for (int64_t k = 0; k < first.dim(); ++k)
+      EMBER_CHECK(k == d || t.size(k) == first.size(k),
+                  "[cat] Sizes of tensors must match except in dimension {}. Expected size {} but got size {} "
+                  "for tensor number {} in the list (shapes {} and {})",
+                  d, first.size(k), t.size(k), i, first.sizes(), t.sizes());
+    total += t.size(d);
+  }
+  sz[d] = total;
+  r.dim = d;
+  r.sizes = sz;
+  return r;
+}
+
+// ---- random fills ---------------------------------------------------------------------------------
+
+inline void check_floating_fill(const char* op, ScalarType t) {
+  EMBER_CHECK_T(TypeError, is_floating_type(t), "[{}] expects a floating point dtype, got {}", op, t);
+}
+
+inline void check_uniform(const Tensor& self, double from, double to) {
+  check_floating_fill("uniform_", self.dtype());
+  EMBER_CHECK(from <= to, "[uniform_] expects to return a [from, to) range, but found from={} > to={}", from, to);
+  EMBER_CHECK(std::isfinite(to - from), "[uniform_] to - from must be finite, got from={} and to={}", from, to);
+}
+
+inline void check_normal(const Tensor& self, double std) {
+  check_floating_fill("normal_", self.dtype());
+  EMBER_CHECK(std >= 0.0, "[normal_] expects std >= 0.0, but found std {}", std);
+}
+
+inline void check_bernoulli(double p) {
+  EMBER_CHECK(p >= 0 && p <= 1, "[bernoulli_] expects p to be in [0, 1], but got p={}", p);
+}
+
+// random_(from, to)'s exclusive end after its checks: `to`, or one past the largest integer the
+// dtype holds exactly.
+inline __int128 random_from_end(const Tensor& self, int64_t from, std::optional<int64_t> to) {
+  __int128 lo = 0, hi = 0;  // the largest value + 1 (int64's does not fit in int64)
+  auto exact = [&](int digits) {
+    hi = (__int128{1} << digits) + 1;
+    lo = -hi;
+  };
+  switch (self.dtype()) {
+    case kBool: hi = 2; break;
+    case kUInt8: hi = 256; break;
+    case kInt8: lo = -128, hi = 128; break;
+    case kInt16: lo = -32768, hi = 32768; break;
+    case kInt32: lo = -(__int128{1} << 31), hi = __int128{1} << 31; break;
+    case kInt64: lo = -(__int128{1} << 63), hi = __int128{1} << 63; break;
+    case kFloat16: exact(11); break;
+    case kBFloat16: exact(8); break;
+    case kFloat32: exact(24); break;
+    case kFloat64: exact(53); break;
+    default: EMBER_THROW(NotImplementedError, "[random_] not implemented for dtype {} on the CPU", self.dtype());
+  }
+  const __int128 end = to ? static_cast<__int128>(*to) : hi;
+  // (Without a `to`, end is the dtype's bound, above every in-bounds from.)
+  EMBER_CHECK(!to || from < *to, "[random_] expects 'from' to be less than 'to', but got from={} >= to={}", from,
+              to.value_or(0));
+  EMBER_CHECK(from >= lo && from < hi, "[random_] from={} is out of bounds for {}", from, self.dtype());
+  EMBER_CHECK(end - 1 < hi && end - 1 >= lo, "[random_] to - 1 = {} is out of bounds for {}",
+              static_cast<int64_t>(end - 1), self.dtype());
+  return end;
+}
+
+// ---- factories ------------------------------------------------------------------------------------
+
+namespace detail {
+template <class Acc>
+Acc arange_scalar(const Scalar& s) {
+  if constexpr (std::is_integral_v<Acc>) return s.isFloatingPoint() ? static_cast<Acc>(s.toDouble()) : s.toLong();
+  else return static_cast<Acc>(s.toDouble());
+}
+template <class Acc>
+int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, bool in_acc) {
+  const Acc xs = arange_scalar<Acc>(start), xe = arange_scalar<Acc>(end), xstep = arange_scalar<Acc>(step);
+  EMBER_CHECK(xstep != Acc(0), "[arange] step must be nonzero");
+  EMBER_CHECK(std::isfinite(static_cast<double>(xs)) && std::isfinite(static_cast<double>(xe)),
+              "[arange] unsupported range: {} -> {}", start.str(), end.str());
+  EMBER_CHECK((xstep > 0 && xe >= xs) || (xstep < 0 && xe <= xs),
+              "[arange] upper bound and lower bound inconsistent with step sign (start {}, end {}, step {})",
+              start.str(), end.str(), step.str());
+  double size_d;
+  if (in_acc)
+    size_d = std::ceil(static_cast<double>(xe - xs) / static_cast<double>(xstep));
+  else
+    size_d = std::ceil((end.toDouble() - start.toDouble()) / step.toDouble());
+  EMBER_CHECK(size_d >= 0 && size_d <= static_cast<double>(std::numeric_limits<int64_t>::max()),
+              "[arange] invalid size, possible overflow?");
+  return static_cast<int64_t>(size_d);
+}
+}  // namespace detail
+
+// arange's length after its checks, computed in LibTorch's accumulate type of dt: int64 for
+// integers, float for float16 and bfloat16, double otherwise (the length itself in double from the
+// Scalars, except for int64).
+inline int64_t arange_length(const Scalar& start, const Scalar& end, const Scalar& step, ScalarType dt) {
+  if (is_integral_type(dt, false)) return detail::arange_length<int64_t>(start, end, step, dt == kInt64);
+  if (dt == kFloat16 || dt == kBFloat16) return detail::arange_length<float>(start, end, step, false);
+  return detail::arange_length<double>(start, end, step, false);
+}
+
+inline void check_eye(int64_t n, int64_t m) {
+  EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got {}", n);
+  EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got {}", m);
+}
+
+}  // namespace ember::native
