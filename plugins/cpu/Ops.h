@@ -165,6 +165,8 @@ Tensor masked_select(const Tensor& self, const Tensor& mask);
 Tensor nonzero(const Tensor& self);
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
                  bool sparse);
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source);
 // CompositeExplicitAutograd (clone, then the in-place op through the dispatcher):
 Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                  bool accumulate);

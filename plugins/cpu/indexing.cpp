@@ -1,5 +1,5 @@
 // Indexing kernels: advanced indexing (index, index_put_), index_select, embedding, gather,
-// scatter, scatter_add, masked_select and nonzero.
+// scatter, scatter_add, masked_select, masked_scatter_, index_fill_ and nonzero.
 //
 // Note [CPU advanced indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -240,7 +240,7 @@ void run_index(const IndexPlan& p, const Tensor& self, void* out) {
 
 Tensor as_int64_index(const Tensor& index, const char* op, const char* arg) {
   EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
-                   "[{}] argument '{}': expected dtype Int64 or Int32, got {}", op, arg, index.dtype());
+                   "[{}] argument '{}': expected dtype int64 or int32, got {}", op, arg, index.dtype());
   if (index.dtype() == kInt64) return index;
   Tensor r = empty_cpu(index.sizes(), kInt64);
   int64_t* o = r.data_ptr<int64_t>();
@@ -252,7 +252,7 @@ Tensor as_int64_index(const Tensor& index, const char* op, const char* arg) {
 // Shape checks shared by gather and scatter (PyTorch's gather_shape_check / scatter_shape_check).
 void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
   check_cpu(op, self, index);
-  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[{}] argument 'index': expected dtype Int64, got {}", op,
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[{}] argument 'index': expected dtype int64, got {}", op,
                    index.dtype());
   const DimVector ss = sizes1(self), is = sizes1(index);
   EMBER_CHECK(ss.size() == is.size(),
@@ -298,12 +298,21 @@ void walk_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor&
   });
 }
 
+// In-place writes into self need one memory location per element (PyTorch's assert_no_internal_overlap).
+void check_writable(const char* op, const Tensor& self) {
+  EMBER_CHECK(!has_internal_overlap(self),
+              "[{}] unsupported operation: more than one element of self refers to a single memory location "
+              "(an expanded tensor); clone() it first",
+              op);
+}
+
 enum class ScatterMode { Assign, Add };
 
 Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src_in,
                      ScatterMode mode) {
   dim = maybe_wrap_dim(dim, self.dim(), op);
   check_gather_scatter(op, self, dim, index, &src_in);
+  check_writable(op, self);
   if (index.numel() == 0) return self;
   const Tensor src = same_storage(self, src_in) ? materialize(src_in) : src_in;
   const DimVector srcst = strides1(src);
@@ -316,6 +325,7 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
     else
       walk_scatter(op, self, dim, index, srcst, [&](int64_t so, int64_t oo) { out[so] = s[oo]; });
   });
+  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -363,23 +373,19 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   check_cpu("index_put_", self, values);
   EMBER_CHECK_TYPE(values.dtype() == self.dtype(),
                    "[index_put_] argument 'values': expected dtype {} (self's), got {}", self.dtype(), values.dtype());
+  check_writable("index_put_", self);
   IndexPlan p = plan_index({"index_put_", true}, self, indices);
   // values broadcast to the indexing result, copied first: they may alias self.
-  IntArrayRef vs = values.sizes();
-  bool ok = vs.size() <= p.shape.size();
-  for (size_t i = 0; ok && i < vs.size(); ++i) {
-    const int64_t want = p.shape[p.shape.size() - vs.size() + i];
-    ok = vs[i] == 1 || vs[i] == want;
-  }
   // PyTorch strips leading 1s of values first ([1, 3] can be put into a [3] result).
-  while (!ok && !vs.empty() && vs[0] == 1) {
-    vs = vs.slice(1);
-    ok = vs.size() <= p.shape.size();
-    for (size_t i = 0; ok && i < vs.size(); ++i) {
-      const int64_t want = p.shape[p.shape.size() - vs.size() + i];
-      ok = vs[i] == 1 || vs[i] == want;
-    }
-  }
+  auto fits = [&](IntArrayRef v) {
+    if (v.size() > p.shape.size()) return false;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] != 1 && v[i] != p.shape[p.shape.size() - v.size() + i]) return false;
+    return true;
+  };
+  IntArrayRef vs = values.sizes();
+  while (!fits(vs) && !vs.empty() && vs[0] == 1) vs = vs.slice(1);
+  const bool ok = fits(vs);
   EMBER_CHECK(ok, "[index_put_] shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
               "shape {}",
               values.sizes(), IntArrayRef(p.shape));
@@ -399,6 +405,7 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
           for (int64_t c : p.inner) base[c] = *s++;
       }
   });
+  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -479,6 +486,7 @@ Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tenso
 Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
   dim = maybe_wrap_dim(dim, self.dim(), "scatter_");
   check_gather_scatter("scatter_", self, dim, index, nullptr);
+  check_writable("scatter_", self);
   if (index.numel() == 0) return self;
   const DimVector none(static_cast<size_t>(std::max<int64_t>(index.dim(), 1)), 0);
   visit_dtype(self.dtype(), "scatter_", [&](auto tag) {
@@ -487,6 +495,7 @@ Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Sca
     const T v = scalar_to<T>(value);
     walk_scatter("scatter_", self, dim, index, none, [&](int64_t so, int64_t) { out[so] = v; });
   });
+  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -512,7 +521,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   check_cpu("masked_select", self, mask);
   EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
-                   "[masked_select] argument 'mask': expected dtype Bool or UInt8, got {}", mask.dtype());
+                   "[masked_select] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
   const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
   const DimVector sst = broadcast_strides(self, shape), mst = broadcast_strides(mask, shape);
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());  // bool is one byte, 0 or 1
@@ -528,6 +537,64 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
     });
   });
   return out;
+}
+
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_cpu("index_fill_", self, index);
+  EMBER_CHECK(index.dim() <= 1, "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
+              index.dim());
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[index_fill_] argument 'index': expected dtype int64, got {}",
+                   index.dtype());
+  check_writable("index_fill_", self);
+  dim = maybe_wrap_dim(dim, self.dim(), "index_fill_");
+  const Tensor target = self.dim() == 0 ? make_view(self, {1}, {1}, self.storage_offset()) : self;
+  const int64_t n = index.numel();
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim));
+  idx.emplace_back(make_view(index, {n}, {index.dim() == 0 ? 1 : index.stride(0)}, index.storage_offset()));
+  const IndexPlan p = plan_index({"index_fill_", true}, target, idx);
+  visit_dtype(self.dtype(), "index_fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T v = scalar_to<T>(value);
+    for (int64_t a : p.outer)
+      for (int64_t m : p.mid)
+        for (int64_t c : p.inner) out[a + m + c] = v;
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_cpu("masked_scatter_", self, mask);
+  check_cpu("masked_scatter_", self, source);
+  EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
+                   "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
+  EMBER_CHECK_TYPE(source.dtype() == self.dtype(),
+                   "[masked_scatter_] argument 'source': expected dtype {} (self's), got {}", self.dtype(),
+                   source.dtype());
+  check_writable("masked_scatter_", self);
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
+              "[masked_scatter_] argument 'mask': shape {} does not broadcast to self's shape {}", mask.sizes(),
+              self.sizes());
+  const DimVector mst = broadcast_strides(mask, shape);
+  const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
+  int64_t n = 0;
+  walk<1>(shape, {IntArrayRef(mst)}, [&](const std::array<int64_t, 1>& o) { n += m[o[0]] != 0; });
+  EMBER_CHECK(source.numel() >= n,
+              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}",
+              n, source.numel());
+  const Tensor src = source.is_contiguous() && !same_storage(source, self) ? source : materialize(source);
+  visit_itemsize(self.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    U* out = static_cast<U*>(self.data_ptr());
+    const U* s = static_cast<const U*>(src.data_ptr());
+    walk<2>(shape, {self.strides(), IntArrayRef(mst)}, [&](const std::array<int64_t, 2>& off) {
+      if (m[off[1]]) out[off[0]] = *s++;
+    });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
 }
 
 }  // namespace ember::cpu

@@ -283,6 +283,8 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("masked_select", EMBER_FN(cpu::masked_select));
   m.impl("nonzero", EMBER_FN(cpu::nonzero));
   m.impl("embedding", EMBER_FN(cpu::embedding));
+  m.impl("index_fill_.int_Scalar", EMBER_FN(cpu::index_fill__int_scalar));
+  m.impl("masked_scatter_", EMBER_FN(cpu::masked_scatter_));
 }
 
 // Built from clone and the in-place kernels above.
