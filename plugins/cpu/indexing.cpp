@@ -40,26 +40,18 @@ EMBER_ALWAYS_INLINE void add_into(T* dst, T v) {
   else *dst = static_cast<T>(*dst + v);
 }
 
-// Calls f(offsets) for every position of `sizes` in row-major order, offsets[k] being the
-// position's offset (in elements) under strides[k].
+// Calls row(offsets, idx) for every run along the last dim of `sizes` (at least 1-d), in
+// row-major order: idx is the multi-index of the outer dims, offsets[k] the run's first element
+// (in elements) under strides[k].
 template <size_t N, class F>
-void walk(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& f) {
+void walk_rows(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& row) {
   const auto nd = static_cast<int64_t>(sizes.size());
   for (int64_t s : sizes)
     if (s == 0) return;
   std::array<int64_t, N> off{};
-  if (nd == 0) {
-    f(off);
-    return;
-  }
   std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
-  const int64_t last = sizes[nd - 1];
   while (true) {
-    auto o = off;
-    for (int64_t i = 0; i < last; ++i) {
-      f(o);
-      for (size_t k = 0; k < N; ++k) o[k] += strides[k][nd - 1];
-    }
+    row(off, idx);
     int64_t d = nd - 2;
     for (; d >= 0; --d) {
       if (++idx[d] < sizes[d]) {
@@ -71,6 +63,24 @@ void walk(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& f) {
     }
     if (d < 0) return;
   }
+}
+
+// Calls f(offsets) for every position of `sizes` in row-major order, offsets[k] being the
+// position's offset (in elements) under strides[k].
+template <size_t N, class F>
+void walk(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& f) {
+  const auto nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) {
+    f(std::array<int64_t, N>{});
+    return;
+  }
+  const int64_t last = sizes[nd - 1];
+  walk_rows<N>(sizes, strides, [&](std::array<int64_t, N> o, const std::vector<int64_t>&) {
+    for (int64_t i = 0; i < last; ++i) {
+      f(o);
+      for (size_t k = 0; k < N; ++k) o[k] += strides[k][nd - 1];
+    }
+  });
 }
 
 int64_t numel_of(IntArrayRef sizes) {
@@ -230,6 +240,12 @@ void run_index(const IndexPlan& p, const Tensor& self, void* out) {
     using U = typename decltype(tag)::type;
     const U* s = reinterpret_cast<const U*>(src);
     U* o = reinterpret_cast<U*>(dst);
+    if (n_inner == 1) {  // e.g. index_select along the last dim
+      const int64_t c = p.inner[0];
+      for (int64_t a : p.outer)
+        for (int64_t m : p.mid) *o++ = s[a + m + c];
+      return;
+    }
     for (int64_t a : p.outer)
       for (int64_t m : p.mid) {
         const U* base = s + a + m;
@@ -333,32 +349,31 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
 
 Tensor nonzero(const Tensor& self) {
   check_cpu("nonzero", self);
-  std::vector<int64_t> flat;  // row-major positions of the nonzero elements
-  visit_dtype(self.dtype(), "nonzero", [&](auto tag) {
+  const int64_t nd = self.dim();
+  return visit_dtype(self.dtype(), "nonzero", [&](auto tag) -> Tensor {
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(self.data_ptr());
-    int64_t i = 0;
+    // Count first (branch-free, vectorizable when contiguous), then write each hit's multi-index.
+    int64_t n = 0;
     if (self.is_contiguous()) {
-      for (int64_t n = self.numel(); i < n; ++i)
-        if (convert<bool>(p[i])) flat.push_back(i);
+      for (int64_t i = 0, e = self.numel(); i < e; ++i) n += convert<bool>(p[i]);
     } else {
-      walk<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) {
-        if (convert<bool>(p[o[0]])) flat.push_back(i);
-        ++i;
-      });
+      walk<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) { n += convert<bool>(p[o[0]]); });
     }
+    Tensor out = empty_cpu({n, nd}, kInt64);
+    if (n == 0 || nd == 0) return out;
+    int64_t* o = out.data_ptr<int64_t>();
+    const int64_t last = self.size(nd - 1), ls = self.stride(nd - 1);
+    walk_rows<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
+      const T* r = p + off[0];
+      for (int64_t j = 0; j < last; ++j)
+        if (convert<bool>(r[j * ls])) {
+          for (int64_t d = 0; d < nd - 1; ++d) *o++ = idx[d];
+          *o++ = j;
+        }
+    });
+    return out;
   });
-  const int64_t nd = self.dim(), n = static_cast<int64_t>(flat.size());
-  Tensor out = empty_cpu({n, nd}, kInt64);
-  int64_t* o = out.data_ptr<int64_t>();
-  for (int64_t k = 0; k < n; ++k) {
-    int64_t rest = flat[k];
-    for (int64_t d = nd - 1; d >= 0; --d) {
-      o[k * nd + d] = rest % self.size(d);
-      rest /= self.size(d);
-    }
-  }
-  return out;
 }
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
