@@ -254,6 +254,14 @@ TEST(CpuIndexing, AdvancedIndexResultShapes) {
   // bool scalars add a dim: true keeps it, false empties it.
   expect_shape(x.index({true}), {1, 2, 3, 4, 5}, "x[True]");
   expect_shape(x.index({false}), {0, 2, 3, 4, 5}, "x[False]");
+  // More of PyTorch's mixes (shapes as LibTorch 1.13 gives them).
+  Tensor b2 = ix({1, 0}, {2, 1});
+  expect_shape(x.index({None, b2, Ellipsis, i2, None}), {2, 2, 1, 3, 4, 1}, "x[None, b2, ..., i2, None]");
+  expect_shape(x.index({Slice(), 1, true, ix({3, 0})}), {2, 2, 5}, "x[:, 1, True, i]");
+  expect_shape(x.index({from_values({}, kInt64, {1}), from_values({}, kBool, {1})}), {1, 3, 4, 5},
+               "x[tensor(1), tensor(True)]");
+  expect_shape(x.index({ix({1, 0}, {2, 1}), Slice(), ix({3, 0}, {1, 2})}), {2, 2, 3, 5}, "x[i[:, None], :, j[None]]");
+  expect_shape(x.index({false, 0}), {0, 3, 4, 5}, "x[False, 0]");
   // A 0-dim integer tensor acts as an integer (a view).
   Tensor sel = x.index({from_values({}, kInt64, {1})});
   expect_shape(sel, {3, 4, 5}, "0-dim tensor index");
