@@ -333,6 +333,8 @@ TEST(CpuIndexing, BasicIndicesAreViews) {
   Tensor e = x.index({Slice(-2), Slice(1, -1), Slice(4, 100)});
   expect_shape(e, {2, 3, 2}, "negative and clamped bounds");
   EXPECT_EQ(e.data_ptr(), base + 60 + 6 + 4);
+  // Any integer type indexes.
+  EXPECT_EQ(x.index({size_t{3}, int64_t{-1}, int16_t{2}}).data_ptr(), base + 3 * 30 + 4 * 6 + 2);
   // a[0][1] is x.index({0, 1}), a view.
   Tensor f = x[2][3];
   expect_shape(f, {6}, "x[2][3]");
