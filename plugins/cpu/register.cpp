@@ -267,3 +267,31 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("std.dim", EMBER_FN(cpu::std_dim));
   m.impl("cumsum", EMBER_FN(cpu::cumsum));
 }
+
+// ---- indexing (issue 3) -----------------------------------------------------------------------
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // indexing.cpp
+  m.impl("index.Tensor", EMBER_FN(cpu::index));
+  m.impl("index_put_", EMBER_FN(cpu::index_put_));
+  m.impl("index_select.out", EMBER_FN(cpu::index_select_out));
+  m.impl("index_select", EMBER_FN(cpu::index_select));
+  m.impl("gather", EMBER_FN(cpu::gather));
+  m.impl("scatter_.src", EMBER_FN(cpu::scatter__src));
+  m.impl("scatter_.value", EMBER_FN(cpu::scatter__value));
+  m.impl("scatter_add_", EMBER_FN(cpu::scatter_add_));
+  m.impl("masked_select", EMBER_FN(cpu::masked_select));
+  m.impl("nonzero", EMBER_FN(cpu::nonzero));
+  m.impl("embedding", EMBER_FN(cpu::embedding));
+  m.impl("index_fill_.int_Scalar", EMBER_FN(cpu::index_fill__int_scalar));
+  m.impl("masked_scatter_", EMBER_FN(cpu::masked_scatter_));
+}
+
+// Built from clone and the in-place kernels above.
+EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  // indexing.cpp
+  m.impl("index_put", EMBER_FN(cpu::index_put));
+  m.impl("scatter.src", EMBER_FN(cpu::scatter_src));
+  m.impl("scatter.value", EMBER_FN(cpu::scatter_value));
+  m.impl("scatter_add", EMBER_FN(cpu::scatter_add));
+}

@@ -11,5 +11,6 @@
 #include "ember/dispatcher/Plugins.h"
 #include "ember/generated/Functions.h"
 #include "ember/api/Operators.h"
+#include "ember/api/Indexing.h"
 #include "ember/api/Threads.h"
 #include "ember/api/Random.h"

@@ -16,6 +16,10 @@
 
 namespace ember {
 
+namespace indexing {
+class TensorIndex;  // ember/api/Indexing.h, which defines the indexing members below
+}  // namespace indexing
+
 template <class T, size_t N>
 class TensorAccessor {
  public:
@@ -129,9 +133,13 @@ class EMBER_API Tensor {
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
 
-  // a[i]: select(0, i). Tensor indexing (index / index_put_ with ember::indexing) comes with the
-  // CPU catalogue issue.
+  // a[i]: select(0, i).
   Tensor operator[](int64_t i) const;
+  // x[...] and x[...] = v with ember::indexing::TensorIndex (see Note [Indexing lowering] in
+  // ember/api/Indexing.h, which must be included to call these; ember/ember.h does).
+  Tensor index(ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const;
 
   std::string toString() const;
 

@@ -1,0 +1,615 @@
+// Indexing kernels: advanced indexing (index, index_put_), index_select, embedding, gather,
+// scatter, scatter_add, masked_select, masked_scatter_, index_fill_ and nonzero.
+//
+// Note [CPU advanced indexing]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// index, index_put_, index_select and embedding share one plan (IndexPlan). The index tensors
+// (bool/uint8 masks first replaced by the columns of their nonzero(), as PyTorch does) broadcast
+// to one shape B. The result has shape restA + B + restB, where, as in PyTorch, restA is the
+// non-indexed dims before the indexed ones when the indexed dims are adjacent (x[:, i, j]) and
+// empty when they are not (x[i, :, j] puts B first); restB is every other non-indexed dim, in
+// order. Each of the three parts becomes a list of element offsets into self (outer, mid,
+// inner), so element (a, b, c) of the result is self[outer[a] + mid[b] + inner[c]] whatever
+// self's strides. When inner is dense (0, 1, 2, ...) the innermost copy is one memcpy of a row:
+// index_select / embedding along dim 0 of a contiguous table copy whole rows.
+#include <cstring>
+
+#include "Loops.h"
+#include "Ops.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cpu {
+namespace {
+
+// Calls f(Tag<U>{}) with U an unsigned type of `size` bytes: copies move bytes, not values.
+template <class F>
+decltype(auto) visit_itemsize(size_t size, F&& f) {
+  switch (size) {
+    case 1: return f(Tag<uint8_t>{});
+    case 2: return f(Tag<uint16_t>{});
+    case 4: return f(Tag<uint32_t>{});
+    default: EMBER_INTERNAL_ASSERT(size == 8, "unexpected element size {}", size); return f(Tag<uint64_t>{});
+  }
+}
+
+// *dst += v in T (bool: or; float16/bfloat16 through float).
+template <class T>
+EMBER_ALWAYS_INLINE void add_into(T* dst, T v) {
+  if constexpr (std::is_same_v<T, bool>) *dst = *dst || v;
+  else if constexpr (is_reduced_float_v<T>) *dst = T(static_cast<float>(*dst) + static_cast<float>(v));
+  else *dst = static_cast<T>(*dst + v);
+}
+
+// Calls row(offsets, idx) for every run along the last dim of `sizes` (at least 1-d), in
+// row-major order: idx is the multi-index of the outer dims, offsets[k] the run's first element
+// (in elements) under strides[k].
+template <size_t N, class F>
+void walk_rows(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& row) {
+  const auto nd = static_cast<int64_t>(sizes.size());
+  for (int64_t s : sizes)
+    if (s == 0) return;
+  std::array<int64_t, N> off{};
+  std::vector<int64_t> idx(static_cast<size_t>(nd), 0);
+  while (true) {
+    row(off, idx);
+    int64_t d = nd - 2;
+    for (; d >= 0; --d) {
+      if (++idx[d] < sizes[d]) {
+        for (size_t k = 0; k < N; ++k) off[k] += strides[k][d];
+        break;
+      }
+      for (size_t k = 0; k < N; ++k) off[k] -= strides[k][d] * (sizes[d] - 1);
+      idx[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+// Calls f(offsets) for every position of `sizes` in row-major order, offsets[k] being the
+// position's offset (in elements) under strides[k].
+template <size_t N, class F>
+void walk(IntArrayRef sizes, const std::array<IntArrayRef, N>& strides, F&& f) {
+  const auto nd = static_cast<int64_t>(sizes.size());
+  if (nd == 0) {
+    f(std::array<int64_t, N>{});
+    return;
+  }
+  const int64_t last = sizes[nd - 1];
+  walk_rows<N>(sizes, strides, [&](std::array<int64_t, N> o, const std::vector<int64_t>&) {
+    for (int64_t i = 0; i < last; ++i) {
+      f(o);
+      for (size_t k = 0; k < N; ++k) o[k] += strides[k][nd - 1];
+    }
+  });
+}
+
+int64_t numel_of(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// t's strides when broadcast to `shape` (0 along broadcast dims); t must be broadcastable.
+DimVector broadcast_strides(const Tensor& t, IntArrayRef shape) {
+  DimVector r(shape.size(), 0);
+  const size_t lead = shape.size() - static_cast<size_t>(t.dim());
+  for (size_t d = 0; d < static_cast<size_t>(t.dim()); ++d)
+    r[lead + d] = t.size(static_cast<int64_t>(d)) == 1 ? 0 : t.stride(static_cast<int64_t>(d));
+  return r;
+}
+
+// Row-major element offsets of every position of `sizes` under `strides`.
+std::vector<int64_t> offsets_of(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<int64_t> r;
+  r.reserve(static_cast<size_t>(numel_of(sizes)));
+  walk<1>(sizes, {strides}, [&](const std::array<int64_t, 1>& o) { r.push_back(o[0]); });
+  return r;
+}
+
+// 0-dim tensors act as 1-element 1-d ones in gather/scatter (PyTorch's ensure_nonempty_*).
+DimVector sizes1(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
+DimVector strides1(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
+
+struct IndexPlan {
+  DimVector shape;  // restA + B + restB
+  std::vector<int64_t> outer, mid, inner;
+  bool inner_dense = false;
+};
+
+// How index values are checked: PyTorch's index wraps negatives, index_select and embedding do not.
+struct IndexRules {
+  const char* op;
+  bool wrap_negative;
+};
+
+// See Note [CPU advanced indexing]. `indices` has at most self.dim() entries (masks count as
+// many as their dims); a missing or undefined entry keeps its dim.
+IndexPlan plan_index(const IndexRules& rules, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  const char* op = rules.op;
+  std::vector<Tensor> idx;  // one per dim of self, undefined where not indexed
+  for (const auto& oi : indices) {
+    if (!oi || !oi->defined()) {
+      idx.emplace_back();
+      continue;
+    }
+    const Tensor& t = *oi;
+    check_cpu(op, self, t);
+    if (t.dtype() == kBool || t.dtype() == kUInt8) {
+      const auto at = static_cast<int64_t>(idx.size());
+      EMBER_CHECK_INDEX(at + t.dim() <= self.dim(), "[{}] too many indices for tensor of dimension {}", op,
+                        self.dim());
+      for (int64_t j = 0; j < t.dim(); ++j)
+        EMBER_CHECK_INDEX(t.size(j) == self.size(at + j),
+                          "[{}] the shape of the mask {} at index {} does not match the shape of the indexed "
+                          "tensor {} at index {}",
+                          op, t.sizes(), j, self.sizes(), at + j);
+      Tensor nz = cpu::nonzero(t);
+      const int64_t n = nz.size(0), k = nz.size(1);
+      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {k}, j));
+      continue;
+    }
+    EMBER_CHECK_INDEX(t.dtype() == kInt64, "[{}] tensors used as indices must be long, byte or bool tensors, got {}",
+                      op, t.dtype());
+    idx.push_back(t);
+  }
+  EMBER_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(),
+                    "[{}] too many indices for tensor of dimension {} (got {})", op, self.dim(), idx.size());
+  idx.resize(static_cast<size_t>(self.dim()));
+
+  std::vector<int64_t> dims;  // the indexed dims
+  DimVector bshape;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!idx[d].defined()) continue;
+    IntArrayRef s = idx[d].sizes();
+    if (!dims.empty()) {
+      const size_t n = std::max(bshape.size(), s.size());
+      DimVector r(n, 1);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t a = i < n - bshape.size() ? 1 : bshape[i - (n - bshape.size())];
+        const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
+        if (a != b && a != 1 && b != 1) {
+          std::vector<std::string> shapes;
+          for (int64_t e : dims) shapes.push_back(fmt::format("{}", idx[e].sizes()));
+          shapes.push_back(fmt::format("{}", s));
+          EMBER_THROW(IndexError, "[{}] shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                      op, fmt::join(shapes, ", "));
+        }
+        r[i] = a == 1 ? b : a;
+      }
+      bshape = r;
+    } else {
+      bshape = DimVector(s);
+    }
+    dims.push_back(d);
+  }
+  IndexPlan p;
+  if (dims.empty()) {  // nothing to index: a copy of self
+    p.shape = DimVector(self.sizes());
+    p.outer = {0};
+    p.mid = {0};
+    p.inner = offsets_of(self.sizes(), self.strides());
+  } else {
+    const bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+    DimVector a_sizes, a_strides, c_sizes, c_strides;
+    for (int64_t d = 0; d < self.dim(); ++d) {
+      if (idx[d].defined()) continue;
+      const bool before = adjacent && d < dims.front();
+      (before ? a_sizes : c_sizes).push_back(self.size(d));
+      (before ? a_strides : c_strides).push_back(self.stride(d));
+    }
+    p.shape = a_sizes;
+    for (int64_t s : bshape) p.shape.push_back(s);
+    for (int64_t s : c_sizes) p.shape.push_back(s);
+    p.outer = offsets_of(a_sizes, a_strides);
+    p.inner = offsets_of(c_sizes, c_strides);
+    p.mid.assign(static_cast<size_t>(numel_of(bshape)), 0);
+    for (int64_t d : dims) {
+      const Tensor& t = idx[d];
+      const int64_t size = self.size(d), stride = self.stride(d);
+      const int64_t* data = t.data_ptr<int64_t>();
+      size_t b = 0;
+      walk<1>(bshape, {broadcast_strides(t, bshape)}, [&](const std::array<int64_t, 1>& o) {
+        int64_t v = data[o[0]];
+        EMBER_CHECK_INDEX(v < size && (rules.wrap_negative ? v >= -size : v >= 0),
+                          "[{}] index {} is out of bounds for dimension {} with size {}", op, v, d, size);
+        if (v < 0) v += size;
+        p.mid[b++] += v * stride;
+      });
+    }
+  }
+  p.inner_dense = true;
+  for (size_t i = 0; i < p.inner.size() && p.inner_dense; ++i) p.inner_dense = p.inner[i] == static_cast<int64_t>(i);
+  return p;
+}
+
+// out (contiguous, p.shape) = self at the plan's positions.
+void run_index(const IndexPlan& p, const Tensor& self, void* out) {
+  const size_t isz = self.itemsize();
+  const char* src = static_cast<const char*>(self.data_ptr());
+  char* dst = static_cast<char*>(out);
+  const size_t n_inner = p.inner.size();
+  if (p.inner_dense && n_inner * isz >= 64) {
+    for (int64_t a : p.outer)
+      for (int64_t m : p.mid) {
+        std::memcpy(dst, src + (a + m) * static_cast<int64_t>(isz), n_inner * isz);
+        dst += n_inner * isz;
+      }
+    return;
+  }
+  visit_itemsize(isz, [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* s = reinterpret_cast<const U*>(src);
+    U* o = reinterpret_cast<U*>(dst);
+    if (n_inner == 1) {  // e.g. index_select along the last dim
+      const int64_t c = p.inner[0];
+      for (int64_t a : p.outer)
+        for (int64_t m : p.mid) *o++ = s[a + m + c];
+      return;
+    }
+    for (int64_t a : p.outer)
+      for (int64_t m : p.mid) {
+        const U* base = s + a + m;
+        for (int64_t c : p.inner) *o++ = base[c];
+      }
+  });
+}
+
+Tensor as_int64_index(const Tensor& index, const char* op, const char* arg) {
+  EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
+                   "[{}] argument '{}': expected dtype int64 or int32, got {}", op, arg, index.dtype());
+  if (index.dtype() == kInt64) return index;
+  Tensor r = empty_cpu(index.sizes(), kInt64);
+  int64_t* o = r.data_ptr<int64_t>();
+  const int32_t* s = index.data_ptr<int32_t>();
+  walk<1>(index.sizes(), {index.strides()}, [&](const std::array<int64_t, 1>& off) { *o++ = s[off[0]]; });
+  return r;
+}
+
+// Shape checks shared by gather and scatter (PyTorch's gather_shape_check / scatter_shape_check).
+void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  check_cpu(op, self, index);
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[{}] argument 'index': expected dtype int64, got {}", op,
+                   index.dtype());
+  const DimVector ss = sizes1(self), is = sizes1(index);
+  EMBER_CHECK(ss.size() == is.size(),
+              "[{}] argument 'index': expected the same number of dimensions as self ({}), got {}", op, self.dim(),
+              index.dim());
+  if (src) {
+    check_cpu(op, self, *src);
+    EMBER_CHECK_TYPE(src->dtype() == self.dtype(), "[{}] argument 'src': expected dtype {} (self's), got {}", op,
+                     self.dtype(), src->dtype());
+    EMBER_CHECK(sizes1(*src).size() == is.size(),
+                "[{}] argument 'src': expected the same number of dimensions as index ({}), got {}", op,
+                index.dim(), src->dim());
+  }
+  if (index.numel() == 0) return;
+  for (size_t d = 0; d < is.size(); ++d) {
+    EMBER_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d],
+                "[{}] argument 'index': size {} does not fit self {} at dimension {}: index {} must be no larger "
+                "than self apart from dimension {}",
+                op, is[d], self.sizes(), d, index.sizes(), dim);
+    if (src)
+      EMBER_CHECK(is[d] <= sizes1(*src)[d],
+                  "[{}] argument 'index': size {} does not fit src {} at dimension {}: index {} must be no larger "
+                  "than src",
+                  op, is[d], src->sizes(), d, index.sizes());
+  }
+}
+
+// Walks index's positions with (index, self with dim's stride 0, other) offsets and passes
+// f(self offset of the indexed element, other offset), checking every index value.
+template <class F>
+void walk_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, IntArrayRef other_strides,
+                  F&& f) {
+  DimVector sst = strides1(self);
+  const int64_t size = sizes1(self)[dim], stride = sst[dim];
+  sst[dim] = 0;
+  const DimVector ist = strides1(index);
+  const int64_t* idx = index.data_ptr<int64_t>();
+  walk<3>(sizes1(index), {IntArrayRef(ist), IntArrayRef(sst), other_strides}, [&](const std::array<int64_t, 3>& o) {
+    const int64_t v = idx[o[0]];
+    EMBER_CHECK_INDEX(v >= 0 && v < size, "[{}] index {} is out of bounds for dimension {} with size {}", op, v, dim,
+                      size);
+    f(o[1] + v * stride, o[2]);
+  });
+}
+
+// In-place writes into self need one memory location per element (PyTorch's assert_no_internal_overlap).
+void check_writable(const char* op, const Tensor& self) {
+  EMBER_CHECK(!has_internal_overlap(self),
+              "[{}] unsupported operation: more than one element of self refers to a single memory location "
+              "(an expanded tensor); clone() it first",
+              op);
+}
+
+enum class ScatterMode { Assign, Add };
+
+Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& src_in,
+                     ScatterMode mode) {
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  check_gather_scatter(op, self, dim, index, &src_in);
+  check_writable(op, self);
+  if (index.numel() == 0) return self;
+  const Tensor src = same_storage(self, src_in) ? materialize(src_in) : src_in;
+  const DimVector srcst = strides1(src);
+  visit_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T* s = static_cast<const T*>(src.data_ptr());
+    if (mode == ScatterMode::Add)
+      walk_scatter(op, self, dim, index, srcst, [&](int64_t so, int64_t oo) { add_into(out + so, s[oo]); });
+    else
+      walk_scatter(op, self, dim, index, srcst, [&](int64_t so, int64_t oo) { out[so] = s[oo]; });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+}  // namespace
+
+Tensor nonzero(const Tensor& self) {
+  check_cpu("nonzero", self);
+  const int64_t nd = self.dim();
+  return visit_dtype(self.dtype(), "nonzero", [&](auto tag) -> Tensor {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(self.data_ptr());
+    // Count first (branch-free, vectorizable when contiguous), then write each hit's multi-index.
+    int64_t n = 0;
+    if (self.is_contiguous()) {
+      for (int64_t i = 0, e = self.numel(); i < e; ++i) n += convert<bool>(p[i]);
+    } else {
+      walk<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) { n += convert<bool>(p[o[0]]); });
+    }
+    Tensor out = empty_cpu({n, nd}, kInt64);
+    if (n == 0 || nd == 0) return out;
+    int64_t* o = out.data_ptr<int64_t>();
+    const int64_t last = self.size(nd - 1), ls = self.stride(nd - 1);
+    walk_rows<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
+      const T* r = p + off[0];
+      for (int64_t j = 0; j < last; ++j)
+        if (convert<bool>(r[j * ls])) {
+          for (int64_t d = 0; d < nd - 1; ++d) *o++ = idx[d];
+          *o++ = j;
+        }
+    });
+    return out;
+  });
+}
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  IndexPlan p = plan_index({"index", true}, self, indices);
+  Tensor out = empty_cpu(p.shape, self.dtype());
+  run_index(p, self, out.data_ptr());
+  return out;
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate) {
+  check_cpu("index_put_", self, values);
+  EMBER_CHECK_TYPE(values.dtype() == self.dtype(),
+                   "[index_put_] argument 'values': expected dtype {} (self's), got {}", self.dtype(), values.dtype());
+  check_writable("index_put_", self);
+  IndexPlan p = plan_index({"index_put_", true}, self, indices);
+  // values broadcast to the indexing result, copied first: they may alias self.
+  // PyTorch strips leading 1s of values first ([1, 3] can be put into a [3] result).
+  auto fits = [&](IntArrayRef v) {
+    if (v.size() > p.shape.size()) return false;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] != 1 && v[i] != p.shape[p.shape.size() - v.size() + i]) return false;
+    return true;
+  };
+  IntArrayRef vs = values.sizes();
+  while (!fits(vs) && !vs.empty() && vs[0] == 1) vs = vs.slice(1);
+  const bool ok = fits(vs);
+  EMBER_CHECK(ok, "[index_put_] shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
+              "shape {}",
+              values.sizes(), IntArrayRef(p.shape));
+  Tensor v = make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()),
+                       values.storage_offset());
+  v = materialize(make_view(v, p.shape, broadcast_strides(v, p.shape), v.storage_offset()));
+  visit_dtype(self.dtype(), "index_put_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T* s = static_cast<const T*>(v.data_ptr());
+    for (int64_t a : p.outer)
+      for (int64_t m : p.mid) {
+        T* base = out + a + m;
+        if (accumulate)
+          for (int64_t c : p.inner) add_into(base + c, *s++);
+        else
+          for (int64_t c : p.inner) base[c] = *s++;
+      }
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                 bool accumulate) {
+  Tensor r = ember::clone(self);
+  return ember::index_put_(r, indices, values, accumulate);
+}
+
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index_in, Tensor& out) {
+  check_cpu("index_select", self, index_in);
+  check_cpu("index_select", self, out);
+  EMBER_CHECK(index_in.dim() <= 1, "[index_select] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
+              index_in.dim());
+  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[index_select] argument 'out': expected dtype {} (self's), got {}",
+                   self.dtype(), out.dtype());
+  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  Tensor index = as_int64_index(index_in, "index_select", "index");
+  const int64_t n = index.numel();
+  if (self.dim() == 0) {  // a 0-dim self takes one index, 0 or -1 (PyTorch)
+    EMBER_CHECK_INDEX(n == 1, "[index_select] index for a 0-dim self must have one element, got {}", n);
+    Tensor one = make_view(self, {1}, {1}, self.storage_offset());
+    index = make_view(index, {1}, {1}, index.storage_offset());
+    IndexPlan p = plan_index({"index_select", false}, one, {index});
+    resize_output(out, {}, "index_select");
+    run_index(p, one, out.data_ptr());
+    return out;
+  }
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim));
+  idx.emplace_back(make_view(index, {n}, {n == 1 || index.dim() == 0 ? 1 : index.stride(0)}, index.storage_offset()));
+  IndexPlan p = plan_index({"index_select", false}, self, idx);
+  resize_output(out, p.shape, "index_select");
+  if (out.is_contiguous() && !same_storage(out, self)) {
+    run_index(p, self, out.data_ptr());
+  } else {
+    Tensor tmp = empty_cpu(p.shape, self.dtype());
+    run_index(p, self, tmp.data_ptr());
+    cpu::copy_(out, tmp, false);
+  }
+  return out;
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out = empty_cpu({}, self.dtype());
+  return index_select_out(self, dim, index, out);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  check_cpu("embedding", weight, indices);
+  EMBER_CHECK(weight.dim() == 2, "[embedding] argument 'weight': expected a 2-d tensor, got {} dims", weight.dim());
+  Tensor index = as_int64_index(indices, "embedding", "indices");
+  IndexPlan p = plan_index({"embedding", false}, weight, {index});
+  Tensor out = empty_cpu(p.shape, weight.dtype());
+  run_index(p, weight, out.data_ptr());
+  return out;
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  dim = maybe_wrap_dim(dim, self.dim(), "gather");
+  check_gather_scatter("gather", self, dim, index, nullptr);
+  Tensor out = empty_cpu(index.sizes(), self.dtype());
+  if (out.numel() == 0) return out;
+  const DimVector ost = strides1(out);
+  visit_itemsize(self.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* s = static_cast<const U*>(self.data_ptr());
+    U* o = static_cast<U*>(out.data_ptr());
+    walk_scatter("gather", self, dim, index, ost, [&](int64_t so, int64_t oo) { o[oo] = s[so]; });
+  });
+  return out;
+}
+
+Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_", self, dim, index, src, ScatterMode::Assign);
+}
+
+Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  dim = maybe_wrap_dim(dim, self.dim(), "scatter_");
+  check_gather_scatter("scatter_", self, dim, index, nullptr);
+  check_writable("scatter_", self);
+  if (index.numel() == 0) return self;
+  const DimVector none(static_cast<size_t>(std::max<int64_t>(index.dim(), 1)), 0);
+  visit_dtype(self.dtype(), "scatter_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T v = scalar_to<T>(value);
+    walk_scatter("scatter_", self, dim, index, none, [&](int64_t so, int64_t) { out[so] = v; });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_impl("scatter_add_", self, dim, index, src, ScatterMode::Add);
+}
+
+Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor r = ember::clone(self);
+  return r.scatter_(dim, index, src);
+}
+
+Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  Tensor r = ember::clone(self);
+  return r.scatter_(dim, index, value);
+}
+
+Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  Tensor r = ember::clone(self);
+  return r.scatter_add_(dim, index, src);
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  check_cpu("masked_select", self, mask);
+  EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
+                   "[masked_select] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
+  const DimVector sst = broadcast_strides(self, shape), mst = broadcast_strides(mask, shape);
+  const auto* m = static_cast<const uint8_t*>(mask.data_ptr());  // bool is one byte, 0 or 1
+  int64_t n = 0;
+  walk<1>(shape, {IntArrayRef(mst)}, [&](const std::array<int64_t, 1>& o) { n += m[o[0]] != 0; });
+  Tensor out = empty_cpu({n}, self.dtype());
+  visit_itemsize(self.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* s = static_cast<const U*>(self.data_ptr());
+    U* o = static_cast<U*>(out.data_ptr());
+    walk<2>(shape, {IntArrayRef(sst), IntArrayRef(mst)}, [&](const std::array<int64_t, 2>& off) {
+      if (m[off[1]]) *o++ = s[off[0]];
+    });
+  });
+  return out;
+}
+
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  check_cpu("index_fill_", self, index);
+  EMBER_CHECK(index.dim() <= 1, "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
+              index.dim());
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[index_fill_] argument 'index': expected dtype int64, got {}",
+                   index.dtype());
+  check_writable("index_fill_", self);
+  dim = maybe_wrap_dim(dim, self.dim(), "index_fill_");
+  const Tensor target = self.dim() == 0 ? make_view(self, {1}, {1}, self.storage_offset()) : self;
+  const int64_t n = index.numel();
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim));
+  idx.emplace_back(make_view(index, {n}, {index.dim() == 0 ? 1 : index.stride(0)}, index.storage_offset()));
+  const IndexPlan p = plan_index({"index_fill_", true}, target, idx);
+  visit_dtype(self.dtype(), "index_fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T v = scalar_to<T>(value);
+    for (int64_t a : p.outer)
+      for (int64_t m : p.mid)
+        for (int64_t c : p.inner) out[a + m + c] = v;
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_cpu("masked_scatter_", self, mask);
+  check_cpu("masked_scatter_", self, source);
+  EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
+                   "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
+  EMBER_CHECK_TYPE(source.dtype() == self.dtype(),
+                   "[masked_scatter_] argument 'source': expected dtype {} (self's), got {}", self.dtype(),
+                   source.dtype());
+  check_writable("masked_scatter_", self);
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
+              "[masked_scatter_] argument 'mask': shape {} does not broadcast to self's shape {}", mask.sizes(),
+              self.sizes());
+  const DimVector mst = broadcast_strides(mask, shape);
+  const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
+  int64_t n = 0;
+  walk<1>(shape, {IntArrayRef(mst)}, [&](const std::array<int64_t, 1>& o) { n += m[o[0]] != 0; });
+  EMBER_CHECK(source.numel() >= n,
+              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}",
+              n, source.numel());
+  const Tensor src = source.is_contiguous() && !same_storage(source, self) ? source : materialize(source);
+  visit_itemsize(self.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    U* out = static_cast<U*>(self.data_ptr());
+    const U* s = static_cast<const U*>(src.data_ptr());
+    walk<2>(shape, {self.strides(), IntArrayRef(mst)}, [&](const std::array<int64_t, 2>& off) {
+      if (m[off[1]]) out[off[0]] = *s++;
+    });
+  });
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+}  // namespace ember::cpu
