@@ -20,7 +20,6 @@
 #include "Reduce.h"
 
 namespace ember::cpu {
-namespace {
 
 // Which dimensions of `self` the list `dims` reduces (every one when the list is empty).
 SmallVector<bool, 8> reduced_mask(const Tensor& self, IntArrayRef dims, const char* op) {
@@ -36,15 +35,6 @@ SmallVector<bool, 8> reduced_mask(const Tensor& self, IntArrayRef dims, const ch
   return red;
 }
 
-struct Rows {
-  Tensor in;  // contiguous: `outer` rows of `len` elements
-  int64_t outer = 1;
-  int64_t len = 1;
-  DimVector out_shape;
-};
-
-// `nonempty`: the reduction has no identity (max, argmax, ...), so a zero-size reduced dimension
-// is an error, worded as PyTorch's.
 Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op, bool nonempty) {
   check_defined(op, self, "self");
   check_cpu(op, self);
@@ -93,14 +83,29 @@ Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op,
   return r;
 }
 
-template <class T>
-using CmpOf = std::conditional_t<is_reduced_float_v<T>, float, T>;
-
-template <class T>
-EMBER_ALWAYS_INLINE bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else return false;
+// A copy of self in dtype (PyTorch converts before reducing when a dtype is given).
+Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (!dtype || *dtype == self.dtype()) return self;
+  Tensor c = empty_cpu(self.sizes(), *dtype);
+  cpu::copy_(c, self, false);
+  return c;
 }
+
+Tensor dim_last_view(const Tensor& t, int64_t w) {
+  DimVector sz, st;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != w) {
+      sz.push_back(t.size(d));
+      st.push_back(t.stride(d));
+    }
+  if (t.dim() > 0) {
+    sz.push_back(t.size(w));
+    st.push_back(t.stride(w));
+  }
+  return make_view(t, sz, st, t.storage_offset());
+}
+
+namespace {
 
 // The first extreme element of a row and its index; the first NaN wins.
 template <bool IsMax, class T>
@@ -205,14 +210,6 @@ Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* o
   return out;
 }
 
-// A copy of self in dtype (PyTorch converts before reducing when a dtype is given).
-Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (!dtype || *dtype == self.dtype()) return self;
-  Tensor c = empty_cpu(self.sizes(), *dtype);
-  cpu::copy_(c, self, false);
-  return c;
-}
-
 Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined("prod", self, "self");
   check_cpu("prod", self);
@@ -271,8 +268,6 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   return out;
 }
 
-IntArrayRef one_dim(const int64_t& d) { return IntArrayRef(&d, 1); }
-
 // f(in, out, n) over every line of `self` along `dim`, computing in Acc (int64_t or double):
 // returns a contiguous tensor of self's shape in out_dt.
 template <class Acc, class F>
@@ -288,18 +283,18 @@ Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char*
   Acc* q = static_cast<Acc*>(tmp.data_ptr());
   for (int64_t i = 0; i < r.outer; ++i) f(p + i * r.len, q + i * r.len, r.len);
   Tensor out = empty_cpu(self.sizes(), out_dt);
-  DimVector st;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (d != w) st.push_back(out.stride(d));
-  if (self.dim() > 0) st.push_back(out.stride(w));
-  Tensor ov = make_view(out, r.in.sizes(), st, 0);
+  Tensor ov = dim_last_view(out, w);
   cpu::copy_(ov, tmp, false);
   return out;
 }
 
-double row_max(const double* x, int64_t n) {
+template <class T>
+double row_max(const T* x, int64_t n) {
   double m = -std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // a NaN makes every result NaN below
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = convert<double>(x[i]);
+    m = v > m ? v : m;  // a NaN makes every result NaN below
+  }
   return m;
 }
 
@@ -322,56 +317,45 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   });
 }
 
-// Writes one double per row of `r` (a float64 tensor) into a fresh tensor of dtype out_dt.
-template <class F>
-Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, F f) {
-  Tensor acc = empty_cpu(r.out_shape, kFloat64);
-  const auto* p = static_cast<const double*>(r.in.data_ptr());
-  auto* q = static_cast<double*>(acc.data_ptr());
-  for (int64_t i = 0; i < r.outer; ++i) q[i] = f(p + i * r.len, r.len);
-  if (out_dt == kFloat64) return acc;
-  Tensor out = empty_cpu(r.out_shape, out_dt);
-  cast_fn(kFloat64, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
-                            static_cast<int64_t>(out.itemsize()), out.numel());
-  return out;
-}
-
 Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
   check_defined("logsumexp", self, "self");
   check_cpu("logsumexp", self);
   // Integer and bool inputs give the default dtype (LibTorch 1.13).
   const ScalarType out_dt = is_integral_type(self.dtype(), true) ? get_default_dtype() : self.dtype();
   if (!is_floating_type(out_dt)) throw_unsupported_dtype("logsumexp", out_dt);
-  Rows r = prepare(converted(self, kFloat64), dims, keepdim, "logsumexp", false);
-  return reduce_rows_double(r, out_dt, [](const double* x, int64_t n) {
+  Rows r = prepare(self, dims, keepdim, "logsumexp", false);
+  return reduce_rows_double(r, out_dt, "logsumexp", [](const auto* x, int64_t n) {
     double m = row_max(x, n);
     if (std::isinf(m)) m = 0;  // all -inf gives log(0) = -inf; an inf gives inf
     double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+    for (int64_t i = 0; i < n; ++i) s += std::exp(convert<double>(x[i]) - m);
     return std::log(s) + m;
   });
 }
 
+// The variance with divisor max(0, n - correction) (PyTorch: a zero divisor gives inf, or NaN for
+// 0 / 0), in double.
 template <bool Std>
-Tensor var_impl(const Tensor& self, IntArrayRef dims, bool unbiased, bool keepdim, const char* op) {
+Tensor var_impl(const Tensor& self, IntArrayRef dims, double correction, bool keepdim, const char* op) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
                    "[{}] std and var only support floating point and complex dtypes, got {}", op, self.dtype());
-  Rows r = prepare(converted(self, kFloat64), dims, keepdim, op, false);
-  const double correction = unbiased ? 1 : 0;
-  return reduce_rows_double(r, self.dtype(), [&](const double* x, int64_t n) {
+  Rows r = prepare(self, dims, keepdim, op, false);
+  return reduce_rows_double(r, self.dtype(), op, [&](const auto* x, int64_t n) {
     double mean = 0;
-    for (int64_t i = 0; i < n; ++i) mean += x[i];
+    for (int64_t i = 0; i < n; ++i) mean += convert<double>(x[i]);
     mean /= static_cast<double>(n);  // n == 0: NaN, as PyTorch
     double m2 = 0;
-    for (int64_t i = 0; i < n; ++i) m2 += (x[i] - mean) * (x[i] - mean);
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = convert<double>(x[i]) - mean;
+      m2 += d * d;
+    }
     const double nf = static_cast<double>(n);
-    const double v = m2 / (nf > correction ? nf - correction : 0.0);  // one element, unbiased: NaN
+    const double v = m2 / (nf > correction ? nf - correction : 0.0);
     return Std ? std::sqrt(v) : v;
   });
 }
-
 
 }  // namespace
 
@@ -426,30 +410,228 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType
 }
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) { return logsumexp_impl(self, dim, keepdim); }
 
-Tensor var(const Tensor& self, bool unbiased) { return var_impl<false>(self, {}, unbiased, false, "var"); }
+Tensor var(const Tensor& self, bool unbiased) { return var_impl<false>(self, {}, unbiased ? 1 : 0, false, "var"); }
 Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return var_impl<false>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "var");
+  return var_impl<false>(self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim, "var");
 }
-Tensor std(const Tensor& self, bool unbiased) { return var_impl<true>(self, {}, unbiased, false, "std"); }
+Tensor std(const Tensor& self, bool unbiased) { return var_impl<true>(self, {}, unbiased ? 1 : 0, false, "std"); }
 Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return var_impl<true>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "std");
+  return var_impl<true>(self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim, "std");
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_defined("cumsum", self, "self");
+namespace {
+
+// Running sums (Prod: products) along dim: integers and bool in int64 with wrap-around, floating
+// types in double.
+template <bool Prod>
+Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  check_defined(op, self, "self");
   const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
-  if (is_complex_type(out_dt)) throw_unsupported_dtype("cumsum", out_dt);
+  if (is_complex_type(out_dt)) throw_unsupported_dtype(op, out_dt);
   const Tensor in = converted(self, dtype);  // as PyTorch, a dtype converts the input first
   if (is_integral_type(in.dtype(), true)) {
-    return along_dim<int64_t>(in, dim, out_dt, "cumsum", [](const int64_t* x, int64_t* y, int64_t n) {
-      uint64_t a = 0;  // wraps
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int64_t>(a += static_cast<uint64_t>(x[i]));
+    return along_dim<int64_t>(in, dim, out_dt, op, [](const int64_t* x, int64_t* y, int64_t n) {
+      uint64_t a = Prod ? 1 : 0;  // wraps
+      for (int64_t i = 0; i < n; ++i) {
+        const auto v = static_cast<uint64_t>(x[i]);
+        a = Prod ? a * v : a + v;
+        y[i] = static_cast<int64_t>(a);
+      }
     });
   }
-  return along_dim<double>(in, dim, out_dt, "cumsum", [](const double* x, double* y, int64_t n) {
-    double a = 0;
-    for (int64_t i = 0; i < n; ++i) y[i] = a += x[i];
+  return along_dim<double>(in, dim, out_dt, op, [](const double* x, double* y, int64_t n) {
+    double a = Prod ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) y[i] = a = Prod ? a * x[i] : a + x[i];
   });
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cumulative<false>(self, dim, dtype, "cumsum");
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cumulative<true>(self, dim, dtype, "cumprod");
+}
+
+// ---- var/std with a correction, and the norms ------------------------------------------------
+
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl<false>(self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)), keepdim,
+                         "var");
+}
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl<true>(self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)), keepdim,
+                        "std");
+}
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl<false>(self, d, static_cast<double>(correction.value_or(1)), keepdim, "var_mean");
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl<true>(self, d, static_cast<double>(correction.value_or(1)), keepdim, "std_mean");
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+
+namespace {
+
+// The p-norm of every row, in double: p = 0 counts nonzeros (NaN included), +-inf are the
+// largest and smallest magnitude (NaN propagates), other p are (sum |x|^p)^(1/p).
+Tensor norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype,
+                 const char* op) {
+  check_defined(op, self, "self");
+  check_cpu(op, self);
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] input dtype should be either floating point or complex, got {}", op, self.dtype());
+  if (dtype)
+    EMBER_CHECK_TYPE(is_floating_type(*dtype), "[{}] argument 'dtype': expected a floating point dtype, got {}",
+                     op, *dtype);
+  const ScalarType out_dt = dtype.value_or(self.dtype());
+  Rows r = prepare(self, dims, keepdim, op, std::isinf(p));
+  return reduce_rows_double(r, out_dt, op, [p](const auto* x, int64_t n) {
+    auto mag = [&](int64_t i) { return std::fabs(convert<double>(x[i])); };
+    double a = 0;
+    if (p == 0) {
+      for (int64_t i = 0; i < n; ++i) a += convert<double>(x[i]) != 0 ? 1 : 0;
+    } else if (std::isinf(p)) {
+      a = mag(0);
+      bool nan = std::isnan(a);
+      for (int64_t i = 1; i < n; ++i) {
+        const double v = mag(i);
+        nan |= std::isnan(v);
+        a = p > 0 ? (v > a ? v : a) : (v < a ? v : a);
+      }
+      if (nan) a = std::numeric_limits<double>::quiet_NaN();
+    } else if (p == 1) {
+      for (int64_t i = 0; i < n; ++i) a += mag(i);
+    } else if (p == 2) {
+      for (int64_t i = 0; i < n; ++i) a += mag(i) * mag(i);
+      a = std::sqrt(a);
+    } else {
+      for (int64_t i = 0; i < n; ++i) a += std::pow(mag(i), p);
+      a = std::pow(a, 1.0 / p);
+    }
+    return a;
+  });
+}
+
+double norm_order(const Scalar& p, const char* op) {
+  EMBER_CHECK_TYPE(!p.isComplex(), "[{}] argument 'p': expected a real number, got a complex one", op);
+  return p.toDouble();
+}
+
+}  // namespace
+
+Tensor norm_scalar(const Tensor& self, const Scalar& p) {
+  return norm_impl(self, norm_order(p, "norm"), {}, false, std::nullopt, "norm");
+}
+Tensor norm_scalaropt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  return norm_impl(self, p ? norm_order(*p, "norm") : 2.0, dim, keepdim, std::nullopt, "norm");
+}
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  return norm_impl(self, norm_order(ord, "linalg_vector_norm"), dim.value_or(IntArrayRef()), keepdim, dtype,
+                   "linalg_vector_norm");
+}
+
+// ---- out= variants: the functional kernel, then written into out ------------------------------
+
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
+  check_defined(op, out, name);
+  check_cpu(op, out);
+  EMBER_CHECK_TYPE(out.dtype() == expected, "[{}] expected {} to have dtype {}, but got {} instead", op, name,
+                   expected, out.dtype());
+}
+
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
+  // result is fresh, so out may alias self.
+  resize_output(out, result.sizes(), op);
+  cpu::copy_(out, result, false);
+  return out;
+}
+
+// Without a dtype, sum, mean, prod and cumsum compute in out's dtype (PyTorch's
+// infer_dtype_from_optional); with one, out must have it.
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                        Tensor& out) {
+  check_defined("sum", out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out("sum", out, dt);
+  return write_out(out, cpu::sum_dim(self, dim, keepdim, dt), "sum");
+}
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  check_defined("mean", out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out("mean", out, dt);
+  return write_out(out, mean_impl(self, dim, keepdim, dt), "mean");
+}
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  check_defined("prod", out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out("prod", out, dt);
+  return write_out(out, prod_impl(self, one_dim(dim), keepdim, dt), "prod");
+}
+Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  check_defined("cumsum", out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out("cumsum", out, dt);
+  return write_out(out, cpu::cumsum(self, dim, dt), "cumsum");
+}
+Tensor& cumprod_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  check_defined("cumprod", out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out("cumprod", out, dt);
+  return write_out(out, cpu::cumprod(self, dim, dt), "cumprod");
+}
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  check_defined("amax", self, "self");
+  check_out("amax", out, self.dtype());
+  return write_out(out, cpu::amax(self, dim, keepdim), "amax");
+}
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  check_defined("amin", self, "self");
+  check_out("amin", out, self.dtype());
+  return write_out(out, cpu::amin(self, dim, keepdim), "amin");
+}
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values) {
+  check_defined("max", self, "self");
+  check_out("max", max, self.dtype(), "max");
+  check_out("max", max_values, kInt64, "max_values");
+  const auto [v, i] = cpu::max_dim(self, dim, keepdim);
+  write_out(max, v, "max");
+  write_out(max_values, i, "max");
+  return {max, max_values};
+}
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices) {
+  check_defined("min", self, "self");
+  check_out("min", min, self.dtype(), "min");
+  check_out("min", min_indices, kInt64, "min_indices");
+  const auto [v, i] = cpu::min_dim(self, dim, keepdim);
+  write_out(min, v, "min");
+  write_out(min_indices, i, "min");
+  return {min, min_indices};
+}
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmax", out, kInt64);
+  return write_out(out, cpu::argmax(self, dim, keepdim), "argmax");
+}
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmin", out, kInt64);
+  return write_out(out, cpu::argmin(self, dim, keepdim), "argmin");
+}
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  check_defined("logsumexp", out, "out");
+  EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
+                   "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
+  return write_out(out, logsumexp_impl(self, dim, keepdim), "logsumexp");
 }
 
 }  // namespace ember::cpu
