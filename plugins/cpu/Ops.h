@@ -156,7 +156,6 @@ Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, OptBool stable, int64_t dim, bool descending);
 Tensor argsort(const Tensor& self, int64_t dim, bool descending);
-Tensor argsort_stable(const Tensor& self, bool stable, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
 
 // reduce2.cpp, second part: cumprod, var/std with a correction, norms, out= variants.

@@ -275,7 +275,6 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("sort", EMBER_FN(cpu::sort));
   m.impl("sort.stable", EMBER_FN(cpu::sort_stable));
   m.impl("argsort", EMBER_FN(cpu::argsort));
-  m.impl("argsort.stable", EMBER_FN(cpu::argsort_stable));
   m.impl("topk", EMBER_FN(cpu::topk));
   // reduce2.cpp
   m.impl("cumprod", EMBER_FN(cpu::cumprod));

@@ -115,9 +115,6 @@ std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> /
 Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
   return std::get<1>(sorted_along(self, dim, descending, std::nullopt, true, "argsort"));
 }
-Tensor argsort_stable(const Tensor& self, bool /*stable: always*/, int64_t dim, bool descending) {
-  return std::get<1>(sorted_along(self, dim, descending, std::nullopt, true, "argsort"));
-}
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   return sorted_along(self, dim, largest, k, sorted, "topk");
 }
