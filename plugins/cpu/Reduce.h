@@ -89,6 +89,10 @@ Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, const char* op, F f)
   return out;
 }
 
+// reduce.cpp: sum over dim (Note [CPU sum accumulation]) returned in its accumulator dtype,
+// float64 for floating inputs and int64 otherwise, so mean divides before rounding once.
+Tensor sum_accumulated(const Tensor& self, IntArrayRef dim, bool keepdim);
+
 // ---- out= arguments ------------------------------------------------------------------------
 
 // Throws TypeError unless out (argument `name`) is a defined CPU tensor of dtype `expected`.

@@ -125,11 +125,63 @@ std::pair<T, int64_t> extreme_row(const T* p, int64_t n) {
   return {p[bi], bi};
 }
 
+// The extreme of a float or double row, 64 bytes of lanes at a time (GCC vector extensions, so
+// each ISA build gets its own vector width): a branch-free compare-and-select per element, and
+// NaN recorded in a lane mask (a NaN never wins a comparison, so the selects alone would drop it).
+template <bool IsMax, class T>
+EMBER_ALWAYS_INLINE T extreme_lanes_body(const T* __restrict p, int64_t n) {
+  using M = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  typedef T V __attribute__((vector_size(64)));
+  typedef M VM __attribute__((vector_size(64)));
+  constexpr int64_t L = 64 / sizeof(T);
+  V acc = V{} + p[0];
+  VM nan = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    V v;
+    std::memcpy(&v, p + i, sizeof(V));
+    acc = IsMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
+    nan |= v != v;
+  }
+  T r = acc[0];
+  bool any = false;
+  for (int64_t k = 0; k < L; ++k) {
+    r = IsMax ? (acc[k] > r ? acc[k] : r) : (acc[k] < r ? acc[k] : r);
+    any |= nan[k] != 0;
+  }
+  for (; i < n; ++i) {
+    const T v = p[i];
+    r = IsMax ? (v > r ? v : r) : (v < r ? v : r);
+    any |= v != v;
+  }
+  return any ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+template <bool IsMax, class T>
+EMBER_NOINLINE T extreme_lanes_baseline(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <bool IsMax, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 T extreme_lanes_avx2(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+template <bool IsMax, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 T extreme_lanes_avx512(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+#endif
+
 // Values only: no early exit, a NaN poisons the running result.
 template <bool IsMax, class T>
 T extreme_value_row(const T* p, int64_t n) {
   using C = CmpOf<T>;
-  if constexpr (std::is_same_v<C, bool>) {
+  if constexpr (std::is_floating_point_v<T>) {
+#if defined(EMBER_CPU_MULTI_ISA)
+    if (cpu_isa() == Isa::Avx512) return extreme_lanes_avx512<IsMax>(p, n);
+    if (cpu_isa() == Isa::Avx2) return extreme_lanes_avx2<IsMax>(p, n);
+#endif
+    return extreme_lanes_baseline<IsMax>(p, n);
+  } else if constexpr (std::is_same_v<C, bool>) {
     bool acc = p[0];
     for (int64_t i = 1; i < n; ++i) acc = IsMax ? (acc || p[i]) : (acc && p[i]);
     return acc;
@@ -256,8 +308,8 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   int64_t count = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (red[d]) count *= self.size(d);
-  Tensor in = converted(self, dtype);
-  Tensor s = cpu::sum_dim(in, dims, keepdim, kFloat64);
+  // The input is converted only for an explicit dtype; float inputs sum in double anyway.
+  Tensor s = sum_accumulated(converted(self, dtype), dims, keepdim);
   auto* p = static_cast<double*>(s.data_ptr());
   const double n = static_cast<double>(count);
   for (int64_t i = 0; i < s.numel(); ++i) p[i] /= n;  // 0 / 0 is NaN, as PyTorch's empty mean
