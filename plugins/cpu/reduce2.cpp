@@ -597,7 +597,7 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
   check_defined(op, out, name);
   check_cpu(op, out);
-  EMBER_CHECK_TYPE(out.dtype() == expected, "[{}] expected {} to have dtype {}, but got {} instead", op, name,
+  EMBER_CHECK_TYPE(out.dtype() == expected, "[{}] argument '{}': expected the out tensor to have dtype {}, but got {} instead", op, name,
                    expected, out.dtype());
 }
 
