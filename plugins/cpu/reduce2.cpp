@@ -107,9 +107,27 @@ Tensor dim_last_view(const Tensor& t, int64_t w) {
 
 namespace {
 
+template <bool IsMax, class T>
+T extreme_value_row(const T* p, int64_t n);
+
 // The first extreme element of a row and its index; the first NaN wins.
 template <bool IsMax, class T>
 std::pair<T, int64_t> extreme_row(const T* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // Two vectorised passes: the value, then the first element equal to it (or the first NaN);
+    // the element is returned as stored, so of -0.0 and 0.0 the first one wins, as below.
+    const T v = extreme_value_row<IsMax>(p, n);
+    const bool nan = v != v;
+    // Blocks of 64 are tested without an early exit (a vectorisable OR), then scanned.
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      int hit = 0;
+      for (int64_t k = i; k < i + 64; ++k) hit |= nan ? p[k] != p[k] : p[k] == v;
+      if (hit) break;
+    }
+    while (nan ? p[i] == p[i] : p[i] != v) ++i;
+    return {p[i], i};
+  }
   using C = CmpOf<T>;
   C best = convert<C>(p[0]);
   int64_t bi = 0;

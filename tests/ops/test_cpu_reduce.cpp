@@ -565,9 +565,26 @@ TEST(CpuReduce2, ExtremesLongRowsNaNAndLayouts) {
         expect_values(t.amin(IntArrayRef({1})), ref_reduce(t, {1}, ref_min), "amin rows");
         expect_values(t.max(), ref_reduce(t, {}, ref_max), "max");
         expect_values(t.min(), ref_reduce(t, {}, ref_min), "min");
+        // The first index of the extreme (values repeat every 101 elements), or of the first NaN.
+        auto [mv, mi] = t.max(1);
+        expect_values(mv, ref_reduce(t, {1}, ref_max), "max.dim values");
+        expect_values(mi, ref_reduce(t, {1}, ref_argmax), "max.dim indices");
+        expect_values(t.argmin(1), ref_reduce(t, {1}, ref_argmin), "argmin rows");
+        expect_values(t.argmax(), ref_reduce(t, {}, ref_argmax), "argmax flat");
       }
     }
   }
+}
+
+TEST(CpuReduce2, ArgExtremeSignedZero) {
+  // -0.0 == 0.0: the first of them is the extreme, returned as stored.
+  std::vector<double> v(200, -1);
+  v[70] = -0.0;
+  v[150] = 0.0;
+  Tensor a = from_values({200}, kFloat32, v);
+  auto [mv, mi] = a.max(0);
+  EXPECT_EQ(values(mi)[0], 70);
+  EXPECT_TRUE(std::signbit(values(mv)[0]));
 }
 
 // ---- var/std with a correction, var_mean, std_mean ----------------------------------------------
