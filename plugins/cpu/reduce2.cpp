@@ -15,6 +15,8 @@
 // softmax, log_softmax, logsumexp, var, std and floating cumsum compute in double (the input is
 // converted once), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
 // row's maximum first, so they are stable for large inputs.
+#include <memory>
+
 #include "Loops.h"
 #include "Ops.h"
 #include "Reduce.h"
@@ -218,8 +220,64 @@ T extreme_value_row(const T* p, int64_t n) {
   }
 }
 
+// The extremes of the columns of a contiguous rows x inner block, one sequential sweep over the
+// rows: out[c] = extreme over r of p[r * inner + c], NaN propagating. Elementwise selects over
+// contiguous arrays, which the compiler vectorises.
+template <bool IsMax, class T>
+void extreme_columns(const T* p, int64_t rows, int64_t inner, T* out) {
+  using C = CmpOf<T>;
+  using M = std::conditional_t<sizeof(C) == 8, int64_t, int32_t>;
+  const std::unique_ptr<C[]> acc(new C[static_cast<size_t>(inner)]);
+  const std::unique_ptr<M[]> nan(new M[static_cast<size_t>(inner)]());
+  C* __restrict a = acc.get();
+  M* __restrict f = nan.get();
+  for (int64_t c = 0; c < inner; ++c) a[c] = convert<C>(p[c]);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* __restrict row = p + r * inner;
+    for (int64_t c = 0; c < inner; ++c) {
+      const C v = convert<C>(row[c]);
+      a[c] = IsMax ? (v > a[c] ? v : a[c]) : (v < a[c] ? v : a[c]);
+      if constexpr (std::is_floating_point_v<C>) f[c] |= static_cast<M>(v != v);
+    }
+  }
+  for (int64_t c = 0; c < inner; ++c) {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (f[c]) {
+        out[c] = convert<T>(std::numeric_limits<C>::quiet_NaN());
+        continue;
+      }
+    }
+    out[c] = convert<T>(a[c]);
+  }
+}
+
 template <bool IsMax>
 Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op) {
+  check_defined(op, self, "self");
+  const auto red = reduced_mask(self, dims, op);
+  const int64_t nd = self.dim();
+  int64_t lead = 0;
+  while (lead < nd && red[lead]) ++lead;
+  bool leading = lead > 0 && lead < nd && self.numel() > 0 && self.is_contiguous() && self.is_cpu();
+  for (int64_t d = lead; d < nd && leading; ++d) leading = !red[d];
+  if (leading) {
+    // Reducing leading dimensions of a contiguous tensor: columns, without the row machinery's
+    // transposing copy.
+    DimVector shape;
+    int64_t rows = 1;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (d < lead) rows *= self.size(d);
+      if (d >= lead) shape.push_back(self.size(d));
+      else if (keepdim) shape.push_back(1);
+    }
+    Tensor out = empty_cpu(shape, self.dtype());
+    visit_dtype(self.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      extreme_columns<IsMax>(static_cast<const T*>(self.data_ptr()), rows, self.numel() / rows,
+                             static_cast<T*>(out.data_ptr()));
+    });
+    return out;
+  }
   Rows r = prepare(self, dims, keepdim, op, true);
   Tensor out = empty_cpu(r.out_shape, self.dtype());
   visit_dtype(self.dtype(), op, [&](auto tag) {

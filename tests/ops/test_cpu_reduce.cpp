@@ -571,7 +571,14 @@ TEST(CpuReduce2, ExtremesLongRowsNaNAndLayouts) {
         expect_values(mi, ref_reduce(t, {1}, ref_argmax), "max.dim indices");
         expect_values(t.argmin(1), ref_reduce(t, {1}, ref_argmin), "argmin rows");
         expect_values(t.argmax(), ref_reduce(t, {}, ref_argmax), "argmax flat");
+        // Leading dimensions: the column path for the contiguous layout, rows for the other.
+        expect_values(t.amax(IntArrayRef({0})), ref_reduce(t, {0}, ref_max), "amax(0)");
+        expect_values(t.amin(IntArrayRef({0}), true), ref_reduce(t, {0}, ref_min), "amin(0, keepdim)");
+        EXPECT_EQ(t.amin(IntArrayRef({0}), true).sizes(), IntArrayRef({1, 1003}));
       }
+      Tensor c = a.view({3, 17, 59});
+      expect_values(c.amax(IntArrayRef({0, 1})), ref_reduce(c, {0, 1}, ref_max), "amax(0, 1)");
+      expect_values(c.amin(IntArrayRef({1, 0})), ref_reduce(c, {0, 1}, ref_min), "amin(1, 0)");
     }
   }
 }
