@@ -1,5 +1,6 @@
 // Reductions of issue 3: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all,
-// logsumexp, var/std; and the ops along one dimension: softmax, log_softmax, cumsum.
+// logsumexp, var/std (with a correction), var_mean/std_mean, the norms; the ops along one
+// dimension: softmax, log_softmax, cumsum, cumprod; and the out= variants of the reductions.
 //
 // Note [CPU row reductions]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -7,14 +8,21 @@
 // reduced dimensions last (a permutation of strides, no copy), copied to a contiguous buffer
 // only when that view is not already contiguous, and then each output element i is the
 // reduction of the contiguous row [i * len, (i + 1) * len). The output is contiguous with the
-// kept dimensions in order, so row i is output element i, with or without keepdim. Values are
-// compared in their own type (float16 and bfloat16 through float), so amax/amin/max/min are
-// exact for every dtype; products accumulate in int64 (integers and bool, wrapping) or double.
-// NaN propagates as in PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index
-// of the first NaN. mean is sum (Note [CPU sum accumulation]) in double divided by the count.
-// softmax, log_softmax, logsumexp, var, std and floating cumsum compute in double (the input is
-// converted once), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
-// row's maximum first, so they are stable for large inputs.
+// kept dimensions in order, so row i is output element i, with or without keepdim. (amax/amin
+// reducing the leading dimensions of a contiguous input skip that transposing copy: one sweep
+// over the rows updates a running extreme per column.) Values are compared in their own type
+// (float16 and bfloat16 through float), so amax/amin/max/min are exact for every dtype;
+// float and double rows are reduced in vector lanes compiled per ISA (extreme_lanes_*), and the
+// index of max.dim/argmax is a second pass for the first element equal to the extreme.
+// Products accumulate in int64 (integers and bool, wrapping) or double. NaN propagates as in
+// PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index of the first NaN.
+// mean is sum (Note [CPU sum accumulation]) in its double accumulator divided by the count.
+// logsumexp, var, std and the norms read rows in the input's type and accumulate in double;
+// softmax, log_softmax and floating cumsum/cumprod compute in double (the input is converted
+// once), integer cumsum/cumprod in int64 with wrap-around; softmax and logsumexp subtract the
+// row's maximum first, so they are stable for large inputs. An out= variant computes the
+// functional result and writes it into out (resized to its shape when different, written
+// through out's own strides), so out may alias the input.
 #include <memory>
 
 #include "Loops.h"
@@ -684,68 +692,69 @@ Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
   return out;
 }
 
-// Without a dtype, sum, mean, prod and cumsum compute in out's dtype (PyTorch's
+namespace {
+
+// Without a dtype, sum, mean, prod, cumsum and cumprod compute in out's dtype (PyTorch's
 // infer_dtype_from_optional); with one, out must have it.
+template <class F>
+Tensor& out_in_dtype(const char* op, Tensor& out, std::optional<ScalarType> dtype, F compute) {
+  check_defined(op, out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out(op, out, dt);
+  return write_out(out, compute(dt), op);
+}
+
+template <bool IsMax>
+std::tuple<Tensor&, Tensor&> extreme_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                             Tensor& indices, const char* op, const char* values_name,
+                                             const char* indices_name) {
+  check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), values_name);
+  check_out(op, indices, kInt64, indices_name);
+  const auto [v, i] = extreme_with_index<IsMax>(self, one_dim(dim), keepdim, op, true);
+  write_out(values, v, op);
+  write_out(indices, i, op);
+  return {values, indices};
+}
+
+template <bool IsMax>
+Tensor& extreme_values_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out, const char* op) {
+  check_defined(op, self, "self");
+  check_out(op, out, self.dtype());
+  return write_out(out, extreme_values<IsMax>(self, dim, keepdim, op), op);
+}
+
+}  // namespace
+
 Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                         Tensor& out) {
-  check_defined("sum", out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
-  check_out("sum", out, dt);
-  return write_out(out, cpu::sum_dim(self, dim, keepdim, dt), "sum");
+  return out_in_dtype("sum", out, dtype, [&](ScalarType dt) { return cpu::sum_dim(self, dim, keepdim, dt); });
 }
 Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  check_defined("mean", out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
-  check_out("mean", out, dt);
-  return write_out(out, mean_impl(self, dim, keepdim, dt), "mean");
+  return out_in_dtype("mean", out, dtype, [&](ScalarType dt) { return mean_impl(self, dim, keepdim, dt); });
 }
 Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  check_defined("prod", out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
-  check_out("prod", out, dt);
-  return write_out(out, prod_impl(self, one_dim(dim), keepdim, dt), "prod");
+  return out_in_dtype("prod", out, dtype, [&](ScalarType dt) { return prod_impl(self, one_dim(dim), keepdim, dt); });
 }
 Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  check_defined("cumsum", out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
-  check_out("cumsum", out, dt);
-  return write_out(out, cpu::cumsum(self, dim, dt), "cumsum");
+  return out_in_dtype("cumsum", out, dtype, [&](ScalarType dt) { return cumulative<false>(self, dim, dt, "cumsum"); });
 }
 Tensor& cumprod_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  check_defined("cumprod", out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
-  check_out("cumprod", out, dt);
-  return write_out(out, cpu::cumprod(self, dim, dt), "cumprod");
+  return out_in_dtype("cumprod", out, dtype, [&](ScalarType dt) { return cumulative<true>(self, dim, dt, "cumprod"); });
 }
 Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  check_defined("amax", self, "self");
-  check_out("amax", out, self.dtype());
-  return write_out(out, cpu::amax(self, dim, keepdim), "amax");
+  return extreme_values_out<true>(self, dim, keepdim, out, "amax");
 }
 Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  check_defined("amin", self, "self");
-  check_out("amin", out, self.dtype());
-  return write_out(out, cpu::amin(self, dim, keepdim), "amin");
+  return extreme_values_out<false>(self, dim, keepdim, out, "amin");
 }
 std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
                                          Tensor& max_values) {
-  check_defined("max", self, "self");
-  check_out("max", max, self.dtype(), "max");
-  check_out("max", max_values, kInt64, "max_values");
-  const auto [v, i] = cpu::max_dim(self, dim, keepdim);
-  write_out(max, v, "max");
-  write_out(max_values, i, "max");
-  return {max, max_values};
+  return extreme_dim_out<true>(self, dim, keepdim, max, max_values, "max", "max", "max_values");
 }
 std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
                                          Tensor& min_indices) {
-  check_defined("min", self, "self");
-  check_out("min", min, self.dtype(), "min");
-  check_out("min", min_indices, kInt64, "min_indices");
-  const auto [v, i] = cpu::min_dim(self, dim, keepdim);
-  write_out(min, v, "min");
-  write_out(min_indices, i, "min");
-  return {min, min_indices};
+  return extreme_dim_out<false>(self, dim, keepdim, min, min_indices, "min", "min", "min_indices");
 }
 Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   check_out("argmax", out, kInt64);
