@@ -157,6 +157,10 @@ std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending
 std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, OptBool stable, int64_t dim, bool descending);
 Tensor argsort(const Tensor& self, int64_t dim, bool descending);
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
+                                         Tensor& indices);
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                         Tensor& values, Tensor& indices);
 
 // reduce2.cpp, second part: cumprod, var/std with a correction, norms, out= variants.
 Tensor cumprod(const Tensor& self, int64_t dim, OptDtype dtype);

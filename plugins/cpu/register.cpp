@@ -276,6 +276,8 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("sort.stable", EMBER_FN(cpu::sort_stable));
   m.impl("argsort", EMBER_FN(cpu::argsort));
   m.impl("topk", EMBER_FN(cpu::topk));
+  m.impl("sort.values", EMBER_FN(cpu::sort_values));
+  m.impl("topk.values", EMBER_FN(cpu::topk_values));
   // reduce2.cpp
   m.impl("cumprod", EMBER_FN(cpu::cumprod));
   m.impl("var.correction", EMBER_FN(cpu::var_correction));

@@ -103,6 +103,19 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
   return {values, indices};
 }
 
+std::tuple<Tensor&, Tensor&> sorted_out(const std::tuple<Tensor, Tensor>& r, Tensor& values, Tensor& indices,
+                                        const char* op) {
+  write_out(values, std::get<0>(r), op);
+  write_out(indices, std::get<1>(r), op);
+  return {values, indices};
+}
+
+void check_sorted_outs(const Tensor& self, const Tensor& values, const Tensor& indices, const char* op) {
+  check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), "values");
+  check_out(op, indices, kInt64, "indices");
+}
+
 }  // namespace
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
@@ -117,6 +130,18 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 }
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   return sorted_along(self, dim, largest, k, sorted, "topk");
+}
+
+
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
+                                         Tensor& indices) {
+  check_sorted_outs(self, values, indices, "sort");
+  return sorted_out(sorted_along(self, dim, descending, std::nullopt, true, "sort"), values, indices, "sort");
+}
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                         Tensor& values, Tensor& indices) {
+  check_sorted_outs(self, values, indices, "topk");
+  return sorted_out(sorted_along(self, dim, largest, k, sorted, "topk"), values, indices, "topk");
 }
 
 }  // namespace ember::cpu

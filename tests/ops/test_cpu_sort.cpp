@@ -219,3 +219,26 @@ TEST(CpuSort, Errors) {
   EXPECT_ERROR(IndexError, a.argsort(-3), "[argsort]", "dimension out of range");
   EXPECT_ERROR(IndexError, a.topk(1, 5), "[topk]", "dimension out of range");
 }
+
+TEST(CpuSort, OutVariants) {
+  Tensor a = make({3, 5}, kFloat32, Kind::Transposed, 2);
+  Tensor v = ember::empty({0}), i = ember::empty({0}, kInt64);
+  auto [rv, ri] = ember::sort_out(v, i, a, 0, true);
+  EXPECT_EQ(&rv, &v);
+  EXPECT_EQ(&ri, &i);
+  auto [wv, wi] = a.sort(0, true);
+  EXPECT_EQ(v.sizes(), wv.sizes());
+  EXPECT_EQ(values(v), values(wv));
+  EXPECT_EQ(values(i), values(wi));
+  // A non-contiguous out of the right shape keeps its strides.
+  Tensor tv = ember::zeros({2, 3}).t(), ti = ember::zeros({2, 3}, kInt64).t();  // {3, 2}, strides {1, 3}
+  ember::topk_out(tv, ti, a, 2);
+  EXPECT_EQ(tv.stride(0), 1);
+  EXPECT_EQ(ti.stride(1), 3);
+  auto [kv, ki] = a.topk(2);
+  EXPECT_EQ(values(tv), values(kv));
+  EXPECT_EQ(values(ti), values(ki));
+  Tensor bad = ember::empty({0}, kInt32);
+  EXPECT_ERROR(TypeError, ember::sort_out(bad, i, a), "[sort]", "'values'", "float32");
+  EXPECT_ERROR(TypeError, ember::topk_out(v, bad, a, 1), "[topk]", "'indices'", "int64");
+}
