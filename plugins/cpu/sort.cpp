@@ -9,9 +9,14 @@
 // descending, as PyTorch), and equal keys go by index. So every sort is stable (sort.stable's
 // flag changes nothing) and topk's ties go to the lower index. topk selects with a heap
 // (std::partial_sort) when k is small next to the row, else with nth_element, sorting the k
-// selected only when `sorted`. Values are copied from the input by index, so -0.0 and NaN
-// payloads survive.
+// selected only when `sorted`. A full sort of a long row (>= kRadixMin) of a type compared in 32
+// bits or fewer (all but int64 and double) is a stable LSD radix sort on an unsigned key with the
+// same order (order_key: NaN largest, -0.0 equal to 0.0; complemented for descending), so it
+// gives exactly the comparison sort's result. Values are copied from the input by index, so
+// -0.0 and NaN payloads survive.
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -38,10 +43,82 @@ struct PairBefore {
   }
 };
 
+// Types whose comparison fits an unsigned 32-bit key (all but int64 and double).
+template <class T>
+constexpr bool kHasKey32 = sizeof(CmpOf<T>) <= 4;
+
+// The key of v whose unsigned order is the ascending order of Note [CPU sort order]: NaN above
+// everything, -0.0 equal to 0.0.
+template <class T>
+EMBER_ALWAYS_INLINE uint32_t order_key(T v) {
+  if constexpr (std::is_same_v<CmpOf<T>, float>) {
+    const float f = convert<float>(v);
+    if (f != f) return UINT32_MAX;
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof(u));
+    if (u == 0x80000000u) u = 0;
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+  } else if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
+    return static_cast<uint32_t>(v);
+  } else {
+    return static_cast<uint32_t>(static_cast<int32_t>(v)) ^ 0x80000000u;
+  }
+}
+
+// Stable LSD radix sort of (key, index) pairs by key, 8 bits a pass; a pass whose digit is the
+// same for every key is skipped. Stability keeps equal keys in index order. The result is in
+// (key, idx); (key2, idx2) is scratch of the same size.
+void radix_sort(uint32_t* key, int64_t* idx, uint32_t* key2, int64_t* idx2, int64_t n) {
+  bool in_scratch = false;
+  for (int shift = 0; shift < 32; shift += 8) {
+    int64_t count[257] = {};
+    for (int64_t i = 0; i < n; ++i) ++count[((key[i] >> shift) & 255) + 1];
+    if (std::find(count + 1, count + 257, n) != count + 257) continue;
+    for (int d = 0; d < 256; ++d) count[d + 1] += count[d];
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t to = count[(key[i] >> shift) & 255]++;
+      key2[to] = key[i];
+      idx2[to] = idx[i];
+    }
+    std::swap(key, key2);
+    std::swap(idx, idx2);
+    in_scratch = !in_scratch;
+  }
+  if (in_scratch) {
+    std::copy(key, key + n, key2);
+    std::copy(idx, idx + n, idx2);
+  }
+}
+
+// Rows at least this long are fully sorted by radix (for types with a 32-bit key).
+constexpr int64_t kRadixMin = 256;
+
+// Every row of p sorted by radix on order_key (complemented for descending).
+template <bool Desc, class T>
+void radix_rows(const T* p, int64_t outer, int64_t len, T* vo, int64_t* io) {
+  std::vector<uint32_t> keys(static_cast<size_t>(2 * len));
+  std::vector<int64_t> idx(static_cast<size_t>(2 * len));
+  for (int64_t r = 0; r < outer; ++r) {
+    const T* row = p + r * len;
+    for (int64_t i = 0; i < len; ++i) {
+      keys[i] = Desc ? ~order_key(row[i]) : order_key(row[i]);
+      idx[i] = i;
+    }
+    radix_sort(keys.data(), idx.data(), keys.data() + len, idx.data() + len, len);
+    for (int64_t i = 0; i < len; ++i) {
+      vo[r * len + i] = row[idx[i]];
+      io[r * len + i] = idx[i];
+    }
+  }
+}
+
 // The first k of every row of p (outer rows of len) in the order of Note [CPU sort order]: values
 // into vo and indices into io, k per row.
 template <bool Desc, class T>
 void select_rows(const T* p, int64_t outer, int64_t len, int64_t k, bool sorted, T* vo, int64_t* io) {
+  if constexpr (kHasKey32<T>) {
+    if (k == len && len >= kRadixMin) return radix_rows<Desc>(p, outer, len, vo, io);
+  }
   using C = CmpOf<T>;
   std::vector<std::pair<C, int64_t>> buf(static_cast<size_t>(len));
   const PairBefore<Desc, C> before;

@@ -109,6 +109,37 @@ TEST(CpuSort, SortEveryDtypeLayoutAndDim) {
   }
 }
 
+TEST(CpuSort, LongRowsEveryDtype) {
+  // Rows of 300 and 1000 (the radix path for 32-bit keys) with ties, +-0, +-inf and NaN.
+  for (ScalarType dt : kDtypes) {
+    for (int64_t len : {int64_t{300}, int64_t{1000}}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " len " + std::to_string(len));
+      std::vector<double> x(static_cast<size_t>(2 * len));
+      for (size_t n = 0; n < x.size(); ++n) {
+        const double v = static_cast<double>((n * 7919) % 211) - 105;
+        x[n] = dt == kBool ? static_cast<double>(n % 3 == 0) : dt == kUInt8 ? v + 105 : v;
+      }
+      if (is_floating_type(dt)) {
+        x[3] = kNaN;
+        x[len + 5] = kNaN;
+        x[10] = -0.0;
+        x[11] = 0.0;
+        x[12] = kInf;
+        x[len + 1] = -kInf;
+      }
+      Tensor a = from_values({2, len}, dt, x);
+      for (const Tensor& t : {a, a.t().contiguous().t()}) {
+        for (bool desc : {false, true}) {
+          auto [v, i] = t.sort(1, desc);
+          check_selection(t, v, i, 1, desc, len, true, desc ? "desc" : "asc");
+        }
+        auto [v0, i0] = t.sort(0);
+        check_selection(t, v0, i0, 0, false, 2, true, "dim 0");
+      }
+    }
+  }
+}
+
 TEST(CpuSort, StableOnTies) {
   Tensor a = from_values({8}, kInt32, {2, 1, 2, 1, 2, 0, 1, 2});
   auto [v, i] = a.sort();
