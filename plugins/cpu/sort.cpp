@@ -7,9 +7,9 @@
 // as (key, index) pairs under one strict total order: keys compare in their own type (float16
 // and bfloat16 through float), NaN is greater than every number (last ascending, first
 // descending, as PyTorch), and equal keys go by index. So every sort is stable (sort.stable's
-// flag changes nothing) and topk's ties go to the lower index. topk selects with a heap
-// (std::partial_sort) when k is small next to the row, else with nth_element, sorting the k
-// selected only when `sorted`. A full sort of a long row (>= kRadixMin) of a type compared in 32
+// flag changes nothing) and topk's ties go to the lower index. topk selects with a heap of the
+// best k, fed one element at a time, when k is small next to the row, else with nth_element,
+// sorting the k selected only when `sorted`. A full sort of a long row (>= kRadixMin) of a type compared in 32
 // bits or fewer (all but int64 and double) is a stable LSD radix sort on an unsigned key with the
 // same order (order_key: NaN largest, -0.0 equal to 0.0; complemented for descending), so it
 // gives exactly the comparison sort's result. Values are copied from the input by index, so
@@ -120,19 +120,33 @@ void select_rows(const T* p, int64_t outer, int64_t len, int64_t k, bool sorted,
     if (k == len && len >= kRadixMin) return radix_rows<Desc>(p, outer, len, vo, io);
   }
   using C = CmpOf<T>;
-  std::vector<std::pair<C, int64_t>> buf(static_cast<size_t>(len));
   const PairBefore<Desc, C> before;
+  const bool small_k = k > 0 && k * 16 <= len;
+  std::vector<std::pair<C, int64_t>> buf(static_cast<size_t>(small_k ? k : len));
   for (int64_t r = 0; r < outer; ++r) {
     const T* row = p + r * len;
-    for (int64_t i = 0; i < len; ++i) buf[i] = {convert<C>(row[i]), i};
-    const auto first = buf.begin(), kth = buf.begin() + k, last = buf.end();
-    if (k == len) {
-      std::sort(first, last, before);
-    } else if (k * 16 <= len) {
-      std::partial_sort(first, kth, last, before);
-    } else if (k > 0) {
-      std::nth_element(first, kth, last, before);
-      if (sorted) std::sort(first, kth, before);
+    const auto first = buf.begin(), kth = buf.begin() + k, last = buf.end();  // last == kth for small k
+    if (small_k) {
+      // A heap of the best k so far, the worst on top: most elements are rejected by one
+      // comparison with it. A later index never beats an equal key, so ties keep the lower index.
+      for (int64_t i = 0; i < k; ++i) buf[i] = {convert<C>(row[i]), i};
+      std::make_heap(first, kth, before);
+      for (int64_t i = k; i < len; ++i) {
+        const C v = convert<C>(row[i]);
+        if (!key_before<Desc>(v, buf[0].first)) continue;
+        std::pop_heap(first, kth, before);
+        buf[k - 1] = {v, i};
+        std::push_heap(first, kth, before);
+      }
+      std::sort_heap(first, kth, before);
+    } else {
+      for (int64_t i = 0; i < len; ++i) buf[i] = {convert<C>(row[i]), i};
+      if (k == len) {
+        std::sort(first, last, before);
+      } else if (k > 0) {
+        std::nth_element(first, kth, last, before);
+        if (sorted) std::sort(first, kth, before);
+      }
     }
     for (int64_t i = 0; i < k; ++i) {
       const int64_t j = buf[i].second;
