@@ -7,3 +7,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 export OMP_NUM_THREADS=1
 echo "== bench/dispatch"; taskset -c 1 "$root/build-bench/bin/bench_dispatch"
 echo "== bench/gemm"; taskset -c 1 "$root/build-bench/bin/bench_gemm"
+echo "== bench/reduce"; taskset -c 1 "$root/build-bench/bin/bench_reduce"
