@@ -184,8 +184,10 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
     const T* p = static_cast<const T*>(r.in.data_ptr());
     T* vo = static_cast<T*>(vt.data_ptr());
     auto* io = static_cast<int64_t*>(it.data_ptr());
-    if (desc) select_rows<true>(p, r.outer, r.len, kk, sorted, vo, io);
-    else select_rows<false>(p, r.outer, r.len, kk, sorted, vo, io);
+    // A 0-dim input keeps its shape and its value for k = 0 too (LibTorch's topk copies it).
+    const int64_t kw = self.dim() == 0 ? 1 : kk;
+    if (desc) select_rows<true>(p, r.outer, r.len, kw, sorted, vo, io);
+    else select_rows<false>(p, r.outer, r.len, kw, sorted, vo, io);
   });
   if (!last) {
     cpu::copy_(vview, vt, false);

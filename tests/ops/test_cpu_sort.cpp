@@ -231,7 +231,10 @@ TEST(CpuSort, ZeroDimAndEmpty) {
   EXPECT_EQ(values(i), (std::vector<double>{0}));
   auto [tv, ti] = s.topk(1);
   EXPECT_EQ(values(tv), (std::vector<double>{3.5}));
-  EXPECT_EQ(std::get<1>(s.topk(0)).dim(), 0);  // PyTorch: a 0-dim input keeps its shape for any valid k
+  auto [zv, zi] = s.topk(0);  // LibTorch: a 0-dim input is copied for any valid k
+  EXPECT_EQ(zv.dim(), 0);
+  EXPECT_EQ(values(zv), (std::vector<double>{3.5}));
+  EXPECT_EQ(values(zi), (std::vector<double>{0}));
   Tensor e = ember::zeros({2, 0});
   auto [ev, ei] = e.sort(1);
   EXPECT_EQ(ev.sizes(), IntArrayRef({2, 0}));
