@@ -20,6 +20,7 @@ tuned() {
 echo "== bench/dispatch (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_dispatch"
 echo "== bench/gemm (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_gemm"
 echo "== bench/indexing (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_indexing"
+echo "== bench/reduce (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_reduce"
 for t in 1 2; do
   pin=(); [ "$t" = 1 ] && pin=(taskset -c 1)
   echo "== bench/elementwise, $t thread(s), LibTorch stock"; "${pin[@]}" "$bin/bench_elementwise" "$t"

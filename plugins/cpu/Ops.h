@@ -3,6 +3,7 @@
 // exact C++ signature API.md maps its schema to. Kernels are called qualified (cpu::add_tensor),
 // never unqualified, so argument-dependent lookup cannot pick the generated ember:: function.
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "ember/core/Tensor.h"
@@ -173,5 +174,44 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
 Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+
+// sort.cpp (Note [CPU sort order])
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, OptBool stable, int64_t dim, bool descending);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
+                                         Tensor& indices);
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                         Tensor& values, Tensor& indices);
+
+// reduce2.cpp, second part: cumprod, var/std with a correction, norms, out= variants.
+Tensor cumprod(const Tensor& self, int64_t dim, OptDtype dtype);
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim);
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim);
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim);
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim);
+Tensor norm_scalar(const Tensor& self, const Scalar& p);
+Tensor norm_scalaropt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim);
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          OptDtype dtype);
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& cumsum_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out);
+Tensor& cumprod_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out);
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values);
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices);
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out);
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out);
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
 
 }  // namespace ember::cpu

@@ -1,9 +1,11 @@
 #pragma once
 // Internal to the CPU plugin: the reductions of issue 3 (reduce2.cpp), registered in their own
-// block of register.cpp. Each has the exact C++ signature its schema maps to.
+// block of register.cpp. Each has the exact C++ signature its schema maps to. Also the row
+// machinery of Note [CPU row reductions] (reduce2.cpp), shared with sort.cpp.
 #include <optional>
 #include <tuple>
 
+#include "Loops.h"
 #include "ember/core/Tensor.h"
 
 namespace ember::cpu {
@@ -32,5 +34,71 @@ Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased
 Tensor std(const Tensor& self, bool unbiased);
 Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
+
+// ---- the row machinery of Note [CPU row reductions] -----------------------------------------
+
+// Which dimensions of `self` the list `dims` reduces (every one when the list is empty).
+using native::reduced_mask;
+
+struct Rows {
+  Tensor in;  // contiguous: `outer` rows of `len` elements
+  int64_t outer = 1;
+  int64_t len = 1;
+  DimVector out_shape;
+};
+
+// self viewed as rows (kept dimensions first, reduced ones last; copied only when that view is
+// not contiguous). `nonempty`: the reduction has no identity (max, argmax, ...), so a zero-size
+// reduced dimension is an error, worded as PyTorch's.
+Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op, bool nonempty);
+
+// A copy of self in dtype (PyTorch converts before reducing when a dtype is given).
+Tensor converted(const Tensor& self, std::optional<ScalarType> dtype);
+
+inline IntArrayRef one_dim(const int64_t& d) { return IntArrayRef(&d, 1); }
+
+// A view of t with dimension w moved last: the layout of Rows::in for a reduction over w alone,
+// so per-row results of a along-dim op are copied into a tensor of self's shape through it.
+Tensor dim_last_view(const Tensor& t, int64_t w);
+
+// Values are compared in their own type, float16 and bfloat16 through float.
+template <class T>
+using CmpOf = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+template <class T>
+EMBER_ALWAYS_INLINE bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+  else return false;
+}
+
+// Writes f(row, len) (a double) per row of r into a fresh tensor of dtype out_dt; the row is
+// r.in's element type T (visited), so nothing is converted up front.
+template <class F>
+Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, const char* op, F f) {
+  Tensor acc = empty_cpu(r.out_shape, kFloat64);
+  auto* q = static_cast<double*>(acc.data_ptr());
+  visit_dtype(r.in.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* p = static_cast<const T*>(r.in.data_ptr());
+    for (int64_t i = 0; i < r.outer; ++i) q[i] = f(p + i * r.len, r.len);
+  });
+  if (out_dt == kFloat64) return acc;
+  Tensor out = empty_cpu(r.out_shape, out_dt);
+  cast_fn(kFloat64, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                            static_cast<int64_t>(out.itemsize()), out.numel());
+  return out;
+}
+
+// reduce.cpp: sum over dim (Note [CPU sum accumulation]) returned in its accumulator dtype,
+// float64 for floating inputs and int64 otherwise, so mean divides before rounding once.
+Tensor sum_accumulated(const Tensor& self, IntArrayRef dim, bool keepdim);
+
+// ---- out= arguments ------------------------------------------------------------------------
+
+// Throws TypeError unless out (argument `name`) is a defined CPU tensor of dtype `expected`.
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out");
+// out = result: resized to result's shape when it differs (resize_output), then written
+// through its own strides, converting the dtype.
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
 
 }  // namespace ember::cpu

@@ -123,10 +123,12 @@ void accumulate_run(char* acc, int64_t sa, const char* in, int64_t si, int64_t n
   }
 }
 
-Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+// `acc_out`: return the accumulator (int64 or float64) itself, not converted to the sum's dtype.
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype, bool acc_out = false) {
   check_defined("sum", self, "self");
   check_cpu("sum", self);
-  const ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
+  ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
+  if (acc_out) out_dt = is_integral_type(out_dt, true) ? kInt64 : kFloat64;
   // As in PyTorch, an explicit dtype converts the input before summing.
   const Tensor in = dtype && *dtype != self.dtype() ? [&] {
     Tensor c = empty_cpu(self.sizes(), *dtype);
@@ -187,6 +189,10 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
 }  // namespace
 
 Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }
+
+Tensor sum_accumulated(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  return sum_impl(self, dim, keepdim, std::nullopt, true);
+}
 
 Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
   return sum_impl(self, dim, keepdim, dtype);

@@ -1,5 +1,6 @@
 // Reductions of issue 3: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all,
-// logsumexp, var/std; and the ops along one dimension: softmax, log_softmax, cumsum.
+// logsumexp, var/std (with a correction), var_mean/std_mean, the norms; the ops along one
+// dimension: softmax, log_softmax, cumsum, cumprod; and the out= variants of the reductions.
 //
 // Note [CPU row reductions]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -7,15 +8,24 @@
 // reduced dimensions last (a permutation of strides, no copy), copied to a contiguous buffer
 // only when that view is not already contiguous, and then each output element i is the
 // reduction of the contiguous row [i * len, (i + 1) * len). The output is contiguous with the
-// kept dimensions in order, so row i is output element i, with or without keepdim. Values are
-// compared in their own type (float16 and bfloat16 through float), so amax/amin/max/min are
-// exact for every dtype; products accumulate in int64 (integers and bool, wrapping) or double.
-// NaN propagates as in PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index
-// of the first NaN. mean is sum (Note [CPU sum accumulation]) in double divided by the count.
-// softmax, log_softmax, logsumexp, var, std and floating cumsum compute in double (the input is
-// converted once; float32 softmax along a contiguous last dimension computes in float with
-// vector exp, as LibTorch's), integer cumsum in int64 with wrap-around; softmax and logsumexp subtract the
-// row's maximum first, so they are stable for large inputs.
+// kept dimensions in order, so row i is output element i, with or without keepdim. (amax/amin
+// reducing the leading dimensions of a contiguous input skip that transposing copy: one sweep
+// over the rows updates a running extreme per column.) Values are compared in their own type
+// (float16 and bfloat16 through float), so amax/amin/max/min are exact for every dtype;
+// float and double rows are reduced in vector lanes compiled per ISA (extreme_lanes_*), and the
+// index of max.dim/argmax is a second pass for the first element equal to the extreme.
+// Products accumulate in int64 (integers and bool, wrapping) or double. NaN propagates as in
+// PyTorch: max/min/amax/amin return NaN and max.dim/argmax give the index of the first NaN.
+// mean is sum (Note [CPU sum accumulation]) in its double accumulator divided by the count.
+// logsumexp, var, std and the norms read rows in the input's type and accumulate in double;
+// softmax, log_softmax and floating cumsum/cumprod compute in double (the input is converted
+// once; float32 softmax along a contiguous last dimension computes in float with vector exp, as
+// LibTorch's), integer cumsum/cumprod in int64 with wrap-around; softmax and logsumexp subtract the
+// row's maximum first, so they are stable for large inputs. An out= variant computes the
+// functional result and writes it into out (resized to its shape when different, written
+// through out's own strides), so out may alias the input.
+#include <memory>
+
 #include "Loops.h"
 #include "Ops.h"
 #include "Reduce.h"
@@ -23,18 +33,9 @@
 #include "ember/native/Rules.h"
 
 namespace ember::cpu {
-namespace {
 
 using native::reduced_mask;
 
-struct Rows {
-  Tensor in;  // contiguous: `outer` rows of `len` elements
-  int64_t outer = 1;
-  int64_t len = 1;
-  DimVector out_shape;
-};
-
-// `nonempty`: no identity, a zero-size reduced dimension is an error (native::check_nonempty_reduction).
 Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op, bool nonempty) {
   check_defined(op, self, "self");
   check_cpu(op, self);
@@ -70,18 +71,51 @@ Rows prepare(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op,
   return r;
 }
 
-template <class T>
-using CmpOf = std::conditional_t<is_reduced_float_v<T>, float, T>;
-
-template <class T>
-EMBER_ALWAYS_INLINE bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else return false;
+// A copy of self in dtype (PyTorch converts before reducing when a dtype is given).
+Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
+  if (!dtype || *dtype == self.dtype()) return self;
+  Tensor c = empty_cpu(self.sizes(), *dtype);
+  cpu::copy_(c, self, false);
+  return c;
 }
+
+Tensor dim_last_view(const Tensor& t, int64_t w) {
+  DimVector sz, st;
+  for (int64_t d = 0; d < t.dim(); ++d)
+    if (d != w) {
+      sz.push_back(t.size(d));
+      st.push_back(t.stride(d));
+    }
+  if (t.dim() > 0) {
+    sz.push_back(t.size(w));
+    st.push_back(t.stride(w));
+  }
+  return make_view(t, sz, st, t.storage_offset());
+}
+
+namespace {
+
+template <bool IsMax, class T>
+T extreme_value_row(const T* p, int64_t n);
 
 // The first extreme element of a row and its index; the first NaN wins.
 template <bool IsMax, class T>
 std::pair<T, int64_t> extreme_row(const T* p, int64_t n) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // Two vectorised passes: the value, then the first element equal to it (or the first NaN);
+    // the element is returned as stored, so of -0.0 and 0.0 the first one wins, as below.
+    const T v = extreme_value_row<IsMax>(p, n);
+    const bool nan = v != v;
+    // Blocks of 64 are tested without an early exit (a vectorisable OR), then scanned.
+    int64_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+      int hit = 0;
+      for (int64_t k = i; k < i + 64; ++k) hit |= nan ? p[k] != p[k] : p[k] == v;
+      if (hit) break;
+    }
+    while (nan ? p[i] == p[i] : p[i] != v) ++i;
+    return {p[i], i};
+  }
   using C = CmpOf<T>;
   C best = convert<C>(p[0]);
   int64_t bi = 0;
@@ -97,11 +131,63 @@ std::pair<T, int64_t> extreme_row(const T* p, int64_t n) {
   return {p[bi], bi};
 }
 
+// The extreme of a float or double row, 64 bytes of lanes at a time (GCC vector extensions, so
+// each ISA build gets its own vector width): a branch-free compare-and-select per element, and
+// NaN recorded in a lane mask (a NaN never wins a comparison, so the selects alone would drop it).
+template <bool IsMax, class T>
+EMBER_ALWAYS_INLINE T extreme_lanes_body(const T* __restrict p, int64_t n) {
+  using M = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+  typedef T V __attribute__((vector_size(64)));
+  typedef M VM __attribute__((vector_size(64)));
+  constexpr int64_t L = 64 / sizeof(T);
+  V acc = V{} + p[0];
+  VM nan = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    V v;
+    std::memcpy(&v, p + i, sizeof(V));
+    acc = IsMax ? (v > acc ? v : acc) : (v < acc ? v : acc);
+    nan |= v != v;
+  }
+  T r = acc[0];
+  bool any = false;
+  for (int64_t k = 0; k < L; ++k) {
+    r = IsMax ? (acc[k] > r ? acc[k] : r) : (acc[k] < r ? acc[k] : r);
+    any |= nan[k] != 0;
+  }
+  for (; i < n; ++i) {
+    const T v = p[i];
+    r = IsMax ? (v > r ? v : r) : (v < r ? v : r);
+    any |= v != v;
+  }
+  return any ? std::numeric_limits<T>::quiet_NaN() : r;
+}
+template <bool IsMax, class T>
+EMBER_NOINLINE T extreme_lanes_baseline(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <bool IsMax, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 T extreme_lanes_avx2(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+template <bool IsMax, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 T extreme_lanes_avx512(const T* p, int64_t n) {
+  return extreme_lanes_body<IsMax>(p, n);
+}
+#endif
+
 // Values only: no early exit, a NaN poisons the running result.
 template <bool IsMax, class T>
 T extreme_value_row(const T* p, int64_t n) {
   using C = CmpOf<T>;
-  if constexpr (std::is_same_v<C, bool>) {
+  if constexpr (std::is_floating_point_v<T>) {
+#if defined(EMBER_CPU_MULTI_ISA)
+    if (cpu_isa() == Isa::Avx512) return extreme_lanes_avx512<IsMax>(p, n);
+    if (cpu_isa() == Isa::Avx2) return extreme_lanes_avx2<IsMax>(p, n);
+#endif
+    return extreme_lanes_baseline<IsMax>(p, n);
+  } else if constexpr (std::is_same_v<C, bool>) {
     bool acc = p[0];
     for (int64_t i = 1; i < n; ++i) acc = IsMax ? (acc || p[i]) : (acc && p[i]);
     return acc;
@@ -120,8 +206,64 @@ T extreme_value_row(const T* p, int64_t n) {
   }
 }
 
+// The extremes of the columns of a contiguous rows x inner block, one sequential sweep over the
+// rows: out[c] = extreme over r of p[r * inner + c], NaN propagating. Elementwise selects over
+// contiguous arrays, which the compiler vectorises.
+template <bool IsMax, class T>
+void extreme_columns(const T* p, int64_t rows, int64_t inner, T* out) {
+  using C = CmpOf<T>;
+  using M = std::conditional_t<sizeof(C) == 8, int64_t, int32_t>;
+  const std::unique_ptr<C[]> acc(new C[static_cast<size_t>(inner)]);
+  const std::unique_ptr<M[]> nan(new M[static_cast<size_t>(inner)]());
+  C* __restrict a = acc.get();
+  M* __restrict f = nan.get();
+  for (int64_t c = 0; c < inner; ++c) a[c] = convert<C>(p[c]);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* __restrict row = p + r * inner;
+    for (int64_t c = 0; c < inner; ++c) {
+      const C v = convert<C>(row[c]);
+      a[c] = IsMax ? (v > a[c] ? v : a[c]) : (v < a[c] ? v : a[c]);
+      if constexpr (std::is_floating_point_v<C>) f[c] |= static_cast<M>(v != v);
+    }
+  }
+  for (int64_t c = 0; c < inner; ++c) {
+    if constexpr (std::is_floating_point_v<C>) {
+      if (f[c]) {
+        out[c] = convert<T>(std::numeric_limits<C>::quiet_NaN());
+        continue;
+      }
+    }
+    out[c] = convert<T>(a[c]);
+  }
+}
+
 template <bool IsMax>
 Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op) {
+  check_defined(op, self, "self");
+  const auto red = reduced_mask(self, dims, op);
+  const int64_t nd = self.dim();
+  int64_t lead = 0;
+  while (lead < nd && red[lead]) ++lead;
+  bool leading = lead > 0 && lead < nd && self.numel() > 0 && self.is_contiguous() && self.is_cpu();
+  for (int64_t d = lead; d < nd && leading; ++d) leading = !red[d];
+  if (leading) {
+    // Reducing leading dimensions of a contiguous tensor: columns, without the row machinery's
+    // transposing copy.
+    DimVector shape;
+    int64_t rows = 1;
+    for (int64_t d = 0; d < nd; ++d) {
+      if (d < lead) rows *= self.size(d);
+      if (d >= lead) shape.push_back(self.size(d));
+      else if (keepdim) shape.push_back(1);
+    }
+    Tensor out = empty_cpu(shape, self.dtype());
+    visit_dtype(self.dtype(), op, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      extreme_columns<IsMax>(static_cast<const T*>(self.data_ptr()), rows, self.numel() / rows,
+                             static_cast<T*>(out.data_ptr()));
+    });
+    return out;
+  }
   Rows r = prepare(self, dims, keepdim, op, true);
   Tensor out = empty_cpu(r.out_shape, self.dtype());
   visit_dtype(self.dtype(), op, [&](auto tag) {
@@ -178,14 +320,6 @@ Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* o
   return out;
 }
 
-// A copy of self in dtype (PyTorch converts before reducing when a dtype is given).
-Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
-  if (!dtype || *dtype == self.dtype()) return self;
-  Tensor c = empty_cpu(self.sizes(), *dtype);
-  cpu::copy_(c, self, false);
-  return c;
-}
-
 Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
   check_defined("prod", self, "self");
   check_cpu("prod", self);
@@ -226,8 +360,8 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   int64_t count = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (red[d]) count *= self.size(d);
-  Tensor in = converted(self, dtype);
-  Tensor s = cpu::sum_dim(in, dims, keepdim, kFloat64);
+  // The input is converted only for an explicit dtype; float inputs sum in double anyway.
+  Tensor s = sum_accumulated(converted(self, dtype), dims, keepdim);
   auto* p = static_cast<double*>(s.data_ptr());
   const double n = static_cast<double>(count);
   for (int64_t i = 0; i < s.numel(); ++i) p[i] /= n;  // 0 / 0 is NaN, as PyTorch's empty mean
@@ -237,8 +371,6 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
                             static_cast<int64_t>(out.itemsize()), out.numel());
   return out;
 }
-
-IntArrayRef one_dim(const int64_t& d) { return IntArrayRef(&d, 1); }
 
 // f(in, out, n) over every line of `self` along `dim`, computing in Acc (int64_t or double):
 // returns a contiguous tensor of self's shape in out_dt.
@@ -257,18 +389,18 @@ Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char*
     for (int64_t i = b; i < e; ++i) f(p + i * r.len, q + i * r.len, r.len);
   });
   Tensor out = empty_cpu(self.sizes(), out_dt);
-  DimVector st;
-  for (int64_t d = 0; d < self.dim(); ++d)
-    if (d != w) st.push_back(out.stride(d));
-  if (self.dim() > 0) st.push_back(out.stride(w));
-  Tensor ov = make_view(out, r.in.sizes(), st, 0);
+  Tensor ov = dim_last_view(out, w);
   cpu::copy_(ov, tmp, false);
   return out;
 }
 
-double row_max(const double* x, int64_t n) {
+template <class T>
+double row_max(const T* x, int64_t n) {
   double m = -std::numeric_limits<double>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // a NaN makes every result NaN below
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = convert<double>(x[i]);
+    m = v > m ? v : m;  // a NaN makes every result NaN below
+  }
   return m;
 }
 
@@ -323,53 +455,42 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   });
 }
 
-// Writes one double per row of `r` (a float64 tensor) into a fresh tensor of dtype out_dt.
-template <class F>
-Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, F f) {
-  Tensor acc = empty_cpu(r.out_shape, kFloat64);
-  const auto* p = static_cast<const double*>(r.in.data_ptr());
-  auto* q = static_cast<double*>(acc.data_ptr());
-  for (int64_t i = 0; i < r.outer; ++i) q[i] = f(p + i * r.len, r.len);
-  if (out_dt == kFloat64) return acc;
-  Tensor out = empty_cpu(r.out_shape, out_dt);
-  cast_fn(kFloat64, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
-                            static_cast<int64_t>(out.itemsize()), out.numel());
-  return out;
-}
-
 Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
   check_defined("logsumexp", self, "self");
   check_cpu("logsumexp", self);
   const ScalarType out_dt = native::logsumexp_dtype(self);
-  Rows r = prepare(converted(self, kFloat64), dims, keepdim, "logsumexp", false);
-  return reduce_rows_double(r, out_dt, [](const double* x, int64_t n) {
+  Rows r = prepare(self, dims, keepdim, "logsumexp", false);
+  return reduce_rows_double(r, out_dt, "logsumexp", [](const auto* x, int64_t n) {
     double m = row_max(x, n);
     if (std::isinf(m)) m = 0;  // all -inf gives log(0) = -inf; an inf gives inf
     double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+    for (int64_t i = 0; i < n; ++i) s += std::exp(convert<double>(x[i]) - m);
     return std::log(s) + m;
   });
 }
 
+// The variance with divisor max(0, n - correction) (PyTorch: a zero divisor gives inf, or NaN for
+// 0 / 0), in double.
 template <bool Std>
-Tensor var_impl(const Tensor& self, IntArrayRef dims, bool unbiased, bool keepdim, const char* op) {
+Tensor var_impl(const Tensor& self, IntArrayRef dims, double correction, bool keepdim, const char* op) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   native::check_var_dtype(op, self);
-  Rows r = prepare(converted(self, kFloat64), dims, keepdim, op, false);
-  const double correction = unbiased ? 1 : 0;
-  return reduce_rows_double(r, self.dtype(), [&](const double* x, int64_t n) {
+  Rows r = prepare(self, dims, keepdim, op, false);
+  return reduce_rows_double(r, self.dtype(), op, [&](const auto* x, int64_t n) {
     double mean = 0;
-    for (int64_t i = 0; i < n; ++i) mean += x[i];
+    for (int64_t i = 0; i < n; ++i) mean += convert<double>(x[i]);
     mean /= static_cast<double>(n);  // n == 0: NaN, as PyTorch
     double m2 = 0;
-    for (int64_t i = 0; i < n; ++i) m2 += (x[i] - mean) * (x[i] - mean);
+    for (int64_t i = 0; i < n; ++i) {
+      const double d = convert<double>(x[i]) - mean;
+      m2 += d * d;
+    }
     const double nf = static_cast<double>(n);
-    const double v = m2 / (nf > correction ? nf - correction : 0.0);  // one element, unbiased: NaN
+    const double v = m2 / (nf > correction ? nf - correction : 0.0);
     return Std ? std::sqrt(v) : v;
   });
 }
-
 
 }  // namespace
 
@@ -424,29 +545,228 @@ Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType
 }
 Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) { return logsumexp_impl(self, dim, keepdim); }
 
-Tensor var(const Tensor& self, bool unbiased) { return var_impl<false>(self, {}, unbiased, false, "var"); }
+Tensor var(const Tensor& self, bool unbiased) { return var_impl<false>(self, {}, unbiased ? 1 : 0, false, "var"); }
 Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return var_impl<false>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "var");
+  return var_impl<false>(self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim, "var");
 }
-Tensor std(const Tensor& self, bool unbiased) { return var_impl<true>(self, {}, unbiased, false, "std"); }
+Tensor std(const Tensor& self, bool unbiased) { return var_impl<true>(self, {}, unbiased ? 1 : 0, false, "std"); }
 Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
-  return var_impl<true>(self, dim.value_or(IntArrayRef()), unbiased, keepdim, "std");
+  return var_impl<true>(self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim, "std");
 }
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
-  check_defined("cumsum", self, "self");
-  const ScalarType out_dt = native::sum_like_dtype("cumsum", self, dtype);
+namespace {
+
+// Running sums (Prod: products) along dim: integers and bool in int64 with wrap-around, floating
+// types in double.
+template <bool Prod>
+Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+  check_defined(op, self, "self");
+  const ScalarType out_dt = native::sum_like_dtype(op, self, dtype);
   const Tensor in = converted(self, dtype);  // as PyTorch, a dtype converts the input first
   if (is_integral_type(in.dtype(), true)) {
-    return along_dim<int64_t>(in, dim, out_dt, "cumsum", [](const int64_t* x, int64_t* y, int64_t n) {
-      uint64_t a = 0;  // wraps
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int64_t>(a += static_cast<uint64_t>(x[i]));
+    return along_dim<int64_t>(in, dim, out_dt, op, [](const int64_t* x, int64_t* y, int64_t n) {
+      uint64_t a = Prod ? 1 : 0;  // wraps
+      for (int64_t i = 0; i < n; ++i) {
+        const auto v = static_cast<uint64_t>(x[i]);
+        a = Prod ? a * v : a + v;
+        y[i] = static_cast<int64_t>(a);
+      }
     });
   }
-  return along_dim<double>(in, dim, out_dt, "cumsum", [](const double* x, double* y, int64_t n) {
-    double a = 0;
-    for (int64_t i = 0; i < n; ++i) y[i] = a += x[i];
+  return along_dim<double>(in, dim, out_dt, op, [](const double* x, double* y, int64_t n) {
+    double a = Prod ? 1 : 0;
+    for (int64_t i = 0; i < n; ++i) y[i] = a = Prod ? a * x[i] : a + x[i];
   });
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cumulative<false>(self, dim, dtype, "cumsum");
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  return cumulative<true>(self, dim, dtype, "cumprod");
+}
+
+// ---- var/std with a correction, and the norms ------------------------------------------------
+
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl<false>(self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)), keepdim,
+                         "var");
+}
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl<true>(self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)), keepdim,
+                        "std");
+}
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl<false>(self, d, static_cast<double>(correction.value_or(1)), keepdim, "var_mean");
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl<true>(self, d, static_cast<double>(correction.value_or(1)), keepdim, "std_mean");
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+
+namespace {
+
+// The p-norm of every row, in double: p = 0 counts nonzeros (NaN included), +-inf are the
+// largest and smallest magnitude (NaN propagates), other p are (sum |x|^p)^(1/p).
+Tensor norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype,
+                 const char* op) {
+  check_defined(op, self, "self");
+  check_cpu(op, self);
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] input dtype should be either floating point or complex, got {}", op, self.dtype());
+  if (dtype)
+    EMBER_CHECK_TYPE(is_floating_type(*dtype), "[{}] argument 'dtype': expected a floating point dtype, got {}",
+                     op, *dtype);
+  const ScalarType out_dt = dtype.value_or(self.dtype());
+  Rows r = prepare(self, dims, keepdim, op, std::isinf(p));
+  return reduce_rows_double(r, out_dt, op, [p](const auto* x, int64_t n) {
+    auto mag = [&](int64_t i) { return std::fabs(convert<double>(x[i])); };
+    double a = 0;
+    if (p == 0) {
+      for (int64_t i = 0; i < n; ++i) a += convert<double>(x[i]) != 0 ? 1 : 0;
+    } else if (std::isinf(p)) {
+      a = mag(0);
+      bool nan = std::isnan(a);
+      for (int64_t i = 1; i < n; ++i) {
+        const double v = mag(i);
+        nan |= std::isnan(v);
+        a = p > 0 ? (v > a ? v : a) : (v < a ? v : a);
+      }
+      if (nan) a = std::numeric_limits<double>::quiet_NaN();
+    } else if (p == 1) {
+      for (int64_t i = 0; i < n; ++i) a += mag(i);
+    } else if (p == 2) {
+      for (int64_t i = 0; i < n; ++i) a += mag(i) * mag(i);
+      a = std::sqrt(a);
+    } else {
+      for (int64_t i = 0; i < n; ++i) a += std::pow(mag(i), p);
+      a = std::pow(a, 1.0 / p);
+    }
+    return a;
+  });
+}
+
+double norm_order(const Scalar& p, const char* op) {
+  EMBER_CHECK_TYPE(!p.isComplex(), "[{}] argument 'p': expected a real number, got a complex one", op);
+  return p.toDouble();
+}
+
+}  // namespace
+
+Tensor norm_scalar(const Tensor& self, const Scalar& p) {
+  return norm_impl(self, norm_order(p, "norm"), {}, false, std::nullopt, "norm");
+}
+Tensor norm_scalaropt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  return norm_impl(self, p ? norm_order(*p, "norm") : 2.0, dim, keepdim, std::nullopt, "norm");
+}
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          std::optional<ScalarType> dtype) {
+  return norm_impl(self, norm_order(ord, "linalg_vector_norm"), dim.value_or(IntArrayRef()), keepdim, dtype,
+                   "linalg_vector_norm");
+}
+
+// ---- out= variants: the functional kernel, then written into out ------------------------------
+
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
+  check_defined(op, out, name);
+  check_cpu(op, out);
+  EMBER_CHECK_TYPE(out.dtype() == expected, "[{}] argument '{}': expected the out tensor to have dtype {}, but got {} instead", op, name,
+                   expected, out.dtype());
+}
+
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
+  // result is fresh, so out may alias self.
+  resize_output(out, result.sizes(), op);
+  cpu::copy_(out, result, false);
+  return out;
+}
+
+namespace {
+
+// Without a dtype, sum, mean, prod, cumsum and cumprod compute in out's dtype (PyTorch's
+// infer_dtype_from_optional); with one, out must have it.
+template <class F>
+Tensor& out_in_dtype(const char* op, Tensor& out, std::optional<ScalarType> dtype, F compute) {
+  check_defined(op, out, "out");
+  const ScalarType dt = dtype.value_or(out.dtype());
+  check_out(op, out, dt);
+  return write_out(out, compute(dt), op);
+}
+
+template <bool IsMax>
+std::tuple<Tensor&, Tensor&> extreme_dim_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                             Tensor& indices, const char* op, const char* values_name,
+                                             const char* indices_name) {
+  check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), values_name);
+  check_out(op, indices, kInt64, indices_name);
+  const auto [v, i] = extreme_with_index<IsMax>(self, one_dim(dim), keepdim, op, true);
+  write_out(values, v, op);
+  write_out(indices, i, op);
+  return {values, indices};
+}
+
+template <bool IsMax>
+Tensor& extreme_values_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out, const char* op) {
+  check_defined(op, self, "self");
+  check_out(op, out, self.dtype());
+  return write_out(out, extreme_values<IsMax>(self, dim, keepdim, op), op);
+}
+
+}  // namespace
+
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                        Tensor& out) {
+  return out_in_dtype("sum", out, dtype, [&](ScalarType dt) { return cpu::sum_dim(self, dim, keepdim, dt); });
+}
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  return out_in_dtype("mean", out, dtype, [&](ScalarType dt) { return mean_impl(self, dim, keepdim, dt); });
+}
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+  return out_in_dtype("prod", out, dtype, [&](ScalarType dt) { return prod_impl(self, one_dim(dim), keepdim, dt); });
+}
+Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  return out_in_dtype("cumsum", out, dtype, [&](ScalarType dt) { return cumulative<false>(self, dim, dt, "cumsum"); });
+}
+Tensor& cumprod_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
+  return out_in_dtype("cumprod", out, dtype, [&](ScalarType dt) { return cumulative<true>(self, dim, dt, "cumprod"); });
+}
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return extreme_values_out<true>(self, dim, keepdim, out, "amax");
+}
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  return extreme_values_out<false>(self, dim, keepdim, out, "amin");
+}
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values) {
+  return extreme_dim_out<true>(self, dim, keepdim, max, max_values, "max", "max", "max_values");
+}
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices) {
+  return extreme_dim_out<false>(self, dim, keepdim, min, min_indices, "min", "min", "min_indices");
+}
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmax", out, kInt64);
+  return write_out(out, cpu::argmax(self, dim, keepdim), "argmax");
+}
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmin", out, kInt64);
+  return write_out(out, cpu::argmin(self, dim, keepdim), "argmin");
+}
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  check_defined("logsumexp", out, "out");
+  EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
+                   "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
+  return write_out(out, logsumexp_impl(self, dim, keepdim), "logsumexp");
 }
 
 }  // namespace ember::cpu

@@ -295,3 +295,36 @@ EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("scatter.value", EMBER_FN(cpu::scatter_value));
   m.impl("scatter_add", EMBER_FN(cpu::scatter_add));
 }
+
+// Sorting, norms, var/std with a correction, cumprod and the reductions' out= variants (see
+// Note [CPU sort order] in sort.cpp and Note [CPU row reductions] in reduce2.cpp).
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // sort.cpp
+  m.impl("sort", EMBER_FN(cpu::sort));
+  m.impl("sort.stable", EMBER_FN(cpu::sort_stable));
+  m.impl("argsort", EMBER_FN(cpu::argsort));
+  m.impl("topk", EMBER_FN(cpu::topk));
+  m.impl("sort.values", EMBER_FN(cpu::sort_values));
+  m.impl("topk.values", EMBER_FN(cpu::topk_values));
+  // reduce2.cpp
+  m.impl("cumprod", EMBER_FN(cpu::cumprod));
+  m.impl("var.correction", EMBER_FN(cpu::var_correction));
+  m.impl("std.correction", EMBER_FN(cpu::std_correction));
+  m.impl("var_mean.correction", EMBER_FN(cpu::var_mean_correction));
+  m.impl("std_mean.correction", EMBER_FN(cpu::std_mean_correction));
+  m.impl("norm.Scalar", EMBER_FN(cpu::norm_scalar));
+  m.impl("norm.ScalarOpt_dim", EMBER_FN(cpu::norm_scalaropt_dim));
+  m.impl("linalg_vector_norm", EMBER_FN(cpu::linalg_vector_norm));
+  m.impl("sum.IntList_out", EMBER_FN(cpu::sum_intlist_out));
+  m.impl("mean.out", EMBER_FN(cpu::mean_out));
+  m.impl("prod.int_out", EMBER_FN(cpu::prod_int_out));
+  m.impl("cumsum.out", EMBER_FN(cpu::cumsum_out));
+  m.impl("cumprod.out", EMBER_FN(cpu::cumprod_out));
+  m.impl("amax.out", EMBER_FN(cpu::amax_out));
+  m.impl("amin.out", EMBER_FN(cpu::amin_out));
+  m.impl("max.dim_max", EMBER_FN(cpu::max_dim_max));
+  m.impl("min.dim_min", EMBER_FN(cpu::min_dim_min));
+  m.impl("argmax.out", EMBER_FN(cpu::argmax_out));
+  m.impl("argmin.out", EMBER_FN(cpu::argmin_out));
+  m.impl("logsumexp.out", EMBER_FN(cpu::logsumexp_out));
+}

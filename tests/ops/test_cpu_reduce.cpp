@@ -546,3 +546,284 @@ TEST(CpuReduce2, Cumsum) {
   EXPECT_EQ(ember::zeros({0, 2}).cumsum(0).sizes(), IntArrayRef({0, 2}));
   EXPECT_ERROR(IndexError, i.cumsum(1), "[cumsum]", "out of range");
 }
+
+// ---- vectorised extremes: rows longer than one vector, NaN in a lane and in the tail -----------
+
+TEST(CpuReduce2, ExtremesLongRowsNaNAndLayouts) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (ScalarType dt : {kFloat32, kFloat64, kFloat16, kBFloat16}) {
+    for (int64_t nan_at : {int64_t{-1}, int64_t{0}, int64_t{37}, int64_t{1002}}) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " NaN at " + std::to_string(nan_at));
+      std::vector<double> v(3 * 1003);
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>((i * 37) % 101) - 50;
+      v[500] = 77;  // the maximum of row 0 sits in a middle lane
+      v[1003 + 1002] = -99;  // the minimum of row 1 sits in the tail
+      if (nan_at >= 0) v[static_cast<size_t>(nan_at)] = nan;
+      Tensor a = from_values({3, 1003}, dt, v);
+      for (const Tensor& t : {a, a.t().contiguous().t()}) {
+        expect_values(t.amax(IntArrayRef({1})), ref_reduce(t, {1}, ref_max), "amax rows");
+        expect_values(t.amin(IntArrayRef({1})), ref_reduce(t, {1}, ref_min), "amin rows");
+        expect_values(t.max(), ref_reduce(t, {}, ref_max), "max");
+        expect_values(t.min(), ref_reduce(t, {}, ref_min), "min");
+        // The first index of the extreme (values repeat every 101 elements), or of the first NaN.
+        auto [mv, mi] = t.max(1);
+        expect_values(mv, ref_reduce(t, {1}, ref_max), "max.dim values");
+        expect_values(mi, ref_reduce(t, {1}, ref_argmax), "max.dim indices");
+        expect_values(t.argmin(1), ref_reduce(t, {1}, ref_argmin), "argmin rows");
+        expect_values(t.argmax(), ref_reduce(t, {}, ref_argmax), "argmax flat");
+        // Leading dimensions: the column path for the contiguous layout, rows for the other.
+        expect_values(t.amax(IntArrayRef({0})), ref_reduce(t, {0}, ref_max), "amax(0)");
+        expect_values(t.amin(IntArrayRef({0}), true), ref_reduce(t, {0}, ref_min), "amin(0, keepdim)");
+        EXPECT_EQ(t.amin(IntArrayRef({0}), true).sizes(), IntArrayRef({1, 1003}));
+      }
+      Tensor c = a.view({3, 17, 59});
+      expect_values(c.amax(IntArrayRef({0, 1})), ref_reduce(c, {0, 1}, ref_max), "amax(0, 1)");
+      expect_values(c.amin(IntArrayRef({1, 0})), ref_reduce(c, {0, 1}, ref_min), "amin(1, 0)");
+    }
+  }
+}
+
+TEST(CpuReduce2, ArgExtremeSignedZero) {
+  // -0.0 == 0.0: the first of them is the extreme, returned as stored.
+  std::vector<double> v(200, -1);
+  v[70] = -0.0;
+  v[150] = 0.0;
+  Tensor a = from_values({200}, kFloat32, v);
+  auto [mv, mi] = a.max(0);
+  EXPECT_EQ(values(mi)[0], 70);
+  EXPECT_TRUE(std::signbit(values(mv)[0]));
+}
+
+// ---- var/std with a correction, var_mean, std_mean ----------------------------------------------
+
+TEST(CpuReduce2, VarStdCorrection) {
+  auto var_of = [](double correction) {
+    return [correction](const std::vector<double>& r) {
+      double m = 0;
+      for (double x : r) m += x;
+      m /= static_cast<double>(r.size());
+      double s = 0;
+      for (double x : r) s += (x - m) * (x - m);
+      return s / std::max(0.0, static_cast<double>(r.size()) - correction);
+    };
+  };
+  auto mean_of = [](const std::vector<double>& r) {
+    double m = 0;
+    for (double x : r) m += x;
+    return m / static_cast<double>(r.size());
+  };
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 4);
+      for (std::optional<int64_t> c : {std::optional<int64_t>(), std::optional<int64_t>(0),
+                                       std::optional<int64_t>(2), std::optional<int64_t>(-1)}) {
+        const auto vf = var_of(static_cast<double>(c.value_or(1)));
+        auto sf = [&](const std::vector<double>& r) { return std::sqrt(vf(r)); };
+        for (const auto& dims : kDimLists) {
+          for (bool keep : {false, true}) {
+            Tensor v = ember::var(a, std::optional<IntArrayRef>(IntArrayRef(dims)), c, keep);
+            EXPECT_EQ(v.dtype(), dt);
+            EXPECT_EQ(v.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+            expect_values(v, ref_reduce(a, dims, vf), "var.correction");
+            expect_values(a.std(std::optional<IntArrayRef>(IntArrayRef(dims)), c, keep), ref_reduce(a, dims, sf),
+                          "std.correction");
+            auto [vv, vm] = ember::var_mean(a, std::optional<IntArrayRef>(IntArrayRef(dims)), c, keep);
+            expect_values(vv, ref_reduce(a, dims, vf), "var_mean var");
+            expect_values(vm, ref_reduce(a, dims, mean_of), "var_mean mean");
+            auto [sv, sm] = ember::std_mean(a, std::optional<IntArrayRef>(IntArrayRef(dims)), c, keep);
+            expect_values(sv, ref_reduce(a, dims, sf), "std_mean std");
+            expect_values(sm, ref_reduce(a, dims, mean_of), "std_mean mean");
+            EXPECT_EQ(sm.sizes(), sv.sizes());
+          }
+        }
+      }
+      expect_values(ember::var(a, std::nullopt, std::optional<int64_t>(1), false), ref_reduce(a, {}, var_of(1)),
+                    "dim None");
+    }
+  }
+  // dof <= 0: a positive sum of squares over 0 is inf, 0 / 0 is NaN (as PyTorch).
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor two = from_values({2}, kFloat32, {1, 3});
+  expect_values(ember::var(two, std::nullopt, std::optional<int64_t>(2), false), {inf}, "dof 0");
+  expect_values(ember::var(two, std::nullopt, std::optional<int64_t>(5), false), {inf}, "dof < 0");
+  expect_values(ember::std(ember::ones({2}), std::nullopt, std::optional<int64_t>(2), false),
+                {std::numeric_limits<double>::quiet_NaN()}, "0 / 0");
+  EXPECT_ERROR(TypeError, ember::var(ember::ones({3}, kInt32), std::nullopt, std::optional<int64_t>(1), false),
+               "[var]", "floating point");
+  EXPECT_ERROR(IndexError, ember::var_mean(two, std::optional<IntArrayRef>(IntArrayRef({3})), 1, false),
+               "[var_mean]", "out of range");
+}
+
+// ---- norms ------------------------------------------------------------------------------------
+
+TEST(CpuReduce2, Norms) {
+  auto norm_of = [](double p) {
+    return [p](const std::vector<double>& r) {
+      if (p == 0) {
+        double c = 0;
+        for (double x : r) c += x != 0 ? 1 : 0;
+        return c;
+      }
+      if (std::isinf(p)) {
+        double m = std::fabs(r[0]);
+        for (double x : r) {
+          if (std::isnan(x)) return x;
+          m = p > 0 ? std::max(m, std::fabs(x)) : std::min(m, std::fabs(x));
+        }
+        return m;
+      }
+      double s = 0;
+      for (double x : r) s += std::pow(std::fabs(x), p);
+      return std::pow(s, 1 / p);
+    };
+  };
+  const double inf = std::numeric_limits<double>::infinity();
+  for (ScalarType dt : kFloats) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 6);
+      for (double p : {0.0, 1.0, 2.0, 3.0, 0.5, inf, -inf}) {
+        SCOPED_TRACE("p = " + std::to_string(p));
+        Tensor n = a.norm(p);
+        EXPECT_EQ(n.dtype(), dt);
+        EXPECT_EQ(n.dim(), 0);
+        expect_values(n, ref_reduce(a, {}, norm_of(p)), "norm");
+        for (const auto& dims : kDimLists) {
+          if (dims.empty()) continue;
+          for (bool keep : {false, true}) {
+            Tensor r = ember::norm(a, std::optional<Scalar>(p), IntArrayRef(dims), keep);
+            EXPECT_EQ(r.sizes(), IntArrayRef(out_shape(a, dims, keep)));
+            expect_values(r, ref_reduce(a, dims, norm_of(p)), "norm(dims)");
+            expect_values(ember::linalg_vector_norm(a, p, IntArrayRef(dims), keep), ref_reduce(a, dims, norm_of(p)),
+                          "linalg_vector_norm");
+          }
+        }
+      }
+      expect_values(ember::norm(a, std::nullopt, IntArrayRef({1})), ref_reduce(a, {1}, norm_of(2)), "p None");
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = from_values({4}, kFloat32, {3, -4, nan, 0});
+  expect_values(x.norm(), {nan}, "NaN, p = 2");
+  expect_values(x.norm(inf), {nan}, "NaN, p = inf");
+  expect_values(x.norm(0), {3}, "NaN counts as nonzero");
+  Tensor f = ember::linalg_vector_norm(ember::ones({4}), 2, std::nullopt, false, kFloat64);
+  EXPECT_EQ(f.dtype(), kFloat64);
+  expect_values(f, {2}, "dtype");
+  expect_values(ember::zeros({0}).norm(), {0}, "empty 2-norm");
+  EXPECT_ERROR(IndexError, ember::zeros({0}).norm(inf), "[norm]", "zero-size");
+  EXPECT_ERROR(TypeError, ember::ones({3}, kInt64).norm(), "[norm]", "floating point");
+  EXPECT_ERROR(TypeError, ember::linalg_vector_norm(ember::ones({3}), 2, std::nullopt, false, kInt32),
+               "[linalg_vector_norm]", "'dtype'");
+}
+
+// ---- cumprod ------------------------------------------------------------------------------------
+
+TEST(CpuReduce2, Cumprod) {
+  auto cump = [](const std::vector<double>& x) {
+    std::vector<double> y;
+    double a = 1;
+    for (double e : x) y.push_back(a *= e);
+    return y;
+  };
+  for (ScalarType dt : kDtypes) {
+    for (Kind k : kKinds) {
+      SCOPED_TRACE(std::string(dtype_name(dt)) + " " + kind_name(k));
+      Tensor a = make({3, 4, 5}, dt, k, 2, true);
+      const ScalarType want = is_floating_type(dt) ? dt : kInt64;
+      for (int64_t d : {0, 1, -1}) {
+        Tensor c = a.cumprod(d);
+        EXPECT_EQ(c.dtype(), want);
+        EXPECT_EQ(c.sizes(), a.sizes());
+        expect_values(c, ref_along(a, d, cump), "cumprod");
+      }
+    }
+  }
+  expect_values(ember::cumprod(ember::full({3}, 16, kInt8), 0, kInt8), {16, 0, 0}, "int8 dtype wraps");
+  expect_values(ember::full({3}, 16, kInt8).cumprod(0), {16, 256, 4096}, "int8 accumulates in int64");
+  EXPECT_ERROR(IndexError, ember::ones({2}).cumprod(1), "[cumprod]", "out of range");
+}
+
+// ---- out= variants ---------------------------------------------------------------------------
+
+TEST(CpuReduce2, OutVariants) {
+  Tensor a = make({4, 6}, kFloat32, Kind::Transposed, 3);
+  const std::vector<int64_t> d1 = {1};
+  // Resized from empty; written through a non-contiguous out of the right shape, keeping its strides.
+  auto check = [&](const std::function<Tensor&(Tensor&)>& f, const Tensor& want, const std::string& what) {
+    SCOPED_TRACE(what);
+    Tensor e = ember::empty({0}, want.dtype());
+    Tensor& r = f(e);
+    EXPECT_EQ(&r, &e);
+    EXPECT_EQ(e.sizes(), want.sizes());
+    expect_values(e, values(want), "resized");
+    if (want.dim() == 1) {
+      Tensor big = ember::zeros({want.size(0), 2}, want.dtype());
+      Tensor col = big.select(1, 1);
+      const auto stride = col.stride(0);
+      f(col);
+      EXPECT_EQ(col.stride(0), stride);
+      expect_values(col, values(want), "strided");
+      expect_values(big.select(1, 0), std::vector<double>(want.size(0), 0), "untouched");
+    }
+  };
+  check([&](Tensor& o) -> Tensor& { return ember::sum_out(o, a, IntArrayRef(d1)); }, a.sum(IntArrayRef(d1)), "sum");
+  check([&](Tensor& o) -> Tensor& { return ember::mean_out(o, a, IntArrayRef(d1)); }, a.mean(IntArrayRef(d1)), "mean");
+  check([&](Tensor& o) -> Tensor& { return ember::prod_out(o, a, 1); }, a.prod(1), "prod");
+  check([&](Tensor& o) -> Tensor& { return ember::amax_out(o, a, IntArrayRef(d1)); }, a.amax(IntArrayRef(d1)), "amax");
+  check([&](Tensor& o) -> Tensor& { return ember::amin_out(o, a, IntArrayRef(d1)); }, a.amin(IntArrayRef(d1)), "amin");
+  check([&](Tensor& o) -> Tensor& { return ember::logsumexp_out(o, a, IntArrayRef(d1)); },
+        a.logsumexp(IntArrayRef(d1)), "logsumexp");
+  Tensor li = ember::empty({0}, kInt64);
+  check([&](Tensor& o) -> Tensor& { return ember::argmax_out(o, a, 1); }, a.argmax(1), "argmax");
+  check([&](Tensor& o) -> Tensor& { return ember::argmin_out(o, a, 0); }, a.argmin(0), "argmin");
+  Tensor flat = a.flatten(0, -1);
+  check([&](Tensor& o) -> Tensor& { return ember::cumsum_out(o, flat, 0); }, flat.cumsum(0), "cumsum");
+  check([&](Tensor& o) -> Tensor& { return ember::cumprod_out(o, flat, 0); }, flat.cumprod(0), "cumprod");
+
+  // Without a dtype, sum/mean/prod/cumsum compute in out's dtype; with one, out must match it.
+  Tensor ints = make({4, 6}, kInt32, Kind::Contiguous, 1);
+  Tensor fo = ember::empty({0}, kFloat64);
+  ember::sum_out(fo, ints, IntArrayRef(d1));
+  EXPECT_EQ(fo.dtype(), kFloat64);
+  expect_values(fo, values(ints.sum(IntArrayRef(d1))), "int sum into float64 out");
+  Tensor mo = ember::empty({0}, kFloat64);
+  ember::mean_out(mo, ints, IntArrayRef(d1));
+  expect_values(mo, values(ember::mean(ints, IntArrayRef(d1), false, kFloat64)), "int mean into float64 out");
+  EXPECT_ERROR(TypeError, ember::sum_out(fo, ints, IntArrayRef(d1), false, kFloat32), "[sum]", "'out'", "dtype float32",
+               "got float64");
+  Tensor io = ember::empty({0}, kInt32);
+  EXPECT_ERROR(TypeError, ember::mean_out(io, ints, IntArrayRef(d1)), "[mean]", "floating point");
+  EXPECT_ERROR(TypeError, ember::amax_out(fo, a, IntArrayRef(d1)), "[amax]", "'out'", "float32");
+  EXPECT_ERROR(TypeError, ember::argmax_out(fo, a, 1), "[argmax]", "int64");
+  EXPECT_ERROR(TypeError, ember::logsumexp_out(io, a, IntArrayRef(d1)), "[logsumexp]", "floating point");
+  EXPECT_ERROR(TypeError, ember::cumsum_out(io, a, 0, kFloat32), "[cumsum]", "dtype");
+
+  // max.dim_max / min.dim_min: both outs written and returned.
+  Tensor mv = ember::empty({0}), mi = ember::empty({0}, kInt64);
+  auto [rv, ri] = ember::max_out(mv, mi, a, 1, true);
+  EXPECT_EQ(&rv, &mv);
+  EXPECT_EQ(&ri, &mi);
+  auto [wv, wi] = a.max(1, true);
+  EXPECT_EQ(mv.sizes(), wv.sizes());
+  expect_values(mv, values(wv), "max values");
+  expect_values(mi, values(wi), "max indices");
+  Tensor nv = ember::empty({0}), ni = ember::empty({0}, kInt64);
+  ember::min_out(nv, ni, a, 0);
+  expect_values(nv, values(std::get<0>(a.min(0))), "min values");
+  expect_values(ni, values(std::get<1>(a.min(0))), "min indices");
+  Tensor bad = ember::empty({0}, kInt32);
+  EXPECT_ERROR(TypeError, ember::max_out(mv, bad, a, 1), "[max]", "'max_values'", "int64");
+  EXPECT_ERROR(TypeError, ember::min_out(bad, ni, a, 1), "[min]", "'min'");
+
+  // out aliasing the input: the result is computed before out is written.
+  Tensor s = from_values({3}, kFloat32, {1, 2, 3});
+  ember::cumsum_out(s, s, 0);
+  expect_values(s, {1, 3, 6}, "cumsum in place through out=");
+  // A wrong-shaped out is resized.
+  Tensor w = ember::zeros({5, 5});
+  ember::amax_out(w, a, IntArrayRef(d1));
+  EXPECT_EQ(w.sizes(), IntArrayRef({4}));
+  expect_values(w, values(a.amax(IntArrayRef(d1))), "resized from a wrong shape");
+}

@@ -389,3 +389,24 @@ TEST(Records, TheProgramsOwnBlocksRegister) {
   Tensor x = t_cpu();
   EXPECT_TRUE(h.typed<Tensor(const Tensor&)>().call(x).is_same(x));
 }
+
+TEST(Dispatch, BoxedKernelOfMultiOutputOutOperatorReturnsTheOutArguments) {
+  // The typed call of a boxed-only kernel returns a multi-output out= operator's mutable
+  // arguments, in order (as a single Tensor& return is its first mutable argument).
+  auto def = lib(Library::Kind::DEF, "tmulti");
+  def->def("two.out(Tensor x, *, Tensor(a!) a, Tensor(b!) b) -> (Tensor(a!) a, Tensor(b!) b)");
+  auto fb = lib(Library::Kind::IMPL, "_", DispatchKey::CPU);
+  fb->fallback(CppFunction([](const OperatorHandle& o, Stack* s) {
+    g_trace += "fallback(" + o.operator_name() + ")";
+    (void)s;
+  }));
+  auto h = Dispatcher::singleton()
+               .findSchemaOrThrow("tmulti::two", "out")
+               .typed<std::tuple<Tensor&, Tensor&>(const Tensor&, Tensor&, Tensor&)>();
+  Tensor x = t_cpu(), a = t_cpu(), b = t_cpu();
+  g_trace.clear();
+  auto [ra, rb] = h.call(x, a, b);
+  EXPECT_EQ(g_trace, "fallback(tmulti::two.out)");
+  EXPECT_EQ(&ra, &a);
+  EXPECT_EQ(&rb, &b);
+}

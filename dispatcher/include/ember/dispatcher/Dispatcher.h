@@ -168,10 +168,23 @@ EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFuncti
     (pick(args), ...);
     return *first;
   } else if constexpr (requires { std::tuple_size<Ret>::value; }) {
-    return [&]<size_t... I>(std::index_sequence<I...>) {
-      constexpr size_t n = std::tuple_size_v<Ret>;
-      return Ret(std::move(s[s.size() - n + I]).toTensor()...);
-    }(std::make_index_sequence<std::tuple_size_v<Ret>>{});
+    constexpr size_t n = std::tuple_size_v<Ret>;
+    if constexpr (std::is_reference_v<std::tuple_element_t<0, Ret>>) {
+      // Multi-output out= kernels (max.dim_max) return their mutable arguments, in order.
+      Tensor* outs[n] = {};
+      size_t k = 0;
+      auto pick = [&](auto&& a) {
+        if constexpr (std::is_same_v<decltype(a), Tensor&>) {
+          if (k < n) outs[k++] = &a;
+        }
+      };
+      (pick(args), ...);
+      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(*outs[I]...); }(std::make_index_sequence<n>{});
+    } else {
+      return [&]<size_t... I>(std::index_sequence<I...>) {
+        return Ret(std::move(s[s.size() - n + I]).toTensor()...);
+      }(std::make_index_sequence<n>{});
+    }
   } else {
     IValue r = std::move(s.back());
     if constexpr (std::is_same_v<Ret, Tensor>) return std::move(r).toTensor();
