@@ -5,7 +5,8 @@
 // Floating sums accumulate in double (float16, bfloat16 and float32 inputs are then exact per
 // add); a contiguous run is summed with 16 independent accumulators (vectorized, one pass) over
 // blocks of 2048 elements combined pairwise, so float64 inputs get pairwise-summation error
-// bounds too. Integer and bool sums accumulate in int64 with wrap-around, as PyTorch does. A
+// bounds too; a long run's top three tree levels run on the intra-op threads, with the same
+// result on any number of threads. Integer and bool sums accumulate in int64 with wrap-around, as PyTorch does. A
 // reduction runs on TensorIter with an accumulator output of stride 0 along the reduced
 // dimensions, dimensions ordered by the input's strides: a run along a reduced dimension is one
 // vector sum, a run along a kept dimension is an elementwise accumulate.
@@ -75,9 +76,50 @@ AccOf<T> sum_contiguous(const T* p, int64_t n) {
   }
 }
 
+// sum_contiguous over the intra-op threads with the very same result: the leaves of the top
+// three levels of its pairwise tree are summed in parallel and combined in the tree's order
+// (integers wrap modulo 2^64, so any split gives the same sum).
+template <class T>
+AccOf<T> sum_contiguous_parallel(const T* p, int64_t n) {
+  if (n < 8 * kGrainSize || get_num_threads() == 1 || in_parallel_region()) return sum_contiguous(p, n);
+  using Acc = AccOf<T>;
+  constexpr int kLeaves = 8;  // n >= 8 * kGrainSize: every split above the leaves happens
+  const T* lp[kLeaves];
+  int64_t ln[kLeaves];
+  if constexpr (std::is_integral_v<T>) {
+    for (int k = 0; k < kLeaves; ++k) {
+      lp[k] = p + n * k / kLeaves;
+      ln[k] = n * (k + 1) / kLeaves - n * k / kLeaves;
+    }
+  } else {
+    auto split = [&](auto&& self, const T* q, int64_t m, int depth, int first) -> void {
+      if (depth == 3) {
+        lp[first] = q, ln[first] = m;
+        return;
+      }
+      const int64_t half = (m / 2 + 15) & ~int64_t{15};  // as sum_contiguous splits
+      const int width = kLeaves >> (depth + 1);
+      self(self, q, half, depth + 1, first);
+      self(self, q + half, m - half, depth + 1, first + width);
+    };
+    split(split, p, n, 0, 0);
+  }
+  Acc r[kLeaves];
+  parallel_for(0, kLeaves, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) r[k] = sum_contiguous(lp[k], ln[k]);
+  });
+  if constexpr (std::is_integral_v<T>) {
+    uint64_t acc = 0;
+    for (Acc v : r) acc += static_cast<uint64_t>(v);
+    return static_cast<int64_t>(acc);
+  } else {
+    return ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  }
+}
+
 template <class T>
 AccOf<T> sum_run(const char* p, int64_t stride, int64_t n) {
-  if (stride == int64_t{sizeof(T)}) return sum_contiguous(reinterpret_cast<const T*>(p), n);
+  if (stride == int64_t{sizeof(T)}) return sum_contiguous_parallel(reinterpret_cast<const T*>(p), n);
   using Acc = AccOf<T>;
   if constexpr (std::is_integral_v<T>) {
     uint64_t acc = 0;

@@ -107,6 +107,15 @@ TEST(CpuThreads, InPlaceOnSelfAndOverlap) {
 
 TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
   Tensor a = make(kShape, kFloat32, Kind::Transposed, 8);
+  // A long contiguous sum splits its pairwise tree over threads: same bits on any count.
+  for (ScalarType dt : {kFloat32, kFloat64, kInt32, kFloat16}) {
+    Tensor big = make({1000003}, dt, Kind::Contiguous, 9);
+    expect_thread_invariant(std::string("full sum ") + std::string(dtype_name(dt)), [&] { return big.sum(); });
+    if (dt == kFloat16) continue;  // the float16 result overflows to inf, as LibTorch's
+    double want = 0;
+    for (double v : values(big)) want += v;
+    EXPECT_NEAR(with_threads(2, [&] { return big.sum(); }).item().toDouble(), want, 1e-9 * std::fabs(want) + 1e-6);
+  }
   expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
   expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
   // Random fills split their Philox blocks over threads: the same seed gives the same numbers.
