@@ -206,6 +206,28 @@ T extreme_value_row(const T* p, int64_t n) {
   }
 }
 
+// extreme_value_row over the intra-op threads for one long row: a fixed number of parts, each
+// reduced on its own, then the parts reduced (max and min are exact and a NaN part stays NaN, so
+// the result equals the serial one).
+template <bool IsMax, class T>
+T extreme_value_row_parallel(const T* p, int64_t n) {
+  if (n < 8 * kGrainSize || get_num_threads() == 1 || in_parallel_region()) return extreme_value_row<IsMax>(p, n);
+  constexpr int64_t kParts = 16;
+  T part[kParts];
+  parallel_for(0, kParts, 1, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) part[k] = extreme_value_row<IsMax>(p + n * k / kParts, n * (k + 1) / kParts - n * k / kParts);
+  });
+  return extreme_value_row<IsMax>(part, kParts);
+}
+
+// Rows [0, outer) of a row loop over the intra-op threads, at least kGrainSize elements a part.
+template <class F>
+void for_rows(int64_t outer, int64_t len, const F& f) {
+  parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i);
+  });
+}
+
 // The extremes of the columns of a contiguous rows x inner block, one sequential sweep over the
 // rows: out[c] = extreme over r of p[r * inner + c], NaN propagating. Elementwise selects over
 // contiguous arrays, which the compiler vectorises.
@@ -270,7 +292,7 @@ Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const 
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
     T* o = static_cast<T*>(out.data_ptr());
-    for (int64_t i = 0; i < r.outer; ++i) o[i] = extreme_value_row<IsMax>(p + i * r.len, r.len);
+    for_rows(r.outer, r.len, [&](int64_t i) { o[i] = extreme_value_row_parallel<IsMax>(p + i * r.len, r.len); });
   });
   return out;
 }
@@ -287,11 +309,11 @@ std::tuple<Tensor, Tensor> extreme_with_index(const Tensor& self, IntArrayRef di
     const T* p = static_cast<const T*>(r.in.data_ptr());
     auto* idx = static_cast<int64_t*>(indices.data_ptr());
     T* o = want_values ? static_cast<T*>(values.data_ptr()) : nullptr;
-    for (int64_t i = 0; i < r.outer; ++i) {
+    for_rows(r.outer, r.len, [&](int64_t i) {
       const auto [v, k] = extreme_row<IsMax>(p + i * r.len, r.len);
       idx[i] = k;
       if (o) o[i] = v;
-    }
+    });
   });
   return {values, indices};
 }
@@ -304,7 +326,7 @@ Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* o
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
     auto* o = static_cast<uint8_t*>(out.data_ptr());
-    for (int64_t i = 0; i < r.outer; ++i) {
+    for_rows(r.outer, r.len, [&](int64_t i) {
       const T* row = p + i * r.len;
       bool acc = !IsAny;
       for (int64_t k = 0; k < r.len; ++k) {
@@ -315,7 +337,7 @@ Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* o
         }
       }
       o[i] = acc ? 1 : 0;
-    }
+    });
   });
   return out;
 }

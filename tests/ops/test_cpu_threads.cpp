@@ -116,6 +116,18 @@ TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
     for (double v : values(big)) want += v;
     EXPECT_NEAR(with_threads(2, [&] { return big.sum(); }).item().toDouble(), want, 1e-9 * std::fabs(want) + 1e-6);
   }
+  // Extremes of one long row split into parts; rows split over threads; NaN still propagates.
+  Tensor longrow = make({1000003}, kFloat32, Kind::Contiguous, 10);
+  expect_thread_invariant("amax long row", [&] { return ember::amax(longrow); });
+  expect_thread_invariant("min long row", [&] { return longrow.min(); });
+  Tensor withnan = longrow.clone();
+  withnan.data_ptr<float>()[777777] = NAN;
+  EXPECT_TRUE(std::isnan(with_threads(2, [&] { return ember::amax(withnan); }).item().toDouble()));
+  const std::vector<double> lv = values(longrow);
+  EXPECT_EQ(with_threads(2, [&] { return ember::amax(longrow); }).item().toDouble(),
+            *std::max_element(lv.begin(), lv.end()));
+  expect_thread_invariant("argmax rows", [&] { return a.argmax(1); });
+  expect_thread_invariant("any rows", [&] { return (a > 0).any(1); });
   expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
   expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
   // Random fills split their Philox blocks over threads: the same seed gives the same numbers.
