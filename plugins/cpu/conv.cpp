@@ -141,7 +141,10 @@ dnnl::convolution_forward::desc fwd_desc(const Geom& g, bool bias, dnnl::prop_ki
 
 std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias) {
   return g_fwd.get(conv_key(g, bias), [&] {
-    dnnl::convolution_forward::primitive_desc pd(fwd_desc(g, bias, dnnl::prop_kind::forward_inference),
+    // forward_training, not forward_inference: for inference oneDNN 2.6 picks brgconv on NHWC, and
+    // its NHWC -> NCHW reorder of the result costs more than the convolution; training picks the
+    // nChw16c kernels whose reorders are cheap (and LibTorch's choice).
+    dnnl::convolution_forward::primitive_desc pd(fwd_desc(g, bias, dnnl::prop_kind::forward_training),
                                                  user_scratchpad_attr(), dnnl_engine());
     return std::make_shared<FwdEntry>(FwdEntry{pd, dnnl::convolution_forward(pd)});
   });

@@ -12,6 +12,8 @@
 // vectorizes across outputs (once per ISA: Loops.h); border outputs take the general loop.
 // Semantics are PyTorch's: a tap wins when it is greater than the current maximum or NaN, so
 // the first maximum (and the last NaN) gives the index; padding never wins.
+#include <immintrin.h>
+
 #include <cmath>
 #include <limits>
 #include <tuple>
@@ -178,8 +180,92 @@ void max_planes_isa(const PoolGeom& g, const T* in, T* out, int64_t* ind) {
   max_planes_baseline<KW, SW>(g, in, out, ind, 0, g.planes);
 }
 
+#if defined(EMBER_CPU_MULTI_ISA)
+// One output's full window (PyTorch's loop): the border outputs of the AVX-512 path.
+EMBER_ALWAYS_INLINE void max_one(const PoolGeom& g, const float* in, int64_t oh, int64_t ow, float* out, int64_t* ind) {
+  int64_t hs = oh * g.sH - g.pH, ws = ow * g.sW - g.pW;
+  const int64_t he = std::min(hs + (g.kH - 1) * g.dH + 1, g.H), we = std::min(ws + (g.kW - 1) * g.dW + 1, g.W);
+  while (hs < 0) hs += g.dH;
+  while (ws < 0) ws += g.dW;
+  float m = -std::numeric_limits<float>::infinity();
+  int64_t mi = hs * g.W + ws;
+  for (int64_t ih = hs; ih < he; ih += g.dH)
+    for (int64_t iw = ws; iw < we; iw += g.dW) {
+      const float v = in[ih * g.W + iw];
+      if (v > m || v != v) m = v, mi = ih * g.W + iw;
+    }
+  *out = m;
+  *ind = mi;
+}
+
+// float32, dilation 1 along W, stride 1 or 2 along W: 16 outputs of a row per vector (masked at
+// the row's end), taps in PyTorch's order; stride-2 taps are two loads and a permute. Indices
+// are kept as int32 (planes below 2^31 elements) and widened on store.
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom& g, const float* in, float* out,
+                                                                   int64_t* ind) {
+  int64_t lo, hi;
+  interior(g.W, g.kW, g.sW, g.pW, g.dW, g.oW, lo, hi);
+  const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  const __m512i even = _mm512_add_epi32(lane, lane);
+  const __m512i lane_step = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(g.sW)));
+  const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  const int64_t HW = g.H * g.W, L = g.oH * g.oW;
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const float* x = in + p * HW;
+    float* o = out + p * L;
+    int64_t* oi = ind + p * L;
+    for (int64_t oh = 0; oh < g.oH; ++oh) {
+      int64_t hs = oh * g.sH - g.pH;
+      const int64_t he = std::min(hs + (g.kH - 1) * g.dH + 1, g.H);
+      while (hs < 0) hs += g.dH;
+      for (int64_t ow = 0; ow < lo; ++ow) max_one(g, x, oh, ow, o + oh * g.oW + ow, oi + oh * g.oW + ow);
+      for (int64_t ow = hi; ow < g.oW; ++ow) max_one(g, x, oh, ow, o + oh * g.oW + ow, oi + oh * g.oW + ow);
+      for (int64_t o0 = lo; o0 < hi; o0 += 16) {
+        const int64_t n = std::min<int64_t>(16, hi - o0);
+        const auto k = static_cast<__mmask16>((1u << n) - 1);
+        const int64_t span = (n - 1) * g.sW + 1;  // input elements one tap reads
+        const auto klo = static_cast<__mmask16>(span >= 16 ? 0xffffu : (1u << span) - 1);
+        const auto khi = static_cast<__mmask16>(span <= 16 ? 0u : (1u << (span - 16)) - 1);
+        const int64_t iw0 = o0 * g.sW - g.pW;
+        __m512 m = neg_inf;
+        __m512i mi = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(hs * g.W + iw0)), lane_step);
+        for (int64_t ih = hs; ih < he; ih += g.dH) {
+          const float* r = x + ih * g.W + iw0;
+          for (int64_t kw = 0; kw < g.kW; ++kw) {
+            __m512 v;
+            if (g.sW == 1) {
+              v = _mm512_maskz_loadu_ps(k, r + kw);
+            } else {
+              const __m512 v0 = _mm512_maskz_loadu_ps(klo, r + kw);
+              const __m512 v1 = _mm512_maskz_loadu_ps(khi, r + kw + 16);
+              v = _mm512_permutex2var_ps(v0, even, v1);
+            }
+            const __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+            m = _mm512_mask_mov_ps(m, take, v);
+            const __m512i cand = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(ih * g.W + iw0 + kw)), lane_step);
+            mi = _mm512_mask_mov_epi32(mi, take, cand);
+          }
+        }
+        _mm512_mask_storeu_ps(o + oh * g.oW + o0, k, m);
+        int64_t* dst = oi + oh * g.oW + o0;
+        // maskz forms: the plain ones trip GCC 12's -Wmaybe-uninitialized inside immintrin.h.
+        const __m256i mlo = _mm512_maskz_extracti64x4_epi64(0xff, mi, 0), mhi = _mm512_maskz_extracti64x4_epi64(0xff, mi, 1);
+        _mm512_mask_storeu_epi64(dst, static_cast<__mmask8>(k & 0xff), _mm512_maskz_cvtepi32_epi64(0xff, mlo));
+        _mm512_mask_storeu_epi64(dst + 8, static_cast<__mmask8>(k >> 8), _mm512_maskz_cvtepi32_epi64(0xff, mhi));
+      }
+    }
+  }
+}
+#endif
+
 template <class T>
 void max_planes(const PoolGeom& g, const T* in, T* out, int64_t* ind) {
+#if defined(EMBER_CPU_MULTI_ISA)
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_isa() == Isa::Avx512 && g.dW == 1 && (g.sW == 1 || g.sW == 2) && g.H * g.W < (int64_t{1} << 31))
+      return max_planes_f32_avx512(g, in, out, ind);
+  }
+#endif
   if (g.dW == 1 && g.kW == 2 && g.sW == 2) return max_planes_isa<2, 2>(g, in, out, ind);
   if (g.dW == 1 && g.kW == 3 && g.sW == 2) return max_planes_isa<3, 2>(g, in, out, ind);
   if (g.dW == 1 && g.kW == 2 && g.sW == 1) return max_planes_isa<2, 1>(g, in, out, ind);
