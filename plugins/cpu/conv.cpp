@@ -124,19 +124,27 @@ struct BwdEntry {
 PrimitiveCache<ConvKey, FwdEntry> g_fwd;
 PrimitiveCache<ConvKey, BwdEntry> g_bwd;
 
-dnnl::convolution_forward::desc fwd_desc(const Geom& g, bool bias, dnnl::prop_kind prop) {
-  const auto f32 = memory::data_type::f32;
-  const auto any = memory::format_tag::any;
-  const memory::desc src(src_dims(g), f32, any), wei(wei_dims(g), f32, any), dst(dst_dims(g), f32, any);
-  const memory::dims strides{g.sH, g.sW}, dil{g.dH - 1, g.dW - 1}, pad{g.pH, g.pW};
-  // The right/bottom padding oneDNN needs for our (floor) output size.
-  const memory::dims pad_r{(g.oH - 1) * g.sH + (g.kH - 1) * g.dH + 1 - g.H - g.pH,
-                           (g.oW - 1) * g.sW + (g.kW - 1) * g.dW + 1 - g.W - g.pW};
-  if (bias) {
-    const memory::desc b({g.O}, f32, memory::format_tag::x);
-    return {prop, dnnl::algorithm::convolution_direct, src, wei, b, dst, strides, dil, pad, pad_r};
-  }
-  return {prop, dnnl::algorithm::convolution_direct, src, wei, dst, strides, dil, pad, pad_r};
+// The memory descriptors (format any: oneDNN picks) and window parameters of a geometry.
+struct ConvDescs {
+  memory::desc src, wei, dst, bias;
+  memory::dims strides, dil, pad, pad_r;
+  explicit ConvDescs(const Geom& g)
+      : src(src_dims(g), memory::data_type::f32, memory::format_tag::any),
+        wei(wei_dims(g), memory::data_type::f32, memory::format_tag::any),
+        dst(dst_dims(g), memory::data_type::f32, memory::format_tag::any),
+        bias({g.O}, memory::data_type::f32, memory::format_tag::x),
+        strides{g.sH, g.sW},
+        dil{g.dH - 1, g.dW - 1},
+        pad{g.pH, g.pW},
+        // The right/bottom padding oneDNN needs for our (floor) output size.
+        pad_r{(g.oH - 1) * g.sH + (g.kH - 1) * g.dH + 1 - g.H - g.pH,
+              (g.oW - 1) * g.sW + (g.kW - 1) * g.dW + 1 - g.W - g.pW} {}
+};
+
+dnnl::convolution_forward::desc fwd_desc(const ConvDescs& d, bool bias, dnnl::prop_kind prop) {
+  const auto alg = dnnl::algorithm::convolution_direct;
+  if (bias) return {prop, alg, d.src, d.wei, d.bias, d.dst, d.strides, d.dil, d.pad, d.pad_r};
+  return {prop, alg, d.src, d.wei, d.dst, d.strides, d.dil, d.pad, d.pad_r};
 }
 
 std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias) {
@@ -144,7 +152,7 @@ std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias) {
     // forward_training, not forward_inference: for inference oneDNN 2.6 picks brgconv on NHWC, and
     // its NHWC -> NCHW reorder of the result costs more than the convolution; training picks the
     // nChw16c kernels whose reorders are cheap (and LibTorch's choice).
-    dnnl::convolution_forward::primitive_desc pd(fwd_desc(g, bias, dnnl::prop_kind::forward_training),
+    dnnl::convolution_forward::primitive_desc pd(fwd_desc(ConvDescs(g), bias, dnnl::prop_kind::forward_training),
                                                  user_scratchpad_attr(), dnnl_engine());
     return std::make_shared<FwdEntry>(FwdEntry{pd, dnnl::convolution_forward(pd)});
   });
@@ -152,21 +160,14 @@ std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias) {
 
 std::shared_ptr<BwdEntry> get_bwd(const Geom& g) {
   return g_bwd.get(conv_key(g, true), [&] {
-    const auto f32 = memory::data_type::f32;
-    const auto any = memory::format_tag::any;
-    const memory::desc src(src_dims(g), f32, any), wei(wei_dims(g), f32, any), dst(dst_dims(g), f32, any);
-    const memory::desc b({g.O}, f32, memory::format_tag::x);
-    const memory::dims strides{g.sH, g.sW}, dil{g.dH - 1, g.dW - 1}, pad{g.pH, g.pW};
-    const memory::dims pad_r{(g.oH - 1) * g.sH + (g.kH - 1) * g.dH + 1 - g.H - g.pH,
-                             (g.oW - 1) * g.sW + (g.kW - 1) * g.dW + 1 - g.W - g.pW};
+    const ConvDescs d(g);
+    const auto alg = dnnl::algorithm::convolution_direct;
     dnnl::engine& eng = dnnl_engine();
-    const dnnl::convolution_forward::primitive_desc hint(fwd_desc(g, true, dnnl::prop_kind::forward_training), eng);
+    const dnnl::convolution_forward::primitive_desc hint(fwd_desc(d, true, dnnl::prop_kind::forward_training), eng);
     dnnl::convolution_backward_data::primitive_desc dpd(
-        {dnnl::algorithm::convolution_direct, src, wei, dst, strides, dil, pad, pad_r}, user_scratchpad_attr(), eng,
-        hint);
+        {alg, d.src, d.wei, d.dst, d.strides, d.dil, d.pad, d.pad_r}, user_scratchpad_attr(), eng, hint);
     dnnl::convolution_backward_weights::primitive_desc wpd(
-        {dnnl::algorithm::convolution_direct, src, wei, b, dst, strides, dil, pad, pad_r}, user_scratchpad_attr(), eng,
-        hint);
+        {alg, d.src, d.wei, d.bias, d.dst, d.strides, d.dil, d.pad, d.pad_r}, user_scratchpad_attr(), eng, hint);
     return std::make_shared<BwdEntry>(
         BwdEntry{dpd, dnnl::convolution_backward_data(dpd), wpd, dnnl::convolution_backward_weights(wpd)});
   });

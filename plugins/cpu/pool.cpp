@@ -6,10 +6,14 @@
 // Our own NCHW kernel rather than oneDNN's pooling: PyTorch's max_pool2d_with_indices returns
 // int64 indices (h * W + w within the input plane), which oneDNN's training workspace does not
 // give, and reordering NCHW to oneDNN's blocked layout and back would cost more than the pooling
-// itself. Each (n, c) plane is pooled row by row: the output elements whose window lies inside
-// the row (most of them) run a branch-free loop over the window taps, with the tap count and
-// stride as template constants for the common 2x2/3x3, stride 1/2 shapes so the compiler
-// vectorizes across outputs (once per ISA: Loops.h); border outputs take the general loop.
+// itself. Each (n, c) plane is pooled row by row; the outputs whose window lies inside the row
+// (most of them) run a branch-free loop over the taps, the border outputs a general one.
+//   - float32 on AVX-512 (stride 1 or 2 along W, no W dilation): intrinsics, 16 outputs per
+//     vector with masked row ends (CNN rows are short: 13 outputs for 26 columns, which a
+//     compiler-vectorized loop would leave to its scalar tail), stride-2 taps gathered by a
+//     two-register permute. About the cost of a relu over the input (bench/nn).
+//   - otherwise: the same loop in plain C++ with the tap count and stride as template constants
+//     for 2x2/3x3 windows of stride 1/2, compiled per ISA (Loops.h) for the compiler to vectorize.
 // Semantics are PyTorch's: a tap wins when it is greater than the current maximum or NaN, so
 // the first maximum (and the last NaN) gives the index; padding never wins.
 #include <immintrin.h>

@@ -772,6 +772,20 @@ TEST(CpuNNNorm, LayerNormForwardAndBackward) {
           EXPECT_FALSE(dw.defined());
         }
       }
+  {
+    // The boxed path: a bool[3] output mask as a bool list, the undefined gradient as a tensor.
+    const Tensor x = randt({2, 4}, kFloat64, 99), w = randt({4}, kFloat64, 100), go = randt({2, 4}, kFloat64, 101);
+    auto [y, mean, rstd] = ember::native_layer_norm(x, {4}, w, std::nullopt, eps);
+    auto [dx, dw, db] = ember::native_layer_norm_backward(go, x, {4}, mean, rstd, w, std::nullopt, {true, true, false});
+    const IValue r = ember::ops::call("aten::native_layer_norm_backward", go, x, std::vector<int64_t>{4}, mean, rstd, w,
+                                      IValue(), std::vector<bool>{true, true, false});
+    const auto& t = r.toTupleRef();
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_TRUE(ember::equal(t[0].toTensor(), dx));
+    EXPECT_TRUE(ember::equal(t[1].toTensor(), dw));
+    EXPECT_FALSE(db.defined());
+    EXPECT_FALSE(t[2].toTensor().defined());
+  }
   const Shape xs = {3, 2, 5}, ns = {2, 5};
   const Tensor x = randt(xs, kFloat64, 95), w = randt(ns, kFloat64, 96), b = randt(ns, kFloat64, 97);
   auto [y, mean, rstd] = ember::native_layer_norm(x, ns, w, b, eps);
