@@ -339,6 +339,14 @@ void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, in
               static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C, static_cast<blasint>(ldc));
 }
 
+// out[n, o, :] += b[o] over an [N, O, L] output.
+template <class T>
+void add_bias(const T* b, int64_t N, int64_t O, int64_t L, T* out) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o)
+      for (int64_t i = 0; i < L; ++i) out[(n * O + o) * L + i] += b[o];
+}
+
 void f64_forward(const Geom& g, const Tensor& x, const Tensor& w, const Tensor& b, Tensor& out) {
   const int64_t Cg = g.C / g.G, Og = g.O / g.G, K = Cg * g.kH * g.kW, L = g.oH * g.oW;
   std::vector<double> col(static_cast<size_t>(K * L));
@@ -351,12 +359,8 @@ void f64_forward(const Geom& g, const Tensor& x, const Tensor& w, const Tensor& 
       double* o = op + (n * g.O + gr * Og) * L;
       gemm(false, false, Og, L, K, wp + gr * Og * K, K, col.data(), L, 0.0, o, L);
     }
-    if (b.defined()) {
-      const double* bp = b.data_ptr<double>();
-      for (int64_t o = 0; o < g.O; ++o)
-        for (int64_t i = 0; i < L; ++i) op[(n * g.O + o) * L + i] += bp[o];
-    }
   }
+  if (b.defined()) add_bias(b.data_ptr<double>(), g.N, g.O, L, op);
 }
 
 void f64_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
@@ -405,8 +409,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   const Tensor b = bias && bias->defined() ? nn::compute_input(*bias, ct) : Tensor();
   Tensor out = empty_cpu({g.N, g.O, g.oH, g.oW}, ct);
   if (out.numel() == 0) return nn::to_dtype_of(out, input.dtype());
-  if (x.numel() == 0) {  // C = 0 cannot happen (C = weight.size(1) * groups > 0 unless weight is empty)
+  if (x.numel() == 0) {  // no input channels: the bias alone, as PyTorch
     cpu::zero_(out);
+    if (b.defined() && ct == kFloat32) add_bias(b.data_ptr<float>(), g.N, g.O, g.oH * g.oW, out.data_ptr<float>());
+    if (b.defined() && ct == kFloat64) add_bias(b.data_ptr<double>(), g.N, g.O, g.oH * g.oW, out.data_ptr<double>());
   } else if (ct == kFloat32) {
     // Cache the reordered weight under the caller's tensor, unless it is a converted copy.
     dnnl_forward(g, x, weight.dtype() == kFloat32 ? &weight : nullptr, w, b, out);

@@ -212,6 +212,18 @@ TEST(CpuNNConv, ScalarParametersAndUnbatchedInput) {
   expect_close(yb, rd.out, rd.out_shape, 1e-12, "boxed defaults");
 }
 
+TEST(CpuNNConv, NoInputChannelsGivesTheBias) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const Tensor x = ember::empty({2, 0, 4, 4}, dt), w = ember::empty({3, 0, 2, 2}, dt);
+    const Tensor b = from_values({3}, dt, {1, -2, 3});
+    Vec want;
+    for (int n = 0; n < 2; ++n)
+      for (double v : {1.0, -2.0, 3.0})
+        for (int i = 0; i < 9; ++i) want.push_back(v);
+    expect_close(ember::conv2d(x, w, b), want, {2, 3, 3, 3}, 0, "C = 0");
+  }
+}
+
 TEST(CpuNNConv, WeightReorderCacheSeesInPlaceUpdates) {
   // Same weight tensor, called twice: the second call must see an in-place update (version bump).
   const ConvCase c{{2, 16, 6, 6}, {16, 16, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 1};
@@ -373,6 +385,7 @@ const std::vector<PoolCase> kPoolCases = {
     {{1, 1, 5, 6}, {2, 3}, {1, 1}, {0, 1}, {1, 1}, false},
     {{3, 2, 6, 40}, {2, 2}, {2, 2}, {1, 1}, {1, 1}, true},  // long rows: the vectorized interior
     {{1, 1, 3, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
+    {{2, 2, 11, 21}, {3, 2}, {2, 2}, {1, 1}, {2, 1}, true},  // dilation along H only
 };
 
 TEST(CpuNNPool, MaxPoolMatchesReference) {
