@@ -73,8 +73,7 @@ int main() {
     char name[64];
     std::snprintf(name, sizeof name, "max_pool2d 64x32x26x26 k%lld s2", static_cast<long long>(k));
     row(name, te, tt);
-    std::printf("  (max |ember - torch| = %.2e; ember max_pool2d / ember relu = %.2f)\n", diff,
-                te.best / relu.best);
+    std::printf("  (max |ember - torch| = %.2e; ember max_pool2d / ember relu = %.2f)\n", diff, te.best / relu.best);
   }
   return 0;
 }

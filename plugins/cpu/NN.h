@@ -20,8 +20,8 @@ struct Pair {
 
 // An int[2] argument given as one value (both dimensions) or two.
 inline Pair pair_arg(IntArrayRef v, const char* op, const char* name) {
-  EMBER_CHECK(v.size() == 1 || v.size() == 2, "[{}] argument '{}': expected a single int or a tuple of two ints, got {}",
-              op, name, v);
+  EMBER_CHECK(v.size() == 1 || v.size() == 2,
+              "[{}] argument '{}': expected a single int or a tuple of two ints, got {}", op, name, v);
   return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
 }
 
@@ -46,8 +46,8 @@ inline Tensor optional_vector(const std::optional<Tensor>& t, int64_t n, ScalarT
                               const char* name) {
   if (!t || !t->defined()) return Tensor();
   check_cpu(op, *t);
-  EMBER_CHECK(t->dim() == 1 && t->size(0) == n, "[{}] argument '{}': expected a 1-D tensor of {} elements, got shape {}",
-              op, name, n, t->sizes());
+  EMBER_CHECK(t->dim() == 1 && t->size(0) == n,
+              "[{}] argument '{}': expected a 1-D tensor of {} elements, got shape {}", op, name, n, t->sizes());
   compute_float(*t, op, name);
   return compute_input(*t, ct);
 }

@@ -10,7 +10,8 @@
 //     with an unchanged weight skip the reorder. Ember's in-place ops bump the version; a write
 //     through a raw data_ptr() does not and is not seen (as autograd would not see it either).
 //     Entries hold the weight (its storage cannot be freed and its address reused while cached).
-//   - float64: our own im2col + cblas_dgemm (OpenBLAS), forward and backward.
+//   - float64: our own im2col + cblas_dgemm (OpenBLAS), forward and backward; also the float32
+//     fallback should oneDNN have no primitive for a geometry (none seen so far).
 //   - float16/bfloat16: computed in float32 (Note [CPU CNN kernel dtypes] in NN.h).
 //   - Transposed convolution and other than 2-D inputs are NotImplemented.
 #include <cblas.h>
@@ -32,11 +33,11 @@ namespace {
 using dnnl::memory;
 
 struct Geom {
-  int64_t N, C, H, W;      // input
-  int64_t O, kH, kW;       // weight [O, C / G, kH, kW]
-  int64_t G;               // groups
+  int64_t N, C, H, W;  // input
+  int64_t O, kH, kW;   // weight [O, C / G, kH, kW]
+  int64_t G;           // groups
   int64_t sH, sW, pH, pW, dH, dW;
-  int64_t oH, oW;          // output
+  int64_t oH, oW;  // output
 };
 
 Geom check_conv(const char* op, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -46,9 +47,10 @@ Geom check_conv(const char* op, const Tensor& input, const Tensor& weight, const
   check_cpu(op, input, weight);
   EMBER_CHECK(input.dim() == 4, "[{}] argument 'input': expected a 4-D (N, C, H, W) input, got shape {}", op,
               input.sizes());
-  EMBER_CHECK(weight.dim() == 4,
-              "[{}] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}",
-              op, weight.sizes());
+  EMBER_CHECK(
+      weight.dim() == 4,
+      "[{}] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}", op,
+      weight.sizes());
   nn::compute_float(input, op, "input");
   EMBER_CHECK_TYPE(weight.dtype() == input.dtype(),
                    "[{}] expected input and weight to have the same dtype, got {} and {}", op, input.dtype(),
@@ -71,9 +73,10 @@ Geom check_conv(const char* op, const Tensor& input, const Tensor& weight, const
   EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
   g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
   const int64_t ekH = (g.kH - 1) * g.dH + 1, ekW = (g.kW - 1) * g.dW + 1;
-  EMBER_CHECK(ekH <= g.H + 2 * g.pH && ekW <= g.W + 2 * g.pW,
-              "[{}] kernel size (dilated) {}x{} can't be greater than the padded input size {}x{} (input {}, padding {})",
-              op, ekH, ekW, g.H + 2 * g.pH, g.W + 2 * g.pW, input.sizes(), padding);
+  EMBER_CHECK(
+      ekH <= g.H + 2 * g.pH && ekW <= g.W + 2 * g.pW,
+      "[{}] kernel size (dilated) {}x{} can't be greater than the padded input size {}x{} (input {}, padding {})", op,
+      ekH, ekW, g.H + 2 * g.pH, g.W + 2 * g.pW, input.sizes(), padding);
   g.oH = (g.H + 2 * g.pH - ekH) / g.sH + 1;
   g.oW = (g.W + 2 * g.pW - ekW) / g.sW + 1;
   if (bias && bias->defined()) {
@@ -81,8 +84,9 @@ Geom check_conv(const char* op, const Tensor& input, const Tensor& weight, const
     EMBER_CHECK(bias->dim() == 1 && bias->size(0) == g.O,
                 "[{}] argument 'bias': expected a 1-D tensor of out_channels={} elements, got shape {}", op, g.O,
                 bias->sizes());
-    EMBER_CHECK_TYPE(bias->dtype() == input.dtype(), "[{}] expected input and bias to have the same dtype, got {} and {}",
-                     op, input.dtype(), bias->dtype());
+    EMBER_CHECK_TYPE(bias->dtype() == input.dtype(),
+                     "[{}] expected input and bias to have the same dtype, got {} and {}", op, input.dtype(),
+                     bias->dtype());
   }
   return g;
 }
@@ -96,10 +100,10 @@ void check_not_transposed(const char* op, bool transposed, IntArrayRef output_pa
 
 // ---- oneDNN (float32) ------------------------------------------------------------------------
 
-using ConvKey = std::array<int64_t, 16>;
+using ConvKey = std::array<int64_t, 15>;
 
 ConvKey conv_key(const Geom& g, bool bias) {
-  return {g.N, g.C, g.H, g.W, g.O, g.kH, g.kW, g.G, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, bias ? 1 : 0, 0};
+  return {g.N, g.C, g.H, g.W, g.O, g.kH, g.kW, g.G, g.sH, g.sW, g.pH, g.pW, g.dH, g.dW, bias ? 1 : 0};
 }
 
 memory::dims src_dims(const Geom& g) { return {g.N, g.C, g.H, g.W}; }
@@ -147,29 +151,39 @@ dnnl::convolution_forward::desc fwd_desc(const ConvDescs& d, bool bias, dnnl::pr
   return {prop, alg, d.src, d.wei, d.dst, d.strides, d.dil, d.pad, d.pad_r};
 }
 
+// The primitives for a geometry, or null when oneDNN has none (remembered; the callers then
+// compute in float64).
 std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias) {
-  return g_fwd.get(conv_key(g, bias), [&] {
-    // forward_training, not forward_inference: for inference oneDNN 2.6 picks brgconv on NHWC, and
-    // its NHWC -> NCHW reorder of the result costs more than the convolution; training picks the
-    // nChw16c kernels whose reorders are cheap (and LibTorch's choice).
-    dnnl::convolution_forward::primitive_desc pd(fwd_desc(ConvDescs(g), bias, dnnl::prop_kind::forward_training),
-                                                 user_scratchpad_attr(), dnnl_engine());
-    return std::make_shared<FwdEntry>(FwdEntry{pd, dnnl::convolution_forward(pd)});
+  return g_fwd.get(conv_key(g, bias), [&]() -> std::shared_ptr<FwdEntry> {
+    try {
+      // forward_training, not forward_inference: for inference oneDNN 2.6 picks brgconv on NHWC, and
+      // its NHWC -> NCHW reorder of the result costs more than the convolution; training picks the
+      // nChw16c kernels whose reorders are cheap (and LibTorch's choice).
+      dnnl::convolution_forward::primitive_desc pd(fwd_desc(ConvDescs(g), bias, dnnl::prop_kind::forward_training),
+                                                   user_scratchpad_attr(), dnnl_engine());
+      return std::make_shared<FwdEntry>(FwdEntry{pd, dnnl::convolution_forward(pd)});
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
   });
 }
 
 std::shared_ptr<BwdEntry> get_bwd(const Geom& g) {
-  return g_bwd.get(conv_key(g, true), [&] {
-    const ConvDescs d(g);
-    const auto alg = dnnl::algorithm::convolution_direct;
-    dnnl::engine& eng = dnnl_engine();
-    const dnnl::convolution_forward::primitive_desc hint(fwd_desc(d, true, dnnl::prop_kind::forward_training), eng);
-    dnnl::convolution_backward_data::primitive_desc dpd(
-        {alg, d.src, d.wei, d.dst, d.strides, d.dil, d.pad, d.pad_r}, user_scratchpad_attr(), eng, hint);
-    dnnl::convolution_backward_weights::primitive_desc wpd(
-        {alg, d.src, d.wei, d.bias, d.dst, d.strides, d.dil, d.pad, d.pad_r}, user_scratchpad_attr(), eng, hint);
-    return std::make_shared<BwdEntry>(
-        BwdEntry{dpd, dnnl::convolution_backward_data(dpd), wpd, dnnl::convolution_backward_weights(wpd)});
+  return g_bwd.get(conv_key(g, true), [&]() -> std::shared_ptr<BwdEntry> {
+    try {
+      const ConvDescs d(g);
+      const auto alg = dnnl::algorithm::convolution_direct;
+      dnnl::engine& eng = dnnl_engine();
+      const dnnl::convolution_forward::primitive_desc hint(fwd_desc(d, true, dnnl::prop_kind::forward_training), eng);
+      dnnl::convolution_backward_data::primitive_desc dpd({alg, d.src, d.wei, d.dst, d.strides, d.dil, d.pad, d.pad_r},
+                                                          user_scratchpad_attr(), eng, hint);
+      dnnl::convolution_backward_weights::primitive_desc wpd(
+          {alg, d.src, d.wei, d.bias, d.dst, d.strides, d.dil, d.pad, d.pad_r}, user_scratchpad_attr(), eng, hint);
+      return std::make_shared<BwdEntry>(
+          BwdEntry{dpd, dnnl::convolution_backward_data(dpd), wpd, dnnl::convolution_backward_weights(wpd)});
+    } catch (const dnnl::error&) {
+      return nullptr;
+    }
   });
 }
 
@@ -239,9 +253,11 @@ class WeightCache {
 WeightCache g_weights;
 
 // `cache_as`: the caller's weight, whose reordered copy is cached; null for a temporary weight.
-void dnnl_forward(const Geom& g, const Tensor& x, const Tensor* cache_as, const Tensor& w, const Tensor& b,
+// False when oneDNN has no primitive for g.
+bool dnnl_forward(const Geom& g, const Tensor& x, const Tensor* cache_as, const Tensor& w, const Tensor& b,
                   Tensor& out) {
   auto e = get_fwd(g, b.defined());
+  if (!e) return false;
   const auto f32 = memory::data_type::f32;
   const memory::desc src_user(src_dims(g), f32, memory::format_tag::nchw);
   const memory::desc dst_user(dst_dims(g), f32, memory::format_tag::nchw);
@@ -256,11 +272,14 @@ void dnnl_forward(const Geom& g, const Tensor& x, const Tensor* cache_as, const 
   args.emplace(DNNL_ARG_DST, dst);
   run(e->prim, e->pd, args);
   finish_layout(dst, dst_user, out.data_ptr());
+  return true;
 }
 
-void dnnl_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
+// False when oneDNN has no primitives for g.
+bool dnnl_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tensor& w, Tensor& gi, Tensor& gw,
                    Tensor& gb) {
   auto e = get_bwd(g);
+  if (!e) return false;
   const auto f32 = memory::data_type::f32;
   const memory::desc src_user(src_dims(g), f32, memory::format_tag::nchw);
   const memory::desc dst_user(dst_dims(g), f32, memory::format_tag::nchw);
@@ -282,9 +301,11 @@ void dnnl_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tenso
         {{DNNL_ARG_SRC, in_layout(src_user, x.data_ptr(), e->wei_pd.src_desc())},
          {DNNL_ARG_DIFF_DST, in_layout(dst_user, go.data_ptr(), e->wei_pd.diff_dst_desc())},
          {DNNL_ARG_DIFF_WEIGHTS, dwei},
-         {DNNL_ARG_DIFF_BIAS, memory(memory::desc({g.O}, f32, memory::format_tag::x), dnnl_engine(), bbuf.data_ptr())}});
+         {DNNL_ARG_DIFF_BIAS,
+          memory(memory::desc({g.O}, f32, memory::format_tag::x), dnnl_engine(), bbuf.data_ptr())}});
     finish_layout(dwei, wei_user, wbuf.data_ptr());
   }
+  return true;
 }
 
 // ---- im2col + GEMM (float64) -----------------------------------------------------------------
@@ -334,9 +355,9 @@ void col2im(const Geom& g, const double* col, int64_t Cg, double* gx) {
 
 void gemm(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const double* A, int64_t lda, const double* B, int64_t ldb,
           double beta, double* C, int64_t ldc) {
-  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-              static_cast<blasint>(M), static_cast<blasint>(N), static_cast<blasint>(K), 1.0, A,
-              static_cast<blasint>(lda), B, static_cast<blasint>(ldb), beta, C, static_cast<blasint>(ldc));
+  cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, static_cast<blasint>(M),
+              static_cast<blasint>(N), static_cast<blasint>(K), 1.0, A, static_cast<blasint>(lda), B,
+              static_cast<blasint>(ldb), beta, C, static_cast<blasint>(ldc));
 }
 
 // out[n, o, :] += b[o] over an [N, O, L] output.
@@ -415,7 +436,12 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     if (b.defined() && ct == kFloat64) add_bias(b.data_ptr<double>(), g.N, g.O, g.oH * g.oW, out.data_ptr<double>());
   } else if (ct == kFloat32) {
     // Cache the reordered weight under the caller's tensor, unless it is a converted copy.
-    dnnl_forward(g, x, weight.dtype() == kFloat32 ? &weight : nullptr, w, b, out);
+    if (!dnnl_forward(g, x, weight.dtype() == kFloat32 ? &weight : nullptr, w, b, out)) {
+      Tensor o64 = empty_cpu(out.sizes(), kFloat64);
+      f64_forward(g, nn::compute_input(x, kFloat64), nn::compute_input(w, kFloat64),
+                  b.defined() ? nn::compute_input(b, kFloat64) : Tensor(), o64);
+      cpu::copy_(out, o64, false);
+    }
   } else {
     f64_forward(g, x, w, b, out);
   }
@@ -436,11 +462,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   EMBER_CHECK(grad_output.sizes() == IntArrayRef(want.data(), 4),
               "[{}] argument 'grad_output': expected shape {} (the convolution's output), got {}", op,
               IntArrayRef(want.data(), 4), grad_output.sizes());
-  EMBER_CHECK_TYPE(grad_output.dtype() == input.dtype(), "[{}] expected grad_output and input to have the same dtype, got {} and {}",
-                   op, grad_output.dtype(), input.dtype());
+  EMBER_CHECK_TYPE(grad_output.dtype() == input.dtype(),
+                   "[{}] expected grad_output and input to have the same dtype, got {} and {}", op, grad_output.dtype(),
+                   input.dtype());
   if (output_mask[2] && bias_sizes)
-    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.O,
-                "[{}] argument 'bias_sizes': expected [{}], got {}", op, g.O, *bias_sizes);
+    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.O, "[{}] argument 'bias_sizes': expected [{}], got {}",
+                op, g.O, *bias_sizes);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor go = nn::compute_input(grad_output, ct), x = nn::compute_input(input, ct),
                w = nn::compute_input(weight, ct);
@@ -450,8 +477,16 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   if (go.numel() == 0 || x.numel() == 0) {
     for (Tensor* t : {&gi, &gw, &gb})
       if (t->defined()) cpu::zero_(*t);
-  } else if (ct == kFloat32) {
-    dnnl_backward(g, go, x, w, gi, gw, gb);
+  } else if (ct == kFloat32 && dnnl_backward(g, go, x, w, gi, gw, gb)) {
+  } else if (ct == kFloat32) {  // no oneDNN primitive: float64
+    Tensor g64[3];
+    Tensor* outs[3] = {&gi, &gw, &gb};
+    for (int i = 0; i < 3; ++i)
+      if (outs[i]->defined()) g64[i] = empty_cpu(outs[i]->sizes(), kFloat64);
+    f64_backward(g, nn::compute_input(go, kFloat64), nn::compute_input(x, kFloat64), nn::compute_input(w, kFloat64),
+                 g64[0], g64[1], g64[2]);
+    for (int i = 0; i < 3; ++i)
+      if (outs[i]->defined()) cpu::copy_(*outs[i], g64[i], false);
   } else {
     f64_backward(g, go, x, w, gi, gw, gb);
   }
@@ -468,15 +503,16 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
               "[conv2d] argument 'input': expected a 3-D (unbatched) or 4-D (batched) input, got shape {}",
               input.sizes());
-  EMBER_CHECK(weight.dim() == 4,
-              "[conv2d] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}",
-              weight.sizes());
+  EMBER_CHECK(
+      weight.dim() == 4,
+      "[conv2d] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}",
+      weight.sizes());
   const nn::Pair s = nn::pair_arg(stride, "conv2d", "stride"), p = nn::pair_arg(padding, "conv2d", "padding"),
                  d = nn::pair_arg(dilation, "conv2d", "dilation");
   const std::array<int64_t, 2> s2 = {s.h, s.w}, p2 = {p.h, p.w}, d2 = {d.h, d.w}, zero = {0, 0};
   const bool batched = input.dim() == 4;
-  const Tensor out = ember::convolution(batched ? input : input.unsqueeze(0), weight, bias, s2, p2, d2, false, zero,
-                                        groups);
+  const Tensor out =
+      ember::convolution(batched ? input : input.unsqueeze(0), weight, bias, s2, p2, d2, false, zero, groups);
   return batched ? out : out.squeeze(0);
 }
 

@@ -117,8 +117,10 @@ LnShape ln_shape(const char* op, const Tensor& input, IntArrayRef normalized_sha
               normalized_shape);
   bool fits = input.dim() >= k;
   for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
-  EMBER_CHECK(fits, "[{}] given normalized_shape={}, expected the input's trailing dimensions to match it, but got input of shape {}",
-              op, normalized_shape, input.sizes());
+  EMBER_CHECK(
+      fits,
+      "[{}] given normalized_shape={}, expected the input's trailing dimensions to match it, but got input of shape {}",
+      op, normalized_shape, input.sizes());
   LnShape s{1, 1};
   for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? s.M : s.N) *= input.size(d);
   return s;
@@ -218,8 +220,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   const int64_t M = s.N * s.L;
   if (training) {
     if (M > 0) {
-      if (ct == kFloat32) bn_stats(s, x.data_ptr<float>(), mean.data(), var.data());
-      else bn_stats(s, x.data_ptr<double>(), mean.data(), var.data());
+      if (ct == kFloat32)
+        bn_stats(s, x.data_ptr<float>(), mean.data(), var.data());
+      else
+        bn_stats(s, x.data_ptr<double>(), mean.data(), var.data());
     } else {
       std::fill(var.begin(), var.end(), std::nan(""));
       std::fill(mean.begin(), mean.end(), std::nan(""));
@@ -255,11 +259,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   return {nn::to_dtype_of(y, dt), nn::to_dtype_of(sm, dt), nn::to_dtype_of(si, dt)};
 }
 
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
-    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
-    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
-    std::array<bool, 3> output_mask) {
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& running_mean,
+                                                              const std::optional<Tensor>& running_var,
+                                                              const std::optional<Tensor>& save_mean,
+                                                              const std::optional<Tensor>& save_invstd, bool train,
+                                                              double eps, std::array<bool, 3> output_mask) {
   const char* op = "native_batch_norm_backward";
   const BnShape s = bn_shape(op, input);
   check_defined(op, grad_out, "grad_out");

@@ -88,8 +88,8 @@ std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oH, int64_t oW) {
 
 // The range [lo, hi) of outputs whose window (kW taps of dilation dW) lies inside [0, W).
 void interior(int64_t W, int64_t k, int64_t s, int64_t p, int64_t d, int64_t n, int64_t& lo, int64_t& hi) {
-  lo = (p + s - 1) / s;                                      // first o with o * s - p >= 0
-  const int64_t last = W - 1 - (k - 1) * d + p;              // o * s <= last
+  lo = (p + s - 1) / s;                          // first o with o * s - p >= 0
+  const int64_t last = W - 1 - (k - 1) * d + p;  // o * s <= last
   hi = last < 0 ? 0 : std::min(n, last / s + 1);
   lo = std::min(lo, hi);
 }
@@ -206,7 +206,7 @@ EMBER_ALWAYS_INLINE void max_one(const PoolGeom& g, const float* in, int64_t oh,
 // the row's end), taps in PyTorch's order; stride-2 taps are two loads and a permute. Indices
 // are kept as int32 (planes below 2^31 elements) and widened on store.
 EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom& g, const float* in, float* out,
-                                                                   int64_t* ind) {
+                                                                  int64_t* ind) {
   int64_t lo, hi;
   interior(g.W, g.kW, g.sW, g.pW, g.dW, g.oW, lo, hi);
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -246,14 +246,16 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom
             }
             const __mmask16 take = _mm512_cmp_ps_mask(v, m, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
             m = _mm512_mask_mov_ps(m, take, v);
-            const __m512i cand = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(ih * g.W + iw0 + kw)), lane_step);
+            const __m512i cand =
+                _mm512_add_epi32(_mm512_set1_epi32(static_cast<int32_t>(ih * g.W + iw0 + kw)), lane_step);
             mi = _mm512_mask_mov_epi32(mi, take, cand);
           }
         }
         _mm512_mask_storeu_ps(o + oh * g.oW + o0, k, m);
         int64_t* dst = oi + oh * g.oW + o0;
         // maskz forms: the plain ones trip GCC 12's -Wmaybe-uninitialized inside immintrin.h.
-        const __m256i mlo = _mm512_maskz_extracti64x4_epi64(0xff, mi, 0), mhi = _mm512_maskz_extracti64x4_epi64(0xff, mi, 1);
+        const __m256i mlo = _mm512_maskz_extracti64x4_epi64(0xff, mi, 0),
+                      mhi = _mm512_maskz_extracti64x4_epi64(0xff, mi, 1);
         _mm512_mask_storeu_epi64(dst, static_cast<__mmask8>(k & 0xff), _mm512_maskz_cvtepi32_epi64(0xff, mlo));
         _mm512_mask_storeu_epi64(dst + 8, static_cast<__mmask8>(k >> 8), _mm512_maskz_cvtepi32_epi64(0xff, mhi));
       }
@@ -295,7 +297,7 @@ void avg_windows(const PoolGeom& g, const AvgParams& a, F&& f) {
       const int64_t pool_size = (he - hs) * (we - ws);
       hs = std::max<int64_t>(hs, 0), ws = std::max<int64_t>(ws, 0);
       he = std::min(he, g.H), we = std::min(we, g.W);
-      const int64_t div = a.divisor_override ? *a.divisor_override
+      const int64_t div = a.divisor_override    ? *a.divisor_override
                           : a.count_include_pad ? pool_size
                                                 : (he - hs) * (we - ws);
       f(oh * g.oW + ow, hs, he, ws, we, div);
@@ -330,12 +332,12 @@ void avg_backward(const PoolGeom& g, const AvgParams& a, const T* go, T* gi) {
   }
 }
 
-PoolGeom check_avg(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                   IntArrayRef padding, bool ceil_mode, std::optional<int64_t> divisor_override) {
+PoolGeom check_avg(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                   bool ceil_mode, std::optional<int64_t> divisor_override) {
   const std::array<int64_t, 1> one = {1};
   const PoolGeom g = check_pool(op, self, kernel_size, stride, padding, IntArrayRef(one.data(), 1), ceil_mode);
-  EMBER_CHECK(!divisor_override || *divisor_override != 0, "[{}] argument 'divisor_override': expected a non-zero value",
-              op);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0,
+              "[{}] argument 'divisor_override': expected a non-zero value", op);
   return g;
 }
 
@@ -413,8 +415,10 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayR
   const auto shape = pooled_shape(self, g.oH, g.oW);
   Tensor out = empty_cpu(shape, ct), ind = empty_cpu(shape, kInt64);
   if (out.numel() > 0) {
-    if (ct == kFloat32) max_planes(g, x.data_ptr<float>(), out.data_ptr<float>(), ind.data_ptr<int64_t>());
-    else max_planes(g, x.data_ptr<double>(), out.data_ptr<double>(), ind.data_ptr<int64_t>());
+    if (ct == kFloat32)
+      max_planes(g, x.data_ptr<float>(), out.data_ptr<float>(), ind.data_ptr<int64_t>());
+    else
+      max_planes(g, x.data_ptr<double>(), out.data_ptr<double>(), ind.data_ptr<int64_t>());
   }
   return {nn::to_dtype_of(out, self.dtype()), ind};
 }
@@ -441,13 +445,16 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
     for (int64_t p = 0; p < g.planes; ++p)
       for (int64_t i = 0; i < L; ++i) {
         const int64_t k = ip[p * L + i];
-        EMBER_CHECK_INDEX(k >= 0 && k < HW, "[{}] argument 'indices': index {} is out of range for an input plane of {} elements",
-                          op, k, HW);
+        EMBER_CHECK_INDEX(k >= 0 && k < HW,
+                          "[{}] argument 'indices': index {} is out of range for an input plane of {} elements", op, k,
+                          HW);
         gip[p * HW + k] += gop[p * L + i];
       }
   };
-  if (ct == kFloat32) scatter(gi.data_ptr<float>(), go.data_ptr<float>());
-  else scatter(gi.data_ptr<double>(), go.data_ptr<double>());
+  if (ct == kFloat32)
+    scatter(gi.data_ptr<float>(), go.data_ptr<float>());
+  else
+    scatter(gi.data_ptr<double>(), go.data_ptr<double>());
   return nn::to_dtype_of(gi, self.dtype());
 }
 
@@ -460,8 +467,10 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   Tensor out = empty_cpu(pooled_shape(self, g.oH, g.oW), ct);
   const AvgParams a{count_include_pad, divisor_override};
   if (out.numel() > 0) {
-    if (ct == kFloat32) avg_forward(g, a, x.data_ptr<float>(), out.data_ptr<float>());
-    else avg_forward(g, a, x.data_ptr<double>(), out.data_ptr<double>());
+    if (ct == kFloat32)
+      avg_forward(g, a, x.data_ptr<float>(), out.data_ptr<float>());
+    else
+      avg_forward(g, a, x.data_ptr<double>(), out.data_ptr<double>());
   }
   return nn::to_dtype_of(out, self.dtype());
 }
@@ -478,8 +487,10 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
   cpu::zero_(gi);
   const AvgParams a{count_include_pad, divisor_override};
   if (go.numel() > 0) {
-    if (ct == kFloat32) avg_backward(g, a, go.data_ptr<float>(), gi.data_ptr<float>());
-    else avg_backward(g, a, go.data_ptr<double>(), gi.data_ptr<double>());
+    if (ct == kFloat32)
+      avg_backward(g, a, go.data_ptr<float>(), gi.data_ptr<float>());
+    else
+      avg_backward(g, a, go.data_ptr<double>(), gi.data_ptr<double>());
   }
   return nn::to_dtype_of(gi, self.dtype());
 }
@@ -495,8 +506,10 @@ Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   Tensor out = empty_cpu(pooled_shape(self, oH, oW), ct);
   const int64_t planes = self.numel() / (H * W);
   if (out.numel() > 0) {
-    if (ct == kFloat32) adaptive_forward(planes, H, W, oH, oW, x.data_ptr<float>(), out.data_ptr<float>());
-    else adaptive_forward(planes, H, W, oH, oW, x.data_ptr<double>(), out.data_ptr<double>());
+    if (ct == kFloat32)
+      adaptive_forward(planes, H, W, oH, oW, x.data_ptr<float>(), out.data_ptr<float>());
+    else
+      adaptive_forward(planes, H, W, oH, oW, x.data_ptr<double>(), out.data_ptr<double>());
   }
   return nn::to_dtype_of(out, self.dtype());
 }
@@ -515,8 +528,10 @@ Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& se
   cpu::zero_(gi);
   const int64_t planes = self.numel() / (H * W);
   if (go.numel() > 0) {
-    if (ct == kFloat32) adaptive_backward(planes, H, W, oH, oW, go.data_ptr<float>(), gi.data_ptr<float>());
-    else adaptive_backward(planes, H, W, oH, oW, go.data_ptr<double>(), gi.data_ptr<double>());
+    if (ct == kFloat32)
+      adaptive_backward(planes, H, W, oH, oW, go.data_ptr<float>(), gi.data_ptr<float>());
+    else
+      adaptive_backward(planes, H, W, oH, oW, go.data_ptr<double>(), gi.data_ptr<double>());
   }
   return nn::to_dtype_of(gi, self.dtype());
 }

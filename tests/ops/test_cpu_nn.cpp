@@ -77,10 +77,14 @@ Tensor randt(const Shape& shape, ScalarType dt, unsigned seed, Layout2 l = Layou
 
 double tol_for(ScalarType dt) {
   switch (dt) {
-    case kFloat64: return 1e-10;
-    case kFloat32: return 2e-5;
-    case kFloat16: return 2e-2;
-    default: return 6e-2;  // bfloat16
+    case kFloat64:
+      return 1e-10;
+    case kFloat32:
+      return 2e-5;
+    case kFloat16:
+      return 2e-2;
+    default:
+      return 6e-2;  // bfloat16
   }
 }
 
@@ -91,8 +95,10 @@ void expect_close(const Tensor& got, const Vec& want, const Shape& shape, double
   ASSERT_EQ(g.size(), want.size()) << what;
   for (size_t i = 0; i < g.size(); ++i) {
     if (std::isnan(want[i]) || std::isinf(want[i])) {
-      if (std::isnan(want[i])) EXPECT_TRUE(std::isnan(g[i])) << what << " at " << i;
-      else EXPECT_EQ(g[i], want[i]) << what << " at " << i;
+      if (std::isnan(want[i]))
+        EXPECT_TRUE(std::isnan(g[i])) << what << " at " << i;
+      else
+        EXPECT_EQ(g[i], want[i]) << what << " at " << i;
       continue;
     }
     ASSERT_NEAR(g[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << what << " at " << i;
@@ -113,7 +119,9 @@ struct ConvRef {
   Vec out;
 };
 
-int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) { return (in + 2 * p - d * (k - 1) - 1) / s + 1; }
+int64_t conv_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
 
 // Calls f(n, o, oh, ow, c, kh, kw, input offset, weight offset) for every in-bounds tap.
 template <class F>
@@ -133,7 +141,8 @@ Shape conv_taps(const ConvCase& c, F&& f) {
                 const int64_t iw = ow * c.stride[1] - c.padding[1] + kw * c.dilation[1];
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
                 const int64_t cin = (o / Og) * Cg + ci;
-                f(((n * O + o) * oH + oh) * oW + ow, ((n * C + cin) * H + ih) * W + iw, ((o * Cg + ci) * kH + kh) * kW + kw);
+                f(((n * O + o) * oH + oh) * oW + ow, ((n * C + cin) * H + ih) * W + iw,
+                  ((o * Cg + ci) * kH + kh) * kW + kw);
               }
   return {N, O, oH, oW};
 }
@@ -252,8 +261,8 @@ TEST(CpuNNConv, BackwardMatchesReference) {
       const std::array<int64_t, 2> zero = {0, 0};
       auto [gi, gwt, gbt] = ember::convolution_backward(go, x, w, IntArrayRef(bs.data(), 1), c.stride, c.padding,
                                                         c.dilation, false, zero, c.groups, {true, true, true});
-      const std::string what = std::string("convolution_backward ") + std::string(dtype_name(dt)) + " C=" +
-                               std::to_string(c.x[1]);
+      const std::string what =
+          std::string("convolution_backward ") + std::string(dtype_name(dt)) + " C=" + std::to_string(c.x[1]);
       const double red = std::sqrt(static_cast<double>(os[0] * os[2] * os[3] + c.w[0] * c.w[2] * c.w[3]));
       expect_close(gi, gx, c.x, tol_for(dt) * red, what + " grad_input");
       expect_close(gwt, gw, c.w, tol_for(dt) * red, what + " grad_weight");
@@ -297,18 +306,20 @@ TEST(CpuNNConv, BackwardFiniteDifference) {
   const std::array<int64_t, 2> zero = {0, 0};
   auto [gx, gw, gb] = ember::convolution_backward(R, x, w, std::nullopt, c.stride, c.padding, c.dilation, false, zero,
                                                   c.groups, {true, true, true});
-  finite_difference([&](const Tensor& xx) { return ember::conv2d(xx, w, b, c.stride, c.padding, c.dilation, c.groups); },
-                    x, R, gx, "d/dinput");
-  finite_difference([&](const Tensor& ww) { return ember::conv2d(x, ww, b, c.stride, c.padding, c.dilation, c.groups); },
-                    w, R, gw, "d/dweight");
-  finite_difference([&](const Tensor& bb) { return ember::conv2d(x, w, bb, c.stride, c.padding, c.dilation, c.groups); },
-                    b, R, gb, "d/dbias", 3);
+  finite_difference(
+      [&](const Tensor& xx) { return ember::conv2d(xx, w, b, c.stride, c.padding, c.dilation, c.groups); }, x, R, gx,
+      "d/dinput");
+  finite_difference(
+      [&](const Tensor& ww) { return ember::conv2d(x, ww, b, c.stride, c.padding, c.dilation, c.groups); }, w, R, gw,
+      "d/dweight");
+  finite_difference(
+      [&](const Tensor& bb) { return ember::conv2d(x, w, bb, c.stride, c.padding, c.dilation, c.groups); }, b, R, gb,
+      "d/dbias", 3);
 }
 
 TEST(CpuNNConv, Errors) {
   const Tensor x = randt({1, 4, 5, 5}, kFloat32, 1), w = randt({2, 4, 3, 3}, kFloat32, 2);
-  EXPECT_ERROR(ValueError, ember::conv2d(x, randt({2, 4, 3}, kFloat32, 3)), "[conv2d]", "'weight'", "4-D",
-               "[2, 4, 3]");
+  EXPECT_ERROR(ValueError, ember::conv2d(x, randt({2, 4, 3}, kFloat32, 3)), "[conv2d]", "'weight'", "4-D", "[2, 4, 3]");
   EXPECT_ERROR(ValueError, ember::conv2d(randt({5, 5}, kFloat32, 3), w), "[conv2d]", "'input'", "3-D", "4-D");
   EXPECT_ERROR(ValueError, ember::conv2d(randt({1, 3, 5, 5}, kFloat32, 3), w), "[convolution]", "4 channels",
                "got 3 channels");
@@ -356,7 +367,8 @@ Shape pooled(const Shape& x, int64_t oH, int64_t oW) {
 // Max pooling, PyTorch's rule: a tap wins if greater than the running max or NaN.
 void ref_max_pool(const PoolCase& c, const Vec& x, Vec& out, std::vector<int64_t>& ind, Shape& os) {
   const int64_t H = c.x[c.x.size() - 2], W = c.x.back(), P = numel(c.x) / (H * W);
-  const int64_t oH = pool_out(H, c.k[0], c.s[0], c.p[0], c.d[0], c.ceil), oW = pool_out(W, c.k[1], c.s[1], c.p[1], c.d[1], c.ceil);
+  const int64_t oH = pool_out(H, c.k[0], c.s[0], c.p[0], c.d[0], c.ceil),
+                oW = pool_out(W, c.k[1], c.s[1], c.p[1], c.d[1], c.ceil);
   os = pooled(c.x, oH, oW);
   out.clear(), ind.clear();
   for (int64_t p = 0; p < P; ++p)
@@ -379,9 +391,9 @@ void ref_max_pool(const PoolCase& c, const Vec& x, Vec& out, std::vector<int64_t
 const std::vector<PoolCase> kPoolCases = {
     {{2, 3, 8, 8}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false},
     {{2, 3, 9, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},
-    {{1, 2, 9, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true},   // ceil_mode
-    {{2, 10, 11}, {3, 2}, {1, 1}, {1, 0}, {1, 1}, false},   // unbatched, stride 1, non-square
-    {{1, 2, 12, 13}, {3, 3}, {3, 2}, {1, 1}, {2, 2}, true}, // dilation
+    {{1, 2, 9, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, true},    // ceil_mode
+    {{2, 10, 11}, {3, 2}, {1, 1}, {1, 0}, {1, 1}, false},    // unbatched, stride 1, non-square
+    {{1, 2, 12, 13}, {3, 3}, {3, 2}, {1, 1}, {2, 2}, true},  // dilation
     {{1, 1, 5, 6}, {2, 3}, {1, 1}, {0, 1}, {1, 1}, false},
     {{3, 2, 6, 40}, {2, 2}, {2, 2}, {1, 1}, {1, 1}, true},  // long rows: the vectorized interior
     {{1, 1, 3, 3}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
@@ -413,8 +425,9 @@ TEST(CpuNNPool, MaxPoolTiesNaNAndInfinity) {
   // Ties keep the first index; a NaN wins (the last one); -inf everywhere keeps the first tap.
   const double nan = std::nan(""), inf = std::numeric_limits<double>::infinity();
   for (ScalarType dt : {kFloat32, kFloat64}) {
-    const Tensor x = from_values({1, 1, 2, 8}, dt, {1, 1, nan, 2, -inf, -inf, 3, 5,  //
-                                                    1, 0, 7, nan, -inf, -inf, 5, 4});
+    const Tensor x = from_values({1, 1, 2, 8}, dt,
+                                 {1, 1, nan, 2, -inf, -inf, 3, 5,  //
+                                  1, 0, 7, nan, -inf, -inf, 5, 4});
     auto [y, i] = ember::max_pool2d_with_indices(x, 2, 2);
     expect_close(y, {1, nan, -inf, 5}, {1, 1, 1, 4}, 0, "special values");
     expect_close(i, {0, 11, 4, 7}, {1, 1, 1, 4}, 0, "special indices");
@@ -458,7 +471,8 @@ struct AvgCase {
 Vec ref_avg_pool(const AvgCase& a, const Vec& x, Shape& os, const Vec* go = nullptr, Vec* gx = nullptr) {
   const PoolCase& c = a.g;
   const int64_t H = c.x[c.x.size() - 2], W = c.x.back(), P = numel(c.x) / (H * W);
-  const int64_t oH = pool_out(H, c.k[0], c.s[0], c.p[0], 1, c.ceil), oW = pool_out(W, c.k[1], c.s[1], c.p[1], 1, c.ceil);
+  const int64_t oH = pool_out(H, c.k[0], c.s[0], c.p[0], 1, c.ceil),
+                oW = pool_out(W, c.k[1], c.s[1], c.p[1], 1, c.ceil);
   os = pooled(c.x, oH, oW);
   Vec out;
   if (gx) gx->assign(x.size(), 0.0);
@@ -471,7 +485,7 @@ Vec ref_avg_pool(const AvgCase& a, const Vec& x, Shape& os, const Vec* go = null
         int64_t n = 0;
         for (int64_t ih = std::max<int64_t>(h0, 0); ih < std::min(h1, H); ++ih)
           for (int64_t iw = std::max<int64_t>(w0, 0); iw < std::min(w1, W); ++iw) s += x[(p * H + ih) * W + iw], ++n;
-        const double div = a.divisor ? static_cast<double>(*a.divisor)
+        const double div = a.divisor             ? static_cast<double>(*a.divisor)
                            : a.count_include_pad ? static_cast<double>((h1 - h0) * (w1 - w0))
                                                  : static_cast<double>(n);
         out.push_back(n ? s / div : 0.0);
@@ -489,7 +503,7 @@ const std::vector<AvgCase> kAvgCases = {
     {{{2, 3, 9, 7}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, false, std::nullopt},  // count_include_pad=False
     {{{1, 2, 9, 7}, {3, 2}, {2, 3}, {1, 1}, {1, 1}, true}, true, std::nullopt},    // ceil_mode: clipped windows
     {{{1, 2, 9, 7}, {3, 2}, {2, 3}, {1, 1}, {1, 1}, true}, false, std::nullopt},
-    {{{3, 5, 6}, {2, 3}, {1, 2}, {1, 1}, {1, 1}, false}, true, 5},                 // divisor_override, unbatched
+    {{{3, 5, 6}, {2, 3}, {1, 2}, {1, 1}, {1, 1}, false}, true, 5},  // divisor_override, unbatched
 };
 
 TEST(CpuNNPool, AvgPoolForwardAndBackward) {
@@ -516,7 +530,9 @@ TEST(CpuNNPool, AvgPoolForwardAndBackward) {
   const Tensor y = ember::avg_pool2d(x, a.g.k, a.g.s, a.g.p, a.g.ceil, a.count_include_pad, a.divisor);
   const Tensor R = randt(Shape(y.sizes().begin(), y.sizes().end()), kFloat64, 54);
   finite_difference(
-      [&](const Tensor& xx) { return ember::avg_pool2d(xx, a.g.k, a.g.s, a.g.p, a.g.ceil, a.count_include_pad, a.divisor); },
+      [&](const Tensor& xx) {
+        return ember::avg_pool2d(xx, a.g.k, a.g.s, a.g.p, a.g.ceil, a.count_include_pad, a.divisor);
+      },
       x, R, ember::avg_pool2d_backward(R, x, a.g.k, a.g.s, a.g.p, a.g.ceil, a.count_include_pad, a.divisor),
       "avg_pool2d");
   // Defaults: stride = kernel_size, no padding.
@@ -688,8 +704,7 @@ TEST(CpuNNNorm, BatchNormBackward) {
       const Tensor x = randt(xs, dt, 81), w = randt({C}, dt, 82), go = randt(xs, dt, 83, Layout2::Sliced);
       Tensor rm = randt({C}, dt, 84), rv = ember::ones({C}, dt).mul(1.5);
       auto [y, sm, si] = ember::native_batch_norm(x, w, std::nullopt, rm, rv, true, 0.1, eps);
-      auto [gi, gw, gb] =
-          ember::native_batch_norm_backward(go, x, w, rm, rv, sm, si, train, eps, {true, true, true});
+      auto [gi, gw, gb] = ember::native_batch_norm_backward(go, x, w, rm, rv, sm, si, train, eps, {true, true, true});
       const Vec xv = values(x), wv = values(w), gv = values(go), mv = train ? values(sm) : values(rm);
       Vec isv = train ? values(si) : values(rv);
       if (!train)
@@ -711,7 +726,8 @@ TEST(CpuNNNorm, BatchNormBackward) {
                            : gv[k] * isv[c] * wv[c];
           }
       }
-      const std::string what = std::string("batch_norm backward ") + std::string(dtype_name(dt)) + (train ? " train" : " eval");
+      const std::string what =
+          std::string("batch_norm backward ") + std::string(dtype_name(dt)) + (train ? " train" : " eval");
       expect_close(gi, wgi, xs, tol_for(dt) * 4, what + " grad_input");
       expect_close(gw, wgw, {C}, tol_for(dt) * 8, what + " grad_weight");
       expect_close(gb, wgb, {C}, tol_for(dt) * 8, what + " grad_bias");
@@ -720,8 +736,8 @@ TEST(CpuNNNorm, BatchNormBackward) {
   const Tensor x = randt(xs, kFloat64, 85), w = randt({C}, kFloat64, 86), b = randt({C}, kFloat64, 87);
   auto [y, sm, si] = ember::native_batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, eps);
   const Tensor R = randt(xs, kFloat64, 88);
-  auto [gi, gw, gb] = ember::native_batch_norm_backward(R, x, w, std::nullopt, std::nullopt, sm, si, true, eps,
-                                                        {true, true, true});
+  auto [gi, gw, gb] =
+      ember::native_batch_norm_backward(R, x, w, std::nullopt, std::nullopt, sm, si, true, eps, {true, true, true});
   auto f = [&](const Tensor& xx, const Tensor& ww, const Tensor& bb) {
     return std::get<0>(ember::native_batch_norm(xx, ww, bb, std::nullopt, std::nullopt, true, 0.1, eps));
   };
@@ -804,9 +820,12 @@ TEST(CpuNNNorm, LayerNormForwardAndBackward) {
   auto [y, mean, rstd] = ember::native_layer_norm(x, ns, w, b, eps);
   const Tensor R = randt(xs, kFloat64, 98);
   auto [gi, gw, gb] = ember::native_layer_norm_backward(R, x, ns, mean, rstd, w, b, {true, true, true});
-  finite_difference([&](const Tensor& xx) { return ember::layer_norm(xx, ns, w, b, eps); }, x, R, gi, "layer_norm d/dx");
-  finite_difference([&](const Tensor& ww) { return ember::layer_norm(x, ns, ww, b, eps); }, w, R, gw, "layer_norm d/dw", 3);
-  finite_difference([&](const Tensor& bb) { return ember::layer_norm(x, ns, w, bb, eps); }, b, R, gb, "layer_norm d/db", 3);
+  finite_difference([&](const Tensor& xx) { return ember::layer_norm(xx, ns, w, b, eps); }, x, R, gi,
+                    "layer_norm d/dx");
+  finite_difference([&](const Tensor& ww) { return ember::layer_norm(x, ns, ww, b, eps); }, w, R, gw, "layer_norm d/dw",
+                    3);
+  finite_difference([&](const Tensor& bb) { return ember::layer_norm(x, ns, w, bb, eps); }, b, R, gb, "layer_norm d/db",
+                    3);
 }
 
 TEST(CpuNNNorm, Errors) {
@@ -818,8 +837,8 @@ TEST(CpuNNNorm, Errors) {
                "[native_batch_norm]", "'weight'", "3 elements", "[4]");
   EXPECT_ERROR(ValueError, ember::batch_norm(x, {}, {}, {}, {}, false, 0.1, 1e-5, true), "running_mean",
                "evaluation mode");
-  EXPECT_ERROR(ValueError, ember::batch_norm(randt({4}, kFloat32, 2), {}, {}, {}, {}, true, 0.1, 1e-5, true),
-               "'input'", "at least 2 dimensions");
+  EXPECT_ERROR(ValueError, ember::batch_norm(randt({4}, kFloat32, 2), {}, {}, {}, {}, true, 0.1, 1e-5, true), "'input'",
+               "at least 2 dimensions");
   EXPECT_ERROR(TypeError, ember::batch_norm(x.to(kInt64), {}, {}, {}, {}, true, 0.1, 1e-5, true), "floating point");
 }
 
