@@ -44,8 +44,8 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
   return out;
 }
 
-PoolGeom check_pool(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+// A 3-D or 4-D floating input with non-empty planes (every pooling op).
+void check_pool_input(const char* op, const Tensor& self) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
@@ -55,6 +55,11 @@ PoolGeom check_pool(const char* op, const Tensor& self, IntArrayRef kernel_size,
     EMBER_CHECK(self.size(d) > 0, "[{}] argument 'self': expected non-zero sizes except the batch, got shape {}", op,
                 self.sizes());
   nn::compute_float(self, op, "self");
+}
+
+PoolGeom check_pool(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  check_pool_input(op, self);
   const nn::Pair k = nn::pair_arg(kernel_size, op, "kernel_size");
   const nn::Pair s = stride.empty() ? k : nn::pair_arg(stride, op, "stride");
   const nn::Pair p = nn::pair_arg(padding, op, "padding"), d = nn::pair_arg(dilation, op, "dilation");
@@ -379,18 +384,6 @@ void adaptive_backward(int64_t planes, int64_t H, int64_t W, int64_t oH, int64_t
   }
 }
 
-void check_adaptive_input(const char* op, const Tensor& self) {
-  check_defined(op, self, "self");
-  check_cpu(op, self);
-  EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
-              "[{}] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {}", op,
-              self.sizes());
-  for (int64_t d = self.dim() == 4 ? 1 : 0; d < self.dim(); ++d)
-    EMBER_CHECK(self.size(d) > 0, "[{}] argument 'self': expected non-zero sizes except the batch, got shape {}", op,
-                self.sizes());
-  nn::compute_float(self, op, "self");
-}
-
 // grad_output must have the forward's output shape `want`.
 void check_grad_shape(const char* op, const Tensor& grad_output, const Tensor& self, IntArrayRef want) {
   check_defined(op, grad_output, "grad_output");
@@ -497,7 +490,7 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
 
 Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
-  check_adaptive_input(op, self);
+  check_pool_input(op, self);
   EMBER_CHECK(output_size.size() == 2 && output_size[0] >= 0 && output_size[1] >= 0,
               "[{}] argument 'output_size': expected two non-negative sizes, got {}", op, output_size);
   const ScalarType ct = nn::compute_float(self, op, "self");
@@ -516,7 +509,7 @@ Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
 
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const char* op = "adaptive_avg_pool2d_backward";
-  check_adaptive_input(op, self);
+  check_pool_input(op, self);
   check_defined(op, grad_output, "grad_output");
   EMBER_CHECK(grad_output.dim() == self.dim(), "[{}] expected grad_output of {} dimensions like self, got shape {}", op,
               self.dim(), grad_output.sizes());
