@@ -7,13 +7,17 @@
 // (dtypes, sizes, strides, parameters) to an immutable entry, cleared when it grows past its cap.
 // An entry may be null when oneDNN has no implementation for the key (remembered, so the caller
 // falls back without asking again). Primitives run with a user scratchpad allocated per call
-// (run()), so concurrent calls of one cached primitive never share scratch memory.
+// (run()), so concurrent calls of one cached primitive never share scratch memory. Every
+// execution goes through run(), which first gives oneDNN's OpenMP Ember's thread count
+// (sync_omp_threads, Note [One intra-op pool]).
 #include <map>
 #include <memory>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <utility>
+
+#include "ember/plugin/Parallel.h"
 
 namespace ember::cpu {
 
@@ -58,12 +62,24 @@ class PrimitiveCache {
 // Executes `prim` (described by `pd`) on a fresh stream with a per-call scratchpad and waits.
 inline void run(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
                 std::unordered_map<int, dnnl::memory> args) {
+  sync_omp_threads();
   dnnl::engine& eng = dnnl_engine();
   dnnl::stream s(eng);
   const auto sd = pd.scratchpad_desc();
   if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(sd, eng));
   prim.execute(s, args);
   s.wait();
+}
+
+}  // namespace ember::cpu
+
+namespace ember::cpu {
+
+// Reorders `from` into `to` (layouts differ, same logical tensor).
+inline void reorder(const dnnl::memory& from, const dnnl::memory& to) {
+  dnnl::engine& eng = dnnl_engine();
+  const dnnl::reorder::primitive_desc pd(eng, from.get_desc(), eng, to.get_desc(), user_scratchpad_attr());
+  run(dnnl::reorder(pd), pd, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}});
 }
 
 }  // namespace ember::cpu

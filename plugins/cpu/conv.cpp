@@ -193,9 +193,7 @@ memory in_layout(const memory::desc& user, const void* data, const memory::desc&
   memory um(user, eng, const_cast<void*>(data));
   if (want == user) return um;
   memory m(want, eng);
-  dnnl::stream s(eng);
-  dnnl::reorder(um, m).execute(s, um, m);
-  s.wait();
+  reorder(um, m);
   return m;
 }
 
@@ -209,10 +207,7 @@ memory out_layout(const memory::desc& user, void* data, const memory::desc& have
 void finish_layout(const memory& m, const memory::desc& user, void* data) {
   if (m.get_desc() == user) return;
   dnnl::engine& eng = dnnl_engine();
-  memory um(user, eng, data);
-  dnnl::stream s(eng);
-  dnnl::reorder(m, um).execute(s, const_cast<memory&>(m), um);
-  s.wait();
+  reorder(m, memory(user, eng, data));
 }
 
 // The forward weight in oneDNN's layout, reordered once per (weight, version, layout).

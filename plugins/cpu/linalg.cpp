@@ -122,7 +122,6 @@ std::shared_ptr<CachedMatmul> get_matmul(const Mat& a, const Mat& b, ScalarType 
 bool dnnl_product(const Mat& a, const Mat& b, ScalarType dt, Tensor& out) {
   auto mm = get_matmul(a, b, dt);
   if (!mm) return false;
-  sync_omp_threads();
   dnnl::engine& eng = dnnl_engine();
   dnnl::memory am(mm->pd.src_desc(), eng, const_cast<void*>(a.data));
   dnnl::memory bm(mm->pd.weights_desc(), eng, const_cast<void*>(b.data));

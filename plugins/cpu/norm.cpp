@@ -30,6 +30,12 @@ void moments(const T* x, int64_t n, double& mean, double& var) {
   var = q / static_cast<double>(n);
 }
 
+// f(b, e) over [0, n) items of `work` elements each, split over the intra-op threads.
+template <class F>
+void for_items(int64_t n, int64_t work, const F& f) {
+  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)), f);
+}
+
 template <class T>
 T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
@@ -53,39 +59,43 @@ BnShape bn_shape(const char* op, const Tensor& input) {
 
 template <class T>
 void bn_forward(const BnShape& s, const T* x, const T* w, const T* b, const double* mean, const double* invstd, T* y) {
-  for (int64_t c = 0; c < s.C; ++c) {
-    const double a = invstd[c] * (w ? static_cast<double>(w[c]) : 1.0);
-    const T scale = static_cast<T>(a);
-    const T shift = static_cast<T>((b ? static_cast<double>(b[c]) : 0.0) - mean[c] * a);
-    for (int64_t n = 0; n < s.N; ++n) {
-      const T* xr = x + (n * s.C + c) * s.L;
-      T* yr = y + (n * s.C + c) * s.L;
-      for (int64_t i = 0; i < s.L; ++i) yr[i] = xr[i] * scale + shift;
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const double a = invstd[c] * (w ? static_cast<double>(w[c]) : 1.0);
+      const T scale = static_cast<T>(a);
+      const T shift = static_cast<T>((b ? static_cast<double>(b[c]) : 0.0) - mean[c] * a);
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        T* yr = y + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) yr[i] = xr[i] * scale + shift;
+      }
     }
-  }
+  });
 }
 
 template <class T>
 void bn_stats(const BnShape& s, const T* x, double* mean, double* var) {
   const double M = static_cast<double>(s.N * s.L);
-  for (int64_t c = 0; c < s.C; ++c) {
-    double sum = 0;
-    for (int64_t n = 0; n < s.N; ++n) {
-      const T* xr = x + (n * s.C + c) * s.L;
-      for (int64_t i = 0; i < s.L; ++i) sum += xr[i];
-    }
-    const double m = sum / M;
-    double q = 0;
-    for (int64_t n = 0; n < s.N; ++n) {
-      const T* xr = x + (n * s.C + c) * s.L;
-      for (int64_t i = 0; i < s.L; ++i) {
-        const double d = xr[i] - m;
-        q += d * d;
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double sum = 0;
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) sum += xr[i];
       }
+      const double m = sum / M;
+      double q = 0;
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) {
+          const double d = xr[i] - m;
+          q += d * d;
+        }
+      }
+      mean[c] = m;
+      var[c] = q / M;
     }
-    mean[c] = m;
-    var[c] = q / M;
-  }
+  });
 }
 
 // running = (1 - momentum) * running + momentum * v, written into the caller's tensor.
@@ -144,55 +154,64 @@ std::vector<int64_t> stat_shape(const Tensor& input, int64_t k) {
 
 template <class T>
 void ln_forward(const LnShape& s, const T* x, const T* w, const T* b, double eps, T* y, T* mean, T* rstd) {
-  for (int64_t r = 0; r < s.M; ++r) {
-    double m, v;
-    moments(x + r * s.N, s.N, m, v);
-    const double rs = 1.0 / std::sqrt(v + eps);
-    mean[r] = static_cast<T>(m);
-    rstd[r] = static_cast<T>(rs);
-    const T* xr = x + r * s.N;
-    T* yr = y + r * s.N;
-    const T tm = static_cast<T>(m), trs = static_cast<T>(rs);
-    if (w && b) {
-      for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * w[i] + b[i];
-    } else {
-      for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * (w ? w[i] : T(1)) + (b ? b[i] : T(0));
+  for_items(s.M, s.N, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double m, v;
+      moments(x + r * s.N, s.N, m, v);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mean[r] = static_cast<T>(m);
+      rstd[r] = static_cast<T>(rs);
+      const T* xr = x + r * s.N;
+      T* yr = y + r * s.N;
+      const T tm = static_cast<T>(m), trs = static_cast<T>(rs);
+      if (w && b) {
+        for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * w[i] + b[i];
+      } else {
+        for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * (w ? w[i] : T(1)) + (b ? b[i] : T(0));
+      }
     }
-  }
+  });
 }
 
 template <class T>
 void ln_backward(const LnShape& s, const T* dy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw,
                  T* db) {
-  std::vector<double> gw(dw ? s.N : 0, 0.0), gb(db ? s.N : 0, 0.0);
-  for (int64_t r = 0; r < s.M; ++r) {
-    const T* xr = x + r * s.N;
-    const T* dyr = dy + r * s.N;
-    const double m = mean[r], rs = rstd[r];
-    if (dw || db) {
-      for (int64_t i = 0; i < s.N; ++i) {
-        if (dw) gw[i] += dyr[i] * (xr[i] - m) * rs;
-        if (db) gb[i] += dyr[i];
+  auto wt = [&](int64_t i) { return w ? static_cast<double>(w[i]) : 1.0; };
+  if (dx) {
+    // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * w, row by row.
+    for_items(s.M, s.N, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* xr = x + r * s.N;
+        const T* dyr = dy + r * s.N;
+        const double m = mean[r], rs = rstd[r];
+        double sg = 0, sgx = 0;
+        for (int64_t i = 0; i < s.N; ++i) {
+          const double gi = static_cast<double>(dyr[i]) * wt(i);
+          sg += gi;
+          sgx += gi * (xr[i] - m) * rs;
+        }
+        const double inv_n = 1.0 / static_cast<double>(s.N);
+        sg *= inv_n, sgx *= inv_n;
+        T* dxr = dx + r * s.N;
+        for (int64_t i = 0; i < s.N; ++i)
+          dxr[i] = static_cast<T>(rs * (static_cast<double>(dyr[i]) * wt(i) - sg - (xr[i] - m) * rs * sgx));
       }
-    }
-    if (!dx) continue;
-    // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * w.
-    double sg = 0, sgx = 0;
-    for (int64_t i = 0; i < s.N; ++i) {
-      const double gi = static_cast<double>(dyr[i]) * (w ? static_cast<double>(w[i]) : 1.0);
-      sg += gi;
-      sgx += gi * (xr[i] - m) * rs;
-    }
-    const double inv_n = 1.0 / static_cast<double>(s.N);
-    sg *= inv_n, sgx *= inv_n;
-    T* dxr = dx + r * s.N;
-    for (int64_t i = 0; i < s.N; ++i) {
-      const double gi = static_cast<double>(dyr[i]) * (w ? static_cast<double>(w[i]) : 1.0);
-      dxr[i] = static_cast<T>(rs * (gi - sg - (xr[i] - m) * rs * sgx));
-    }
+    });
   }
-  for (int64_t i = 0; dw && i < s.N; ++i) dw[i] = static_cast<T>(gw[i]);
-  for (int64_t i = 0; db && i < s.N; ++i) db[i] = static_cast<T>(gb[i]);
+  if (!dw && !db) return;
+  // dw = sum over rows of dy * xhat, db = sum of dy: column by column.
+  for_items(s.N, s.M, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double gw = 0, gb = 0;
+      for (int64_t r = 0; r < s.M; ++r) {
+        const double d = dy[r * s.N + i];
+        gw += d * (x[r * s.N + i] - static_cast<double>(mean[r])) * static_cast<double>(rstd[r]);
+        gb += d;
+      }
+      if (dw) dw[i] = static_cast<T>(gw);
+      if (db) db[i] = static_cast<T>(gb);
+    }
+  });
 }
 
 }  // namespace
@@ -296,25 +315,29 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
   Tensor gw = output_mask[1] ? empty_cpu({s.C}, kFloat64) : Tensor();
   Tensor gb = output_mask[2] ? empty_cpu({s.C}, kFloat64) : Tensor();
   const double M = static_cast<double>(s.N * s.L);
-  for (int64_t c = 0; c < s.C; ++c) {
-    double sdy = 0, sdyx = 0;
-    for (int64_t n = 0; n < s.N; ++n)
-      for (int64_t i = 0; i < s.L; ++i) {
-        const int64_t k = (n * s.C + c) * s.L + i;
-        sdy += dyp[k];
-        sdyx += dyp[k] * (xp[k] - mean[c]);
-      }
-    const double wc = wp ? wp[c] : 1.0, is = invstd[c];
-    if (gw.defined()) gw.data_ptr<double>()[c] = sdyx * is;
-    if (gb.defined()) gb.data_ptr<double>()[c] = sdy;
-    if (!gi.defined()) continue;
-    double* g = gi.data_ptr<double>();
-    for (int64_t n = 0; n < s.N; ++n)
-      for (int64_t i = 0; i < s.L; ++i) {
-        const int64_t k = (n * s.C + c) * s.L + i;
-        g[k] = train ? (dyp[k] - sdy / M - (xp[k] - mean[c]) * is * is * sdyx / M) * is * wc : dyp[k] * is * wc;
-      }
-  }
+  double* gwp = ptr_or_null<double>(gw);
+  double* gbp = ptr_or_null<double>(gb);
+  double* gip = ptr_or_null<double>(gi);
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double sdy = 0, sdyx = 0;
+      for (int64_t n = 0; n < s.N; ++n)
+        for (int64_t i = 0; i < s.L; ++i) {
+          const int64_t k = (n * s.C + c) * s.L + i;
+          sdy += dyp[k];
+          sdyx += dyp[k] * (xp[k] - mean[c]);
+        }
+      const double wc = wp ? wp[c] : 1.0, is = invstd[c];
+      if (gwp) gwp[c] = sdyx * is;
+      if (gbp) gbp[c] = sdy;
+      if (!gip) continue;
+      for (int64_t n = 0; n < s.N; ++n)
+        for (int64_t i = 0; i < s.L; ++i) {
+          const int64_t k = (n * s.C + c) * s.L + i;
+          gip[k] = train ? (dyp[k] - sdy / M - (xp[k] - mean[c]) * is * is * sdyx / M) * is * wc : dyp[k] * is * wc;
+        }
+    }
+  });
   const ScalarType dt = input.dtype();
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, weight && weight->defined() ? weight->dtype() : dt),
           nn::to_dtype_of(gb, weight && weight->defined() ? weight->dtype() : dt)};

@@ -89,6 +89,13 @@ std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oH, int64_t oW) {
   return s;
 }
 
+// f(p0, p1) over the planes [0, planes), split over the intra-op threads; `work` is the elements
+// one plane touches.
+template <class F>
+void for_planes(int64_t planes, int64_t work, const F& f) {
+  parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)), f);
+}
+
 // ---- max pooling -----------------------------------------------------------------------------
 
 // The range [lo, hi) of outputs whose window (kW taps of dilation dW) lies inside [0, W).
@@ -181,12 +188,12 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_avx512(const PoolGeom& g,
 #endif
 
 template <int KW, int SW, class T>
-void max_planes_isa(const PoolGeom& g, const T* in, T* out, int64_t* ind) {
+void max_planes_isa(const PoolGeom& g, const T* in, T* out, int64_t* ind, int64_t p0, int64_t p1) {
 #if defined(EMBER_CPU_MULTI_ISA)
-  if (cpu_isa() == Isa::Avx512) return max_planes_avx512<KW, SW>(g, in, out, ind, 0, g.planes);
-  if (cpu_isa() == Isa::Avx2) return max_planes_avx2<KW, SW>(g, in, out, ind, 0, g.planes);
+  if (cpu_isa() == Isa::Avx512) return max_planes_avx512<KW, SW>(g, in, out, ind, p0, p1);
+  if (cpu_isa() == Isa::Avx2) return max_planes_avx2<KW, SW>(g, in, out, ind, p0, p1);
 #endif
-  max_planes_baseline<KW, SW>(g, in, out, ind, 0, g.planes);
+  max_planes_baseline<KW, SW>(g, in, out, ind, p0, p1);
 }
 
 #if defined(EMBER_CPU_MULTI_ISA)
@@ -211,7 +218,7 @@ EMBER_ALWAYS_INLINE void max_one(const PoolGeom& g, const float* in, int64_t oh,
 // the row's end), taps in PyTorch's order; stride-2 taps are two loads and a permute. Indices
 // are kept as int32 (planes below 2^31 elements) and widened on store.
 EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom& g, const float* in, float* out,
-                                                                  int64_t* ind) {
+                                                                  int64_t* ind, int64_t p0, int64_t p1) {
   int64_t lo, hi;
   interior(g.W, g.kW, g.sW, g.pW, g.dW, g.oW, lo, hi);
   const __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -219,7 +226,7 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom
   const __m512i lane_step = _mm512_mullo_epi32(lane, _mm512_set1_epi32(static_cast<int32_t>(g.sW)));
   const __m512 neg_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   const int64_t HW = g.H * g.W, L = g.oH * g.oW;
-  for (int64_t p = 0; p < g.planes; ++p) {
+  for (int64_t p = p0; p < p1; ++p) {
     const float* x = in + p * HW;
     float* o = out + p * L;
     int64_t* oi = ind + p * L;
@@ -270,18 +277,23 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void max_planes_f32_avx512(const PoolGeom
 #endif
 
 template <class T>
-void max_planes(const PoolGeom& g, const T* in, T* out, int64_t* ind) {
+void max_planes_range(const PoolGeom& g, const T* in, T* out, int64_t* ind, int64_t p0, int64_t p1) {
 #if defined(EMBER_CPU_MULTI_ISA)
   if constexpr (std::is_same_v<T, float>) {
     if (cpu_isa() == Isa::Avx512 && g.dW == 1 && (g.sW == 1 || g.sW == 2) && g.H * g.W < (int64_t{1} << 31))
-      return max_planes_f32_avx512(g, in, out, ind);
+      return max_planes_f32_avx512(g, in, out, ind, p0, p1);
   }
 #endif
-  if (g.dW == 1 && g.kW == 2 && g.sW == 2) return max_planes_isa<2, 2>(g, in, out, ind);
-  if (g.dW == 1 && g.kW == 3 && g.sW == 2) return max_planes_isa<3, 2>(g, in, out, ind);
-  if (g.dW == 1 && g.kW == 2 && g.sW == 1) return max_planes_isa<2, 1>(g, in, out, ind);
-  if (g.dW == 1 && g.kW == 3 && g.sW == 1) return max_planes_isa<3, 1>(g, in, out, ind);
-  max_planes_isa<0, 0>(g, in, out, ind);
+  if (g.dW == 1 && g.kW == 2 && g.sW == 2) return max_planes_isa<2, 2>(g, in, out, ind, p0, p1);
+  if (g.dW == 1 && g.kW == 3 && g.sW == 2) return max_planes_isa<3, 2>(g, in, out, ind, p0, p1);
+  if (g.dW == 1 && g.kW == 2 && g.sW == 1) return max_planes_isa<2, 1>(g, in, out, ind, p0, p1);
+  if (g.dW == 1 && g.kW == 3 && g.sW == 1) return max_planes_isa<3, 1>(g, in, out, ind, p0, p1);
+  max_planes_isa<0, 0>(g, in, out, ind, p0, p1);
+}
+
+template <class T>
+void max_planes(const PoolGeom& g, const T* in, T* out, int64_t* ind) {
+  for_planes(g.planes, g.H * g.W, [&](int64_t p0, int64_t p1) { max_planes_range(g, in, out, ind, p0, p1); });
 }
 
 // ---- average pooling -------------------------------------------------------------------------
@@ -312,29 +324,33 @@ void avg_windows(const PoolGeom& g, const AvgParams& a, F&& f) {
 
 template <class T>
 void avg_forward(const PoolGeom& g, const AvgParams& a, const T* in, T* out) {
-  for (int64_t p = 0; p < g.planes; ++p) {
-    const T* x = in + p * g.H * g.W;
-    T* o = out + p * g.oH * g.oW;
-    avg_windows(g, a, [&](int64_t i, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t div) {
-      T s = 0;
-      for (int64_t ih = hs; ih < he; ++ih)
-        for (int64_t iw = ws; iw < we; ++iw) s += x[ih * g.W + iw];
-      o[i] = hs < he && ws < we ? s / static_cast<T>(div) : T(0);
-    });
-  }
+  for_planes(g.planes, g.H * g.W, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* x = in + p * g.H * g.W;
+      T* o = out + p * g.oH * g.oW;
+      avg_windows(g, a, [&](int64_t i, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t div) {
+        T s = 0;
+        for (int64_t ih = hs; ih < he; ++ih)
+          for (int64_t iw = ws; iw < we; ++iw) s += x[ih * g.W + iw];
+        o[i] = hs < he && ws < we ? s / static_cast<T>(div) : T(0);
+      });
+    }
+  });
 }
 
 template <class T>
 void avg_backward(const PoolGeom& g, const AvgParams& a, const T* go, T* gi) {
-  for (int64_t p = 0; p < g.planes; ++p) {
-    T* x = gi + p * g.H * g.W;
-    const T* o = go + p * g.oH * g.oW;
-    avg_windows(g, a, [&](int64_t i, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t div) {
-      const T v = o[i] / static_cast<T>(div);
-      for (int64_t ih = hs; ih < he; ++ih)
-        for (int64_t iw = ws; iw < we; ++iw) x[ih * g.W + iw] += v;
-    });
-  }
+  for_planes(g.planes, g.H * g.W, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* x = gi + p * g.H * g.W;
+      const T* o = go + p * g.oH * g.oW;
+      avg_windows(g, a, [&](int64_t i, int64_t hs, int64_t he, int64_t ws, int64_t we, int64_t div) {
+        const T v = o[i] / static_cast<T>(div);
+        for (int64_t ih = hs; ih < he; ++ih)
+          for (int64_t iw = ws; iw < we; ++iw) x[ih * g.W + iw] += v;
+      });
+    }
+  });
 }
 
 PoolGeom check_avg(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -353,35 +369,39 @@ int64_t end_index(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + o
 
 template <class T>
 void adaptive_forward(int64_t planes, int64_t H, int64_t W, int64_t oH, int64_t oW, const T* in, T* out) {
-  for (int64_t p = 0; p < planes; ++p) {
-    const T* x = in + p * H * W;
-    for (int64_t oh = 0; oh < oH; ++oh) {
-      const int64_t hs = start_index(oh, oH, H), he = end_index(oh, oH, H);
-      for (int64_t ow = 0; ow < oW; ++ow) {
-        const int64_t ws = start_index(ow, oW, W), we = end_index(ow, oW, W);
-        T s = 0;
-        for (int64_t ih = hs; ih < he; ++ih)
-          for (int64_t iw = ws; iw < we; ++iw) s += x[ih * W + iw];
-        out[(p * oH + oh) * oW + ow] = s / static_cast<T>((he - hs) * (we - ws));
+  for_planes(planes, H * W, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const T* x = in + p * H * W;
+      for (int64_t oh = 0; oh < oH; ++oh) {
+        const int64_t hs = start_index(oh, oH, H), he = end_index(oh, oH, H);
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          const int64_t ws = start_index(ow, oW, W), we = end_index(ow, oW, W);
+          T s = 0;
+          for (int64_t ih = hs; ih < he; ++ih)
+            for (int64_t iw = ws; iw < we; ++iw) s += x[ih * W + iw];
+          out[(p * oH + oh) * oW + ow] = s / static_cast<T>((he - hs) * (we - ws));
+        }
       }
     }
-  }
+  });
 }
 
 template <class T>
 void adaptive_backward(int64_t planes, int64_t H, int64_t W, int64_t oH, int64_t oW, const T* go, T* gi) {
-  for (int64_t p = 0; p < planes; ++p) {
-    T* x = gi + p * H * W;
-    for (int64_t oh = 0; oh < oH; ++oh) {
-      const int64_t hs = start_index(oh, oH, H), he = end_index(oh, oH, H);
-      for (int64_t ow = 0; ow < oW; ++ow) {
-        const int64_t ws = start_index(ow, oW, W), we = end_index(ow, oW, W);
-        const T v = go[(p * oH + oh) * oW + ow] / static_cast<T>((he - hs) * (we - ws));
-        for (int64_t ih = hs; ih < he; ++ih)
-          for (int64_t iw = ws; iw < we; ++iw) x[ih * W + iw] += v;
+  for_planes(planes, H * W, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      T* x = gi + p * H * W;
+      for (int64_t oh = 0; oh < oH; ++oh) {
+        const int64_t hs = start_index(oh, oH, H), he = end_index(oh, oH, H);
+        for (int64_t ow = 0; ow < oW; ++ow) {
+          const int64_t ws = start_index(ow, oW, W), we = end_index(ow, oW, W);
+          const T v = go[(p * oH + oh) * oW + ow] / static_cast<T>((he - hs) * (we - ws));
+          for (int64_t ih = hs; ih < he; ++ih)
+            for (int64_t iw = ws; iw < we; ++iw) x[ih * W + iw] += v;
+        }
       }
     }
-  }
+  });
 }
 
 // grad_output must have the forward's output shape `want`.
@@ -435,14 +455,16 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
   const int64_t HW = g.H * g.W, L = g.oH * g.oW;
   const int64_t* ip = idx.data_ptr<int64_t>();
   auto scatter = [&](auto* gip, const auto* gop) {
-    for (int64_t p = 0; p < g.planes; ++p)
-      for (int64_t i = 0; i < L; ++i) {
-        const int64_t k = ip[p * L + i];
-        EMBER_CHECK_INDEX(k >= 0 && k < HW,
-                          "[{}] argument 'indices': index {} is out of range for an input plane of {} elements", op, k,
-                          HW);
-        gip[p * HW + k] += gop[p * L + i];
-      }
+    for_planes(g.planes, HW, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t i = 0; i < L; ++i) {
+          const int64_t k = ip[p * L + i];
+          EMBER_CHECK_INDEX(k >= 0 && k < HW,
+                            "[{}] argument 'indices': index {} is out of range for an input plane of {} elements", op,
+                            k, HW);
+          gip[p * HW + k] += gop[p * L + i];
+        }
+    });
   };
   if (ct == kFloat32)
     scatter(gi.data_ptr<float>(), go.data_ptr<float>());

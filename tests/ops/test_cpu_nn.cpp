@@ -18,6 +18,7 @@
 
 using namespace ember;
 using ember::optest::error_of;
+using ember::optest::expect_thread_invariant;
 using ember::optest::from_values;
 using ember::optest::values;
 using Vec = std::vector<double>;
@@ -840,6 +841,47 @@ TEST(CpuNNNorm, Errors) {
   EXPECT_ERROR(ValueError, ember::batch_norm(randt({4}, kFloat32, 2), {}, {}, {}, {}, true, 0.1, 1e-5, true), "'input'",
                "at least 2 dimensions");
   EXPECT_ERROR(TypeError, ember::batch_norm(x.to(kInt64), {}, {}, {}, {}, true, 0.1, 1e-5, true), "floating point");
+}
+
+// The kernels split planes, channels and rows over the intra-op threads: two threads give the
+// same bits as one (inputs large enough to be split; every output element has one owner).
+TEST(CpuNNThreads, SameResultsOnTwoThreads) {
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    const Shape xs = {4, 24, 33, 35};
+    const Tensor x = randt(xs, dt, 111), go = randt(xs, dt, 112);
+    const std::string d(dtype_name(dt));
+    expect_thread_invariant("max_pool2d " + d, [&] { return ember::max_pool2d(x, 3, 2, 1, 1, true); });
+    expect_thread_invariant("max_pool2d indices " + d,
+                            [&] { return std::get<1>(ember::max_pool2d_with_indices(x, 2, 1)); });
+    auto [y, idx] = ember::max_pool2d_with_indices(x, 3, 2, 1);
+    const Tensor gy = randt(Shape(y.sizes().begin(), y.sizes().end()), dt, 113);
+    expect_thread_invariant("max_pool2d backward " + d,
+                            [&] { return ember::max_pool2d_with_indices_backward(gy, x, 3, 2, 1, 1, false, idx); });
+    expect_thread_invariant("avg_pool2d " + d, [&] { return ember::avg_pool2d(x, 3, 2, 1, true, false); });
+    expect_thread_invariant("avg_pool2d backward " + d,
+                            [&] { return ember::avg_pool2d_backward(gy, x, 3, 2, 1, false, true, std::nullopt); });
+    expect_thread_invariant("adaptive " + d, [&] { return ember::adaptive_avg_pool2d(x, {5, 7}); });
+    const Tensor ga = randt({4, 24, 5, 7}, dt, 114);
+    expect_thread_invariant("adaptive backward " + d, [&] { return ember::_adaptive_avg_pool2d_backward(ga, x); });
+    const Tensor w = randt({24}, dt, 115), b = randt({24}, dt, 116);
+    expect_thread_invariant("batch_norm " + d, [&] {
+      return ember::batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5, true);
+    });
+    auto [bn, sm, si] = ember::native_batch_norm(x, w, b, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+    expect_thread_invariant("batch_norm backward " + d, [&] {
+      return std::get<0>(ember::native_batch_norm_backward(go, x, w, std::nullopt, std::nullopt, sm, si, true, 1e-5,
+                                                           {true, true, true}));
+    });
+    const Tensor lw = randt({35}, dt, 117);
+    expect_thread_invariant("layer_norm " + d, [&] { return ember::layer_norm(x, {35}, lw); });
+    auto [ln, m, r] = ember::native_layer_norm(x, {35}, lw, std::nullopt, 1e-5);
+    expect_thread_invariant("layer_norm backward dx " + d, [&] {
+      return std::get<0>(ember::native_layer_norm_backward(go, x, {35}, m, r, lw, std::nullopt, {true, true, true}));
+    });
+    expect_thread_invariant("layer_norm backward dw " + d, [&] {
+      return std::get<1>(ember::native_layer_norm_backward(go, x, {35}, m, r, lw, std::nullopt, {true, true, true}));
+    });
+  }
 }
 
 }  // namespace
