@@ -1,6 +1,7 @@
 // bench/nn: the CNN operators beside LibTorch 1.13 in one process, one thread, as ratios.
 //   - conv2d N=8, 64->64 channels, 56x56, 3x3, padding 1, with bias (NCHW in and out): ember's
-//     oneDNN path (Note [CPU convolution paths]) vs at::conv2d.
+//     oneDNN path (Note [CPU convolution paths]: Winograd for this shape) vs at::conv2d (oneDNN
+//     direct); the printed max difference is float32 rounding of the two algorithms.
 //   - max_pool2d on 64x32x26x26 (NCHW), kernel 2 stride 2 and kernel 3 stride 2: ember's own
 //     kernel (Note [CPU max pooling]) vs at::max_pool2d, and vs ember::relu on the same tensor
 //     (a read-one-write-one pass: the memory-bound floor).

@@ -176,11 +176,12 @@ void ref_conv_backward(const ConvCase& c, const Vec& go, const Vec& x, const Vec
 
 const std::vector<ConvCase> kConvCases = {
     {{2, 3, 7, 6}, {4, 3, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 1},
-    {{1, 4, 9, 8}, {6, 2, 3, 2}, false, {2, 1}, {1, 0}, {1, 2}, 2},    // groups, non-square, dilation
-    {{2, 2, 6, 7}, {3, 2, 2, 3}, true, {2, 3}, {0, 2}, {2, 1}, 1},     // stride > 1, asymmetric padding
-    {{1, 6, 5, 5}, {6, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 6},     // depthwise
-    {{3, 16, 8, 8}, {32, 16, 1, 1}, true, {1, 1}, {0, 0}, {1, 1}, 1},  // 1x1, blocked-layout friendly
-    {{1, 1, 4, 4}, {1, 1, 4, 4}, false, {1, 1}, {0, 0}, {1, 1}, 1},    // kernel == input
+    {{1, 4, 9, 8}, {6, 2, 3, 2}, false, {2, 1}, {1, 0}, {1, 2}, 2},     // groups, non-square, dilation
+    {{2, 2, 6, 7}, {3, 2, 2, 3}, true, {2, 3}, {0, 2}, {2, 1}, 1},      // stride > 1, asymmetric padding
+    {{1, 6, 5, 5}, {6, 1, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 6},      // depthwise
+    {{3, 16, 8, 8}, {32, 16, 1, 1}, true, {1, 1}, {0, 0}, {1, 1}, 1},   // 1x1, blocked-layout friendly
+    {{1, 1, 4, 4}, {1, 1, 4, 4}, false, {1, 1}, {0, 0}, {1, 1}, 1},     // kernel == input
+    {{2, 32, 9, 10}, {48, 32, 3, 3}, true, {1, 1}, {1, 1}, {1, 1}, 1},  // 3x3 stride 1: Winograd in float32
 };
 
 TEST(CpuNNConv, ForwardMatchesReference) {
