@@ -223,6 +223,28 @@ TEST(CpuNNConv, ScalarParametersAndUnbatchedInput) {
   expect_close(yb, rd.out, rd.out_shape, 1e-12, "boxed defaults");
 }
 
+TEST(CpuNNConv, NonFiniteInputsStayLocal) {
+  // An inf reaches only the outputs whose window covers it, also on the shapes that take the
+  // Winograd kernel for finite inputs (3x3 stride 1).
+  const ConvCase c{{1, 16, 12, 12}, {16, 16, 3, 3}, false, {1, 1}, {1, 1}, {1, 1}, 1};
+  Vec xv = random_values(numel(c.x), 121);
+  for (double& v : xv) v = std::fabs(v) + 0.1;
+  xv[5 * 12 + 5] = std::numeric_limits<double>::infinity();
+  Vec wv = random_values(numel(c.w), 122);
+  for (double& v : wv) v = std::fabs(v) + 0.1;
+  const Tensor x = from_values(c.x, kFloat32, xv), w = from_values(c.w, kFloat32, wv);
+  const ConvRef r = ref_conv(c, values(x), values(w), {});
+  int64_t infs = 0;
+  for (double v : r.out) infs += std::isinf(v) ? 1 : 0;
+  EXPECT_EQ(infs, 16 * 9);
+  expect_close(ember::conv2d(x, w, {}, 1, 1), r.out, r.out_shape, 2e-5 * 12, "inf in the input");
+  // Finite again: the same shape (now Winograd) still matches.
+  xv[5 * 12 + 5] = 1;
+  const Tensor xf = from_values(c.x, kFloat32, xv);
+  const ConvRef rf = ref_conv(c, values(xf), values(w), {});
+  expect_close(ember::conv2d(xf, w, {}, 1, 1), rf.out, rf.out_shape, 2e-5 * 12, "finite");
+}
+
 TEST(CpuNNConv, NoInputChannelsGivesTheBias) {
   for (ScalarType dt : {kFloat32, kFloat64}) {
     const Tensor x = ember::empty({2, 0, 4, 4}, dt), w = ember::empty({3, 0, 2, 2}, dt);
