@@ -2,13 +2,17 @@
 //
 // Note [CPU convolution paths]
 //   - float32: oneDNN convolution primitives (forward, backward data, backward weights with the
-//     bias gradient). The forward of 3x3 stride-1 layers with finite operands uses oneDNN's
-//     Winograd F(4x4, 3x3) kernel where it has one (AVX-512): ~1.6x faster than direct on
-//     64-channel layers, float32 results within ~1e-5 relative of direct summation (tested
-//     against float64). Non-finite operands take direct convolution, whose inf/NaN pattern is
-//     PyTorch's (Winograd would spread one inf as NaN over its 4x4 output tile). Activations are NCHW at the boundary;
-//     the primitives are created with format_tag::any so oneDNN picks its blocked layouts, and we reorder in and out.
-//     Primitives are cached by geometry (Note [CPU oneDNN primitives] in Dnnl.h).
+//     bias gradient). Activations are NCHW at the boundary; the primitives are created with
+//     format_tag::any so oneDNN picks its blocked layouts, and we reorder in and out. Primitives
+//     are cached by geometry (Note [CPU oneDNN primitives] in Dnnl.h). The forward runs with
+//     prop_kind forward_training, which picks the nChw16c kernels (LibTorch's choice):
+//     forward_inference picks brgconv on NHWC, whose NHWC -> NCHW reorder costs more than the
+//     convolution.
+//   - The forward of 3x3 stride-1 layers with finite operands uses oneDNN's Winograd F(4x4, 3x3)
+//     kernel where it has one (AVX-512): ~1.6x faster than direct on 64-channel layers, results
+//     within ~1e-5 relative of direct summation (tested against float64). Non-finite operands
+//     take direct convolution, whose inf/NaN pattern is PyTorch's (Winograd would spread one inf
+//     as NaN over its 4x4 output tile); the check is one extra read of the input.
 //   - The forward weight in oneDNN's layout is cached per weight tensor (WeightCache): keyed by
 //     the weight's storage, data pointer, sizes, strides and version counter, so repeated calls
 //     with an unchanged weight skip the reorder. Ember's in-place ops bump the version; a write
@@ -177,9 +181,7 @@ bool all_finite(const float* p, int64_t n) {
 // then compute in float64). `winograd`: try oneDNN's Winograd kernel first (see the Note).
 std::shared_ptr<FwdEntry> get_fwd(const Geom& g, bool bias, bool winograd) {
   return g_fwd.get(conv_key(g, bias, winograd), [&]() -> std::shared_ptr<FwdEntry> {
-    // forward_training, not forward_inference: for inference oneDNN 2.6 picks brgconv on NHWC, and
-    // its NHWC -> NCHW reorder of the result costs more than the convolution; training picks the
-    // nChw16c kernels whose reorders are cheap (and LibTorch's choice).
+    // forward_training: see the Note.
     const ConvDescs d(g);
     const auto prop = dnnl::prop_kind::forward_training;
     if (winograd) {
@@ -282,8 +284,7 @@ WeightCache g_weights;
 // False when oneDNN has no primitive for g.
 bool dnnl_forward(const Geom& g, const Tensor& x, const Tensor* cache_as, const Tensor& w, const Tensor& b,
                   Tensor& out) {
-  // Winograd mixes a 6x6 input tile into 4x4 outputs, so one inf or NaN would turn the whole
-  // tile NaN: finite operands only (one extra read of the input, ~5% of the convolution).
+  // Winograd for finite operands only (see the Note).
   const bool wino =
       winograd_shape(g) && all_finite(w.data_ptr<float>(), w.numel()) && all_finite(x.data_ptr<float>(), x.numel());
   auto e = get_fwd(g, b.defined(), wino);
