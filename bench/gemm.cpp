@@ -9,46 +9,26 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <functional>
 #include <vector>
 
+#include "BenchUtil.h"
 #include "ember/ember.h"
 
 namespace {
-
-using clk = std::chrono::steady_clock;
 
 struct Stat {
   double best = 0, median = 0;  // GFLOP/s
 };
 
 Stat summarize(std::vector<double> secs, double flop) {
-  std::sort(secs.begin(), secs.end());
-  return {flop / secs.front() * 1e-9, flop / secs[secs.size() / 2] * 1e-9};
-}
-
-// Seconds per call of f, calls batched to ~0.1 s.
-double time_once(const std::function<void()>& f, int calls) {
-  auto t0 = clk::now();
-  for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double>(clk::now() - t0).count() / calls;
-}
-
-int calls_for(const std::function<void()>& f) {
-  f();  // warm-up (primitive creation, page faults)
-  const double s = time_once(f, 1);
-  return std::max(1, static_cast<int>(0.1 / s));
+  const bench::Times t = bench::summarize(std::move(secs));
+  return {flop / t.best * 1e-9, flop / t.median * 1e-9};
 }
 
 ember::Tensor random_matrix(int64_t n, unsigned seed) {
   ember::Tensor t = ember::empty({n, n}, ember::kFloat32);
-  float* p = t.data_ptr<float>();
-  for (int64_t i = 0; i < n * n; ++i) {
-    seed = seed * 1664525u + 1013904223u;
-    p[i] = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
+  bench::fill_random(t.data_ptr<float>(), n * n, seed);
   return t;
 }
 
@@ -74,11 +54,11 @@ int main() {
       dnnl_sgemm('N', 'N', n, n, n, 1.f, A, n, B, n, 0.f, c.data(), n);
       asm volatile("" : : "g"(c.data()) : "memory");
     };
-    const int ce = calls_for(run_ember), cd = calls_for(run_dnnl);
+    const int ce = bench::calls_for(run_ember), cd = bench::calls_for(run_dnnl);
     std::vector<double> te, td;
     for (int r = 0; r < 7; ++r) {
-      te.push_back(time_once(run_ember, ce));
-      td.push_back(time_once(run_dnnl, cd));
+      te.push_back(bench::time_once(run_ember, ce));
+      td.push_back(bench::time_once(run_dnnl, cd));
     }
     at::Tensor ta = at::from_blob(const_cast<float*>(A), {n, n}, at::kFloat).clone();
     at::Tensor tb = at::from_blob(const_cast<float*>(B), {n, n}, at::kFloat).clone();
@@ -86,9 +66,9 @@ int main() {
       at::Tensor r = at::mm(ta, tb);
       asm volatile("" : : "g"(r.data_ptr()) : "memory");
     };
-    const int ct = calls_for(run_torch);
+    const int ct = bench::calls_for(run_torch);
     std::vector<double> tt;
-    for (int r = 0; r < 7; ++r) tt.push_back(time_once(run_torch, ct));
+    for (int r = 0; r < 7; ++r) tt.push_back(bench::time_once(run_torch, ct));
     const Stat se = summarize(te, flop), sd = summarize(td, flop), st = summarize(tt, flop);
     std::printf("%6lld  %8.1f / %-11.1f %8.1f / %-11.1f %8.1f / %-11.1f %8.2f %8.2f\n", static_cast<long long>(n),
                 se.best, se.median, sd.best, sd.median, st.best, st.median, se.best / sd.best, st.best / sd.best);

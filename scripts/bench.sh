@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks beside LibTorch 1.13 in the same process (installs libtorch-dev and the OpenMP
 # OpenBLAS that "tuned" LibTorch uses). Reported as ratios Ember / LibTorch.
-#   scripts/bench.sh            dispatch and GEMM on one core; elementwise on one and two threads,
+#   scripts/bench.sh            dispatch, GEMM and nn (conv2d, max_pool2d) on one core; elementwise on one and two threads,
 #                               LibTorch stock and tuned
 # Tuned (perf-anchors.md §0): environment-only fixes that make LibTorch fair: the OpenMP build of
 # OpenBLAS, OPENBLAS_CORETYPE unset, malloc asking for huge pages.
@@ -26,3 +26,4 @@ for t in 1 2; do
   echo "== bench/elementwise, $t thread(s), LibTorch stock"; "${pin[@]}" "$bin/bench_elementwise" "$t"
   echo "== bench/elementwise, $t thread(s), LibTorch tuned"; tuned "${pin[@]}" "$bin/bench_elementwise" "$t"
 done
+echo "== bench/nn (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_nn"

@@ -40,6 +40,8 @@ std::optional<std::string> expected_cpp_arg(const Argument& a, std::string* why)
       const Type& e = *t.element();
       if (is_int_like(e)) return "IntArrayRef";
       if (e.kind() == TypeKind::Float) return "ArrayRef<double>";
+      if (e.kind() == TypeKind::Bool && t.fixed_size())  // bool[3] output masks, as LibTorch
+        return fmt::format("std::array<bool, {}>", *t.fixed_size());
       if (e.kind() == TypeKind::Tensor) return "const std::vector<Tensor>&";
       if (e.kind() == TypeKind::Optional && e.element()->kind() == TypeKind::Tensor)
         return "const std::vector<std::optional<Tensor>>&";

@@ -9,8 +9,8 @@
 //   - float32 batches: oneDNN's matmul primitive. Operands whose last two strides are row- or
 //     column-major (one inner stride 1, the other at least the row length) are passed by their
 //     strides, so transposed and row-sliced inputs are not copied; anything else is made
-//     contiguous. Primitives are cached by dtypes, sizes and strides (mutex-guarded map), and run
-//     with a user scratchpad allocated per call so concurrent calls never share one.
+//     contiguous. Primitives are cached by dtypes, sizes and strides (see Note [CPU oneDNN
+//     primitives] in Dnnl.h).
 //   - bfloat16: oneDNN too (bf16 inputs, f32 accumulation and output) where the primitive exists
 //     on this CPU; else converted to float32.
 //   - float16: converted to float32.
@@ -23,12 +23,11 @@
 #include <cblas.h>
 
 #include <array>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "Dnnl.h"
 #include "Loops.h"
 #include "Ops.h"
 #include "ember/generated/Functions.h"
@@ -92,21 +91,13 @@ Tensor cast_to(const Tensor& t, ScalarType dt) {
 
 // ---- oneDNN (float32, bfloat16) --------------------------------------------------------------
 
-dnnl::engine& dnnl_engine() {
-  static dnnl::engine e(dnnl::engine::kind::cpu, 0);
-  return e;
-}
-
 struct CachedMatmul {
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul prim;
 };
 
 using MatmulKey = std::array<int64_t, 11>;
-
-std::mutex g_cache_mu;
-std::map<MatmulKey, std::shared_ptr<CachedMatmul>> g_cache;
-constexpr size_t kMaxCached = 256;
+PrimitiveCache<MatmulKey, CachedMatmul> g_matmuls;
 
 dnnl::memory::data_type dnnl_dtype(ScalarType t) {
   return t == kBFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
@@ -115,45 +106,28 @@ dnnl::memory::data_type dnnl_dtype(ScalarType t) {
 // The primitive for these operands (f32 output), or null when oneDNN has none (remembered).
 std::shared_ptr<CachedMatmul> get_matmul(const Mat& a, const Mat& b, ScalarType dt) {
   const MatmulKey key = {static_cast<int64_t>(dt), a.B, a.R, a.C, b.C, a.sb, a.sr, a.sc, b.sb, b.sr, b.sc};
-  {
-    std::lock_guard<std::mutex> g(g_cache_mu);
-    auto it = g_cache.find(key);
-    if (it != g_cache.end()) return it->second;
-  }
-  using dnnl::memory;
-  std::shared_ptr<CachedMatmul> entry;
-  try {
-    const memory::desc ad({a.B, a.R, a.C}, dnnl_dtype(dt), memory::dims{a.sb, a.sr, a.sc});
-    const memory::desc bd({b.B, b.R, b.C}, dnnl_dtype(dt), memory::dims{b.sb, b.sr, b.sc});
-    const memory::desc cd({a.B, a.R, b.C}, memory::data_type::f32, memory::dims{a.R * b.C, b.C, 1});
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), attr, dnnl_engine());
-    entry = std::make_shared<CachedMatmul>(CachedMatmul{pd, dnnl::matmul(pd)});
-  } catch (const dnnl::error&) {
-    entry = nullptr;  // unimplemented for these dtypes or strides: cached too; the caller falls back
-  }
-  std::lock_guard<std::mutex> g(g_cache_mu);
-  if (g_cache.size() >= kMaxCached) g_cache.clear();
-  g_cache.emplace(key, entry);
-  return entry;
+  return g_matmuls.get(key, [&]() -> std::shared_ptr<CachedMatmul> {
+    using dnnl::memory;
+    try {
+      const memory::desc ad({a.B, a.R, a.C}, dnnl_dtype(dt), memory::dims{a.sb, a.sr, a.sc});
+      const memory::desc bd({b.B, b.R, b.C}, dnnl_dtype(dt), memory::dims{b.sb, b.sr, b.sc});
+      const memory::desc cd({a.B, a.R, b.C}, memory::data_type::f32, memory::dims{a.R * b.C, b.C, 1});
+      dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), user_scratchpad_attr(), dnnl_engine());
+      return std::make_shared<CachedMatmul>(CachedMatmul{pd, dnnl::matmul(pd)});
+    } catch (const dnnl::error&) {
+      return nullptr;  // unimplemented for these dtypes or strides: cached too; the caller falls back
+    }
+  });
 }
 
 bool dnnl_product(const Mat& a, const Mat& b, ScalarType dt, Tensor& out) {
   auto mm = get_matmul(a, b, dt);
   if (!mm) return false;
-  sync_omp_threads();
   dnnl::engine& eng = dnnl_engine();
-  dnnl::stream s(eng);
   dnnl::memory am(mm->pd.src_desc(), eng, const_cast<void*>(a.data));
   dnnl::memory bm(mm->pd.weights_desc(), eng, const_cast<void*>(b.data));
   dnnl::memory cm(mm->pd.dst_desc(), eng, out.data_ptr());
-  std::unordered_map<int, dnnl::memory> args = {
-      {DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}};
-  const auto sd = mm->pd.scratchpad_desc();
-  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(sd, eng));
-  mm->prim.execute(s, args);
-  s.wait();
+  run(mm->prim, mm->pd, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
   return true;
 }
 

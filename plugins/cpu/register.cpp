@@ -328,3 +328,33 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("argmin.out", EMBER_FN(cpu::argmin_out));
   m.impl("logsumexp.out", EMBER_FN(cpu::logsumexp_out));
 }
+
+// ---- neural network ops (issue 3) -------------------------------------------------------------
+// Note [CPU convolution paths] (conv.cpp), Note [CPU max pooling] (pool.cpp), norm.cpp.
+
+EMBER_LIBRARY_IMPL(aten, CPU, m) {
+  // conv.cpp
+  m.impl("convolution", EMBER_FN(cpu::convolution));
+  m.impl("convolution_backward", EMBER_FN(cpu::convolution_backward));
+  // pool.cpp
+  m.impl("max_pool2d_with_indices", EMBER_FN(cpu::max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward", EMBER_FN(cpu::max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d", EMBER_FN(cpu::avg_pool2d));
+  m.impl("avg_pool2d_backward", EMBER_FN(cpu::avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", EMBER_FN(cpu::_adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", EMBER_FN(cpu::_adaptive_avg_pool2d_backward));
+  // norm.cpp
+  m.impl("native_batch_norm", EMBER_FN(cpu::native_batch_norm));
+  m.impl("native_batch_norm_backward", EMBER_FN(cpu::native_batch_norm_backward));
+  m.impl("native_layer_norm", EMBER_FN(cpu::native_layer_norm));
+  m.impl("native_layer_norm_backward", EMBER_FN(cpu::native_layer_norm_backward));
+}
+
+// Built from the kernels above, as in PyTorch.
+EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  m.impl("conv2d", EMBER_FN(cpu::conv2d));
+  m.impl("max_pool2d", EMBER_FN(cpu::max_pool2d));
+  m.impl("adaptive_avg_pool2d", EMBER_FN(cpu::adaptive_avg_pool2d));
+  m.impl("batch_norm", EMBER_FN(cpu::batch_norm));
+  m.impl("layer_norm", EMBER_FN(cpu::layer_norm));
+}

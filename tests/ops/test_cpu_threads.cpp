@@ -10,28 +10,6 @@
 namespace ember::optest {
 namespace {
 
-// Runs f with n threads and restores the count.
-template <class F>
-Tensor with_threads(int n, F&& f) {
-  const int saved = get_num_threads();
-  set_num_threads(n);
-  Tensor r = f();
-  set_num_threads(saved);
-  return r;
-}
-
-// Same values on one and two threads, bit for bit (equal() compares exactly), and the same
-// layout; a NaN-free input keeps equal() meaningful.
-template <class F>
-void expect_thread_invariant(const std::string& what, F&& f) {
-  Tensor one = with_threads(1, f);
-  Tensor two = with_threads(2, f);
-  ASSERT_EQ(one.sizes(), two.sizes()) << what;
-  EXPECT_EQ(one.strides(), two.strides()) << what;
-  EXPECT_EQ(one.dtype(), two.dtype()) << what;
-  EXPECT_TRUE(one.equal(two)) << what;
-}
-
 // Long enough to be split (more than 2 * kGrainSize elements), with rows that do not divide the
 // split points, so runs start and end mid-row.
 const std::vector<int64_t> kShape = {257, 523};

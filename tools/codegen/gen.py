@@ -239,6 +239,8 @@ def cpp_arg_type(a: Arg) -> str:
             return "IntArrayRef"
         if e.kind == "float":
             return "ArrayRef<double>"
+        if e.kind == "bool" and t.size is not None:  # bool[3] output masks, as LibTorch
+            return f"std::array<bool, {t.size}>"
         if e.kind == "Tensor":
             return "const std::vector<Tensor>&"
         if str(e) == "Tensor?":

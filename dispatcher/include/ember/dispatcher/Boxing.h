@@ -1,6 +1,7 @@
 #pragma once
 // Conversions between C++ arguments and IValues, and the adapters that let an unboxed kernel
 // be called boxed and a boxed kernel be called typed.
+#include <array>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -47,6 +48,16 @@ struct FromIValue<IntArrayRef> {
 template <>
 struct FromIValue<ArrayRef<double>> {
   static ArrayRef<double> get(IValue& v) { return v.toDoubleVector(); }
+};
+template <size_t N>
+struct FromIValue<std::array<bool, N>> {
+  static std::array<bool, N> get(IValue& v) {
+    const auto& l = v.toBoolVector();
+    EMBER_CHECK(l.size() == N, "expected a list of {} bools, got {}", N, l.size());
+    std::array<bool, N> r{};
+    for (size_t i = 0; i < N; ++i) r[i] = l[i];
+    return r;
+  }
 };
 template <>
 struct FromIValue<std::string_view> {
@@ -115,8 +126,16 @@ inline IValue to_ivalue(const std::vector<std::optional<Tensor>>& v) {
   return IValue::make_list(std::move(l));
 }
 template <class T>
+struct IsBoolArray : std::false_type {};
+template <size_t N>
+struct IsBoolArray<std::array<bool, N>> : std::true_type {};
+template <class T>
 IValue to_ivalue(T&& v) {
-  return IValue(std::forward<T>(v));
+  if constexpr (IsBoolArray<std::decay_t<T>>::value) {  // bool[N] output masks: a bool list
+    return IValue(std::vector<bool>(v.begin(), v.end()));
+  } else {
+    return IValue(std::forward<T>(v));
+  }
 }
 
 template <class T>

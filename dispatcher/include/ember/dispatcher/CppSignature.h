@@ -70,6 +70,15 @@ EMBER_SPELL(std::optional<Device>, "std::optional<Device>")
 EMBER_SPELL(void, "void")
 #undef EMBER_SPELL
 
+// Fixed-size bool lists (bool[3] output masks): "std::array<bool, 3>".
+template <size_t N>
+struct TypeSpelling<std::array<bool, N>> {
+  static std::string_view get() {
+    static const std::string s = "std::array<bool, " + std::to_string(N) + ">";
+    return s;
+  }
+};
+
 // Multiple returns: "std::tuple<Tensor, double>". The string is built once per type (a copy per
 // shared object is harmless: spellings are compared by value, never by address).
 template <class... T>

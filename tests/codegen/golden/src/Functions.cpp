@@ -124,6 +124,12 @@ const auto& var_dim() {
   return h;
 }
 
+// aten::native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+const auto& native_layer_norm_backward() {
+  static const auto h = lookup<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, IntArrayRef, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, std::array<bool, 3>)>("aten::native_layer_norm_backward", "");
+  return h;
+}
+
 }  // namespace ops
 }  // namespace
 
@@ -265,6 +271,10 @@ Tensor Tensor::var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) 
   return ops::var_dim().call(*this, dim, unbiased, keepdim);
 }
 
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  return ops::native_layer_norm_backward().call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+}
+
 namespace detail {
 void check_generated_ops() {
   ops::empty();
@@ -285,6 +295,7 @@ void check_generated_ops() {
   ops::max_pool2d();
   ops::gelu();
   ops::var_dim();
+  ops::native_layer_norm_backward();
 }
 }  // namespace detail
 

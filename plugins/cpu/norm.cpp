@@ -1,0 +1,422 @@
+// Normalization on the CPU: native_batch_norm, native_layer_norm and their backwards; batch_norm
+// and layer_norm are CompositeImplicitAutograd.
+//
+// Our own kernels (float32, float64; Note [CPU CNN kernel dtypes] in NN.h) rather than oneDNN's:
+// oneDNN has no float64 and no layer-norm backward without its own mean/variance layout, and
+// both norms are two streaming passes over contiguous rows that the compiler vectorizes.
+// Statistics accumulate in double (float32 inputs too), so the mean and variance of long rows
+// keep full float32 accuracy; the variance is the mean of squared deviations (two passes).
+#include <cmath>
+#include <tuple>
+
+#include "NN.h"
+#include "Ops.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cpu {
+namespace {
+
+// Mean and biased variance of n values with stride 1.
+template <class T>
+void moments(const T* x, int64_t n, double& mean, double& var) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) s += x[i];
+  mean = s / static_cast<double>(n);
+  double q = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = x[i] - mean;
+    q += d * d;
+  }
+  var = q / static_cast<double>(n);
+}
+
+// f(b, e) over [0, n) items of `work` elements each, split over the intra-op threads.
+template <class F>
+void for_items(int64_t n, int64_t work, const F& f) {
+  parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(work, 1)), f);
+}
+
+template <class T>
+T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+// ---- batch norm: input viewed as [N, C, L] (L = product of the dimensions after C) ----------
+
+struct BnShape {
+  int64_t N, C, L;
+};
+
+BnShape bn_shape(const char* op, const Tensor& input) {
+  check_defined(op, input, "input");
+  check_cpu(op, input);
+  EMBER_CHECK(input.dim() >= 2, "[{}] argument 'input': expected at least 2 dimensions (N, C, ...), got shape {}", op,
+              input.sizes());
+  BnShape s{input.size(0), input.size(1), 1};
+  for (int64_t d = 2; d < input.dim(); ++d) s.L *= input.size(d);
+  return s;
+}
+
+template <class T>
+void bn_forward(const BnShape& s, const T* x, const T* w, const T* b, const double* mean, const double* invstd, T* y) {
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const double a = invstd[c] * (w ? static_cast<double>(w[c]) : 1.0);
+      const T scale = static_cast<T>(a);
+      const T shift = static_cast<T>((b ? static_cast<double>(b[c]) : 0.0) - mean[c] * a);
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        T* yr = y + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) yr[i] = xr[i] * scale + shift;
+      }
+    }
+  });
+}
+
+template <class T>
+void bn_stats(const BnShape& s, const T* x, double* mean, double* var) {
+  const double M = static_cast<double>(s.N * s.L);
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double sum = 0;
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) sum += xr[i];
+      }
+      const double m = sum / M;
+      double q = 0;
+      for (int64_t n = 0; n < s.N; ++n) {
+        const T* xr = x + (n * s.C + c) * s.L;
+        for (int64_t i = 0; i < s.L; ++i) {
+          const double d = xr[i] - m;
+          q += d * d;
+        }
+      }
+      mean[c] = m;
+      var[c] = q / M;
+    }
+  });
+}
+
+// running = (1 - momentum) * running + momentum * v, written into the caller's tensor.
+void update_running(Tensor& running, const std::vector<double>& v, double momentum) {
+  Tensor r = empty_cpu(running.sizes(), kFloat64);  // a copy even for float64: copy_ below bumps the version
+  cpu::copy_(r, running, false);
+  double* p = r.data_ptr<double>();
+  for (size_t i = 0; i < v.size(); ++i) p[i] = (1 - momentum) * p[i] + momentum * v[i];
+  cpu::copy_(running, r, false);  // bumps running's version
+}
+
+std::vector<double> as_doubles(const Tensor& t) {
+  const Tensor d = nn::compute_input(t, kFloat64);
+  const double* p = d.data_ptr<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+
+// ---- layer norm: input viewed as [M, N] ------------------------------------------------------
+
+struct LnShape {
+  int64_t M, N;
+};
+
+LnShape ln_shape(const char* op, const Tensor& input, IntArrayRef normalized_shape) {
+  check_defined(op, input, "input");
+  check_cpu(op, input);
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1, "[{}] argument 'normalized_shape': expected at least one dimension, got {}", op,
+              normalized_shape);
+  bool fits = input.dim() >= k;
+  for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(
+      fits,
+      "[{}] given normalized_shape={}, expected the input's trailing dimensions to match it, but got input of shape {}",
+      op, normalized_shape, input.sizes());
+  LnShape s{1, 1};
+  for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? s.M : s.N) *= input.size(d);
+  return s;
+}
+
+Tensor ln_param(const char* op, const std::optional<Tensor>& t, IntArrayRef normalized_shape, ScalarType ct,
+                const char* name) {
+  if (!t || !t->defined()) return Tensor();
+  check_cpu(op, *t);
+  EMBER_CHECK(t->sizes() == normalized_shape, "[{}] argument '{}': expected shape {} (normalized_shape), got {}", op,
+              name, normalized_shape, t->sizes());
+  nn::compute_float(*t, op, name);
+  return nn::compute_input(*t, ct);
+}
+
+std::vector<int64_t> stat_shape(const Tensor& input, int64_t k) {
+  std::vector<int64_t> s(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = 0; i < k; ++i) s[s.size() - 1 - i] = 1;
+  return s;
+}
+
+template <class T>
+void ln_forward(const LnShape& s, const T* x, const T* w, const T* b, double eps, T* y, T* mean, T* rstd) {
+  for_items(s.M, s.N, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double m, v;
+      moments(x + r * s.N, s.N, m, v);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mean[r] = static_cast<T>(m);
+      rstd[r] = static_cast<T>(rs);
+      const T* xr = x + r * s.N;
+      T* yr = y + r * s.N;
+      const T tm = static_cast<T>(m), trs = static_cast<T>(rs);
+      if (w && b) {
+        for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * w[i] + b[i];
+      } else {
+        for (int64_t i = 0; i < s.N; ++i) yr[i] = (xr[i] - tm) * trs * (w ? w[i] : T(1)) + (b ? b[i] : T(0));
+      }
+    }
+  });
+}
+
+template <class T>
+void ln_backward(const LnShape& s, const T* dy, const T* x, const T* mean, const T* rstd, const T* w, T* dx, T* dw,
+                 T* db) {
+  auto wt = [&](int64_t i) { return w ? static_cast<double>(w[i]) : 1.0; };
+  if (dx) {
+    // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = dy * w, row by row.
+    for_items(s.M, s.N, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* xr = x + r * s.N;
+        const T* dyr = dy + r * s.N;
+        const double m = mean[r], rs = rstd[r];
+        double sg = 0, sgx = 0;
+        for (int64_t i = 0; i < s.N; ++i) {
+          const double gi = static_cast<double>(dyr[i]) * wt(i);
+          sg += gi;
+          sgx += gi * (xr[i] - m) * rs;
+        }
+        const double inv_n = 1.0 / static_cast<double>(s.N);
+        sg *= inv_n, sgx *= inv_n;
+        T* dxr = dx + r * s.N;
+        for (int64_t i = 0; i < s.N; ++i)
+          dxr[i] = static_cast<T>(rs * (static_cast<double>(dyr[i]) * wt(i) - sg - (xr[i] - m) * rs * sgx));
+      }
+    });
+  }
+  if (!dw && !db) return;
+  // dw = sum over rows of dy * xhat, db = sum of dy: column by column.
+  for_items(s.N, s.M, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double gw = 0, gb = 0;
+      for (int64_t r = 0; r < s.M; ++r) {
+        const double d = dy[r * s.N + i];
+        gw += d * (x[r * s.N + i] - static_cast<double>(mean[r])) * static_cast<double>(rstd[r]);
+        gb += d;
+      }
+      if (dw) dw[i] = static_cast<T>(gw);
+      if (db) db[i] = static_cast<T>(gb);
+    }
+  });
+}
+
+}  // namespace
+
+// ---- CPU kernels ---------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps) {
+  const char* op = "native_batch_norm";
+  const BnShape s = bn_shape(op, input);
+  const ScalarType ct = nn::compute_float(input, op, "input");
+  const Tensor w = nn::optional_vector(weight, s.C, ct, op, "weight");
+  const Tensor b = nn::optional_vector(bias, s.C, ct, op, "bias");
+  const bool has_rm = running_mean && running_mean->defined(), has_rv = running_var && running_var->defined();
+  if (has_rm) nn::optional_vector(running_mean, s.C, ct, op, "running_mean");
+  if (has_rv) nn::optional_vector(running_var, s.C, ct, op, "running_var");
+  EMBER_CHECK(training || (has_rm && has_rv),
+              "[{}] running_mean and running_var must be defined in evaluation mode (training=False)", op);
+  const Tensor x = nn::compute_input(input, ct);
+  Tensor y = empty_cpu(input.sizes(), ct);
+  std::vector<double> mean(static_cast<size_t>(s.C)), var(static_cast<size_t>(s.C)), invstd(static_cast<size_t>(s.C));
+  const int64_t M = s.N * s.L;
+  if (training) {
+    if (M > 0) {
+      if (ct == kFloat32)
+        bn_stats(s, x.data_ptr<float>(), mean.data(), var.data());
+      else
+        bn_stats(s, x.data_ptr<double>(), mean.data(), var.data());
+    } else {
+      std::fill(var.begin(), var.end(), std::nan(""));
+      std::fill(mean.begin(), mean.end(), std::nan(""));
+    }
+    if (has_rm) {
+      Tensor rm = *running_mean;
+      update_running(rm, mean, momentum);
+    }
+    if (has_rv) {
+      std::vector<double> unbiased(var);
+      for (double& v : unbiased) v = v * static_cast<double>(M) / static_cast<double>(M - 1);
+      Tensor rv = *running_var;
+      update_running(rv, unbiased, momentum);
+    }
+  } else {
+    mean = as_doubles(*running_mean);
+    var = as_doubles(*running_var);
+  }
+  for (int64_t c = 0; c < s.C; ++c) invstd[c] = 1.0 / std::sqrt(var[c] + eps);
+  if (y.numel() > 0) {
+    if (ct == kFloat32)
+      bn_forward(s, x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b), mean.data(), invstd.data(),
+                 y.data_ptr<float>());
+    else
+      bn_forward(s, x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b), mean.data(), invstd.data(),
+                 y.data_ptr<double>());
+  }
+  const ScalarType dt = input.dtype();
+  if (!training) return {nn::to_dtype_of(y, dt), empty_cpu({0}, dt), empty_cpu({0}, dt)};
+  Tensor sm = empty_cpu({s.C}, kFloat64), si = empty_cpu({s.C}, kFloat64);
+  std::copy(mean.begin(), mean.end(), sm.data_ptr<double>());
+  std::copy(invstd.begin(), invstd.end(), si.data_ptr<double>());
+  return {nn::to_dtype_of(y, dt), nn::to_dtype_of(sm, dt), nn::to_dtype_of(si, dt)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& running_mean,
+                                                              const std::optional<Tensor>& running_var,
+                                                              const std::optional<Tensor>& save_mean,
+                                                              const std::optional<Tensor>& save_invstd, bool train,
+                                                              double eps, std::array<bool, 3> output_mask) {
+  const char* op = "native_batch_norm_backward";
+  const BnShape s = bn_shape(op, input);
+  check_defined(op, grad_out, "grad_out");
+  check_cpu(op, grad_out);
+  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
+              input.sizes(), grad_out.sizes());
+  nn::compute_float(input, op, "input");
+  const Tensor w = nn::optional_vector(weight, s.C, kFloat64, op, "weight");
+  std::vector<double> mean, invstd;
+  if (train) {
+    EMBER_CHECK(save_mean && save_mean->defined() && save_invstd && save_invstd->defined(),
+                "[{}] save_mean and save_invstd must be defined when train=True", op);
+    mean = as_doubles(nn::optional_vector(save_mean, s.C, kFloat64, op, "save_mean"));
+    invstd = as_doubles(nn::optional_vector(save_invstd, s.C, kFloat64, op, "save_invstd"));
+  } else {
+    EMBER_CHECK(running_mean && running_mean->defined() && running_var && running_var->defined(),
+                "[{}] running_mean and running_var must be defined when train=False", op);
+    mean = as_doubles(nn::optional_vector(running_mean, s.C, kFloat64, op, "running_mean"));
+    invstd = as_doubles(nn::optional_vector(running_var, s.C, kFloat64, op, "running_var"));
+    for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
+  }
+  // float64 throughout: the per-channel sums need it and the backward is not the hot path.
+  const Tensor x = nn::compute_input(input, kFloat64), dy = nn::compute_input(grad_out, kFloat64);
+  const double* xp = x.data_ptr<double>();
+  const double* dyp = dy.data_ptr<double>();
+  const double* wp = ptr_or_null<double>(w);
+  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), kFloat64) : Tensor();
+  Tensor gw = output_mask[1] ? empty_cpu({s.C}, kFloat64) : Tensor();
+  Tensor gb = output_mask[2] ? empty_cpu({s.C}, kFloat64) : Tensor();
+  const double M = static_cast<double>(s.N * s.L);
+  double* gwp = ptr_or_null<double>(gw);
+  double* gbp = ptr_or_null<double>(gb);
+  double* gip = ptr_or_null<double>(gi);
+  for_items(s.C, s.N * s.L, [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      double sdy = 0, sdyx = 0;
+      for (int64_t n = 0; n < s.N; ++n)
+        for (int64_t i = 0; i < s.L; ++i) {
+          const int64_t k = (n * s.C + c) * s.L + i;
+          sdy += dyp[k];
+          sdyx += dyp[k] * (xp[k] - mean[c]);
+        }
+      const double wc = wp ? wp[c] : 1.0, is = invstd[c];
+      if (gwp) gwp[c] = sdyx * is;
+      if (gbp) gbp[c] = sdy;
+      if (!gip) continue;
+      for (int64_t n = 0; n < s.N; ++n)
+        for (int64_t i = 0; i < s.L; ++i) {
+          const int64_t k = (n * s.C + c) * s.L + i;
+          gip[k] = train ? (dyp[k] - sdy / M - (xp[k] - mean[c]) * is * is * sdyx / M) * is * wc : dyp[k] * is * wc;
+        }
+    }
+  });
+  const ScalarType dt = input.dtype();
+  return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, weight && weight->defined() ? weight->dtype() : dt),
+          nn::to_dtype_of(gb, weight && weight->defined() ? weight->dtype() : dt)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
+                                                     const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, double eps) {
+  const char* op = "native_layer_norm";
+  const LnShape s = ln_shape(op, input, normalized_shape);
+  const ScalarType ct = nn::compute_float(input, op, "input");
+  const Tensor w = ln_param(op, weight, normalized_shape, ct, "weight");
+  const Tensor b = ln_param(op, bias, normalized_shape, ct, "bias");
+  const Tensor x = nn::compute_input(input, ct);
+  Tensor y = empty_cpu(input.sizes(), ct);
+  const auto ss = stat_shape(input, static_cast<int64_t>(normalized_shape.size()));
+  Tensor mean = empty_cpu(ss, ct), rstd = empty_cpu(ss, ct);
+  if (s.N > 0) {
+    if (ct == kFloat32)
+      ln_forward(s, x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b), eps, y.data_ptr<float>(),
+                 mean.data_ptr<float>(), rstd.data_ptr<float>());
+    else
+      ln_forward(s, x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b), eps, y.data_ptr<double>(),
+                 mean.data_ptr<double>(), rstd.data_ptr<double>());
+  } else if (mean.numel() > 0) {  // empty rows: NaN statistics, as a mean over nothing
+    cpu::fill_(mean, Scalar(std::nan("")));
+    cpu::fill_(rstd, Scalar(std::nan("")));
+  }
+  const ScalarType dt = input.dtype();
+  return {nn::to_dtype_of(y, dt), nn::to_dtype_of(mean, dt), nn::to_dtype_of(rstd, dt)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              IntArrayRef normalized_shape, const Tensor& mean,
+                                                              const Tensor& rstd, const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& bias,
+                                                              std::array<bool, 3> output_mask) {
+  const char* op = "native_layer_norm_backward";
+  const LnShape s = ln_shape(op, input, normalized_shape);
+  check_defined(op, grad_out, "grad_out");
+  check_cpu(op, grad_out);
+  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
+              input.sizes(), grad_out.sizes());
+  for (const Tensor* t : {&mean, &rstd}) {
+    check_defined(op, *t, t == &mean ? "mean" : "rstd");
+    EMBER_CHECK(t->numel() == s.M, "[{}] argument '{}': expected {} elements (one per row), got shape {}", op,
+                t == &mean ? "mean" : "rstd", s.M, t->sizes());
+  }
+  const ScalarType ct = nn::compute_float(input, op, "input");
+  const Tensor w = ln_param(op, weight, normalized_shape, ct, "weight");
+  ln_param(op, bias, normalized_shape, ct, "bias");
+  const Tensor x = nn::compute_input(input, ct), dy = nn::compute_input(grad_out, ct);
+  const Tensor m = nn::compute_input(mean, ct), r = nn::compute_input(rstd, ct);
+  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), ct) : Tensor();
+  Tensor gw = output_mask[1] ? empty_cpu(normalized_shape, ct) : Tensor();
+  Tensor gb = output_mask[2] ? empty_cpu(normalized_shape, ct) : Tensor();
+  if (ct == kFloat32)
+    ln_backward(s, dy.data_ptr<float>(), x.data_ptr<float>(), m.data_ptr<float>(), r.data_ptr<float>(),
+                ptr_or_null<float>(w), ptr_or_null<float>(gi), ptr_or_null<float>(gw), ptr_or_null<float>(gb));
+  else
+    ln_backward(s, dy.data_ptr<double>(), x.data_ptr<double>(), m.data_ptr<double>(), r.data_ptr<double>(),
+                ptr_or_null<double>(w), ptr_or_null<double>(gi), ptr_or_null<double>(gw), ptr_or_null<double>(gb));
+  const ScalarType dt = input.dtype();
+  return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
+}
+
+// ---- CompositeImplicitAutograd ---------------------------------------------------------------
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled) {
+  (void)cudnn_enabled;
+  return std::get<0>(ember::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  (void)cudnn_enable;
+  return std::get<0>(ember::native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+}  // namespace ember::cpu
