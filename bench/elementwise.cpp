@@ -4,43 +4,24 @@
 //   small ops: add, mul_, relu, sum on 1, 100 and 1000 floats;
 //   large: add of two 16M-float tensors (preallocated output and fresh output), relu on
 //   64x32x26x26, sum / amax over 16M floats, softmax over 4096 rows of 4096.
-// Best and median of 7 repetitions of calls batched to ~50 ms.
+// Best and median of 7 repetitions of calls batched to ~0.1 s (BenchUtil.h).
 #include <omp.h>
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "BenchUtil.h"
 #include "ember/ember.h"
 
 namespace {
 
-using clk = std::chrono::steady_clock;
-
-double time_once(const std::function<void()>& f, int calls) {
-  auto t0 = clk::now();
-  for (int i = 0; i < calls; ++i) f();
-  return std::chrono::duration<double>(clk::now() - t0).count() / calls;
-}
-
-struct Stat {
-  double best = 0, median = 0;  // seconds per call
-};
-
-Stat measure(const std::function<void()>& f) {
-  f();
-  f();
-  const int calls = std::max(1, static_cast<int>(0.05 / std::max(time_once(f, 3), 1e-9)));
-  std::vector<double> s;
-  for (int r = 0; r < 7; ++r) s.push_back(time_once(f, calls));
-  std::sort(s.begin(), s.end());
-  return {s.front(), s[s.size() / 2]};
-}
+using bench::measure;
+using Stat = bench::Times;
 
 template <class T>
 void keep(const T& t) {
@@ -67,12 +48,7 @@ void row(const char* what, const Stat& e, const Stat& t, double bytes = 0, const
 
 ember::Tensor filled(std::vector<int64_t> shape) {
   ember::Tensor t = ember::empty(shape);
-  float* p = t.data_ptr<float>();
-  unsigned s = 1;
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    s = s * 1664525u + 1013904223u;
-    p[i] = static_cast<float>(s >> 8) / static_cast<float>(1 << 24) - 0.5f;
-  }
+  bench::fill_random(t.data_ptr<float>(), t.numel(), 1);
   return t;
 }
 
