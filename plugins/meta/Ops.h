@@ -162,4 +162,22 @@ Tensor std(const Tensor& self, bool unbiased);
 Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, OptDtype dtype);
 
+// ---- indexing.cpp -------------------------------------------------------------------------------
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate);
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor nonzero(const Tensor& self);
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse);
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source);
+
 }  // namespace ember::meta

@@ -200,3 +200,20 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("std.dim", EMBER_FN(meta::std_dim));
   m.impl("cumsum", EMBER_FN(meta::cumsum));
 }
+
+// Indexing (indexing.cpp).
+EMBER_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("index.Tensor", EMBER_FN(meta::index));
+  m.impl("index_put_", EMBER_FN(meta::index_put_));
+  m.impl("index_select.out", EMBER_FN(meta::index_select_out));
+  m.impl("index_select", EMBER_FN(meta::index_select));
+  m.impl("gather", EMBER_FN(meta::gather));
+  m.impl("scatter_.src", EMBER_FN(meta::scatter__src));
+  m.impl("scatter_.value", EMBER_FN(meta::scatter__value));
+  m.impl("scatter_add_", EMBER_FN(meta::scatter_add_));
+  m.impl("masked_select", EMBER_FN(meta::masked_select));
+  m.impl("nonzero", EMBER_FN(meta::nonzero));
+  m.impl("embedding", EMBER_FN(meta::embedding));
+  m.impl("index_fill_.int_Scalar", EMBER_FN(meta::index_fill__int_scalar));
+  m.impl("masked_scatter_", EMBER_FN(meta::masked_scatter_));
+}
