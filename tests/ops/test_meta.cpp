@@ -102,6 +102,23 @@ Out run_one(F&& f) {
   return o;
 }
 #define R(...) run_one([&] { return Tensor(__VA_ARGS__); })
+// The two outputs of a tuple-returning call (both carry its error when it raises).
+template <class F>
+Outs run_two(F&& f) {
+  Outs o(2);
+  try {
+    std::tie(o[0].t, o[1].t) = f();
+  } catch (const Error& err) {
+    for (Out& x : o) x = Out{Tensor(), true, err.what(), typeid(err).name()};
+  }
+  return o;
+}
+#define R2(...) run_two([&] { return std::tuple<Tensor, Tensor>(__VA_ARGS__); })
+Outs join(std::initializer_list<Outs> parts) {
+  Outs r;
+  for (const Outs& p : parts) r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
 struct Case {
   std::vector<std::string> ops;  // schema names ("add.Tensor") this case calls
   std::function<Outs(const Env&)> run;
@@ -327,6 +344,81 @@ std::vector<Case> cases() {
   c.push_back({{"var", "var.dim", "std", "std.dim"}, [](const Env& e) {
                  return Outs{R(ember::var(e.x({2, 3}))), R(ember::var(e.x({2, 3, 4}), IntArrayRef({0, 2}), true, true)),
                              R(ember::std(e.x({2, 3}), false)), R(ember::std(e.x({2, 3}), std::nullopt, true, true))};
+               }});
+  // ---- sort and topk; tuple results and out= pairs
+  c.push_back({{"sort", "sort.stable", "argsort", "topk", "sort.values", "topk.values"}, [](const Env& e) {
+                 Tensor v1 = e.t({0}), i1 = e.t({0}, kInt64), v2 = e.t({3, 2}), i2 = e.t({3, 2}, kInt64);
+                 Tensor v3 = e.t({0}, kFloat64), i3 = e.t({0}, kInt64), v4 = e.t({0}), i4 = e.t({0}, kInt32);
+                 return join({R2(ember::sort(e.x({2, 3, 4}), 1, true)),
+                              R2(ember::sort(e.x({2, 3}), std::optional<bool>(true), 0)),
+                              R2(ember::sort(e.t({}))),
+                              {R(ember::argsort(e.x({2, 3}))), R(ember::argsort(e.x({2, 3}), -2, true))},
+                              R2(ember::topk(e.x({2, 5}), 3)),
+                              R2(ember::topk(e.x({4, 3}), 2, 0, false, false)),
+                              R2(ember::topk(e.x({2, 3}), 0)),
+                              R2(ember::topk(e.t({}), 1)),
+                              R2(ember::sort_out(v1, i1, e.x({2, 3}), 0)),
+                              R2(ember::topk_out(v2, i2, e.x({3, 4}), 2)),
+                              R2(ember::sort_out(v3, i3, e.x({2, 3}))),
+                              R2(ember::topk_out(v4, i4, e.x({3, 4}), 2))});
+               }});
+  c.push_back({{"topk"}, [](const Env& e) { return R2(ember::topk(e.x({2, 5}), 6)); }});
+  c.push_back({{"topk"}, [](const Env& e) { return R2(ember::topk(e.x({2, 5}), -1)); }});
+  c.push_back({{"sort"}, [](const Env& e) { return R2(ember::sort(e.x({2, 5}), 2)); }});
+  // ---- norms, var/std with a correction, cumprod
+  c.push_back({{"norm.Scalar", "norm.ScalarOpt_dim", "linalg_vector_norm", "var.correction", "std.correction",
+                "var_mean.correction", "std_mean.correction", "cumprod", "cumprod.out"},
+               [](const Env& e) {
+                 using OptI = std::optional<int64_t>;
+                 const double inf = std::numeric_limits<double>::infinity();
+                 Tensor o = e.t({0}), o2 = e.t({2, 3}, kFloat64);
+                 return join({{R(ember::norm(e.x({2, 3}))), R(ember::norm(e.x({2, 3}), 1)),
+                               R(ember::norm(e.x({2, 3, 4}), std::optional<Scalar>(3), {0, 2}, true)),
+                               R(ember::norm(e.x({2, 3}), std::nullopt, {-1})),
+                               R(ember::norm(e.x({2, 0}), inf, {1})), R(ember::norm(e.x({2, 0}), 2, {1})),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), 2, IntArrayRef({1}), false, kFloat64)),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), 0, std::nullopt, true)),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), -inf, std::nullopt, false, kInt32)),
+                               R(ember::var(e.x({2, 3, 4}), IntArrayRef({1}), OptI(0), true)),
+                               R(ember::std(e.x({2, 3}), std::nullopt, OptI(2))),
+                               R(ember::var(e.x({2, 3}), IntArrayRef({0, 0}), OptI(1)))},
+                              R2(ember::var_mean(e.x({2, 3}), IntArrayRef({0}), OptI(1))),
+                              R2(ember::std_mean(e.x({2, 3, 4}), IntArrayRef({0, 2}), std::nullopt, true)),
+                              {R(ember::cumprod(e.x({2, 3}), 1)), R(ember::cumprod(e.x({2, 3}), -2, kFloat64)),
+                               R(ember::cumprod(e.x({2, 3}), 2)), R(ember::cumprod_out(o, e.x({2, 3}), 0)),
+                               R(ember::cumprod_out(o2, e.x({2, 3}), 1, kFloat32))}});
+               }});
+  c.push_back({{"norm.Scalar"}, [](const Env& e) { return Outs{R(ember::norm(e.x({2, 3}), Scalar(std::complex<double>(1, 1))))}; }});
+  // ---- reductions' out= variants: out's dtype is the computation's (or must be the given
+  // dtype), wrong sizes are resized, and index outputs must be int64.
+  c.push_back({{"sum.IntList_out", "mean.out", "prod.int_out", "cumsum.out", "amax.out", "amin.out", "max.dim_max",
+                "min.dim_min", "argmax.out", "argmin.out", "logsumexp.out"},
+               [](const Env& e) {
+                 Tensor o1 = e.t({0}), o2 = e.t({2, 3}, kFloat64), o3 = e.t({0}), o4 = e.t({5}), o5 = e.t({2, 3});
+                 Tensor o6 = e.t({0}), o7 = e.t({}), v1 = e.t({0}), i1 = e.t({0}, kInt64), v2 = e.t({0});
+                 Tensor i2 = e.t({3}, kInt32), a1 = e.t({0}, kInt64), a2 = e.t({0}, kFloat32), l1 = e.t({0});
+                 Tensor l2 = e.t({0}, kFloat64), o8 = e.t({0}, kInt64);
+                 return join({{R(ember::sum_out(o1, e.x({2, 3, 4}), {1})),
+                               R(ember::sum_out(o2, e.x({2, 3}), {}, false, kFloat64)),
+                               R(ember::sum_out(o8, e.x({2, 3}), {0}, false, kFloat32)),
+                               R(ember::mean_out(o3, e.x({2, 3}), {0}, true)),
+                               R(ember::prod_out(o4, e.x({2, 3}), 1)),
+                               R(ember::cumsum_out(o5, e.x({2, 3}), 1)),
+                               R(ember::amax_out(o6, e.x({2, 3}), {1}, true)),
+                               R(ember::amin_out(o7, e.x({2, 3})))},
+                              R2(ember::max_out(v1, i1, e.x({2, 3}), 1)),
+                              R2(ember::min_out(v2, i2, e.x({2, 3}), 0, true)),
+                              {R(ember::argmax_out(a1, e.x({2, 3}), 1)), R(ember::argmin_out(a2, e.x({2, 3}))),
+                               R(ember::logsumexp_out(l1, e.x({2, 3}), {1})),
+                               R(ember::logsumexp_out(l2, e.x({2, 3}), {0, 1}, true))}});
+               }});
+  c.push_back({{"amax.out"}, [](const Env& e) {
+                 Tensor o = e.t({0});
+                 return Outs{R(ember::amax_out(o, e.x({2, 0}), {1}))};
+               }});
+  c.push_back({{"argmax.out"}, [](const Env& e) {
+                 Tensor o = e.t({0}, kInt64);
+                 return Outs{R(ember::argmax_out(o, e.x({2, 3}), 2))};
                }});
   // ---- shapes and products
   c.push_back({{"cat", "flip"}, [](const Env& e) {

@@ -724,3 +724,66 @@ inline void check_masked_scatter(DeviceType dev, const Tensor& self, const Tenso
 }
 
 }  // namespace ember::native
+
+// ---- sort, topk, norms and reduction out= arguments (plugins/cpu/sort.cpp, reduce2.cpp) --------
+
+namespace ember::native {
+
+// sort/argsort/topk along one dim: the wrapped dim, k (the dim's size for a sort) and the
+// result's sizes (self's, with k along dim; a 0-dim self keeps its shape).
+struct SortShape {
+  int64_t dim = 0;
+  int64_t k = 0;
+  DimVector sizes;
+};
+
+inline SortShape sort_shape(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> k) {
+  SortShape s;
+  s.dim = maybe_wrap_dim(dim, self.dim(), op);
+  const int64_t len = self.dim() > 0 ? self.size(s.dim) : 1;
+  s.k = k.value_or(len);
+  EMBER_CHECK_INDEX(s.k >= 0 && s.k <= len,
+                    "[{}] argument 'k': selected index k out of range (expected 0 <= k <= {}, the size of dim "
+                    "{}, got {})",
+                    op, len, s.dim, s.k);
+  s.sizes = DimVector(self.sizes());
+  if (self.dim() > 0) s.sizes[s.dim] = s.k;
+  return s;
+}
+
+// norm and linalg_vector_norm: floating inputs only; the result dtype.
+inline ScalarType norm_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] input dtype should be either floating point or complex, got {}", op, self.dtype());
+  if (dtype)
+    EMBER_CHECK_TYPE(is_floating_type(*dtype), "[{}] argument 'dtype': expected a floating point dtype, got {}",
+                     op, *dtype);
+  return dtype.value_or(self.dtype());
+}
+
+inline double norm_order(const Scalar& p, const char* op) {
+  EMBER_CHECK_TYPE(!p.isComplex(), "[{}] argument 'p': expected a real number, got a complex one", op);
+  return p.toDouble();
+}
+
+// An out= argument `name` must have dtype `expected` (after the caller's device check).
+inline void check_out_dtype(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
+  EMBER_CHECK_TYPE(out.dtype() == expected,
+                   "[{}] argument '{}': expected the out tensor to have dtype {}, but got {} instead", op, name,
+                   expected, out.dtype());
+}
+
+// Without a dtype, sum, mean, prod, cumsum and cumprod compute in out's dtype (PyTorch's
+// infer_dtype_from_optional); with one, out must have it.
+inline ScalarType reduction_out_dtype(const char* op, const Tensor& out, std::optional<ScalarType> dtype) {
+  check_defined(op, out, "out");
+  return dtype.value_or(out.dtype());
+}
+
+inline void check_logsumexp_out(const Tensor& out) {
+  check_defined("logsumexp", out, "out");
+  EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
+                   "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
+}
+
+}  // namespace ember::native
