@@ -613,6 +613,13 @@ TEST(MetaTensors, FactoryAndData) {
   EXPECT_ERROR(ValueError, ember::cat({m, ember::ones({2, 3})}), "[cat]", "same device", "meta", "cpu");
   Tensor out = ember::ones({0});
   EXPECT_ERROR(ValueError, ember::mm_out(out, m, m.t()), "[mm]", "same device", "meta", "cpu");
+  Tensor idx = ember::zeros({2, 3}, TensorOptions(kInt64));
+  EXPECT_ERROR(ValueError, ember::gather(m, 0, idx), "[gather]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::index(m, {idx}), "[index]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::index_select(m, 0, idx.select(0, 0)), "[index_select]", "same device");
+  Tensor values = ember::empty({0}, TensorOptions().device(kMeta)), indices = ember::ones({0}, TensorOptions(kInt64));
+  EXPECT_ERROR(ValueError, ember::sort_out(values, indices, m), "[sort]", "expected a meta tensor, got one on cpu");
+  EXPECT_ERROR(ValueError, ember::sum_out(out, m, {0}), "[sum]", "expected a meta tensor, got one on cpu");
 }
 
 TEST(MetaTensors, DataDependentOpsThrow) {
