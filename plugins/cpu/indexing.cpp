@@ -12,11 +12,14 @@
 // inner), so element (a, b, c) of the result is self[outer[a] + mid[b] + inner[c]] whatever
 // self's strides. When inner is dense (0, 1, 2, ...) the innermost copy is one memcpy of a row:
 // index_select / embedding along dim 0 of a contiguous table copy whole rows.
+// The checks and the result's shape (restA + B + restB) are ember/native/Rules.h's indexing
+// section, which the meta kernels (plugins/meta/indexing.cpp) use too; the offsets are cpu-only.
 #include <cstring>
 
 #include "Loops.h"
 #include "Ops.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -107,7 +110,7 @@ std::vector<int64_t> offsets_of(IntArrayRef sizes, IntArrayRef strides) {
 }
 
 // 0-dim tensors act as 1-element 1-d ones in gather/scatter (PyTorch's ensure_nonempty_*).
-DimVector sizes1(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
+using native::sizes1;
 DimVector strides1(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); }
 
 struct IndexPlan {
@@ -134,81 +137,40 @@ IndexPlan plan_index(const IndexRules& rules, const Tensor& self, const std::vec
     }
     const Tensor& t = *oi;
     check_cpu(op, self, t);
-    if (t.dtype() == kBool || t.dtype() == kUInt8) {
-      const auto at = static_cast<int64_t>(idx.size());
-      EMBER_CHECK_INDEX(at + t.dim() <= self.dim(), "[{}] too many indices for tensor of dimension {}", op,
-                        self.dim());
-      for (int64_t j = 0; j < t.dim(); ++j)
-        EMBER_CHECK_INDEX(t.size(j) == self.size(at + j),
-                          "[{}] the shape of the mask {} at index {} does not match the shape of the indexed "
-                          "tensor {} at index {}",
-                          op, t.sizes(), j, self.sizes(), at + j);
+    if (native::is_mask_index(t)) {
+      native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
       Tensor nz = cpu::nonzero(t);
       const int64_t n = nz.size(0), k = nz.size(1);
       for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {k}, j));
       continue;
     }
-    EMBER_CHECK_INDEX(t.dtype() == kInt64, "[{}] tensors used as indices must be long, byte or bool tensors, got {}",
-                      op, t.dtype());
+    native::check_long_index(op, t);
     idx.push_back(t);
   }
-  EMBER_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(),
-                    "[{}] too many indices for tensor of dimension {} (got {})", op, self.dim(), idx.size());
-  idx.resize(static_cast<size_t>(self.dim()));
-
-  std::vector<int64_t> dims;  // the indexed dims
-  DimVector bshape;
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    if (!idx[d].defined()) continue;
-    IntArrayRef s = idx[d].sizes();
-    if (!dims.empty()) {
-      const size_t n = std::max(bshape.size(), s.size());
-      DimVector r(n, 1);
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t a = i < n - bshape.size() ? 1 : bshape[i - (n - bshape.size())];
-        const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
-        if (a != b && a != 1 && b != 1) {
-          std::vector<std::string> shapes;
-          for (int64_t e : dims) shapes.push_back(fmt::format("{}", idx[e].sizes()));
-          shapes.push_back(fmt::format("{}", s));
-          EMBER_THROW(IndexError, "[{}] shape mismatch: indexing tensors could not be broadcast together with shapes {}",
-                      op, fmt::join(shapes, ", "));
-        }
-        r[i] = a == 1 ? b : a;
-      }
-      bshape = r;
-    } else {
-      bshape = DimVector(s);
-    }
-    dims.push_back(d);
-  }
+  const native::IndexGeometry g = native::index_geometry(op, self, idx);
   IndexPlan p;
-  if (dims.empty()) {  // nothing to index: a copy of self
-    p.shape = DimVector(self.sizes());
+  p.shape = g.shape;
+  if (g.dims.empty()) {  // nothing to index: a copy of self
     p.outer = {0};
     p.mid = {0};
     p.inner = offsets_of(self.sizes(), self.strides());
   } else {
-    const bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
     DimVector a_sizes, a_strides, c_sizes, c_strides;
     for (int64_t d = 0; d < self.dim(); ++d) {
       if (idx[d].defined()) continue;
-      const bool before = adjacent && d < dims.front();
+      const bool before = g.adjacent && d < g.dims.front();
       (before ? a_sizes : c_sizes).push_back(self.size(d));
       (before ? a_strides : c_strides).push_back(self.stride(d));
     }
-    p.shape = a_sizes;
-    for (int64_t s : bshape) p.shape.push_back(s);
-    for (int64_t s : c_sizes) p.shape.push_back(s);
     p.outer = offsets_of(a_sizes, a_strides);
     p.inner = offsets_of(c_sizes, c_strides);
-    p.mid.assign(static_cast<size_t>(numel_of(bshape)), 0);
-    for (int64_t d : dims) {
+    p.mid.assign(static_cast<size_t>(numel_of(g.bshape)), 0);
+    for (int64_t d : g.dims) {
       const Tensor& t = idx[d];
       const int64_t size = self.size(d), stride = self.stride(d);
       const int64_t* data = t.data_ptr<int64_t>();
       size_t b = 0;
-      walk<1>(bshape, {broadcast_strides(t, bshape)}, [&](const std::array<int64_t, 1>& o) {
+      walk<1>(g.bshape, {broadcast_strides(t, g.bshape)}, [&](const std::array<int64_t, 1>& o) {
         int64_t v = data[o[0]];
         EMBER_CHECK_INDEX(v < size && (rules.wrap_negative ? v >= -size : v >= 0),
                           "[{}] index {} is out of bounds for dimension {} with size {}", op, v, d, size);
@@ -255,8 +217,7 @@ void run_index(const IndexPlan& p, const Tensor& self, void* out) {
 }
 
 Tensor as_int64_index(const Tensor& index, const char* op, const char* arg) {
-  EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
-                   "[{}] argument '{}': expected dtype int64 or int32, got {}", op, arg, index.dtype());
+  native::check_int_index(op, index, arg);
   if (index.dtype() == kInt64) return index;
   Tensor r = empty_cpu(index.sizes(), kInt64);
   int64_t* o = r.data_ptr<int64_t>();
@@ -265,35 +226,8 @@ Tensor as_int64_index(const Tensor& index, const char* op, const char* arg) {
   return r;
 }
 
-// Shape checks shared by gather and scatter (PyTorch's gather_shape_check / scatter_shape_check).
 void check_gather_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
-  check_cpu(op, self, index);
-  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[{}] argument 'index': expected dtype int64, got {}", op,
-                   index.dtype());
-  const DimVector ss = sizes1(self), is = sizes1(index);
-  EMBER_CHECK(ss.size() == is.size(),
-              "[{}] argument 'index': expected the same number of dimensions as self ({}), got {}", op, self.dim(),
-              index.dim());
-  if (src) {
-    check_cpu(op, self, *src);
-    EMBER_CHECK_TYPE(src->dtype() == self.dtype(), "[{}] argument 'src': expected dtype {} (self's), got {}", op,
-                     self.dtype(), src->dtype());
-    EMBER_CHECK(sizes1(*src).size() == is.size(),
-                "[{}] argument 'src': expected the same number of dimensions as index ({}), got {}", op,
-                index.dim(), src->dim());
-  }
-  if (index.numel() == 0) return;
-  for (size_t d = 0; d < is.size(); ++d) {
-    EMBER_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d],
-                "[{}] argument 'index': size {} does not fit self {} at dimension {}: index {} must be no larger "
-                "than self apart from dimension {}",
-                op, is[d], self.sizes(), d, index.sizes(), dim);
-    if (src)
-      EMBER_CHECK(is[d] <= sizes1(*src)[d],
-                  "[{}] argument 'index': size {} does not fit src {} at dimension {}: index {} must be no larger "
-                  "than src",
-                  op, is[d], src->sizes(), d, index.sizes());
-  }
+  native::check_gather_scatter(kCPU, op, self, dim, index, src);
 }
 
 // Walks index's positions with (index, self with dim's stride 0, other) offsets and passes
@@ -314,13 +248,7 @@ void walk_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor&
   });
 }
 
-// In-place writes into self need one memory location per element (PyTorch's assert_no_internal_overlap).
-void check_writable(const char* op, const Tensor& self) {
-  EMBER_CHECK(!has_internal_overlap(self),
-              "[{}] unsupported operation: more than one element of self refers to a single memory location "
-              "(an expanded tensor); clone() it first",
-              op);
-}
+using native::check_writable;
 
 enum class ScatterMode { Assign, Add };
 
@@ -385,25 +313,11 @@ Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indic
 
 Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
                    bool accumulate) {
-  check_cpu("index_put_", self, values);
-  EMBER_CHECK_TYPE(values.dtype() == self.dtype(),
-                   "[index_put_] argument 'values': expected dtype {} (self's), got {}", self.dtype(), values.dtype());
+  native::check_index_put(kCPU, self, values);
   check_writable("index_put_", self);
   IndexPlan p = plan_index({"index_put_", true}, self, indices);
   // values broadcast to the indexing result, copied first: they may alias self.
-  // PyTorch strips leading 1s of values first ([1, 3] can be put into a [3] result).
-  auto fits = [&](IntArrayRef v) {
-    if (v.size() > p.shape.size()) return false;
-    for (size_t i = 0; i < v.size(); ++i)
-      if (v[i] != 1 && v[i] != p.shape[p.shape.size() - v.size() + i]) return false;
-    return true;
-  };
-  IntArrayRef vs = values.sizes();
-  while (!fits(vs) && !vs.empty() && vs[0] == 1) vs = vs.slice(1);
-  const bool ok = fits(vs);
-  EMBER_CHECK(ok, "[index_put_] shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
-              "shape {}",
-              values.sizes(), IntArrayRef(p.shape));
+  const IntArrayRef vs = native::index_put_values_sizes(values, p.shape);
   Tensor v = make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()),
                        values.storage_offset());
   v = materialize(make_view(v, p.shape, broadcast_strides(v, p.shape), v.storage_offset()));
@@ -431,17 +345,10 @@ Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& i
 }
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index_in, Tensor& out) {
-  check_cpu("index_select", self, index_in);
-  check_cpu("index_select", self, out);
-  EMBER_CHECK(index_in.dim() <= 1, "[index_select] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
-              index_in.dim());
-  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[index_select] argument 'out': expected dtype {} (self's), got {}",
-                   self.dtype(), out.dtype());
-  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  dim = native::check_index_select(kCPU, self, dim, index_in, out);
   Tensor index = as_int64_index(index_in, "index_select", "index");
   const int64_t n = index.numel();
-  if (self.dim() == 0) {  // a 0-dim self takes one index, 0 or -1 (PyTorch)
-    EMBER_CHECK_INDEX(n == 1, "[index_select] index for a 0-dim self must have one element, got {}", n);
+  if (self.dim() == 0) {
     Tensor one = make_view(self, {1}, {1}, self.storage_offset());
     index = make_view(index, {1}, {1}, index.storage_offset());
     IndexPlan p = plan_index({"index_select", false}, one, {index});
@@ -470,8 +377,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
                  bool /*sparse*/) {
-  check_cpu("embedding", weight, indices);
-  EMBER_CHECK(weight.dim() == 2, "[embedding] argument 'weight': expected a 2-d tensor, got {} dims", weight.dim());
+  native::check_embedding(kCPU, weight, indices);
   Tensor index = as_int64_index(indices, "embedding", "indices");
   IndexPlan p = plan_index({"embedding", false}, weight, {index});
   Tensor out = empty_cpu(p.shape, weight.dtype());
@@ -534,10 +440,7 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
 }
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
-  check_cpu("masked_select", self, mask);
-  EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
-                   "[masked_select] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
-  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
+  const DimVector shape = native::check_masked_select(kCPU, self, mask);
   const DimVector sst = broadcast_strides(self, shape), mst = broadcast_strides(mask, shape);
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());  // bool is one byte, 0 or 1
   int64_t n = 0;
@@ -555,13 +458,7 @@ Tensor masked_select(const Tensor& self, const Tensor& mask) {
 }
 
 Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  check_cpu("index_fill_", self, index);
-  EMBER_CHECK(index.dim() <= 1, "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
-              index.dim());
-  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[index_fill_] argument 'index': expected dtype int64, got {}",
-                   index.dtype());
-  check_writable("index_fill_", self);
-  dim = maybe_wrap_dim(dim, self.dim(), "index_fill_");
+  dim = native::check_index_fill(kCPU, self, dim, index);
   const Tensor target = self.dim() == 0 ? make_view(self, {1}, {1}, self.storage_offset()) : self;
   const int64_t n = index.numel();
   std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim));
@@ -580,18 +477,8 @@ Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, c
 }
 
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
-  check_cpu("masked_scatter_", self, mask);
-  check_cpu("masked_scatter_", self, source);
-  EMBER_CHECK_TYPE(mask.dtype() == kBool || mask.dtype() == kUInt8,
-                   "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got {}", mask.dtype());
-  EMBER_CHECK_TYPE(source.dtype() == self.dtype(),
-                   "[masked_scatter_] argument 'source': expected dtype {} (self's), got {}", self.dtype(),
-                   source.dtype());
-  check_writable("masked_scatter_", self);
-  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
-  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
-              "[masked_scatter_] argument 'mask': shape {} does not broadcast to self's shape {}", mask.sizes(),
-              self.sizes());
+  native::check_masked_scatter(kCPU, self, mask, source);
+  const DimVector shape(self.sizes());
   const DimVector mst = broadcast_strides(mask, shape);
   const auto* m = static_cast<const uint8_t*>(mask.data_ptr());
   int64_t n = 0;

@@ -643,12 +643,7 @@ Tensor norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim, s
                  const char* op) {
   check_defined(op, self, "self");
   check_cpu(op, self);
-  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
-                   "[{}] input dtype should be either floating point or complex, got {}", op, self.dtype());
-  if (dtype)
-    EMBER_CHECK_TYPE(is_floating_type(*dtype), "[{}] argument 'dtype': expected a floating point dtype, got {}",
-                     op, *dtype);
-  const ScalarType out_dt = dtype.value_or(self.dtype());
+  const ScalarType out_dt = native::norm_dtype(op, self, dtype);
   Rows r = prepare(self, dims, keepdim, op, std::isinf(p));
   return reduce_rows_double(r, out_dt, op, [p](const auto* x, int64_t n) {
     auto mag = [&](int64_t i) { return std::fabs(convert<double>(x[i])); };
@@ -677,10 +672,7 @@ Tensor norm_impl(const Tensor& self, double p, IntArrayRef dims, bool keepdim, s
   });
 }
 
-double norm_order(const Scalar& p, const char* op) {
-  EMBER_CHECK_TYPE(!p.isComplex(), "[{}] argument 'p': expected a real number, got a complex one", op);
-  return p.toDouble();
-}
+using native::norm_order;
 
 }  // namespace
 
@@ -701,8 +693,7 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
   check_defined(op, out, name);
   check_cpu(op, out);
-  EMBER_CHECK_TYPE(out.dtype() == expected, "[{}] argument '{}': expected the out tensor to have dtype {}, but got {} instead", op, name,
-                   expected, out.dtype());
+  native::check_out_dtype(op, out, expected, name);
 }
 
 Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
@@ -714,12 +705,10 @@ Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
 
 namespace {
 
-// Without a dtype, sum, mean, prod, cumsum and cumprod compute in out's dtype (PyTorch's
-// infer_dtype_from_optional); with one, out must have it.
+// The dtype rule is native::reduction_out_dtype.
 template <class F>
 Tensor& out_in_dtype(const char* op, Tensor& out, std::optional<ScalarType> dtype, F compute) {
-  check_defined(op, out, "out");
-  const ScalarType dt = dtype.value_or(out.dtype());
+  const ScalarType dt = native::reduction_out_dtype(op, out, dtype);
   check_out(op, out, dt);
   return write_out(out, compute(dt), op);
 }
@@ -785,9 +774,7 @@ Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
   return write_out(out, cpu::argmin(self, dim, keepdim), "argmin");
 }
 Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
-  check_defined("logsumexp", out, "out");
-  EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
-                   "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
+  native::check_logsumexp_out(out);
   return write_out(out, logsumexp_impl(self, dim, keepdim), "logsumexp");
 }
 

@@ -23,6 +23,7 @@
 #include "Loops.h"
 #include "Ops.h"
 #include "Reduce.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -162,16 +163,10 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
                                         bool sorted, const char* op) {
   check_defined(op, self, "self");
   check_cpu(op, self);
-  const int64_t w = maybe_wrap_dim(dim, self.dim(), op);
-  const int64_t len = self.dim() > 0 ? self.size(w) : 1;
-  const int64_t kk = k.value_or(len);
-  EMBER_CHECK_INDEX(kk >= 0 && kk <= len,
-                    "[{}] argument 'k': selected index k out of range (expected 0 <= k <= {}, the size of dim "
-                    "{}, got {})",
-                    op, len, w, kk);
+  const native::SortShape ss = native::sort_shape(op, self, dim, k);
+  const int64_t w = ss.dim, kk = ss.k;
+  const DimVector& shape = ss.sizes;
   Rows r = prepare(self, one_dim(w), true, op, false);
-  DimVector shape(self.sizes());
-  if (self.dim() > 0) shape[w] = kk;
   Tensor values = empty_cpu(shape, self.dtype());
   Tensor indices = empty_cpu(shape, kInt64);
   // Results are computed with dim last; when dim is not last they go through a permuted view.

@@ -162,4 +162,60 @@ Tensor std(const Tensor& self, bool unbiased);
 Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim);
 Tensor cumsum(const Tensor& self, int64_t dim, OptDtype dtype);
 
+// ---- indexing.cpp -------------------------------------------------------------------------------
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate);
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out);
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool sparse_grad);
+Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor masked_select(const Tensor& self, const Tensor& mask);
+Tensor nonzero(const Tensor& self);
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx, bool scale_grad_by_freq,
+                 bool sparse);
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source);
+
+// ---- other.cpp: sort, norms, var/std corrections, cumprod, out= variants ----------------------
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, OptBool stable, int64_t dim, bool descending);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending);
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted);
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
+                                         Tensor& indices);
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                         Tensor& values, Tensor& indices);
+Tensor cumprod(const Tensor& self, int64_t dim, OptDtype dtype);
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim);
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim);
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim);
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim);
+Tensor norm_scalar(const Tensor& self, const Scalar& p);
+Tensor norm_scalaropt_dim(const Tensor& self, const OptScalar& p, IntArrayRef dim, bool keepdim);
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          OptDtype dtype);
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtype, Tensor& out);
+Tensor& cumsum_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out);
+Tensor& cumprod_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out);
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values);
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices);
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out);
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out);
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out);
+
 }  // namespace ember::meta

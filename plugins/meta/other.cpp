@@ -248,4 +248,183 @@ EMBER_META_DEFINE_VAR(var)
 EMBER_META_DEFINE_VAR(std)
 #undef EMBER_META_DEFINE_VAR
 
+// ---- sort and topk (plugins/cpu/sort.cpp) ---------------------------------------------------------
+
+namespace {
+
+// An out= argument: defined, on meta, of dtype `expected` (the cpu's check_out).
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
+  native::check_defined(op, out, name);
+  EMBER_CHECK(out.is_meta(), "[{}] expected a meta tensor, got one on {}", op, out.device());
+  native::check_out_dtype(op, out, expected, name);
+}
+
+// out = result, as the cpu's write_out: resized to result's shape when it differs, then copied.
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
+  native::resize_output(out, result.sizes(), op);
+  return meta::copy_(out, result, false);
+}
+
+std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, std::optional<int64_t> k, const char* op) {
+  native::check_defined(op, self, "self");
+  const native::SortShape s = native::sort_shape(op, self, dim, k);
+  return {empty_meta(s.sizes, self.dtype()), empty_meta(s.sizes, kInt64)};
+}
+
+std::tuple<Tensor&, Tensor&> sorted_out(const Tensor& self, int64_t dim, std::optional<int64_t> k, Tensor& values,
+                                        Tensor& indices, const char* op) {
+  native::check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), "values");
+  check_out(op, indices, kInt64, "indices");
+  const auto [v, i] = sorted_along(self, dim, k, op);
+  write_out(values, v, op);
+  write_out(indices, i, op);
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool /*descending*/) {
+  return sorted_along(self, dim, std::nullopt, "sort");
+}
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, OptBool /*stable*/, int64_t dim, bool /*descending*/) {
+  return sorted_along(self, dim, std::nullopt, "sort");
+}
+Tensor argsort(const Tensor& self, int64_t dim, bool /*descending*/) {
+  return std::get<1>(sorted_along(self, dim, std::nullopt, "argsort"));
+}
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool /*largest*/, bool /*sorted*/) {
+  return sorted_along(self, dim, k, "topk");
+}
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool /*descending*/, Tensor& values,
+                                         Tensor& indices) {
+  return sorted_out(self, dim, std::nullopt, values, indices, "sort");
+}
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool /*largest*/,
+                                         bool /*sorted*/, Tensor& values, Tensor& indices) {
+  return sorted_out(self, dim, k, values, indices, "topk");
+}
+
+// ---- cumprod, var/std with a correction, norms --------------------------------------------------
+
+Tensor cumprod(const Tensor& self, int64_t dim, OptDtype dtype) {
+  native::check_defined("cumprod", self, "self");
+  return along_dim("cumprod", self, dim, native::sum_like_dtype("cumprod", self, dtype));
+}
+
+namespace {
+Tensor var_like(const char* op, const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  native::check_defined(op, self, "self");
+  native::check_var_dtype(op, self);
+  return reduce(op, self, dim.value_or(IntArrayRef()), keepdim, self.dtype());
+}
+
+Tensor norm_meta(const char* op, const Tensor& self, double p, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  native::check_defined(op, self, "self");
+  const ScalarType out_dt = native::norm_dtype(op, self, dtype);
+  return reduce(op, self, dims, keepdim, out_dt, std::isinf(p));  // +-inf norms have no identity
+}
+}  // namespace
+
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> /*correction*/,
+                      bool keepdim) {
+  return var_like("var", self, dim, keepdim);
+}
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> /*correction*/,
+                      bool keepdim) {
+  return var_like("std", self, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> /*correction*/, bool keepdim) {
+  Tensor v = var_like("var_mean", self, dim, keepdim);
+  return {v, meta::mean_dim(self, dim.value_or(IntArrayRef()), keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> /*correction*/, bool keepdim) {
+  Tensor v = var_like("std_mean", self, dim, keepdim);
+  return {v, meta::mean_dim(self, dim.value_or(IntArrayRef()), keepdim, std::nullopt)};
+}
+
+Tensor norm_scalar(const Tensor& self, const Scalar& p) {
+  return norm_meta("norm", self, native::norm_order(p, "norm"), {}, false, std::nullopt);
+}
+Tensor norm_scalaropt_dim(const Tensor& self, const OptScalar& p, IntArrayRef dim, bool keepdim) {
+  return norm_meta("norm", self, p ? native::norm_order(*p, "norm") : 2.0, dim, keepdim, std::nullopt);
+}
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          OptDtype dtype) {
+  return norm_meta("linalg_vector_norm", self, native::norm_order(ord, "linalg_vector_norm"),
+                   dim.value_or(IntArrayRef()), keepdim, dtype);
+}
+
+// ---- reduction out= variants: the functional meta kernel, then written into out -----------------
+
+namespace {
+template <class F>
+Tensor& out_in_dtype(const char* op, Tensor& out, OptDtype dtype, F compute) {
+  const ScalarType dt = native::reduction_out_dtype(op, out, dtype);
+  check_out(op, out, dt);
+  return write_out(out, compute(dt), op);
+}
+
+std::tuple<Tensor&, Tensor&> extreme_dim_out(std::tuple<Tensor, Tensor> (*f)(const Tensor&, int64_t, bool),
+                                             const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                             Tensor& indices, const char* op, const char* values_name,
+                                             const char* indices_name) {
+  native::check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), values_name);
+  check_out(op, indices, kInt64, indices_name);
+  const auto [v, i] = f(self, dim, keepdim);
+  write_out(values, v, op);
+  write_out(indices, i, op);
+  return {values, indices};
+}
+}  // namespace
+
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  return out_in_dtype("sum", out, dtype, [&](ScalarType dt) { return meta::sum_dim(self, dim, keepdim, dt); });
+}
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  return out_in_dtype("mean", out, dtype, [&](ScalarType dt) { return meta::mean_dim(self, dim, keepdim, dt); });
+}
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  return out_in_dtype("prod", out, dtype, [&](ScalarType dt) { return meta::prod_dim_int(self, dim, keepdim, dt); });
+}
+Tensor& cumsum_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out) {
+  return out_in_dtype("cumsum", out, dtype, [&](ScalarType dt) { return meta::cumsum(self, dim, dt); });
+}
+Tensor& cumprod_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out) {
+  return out_in_dtype("cumprod", out, dtype, [&](ScalarType dt) { return meta::cumprod(self, dim, dt); });
+}
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_defined("amax", self, "self");
+  check_out("amax", out, self.dtype());
+  return write_out(out, meta::amax(self, dim, keepdim), "amax");
+}
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_defined("amin", self, "self");
+  check_out("amin", out, self.dtype());
+  return write_out(out, meta::amin(self, dim, keepdim), "amin");
+}
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values) {
+  return extreme_dim_out(&meta::max_dim, self, dim, keepdim, max, max_values, "max", "max", "max_values");
+}
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices) {
+  return extreme_dim_out(&meta::min_dim, self, dim, keepdim, min, min_indices, "min", "min", "min_indices");
+}
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmax", out, kInt64);
+  return write_out(out, meta::argmax(self, dim, keepdim), "argmax");
+}
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmin", out, kInt64);
+  return write_out(out, meta::argmin(self, dim, keepdim), "argmin");
+}
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_logsumexp_out(out);
+  return write_out(out, meta::logsumexp(self, dim, keepdim), "logsumexp");
+}
+
 }  // namespace ember::meta

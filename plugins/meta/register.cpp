@@ -26,8 +26,13 @@
 // them: an elementwise op is its rule plus `iterate` (elementwise.cpp; unary, binary and logical
 // families are one macro line), a reduction is `reduce(op, self, dims, keepdim, dtype)`, an op
 // along a dim is `along_dim`, anything else allocates its contiguous result with `empty_meta`
-// (other.cpp). Declare it in Ops.h, register it below and add a case to tests/ops/test_meta.cpp
-// (MetaKernels.EveryCpuKernelHasAMetaKernel fails until both exist).
+// (other.cpp; indexing ops in indexing.cpp). An out= variant is its functional meta kernel plus
+// `check_out` and `write_out` (other.cpp), in the cpu variant's order of checks. An op whose
+// result size depends on the values (nonzero, masked_select, a bool mask index) checks its
+// arguments, then raises NotImplementedError ("data-dependent output shape"), as PyTorch's meta
+// tensors do; the test lists it in kDataDependent. Declare the kernel in Ops.h, register it below
+// and add a case to tests/ops/test_meta.cpp (MetaKernels.EveryCpuKernelHasAMetaKernel fails until
+// both exist).
 #include "Ops.h"
 #include "ember/plugin/Plugin.h"
 
@@ -199,4 +204,51 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("std", EMBER_FN(meta::std));
   m.impl("std.dim", EMBER_FN(meta::std_dim));
   m.impl("cumsum", EMBER_FN(meta::cumsum));
+}
+
+// Indexing (indexing.cpp).
+EMBER_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("index.Tensor", EMBER_FN(meta::index));
+  m.impl("index_put_", EMBER_FN(meta::index_put_));
+  m.impl("index_select.out", EMBER_FN(meta::index_select_out));
+  m.impl("index_select", EMBER_FN(meta::index_select));
+  m.impl("gather", EMBER_FN(meta::gather));
+  m.impl("scatter_.src", EMBER_FN(meta::scatter__src));
+  m.impl("scatter_.value", EMBER_FN(meta::scatter__value));
+  m.impl("scatter_add_", EMBER_FN(meta::scatter_add_));
+  m.impl("masked_select", EMBER_FN(meta::masked_select));
+  m.impl("nonzero", EMBER_FN(meta::nonzero));
+  m.impl("embedding", EMBER_FN(meta::embedding));
+  m.impl("index_fill_.int_Scalar", EMBER_FN(meta::index_fill__int_scalar));
+  m.impl("masked_scatter_", EMBER_FN(meta::masked_scatter_));
+}
+
+// Sort, topk, norms, var/std corrections, cumprod and the reductions' out= variants (other.cpp).
+EMBER_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("sort", EMBER_FN(meta::sort));
+  m.impl("sort.stable", EMBER_FN(meta::sort_stable));
+  m.impl("argsort", EMBER_FN(meta::argsort));
+  m.impl("topk", EMBER_FN(meta::topk));
+  m.impl("sort.values", EMBER_FN(meta::sort_values));
+  m.impl("topk.values", EMBER_FN(meta::topk_values));
+  m.impl("cumprod", EMBER_FN(meta::cumprod));
+  m.impl("var.correction", EMBER_FN(meta::var_correction));
+  m.impl("std.correction", EMBER_FN(meta::std_correction));
+  m.impl("var_mean.correction", EMBER_FN(meta::var_mean_correction));
+  m.impl("std_mean.correction", EMBER_FN(meta::std_mean_correction));
+  m.impl("norm.Scalar", EMBER_FN(meta::norm_scalar));
+  m.impl("norm.ScalarOpt_dim", EMBER_FN(meta::norm_scalaropt_dim));
+  m.impl("linalg_vector_norm", EMBER_FN(meta::linalg_vector_norm));
+  m.impl("sum.IntList_out", EMBER_FN(meta::sum_intlist_out));
+  m.impl("mean.out", EMBER_FN(meta::mean_out));
+  m.impl("prod.int_out", EMBER_FN(meta::prod_int_out));
+  m.impl("cumsum.out", EMBER_FN(meta::cumsum_out));
+  m.impl("cumprod.out", EMBER_FN(meta::cumprod_out));
+  m.impl("amax.out", EMBER_FN(meta::amax_out));
+  m.impl("amin.out", EMBER_FN(meta::amin_out));
+  m.impl("max.dim_max", EMBER_FN(meta::max_dim_max));
+  m.impl("min.dim_min", EMBER_FN(meta::min_dim_min));
+  m.impl("argmax.out", EMBER_FN(meta::argmax_out));
+  m.impl("argmin.out", EMBER_FN(meta::argmin_out));
+  m.impl("logsumexp.out", EMBER_FN(meta::logsumexp_out));
 }

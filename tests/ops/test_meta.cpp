@@ -4,6 +4,7 @@
 // expanded inputs.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -47,6 +48,17 @@ struct Env {
   }
   // A contiguous input.
   Tensor t(IntArrayRef sizes, std::optional<ScalarType> t = {}) const { return twin(values(sizes, t.value_or(dt))); }
+  // A contiguous index tensor of in-range values (0, 1, ..., bound - 1, 0, ...): cpu kernels check
+  // index values, which meta tensors do not have.
+  Tensor ix(IntArrayRef sizes, int64_t bound, ScalarType t = kInt64) const {
+    Tensor c = ember::empty(sizes, TensorOptions(kInt64));
+    int64_t* p = c.data_ptr<int64_t>();
+    for (int64_t i = 0; i < c.numel(); ++i) p[i] = i % bound;
+    return twin(c.to(t));
+  }
+  // x() as an lvalue, for kernels that take `Tensor&` self.
+  Tensor& w(IntArrayRef sizes) const { return written_.emplace_back(x(sizes)); }
+  mutable std::deque<Tensor> written_{};
   // The case's main input, in the case's layout.
   Tensor x(IntArrayRef sizes, std::optional<ScalarType> t = {}) const {
     const ScalarType d = t.value_or(dt);
@@ -90,6 +102,23 @@ Out run_one(F&& f) {
   return o;
 }
 #define R(...) run_one([&] { return Tensor(__VA_ARGS__); })
+// The two outputs of a tuple-returning call (both carry its error when it raises).
+template <class F>
+Outs run_two(F&& f) {
+  Outs o(2);
+  try {
+    std::tie(o[0].t, o[1].t) = f();
+  } catch (const Error& err) {
+    for (Out& x : o) x = Out{Tensor(), true, err.what(), typeid(err).name()};
+  }
+  return o;
+}
+#define R2(...) run_two([&] { return std::tuple<Tensor, Tensor>(__VA_ARGS__); })
+Outs join(std::initializer_list<Outs> parts) {
+  Outs r;
+  for (const Outs& p : parts) r.insert(r.end(), p.begin(), p.end());
+  return r;
+}
 struct Case {
   std::vector<std::string> ops;  // schema names ("add.Tensor") this case calls
   std::function<Outs(const Env&)> run;
@@ -316,6 +345,81 @@ std::vector<Case> cases() {
                  return Outs{R(ember::var(e.x({2, 3}))), R(ember::var(e.x({2, 3, 4}), IntArrayRef({0, 2}), true, true)),
                              R(ember::std(e.x({2, 3}), false)), R(ember::std(e.x({2, 3}), std::nullopt, true, true))};
                }});
+  // ---- sort and topk; tuple results and out= pairs
+  c.push_back({{"sort", "sort.stable", "argsort", "topk", "sort.values", "topk.values"}, [](const Env& e) {
+                 Tensor v1 = e.t({0}), i1 = e.t({0}, kInt64), v2 = e.t({3, 2}), i2 = e.t({3, 2}, kInt64);
+                 Tensor v3 = e.t({0}, kFloat64), i3 = e.t({0}, kInt64), v4 = e.t({0}), i4 = e.t({0}, kInt32);
+                 return join({R2(ember::sort(e.x({2, 3, 4}), 1, true)),
+                              R2(ember::sort(e.x({2, 3}), std::optional<bool>(true), 0)),
+                              R2(ember::sort(e.t({}))),
+                              {R(ember::argsort(e.x({2, 3}))), R(ember::argsort(e.x({2, 3}), -2, true))},
+                              R2(ember::topk(e.x({2, 5}), 3)),
+                              R2(ember::topk(e.x({4, 3}), 2, 0, false, false)),
+                              R2(ember::topk(e.x({2, 3}), 0)),
+                              R2(ember::topk(e.t({}), 1)),
+                              R2(ember::sort_out(v1, i1, e.x({2, 3}), 0)),
+                              R2(ember::topk_out(v2, i2, e.x({3, 4}), 2)),
+                              R2(ember::sort_out(v3, i3, e.x({2, 3}))),
+                              R2(ember::topk_out(v4, i4, e.x({3, 4}), 2))});
+               }});
+  c.push_back({{"topk"}, [](const Env& e) { return R2(ember::topk(e.x({2, 5}), 6)); }});
+  c.push_back({{"topk"}, [](const Env& e) { return R2(ember::topk(e.x({2, 5}), -1)); }});
+  c.push_back({{"sort"}, [](const Env& e) { return R2(ember::sort(e.x({2, 5}), 2)); }});
+  // ---- norms, var/std with a correction, cumprod
+  c.push_back({{"norm.Scalar", "norm.ScalarOpt_dim", "linalg_vector_norm", "var.correction", "std.correction",
+                "var_mean.correction", "std_mean.correction", "cumprod", "cumprod.out"},
+               [](const Env& e) {
+                 using OptI = std::optional<int64_t>;
+                 const double inf = std::numeric_limits<double>::infinity();
+                 Tensor o = e.t({0}), o2 = e.t({2, 3}, kFloat64);
+                 return join({{R(ember::norm(e.x({2, 3}))), R(ember::norm(e.x({2, 3}), 1)),
+                               R(ember::norm(e.x({2, 3, 4}), std::optional<Scalar>(3), {0, 2}, true)),
+                               R(ember::norm(e.x({2, 3}), std::nullopt, {-1})),
+                               R(ember::norm(e.x({2, 0}), inf, {1})), R(ember::norm(e.x({2, 0}), 2, {1})),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), 2, IntArrayRef({1}), false, kFloat64)),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), 0, std::nullopt, true)),
+                               R(ember::linalg_vector_norm(e.x({2, 3}), -inf, std::nullopt, false, kInt32)),
+                               R(ember::var(e.x({2, 3, 4}), IntArrayRef({1}), OptI(0), true)),
+                               R(ember::std(e.x({2, 3}), std::nullopt, OptI(2))),
+                               R(ember::var(e.x({2, 3}), IntArrayRef({0, 0}), OptI(1)))},
+                              R2(ember::var_mean(e.x({2, 3}), IntArrayRef({0}), OptI(1))),
+                              R2(ember::std_mean(e.x({2, 3, 4}), IntArrayRef({0, 2}), std::nullopt, true)),
+                              {R(ember::cumprod(e.x({2, 3}), 1)), R(ember::cumprod(e.x({2, 3}), -2, kFloat64)),
+                               R(ember::cumprod(e.x({2, 3}), 2)), R(ember::cumprod_out(o, e.x({2, 3}), 0)),
+                               R(ember::cumprod_out(o2, e.x({2, 3}), 1, kFloat32))}});
+               }});
+  c.push_back({{"norm.Scalar"}, [](const Env& e) { return Outs{R(ember::norm(e.x({2, 3}), Scalar(std::complex<double>(1, 1))))}; }});
+  // ---- reductions' out= variants: out's dtype is the computation's (or must be the given
+  // dtype), wrong sizes are resized, and index outputs must be int64.
+  c.push_back({{"sum.IntList_out", "mean.out", "prod.int_out", "cumsum.out", "amax.out", "amin.out", "max.dim_max",
+                "min.dim_min", "argmax.out", "argmin.out", "logsumexp.out"},
+               [](const Env& e) {
+                 Tensor o1 = e.t({0}), o2 = e.t({2, 3}, kFloat64), o3 = e.t({0}), o4 = e.t({5}), o5 = e.t({2, 3});
+                 Tensor o6 = e.t({0}), o7 = e.t({}), v1 = e.t({0}), i1 = e.t({0}, kInt64), v2 = e.t({0});
+                 Tensor i2 = e.t({3}, kInt32), a1 = e.t({0}, kInt64), a2 = e.t({0}, kFloat32), l1 = e.t({0});
+                 Tensor l2 = e.t({0}, kFloat64), o8 = e.t({0}, kInt64);
+                 return join({{R(ember::sum_out(o1, e.x({2, 3, 4}), {1})),
+                               R(ember::sum_out(o2, e.x({2, 3}), {}, false, kFloat64)),
+                               R(ember::sum_out(o8, e.x({2, 3}), {0}, false, kFloat32)),
+                               R(ember::mean_out(o3, e.x({2, 3}), {0}, true)),
+                               R(ember::prod_out(o4, e.x({2, 3}), 1)),
+                               R(ember::cumsum_out(o5, e.x({2, 3}), 1)),
+                               R(ember::amax_out(o6, e.x({2, 3}), {1}, true)),
+                               R(ember::amin_out(o7, e.x({2, 3})))},
+                              R2(ember::max_out(v1, i1, e.x({2, 3}), 1)),
+                              R2(ember::min_out(v2, i2, e.x({2, 3}), 0, true)),
+                              {R(ember::argmax_out(a1, e.x({2, 3}), 1)), R(ember::argmin_out(a2, e.x({2, 3}))),
+                               R(ember::logsumexp_out(l1, e.x({2, 3}), {1})),
+                               R(ember::logsumexp_out(l2, e.x({2, 3}), {0, 1}, true))}});
+               }});
+  c.push_back({{"amax.out"}, [](const Env& e) {
+                 Tensor o = e.t({0});
+                 return Outs{R(ember::amax_out(o, e.x({2, 0}), {1}))};
+               }});
+  c.push_back({{"argmax.out"}, [](const Env& e) {
+                 Tensor o = e.t({0}, kInt64);
+                 return Outs{R(ember::argmax_out(o, e.x({2, 3}), 2))};
+               }});
   // ---- shapes and products
   c.push_back({{"cat", "flip"}, [](const Env& e) {
                  return Outs{R(ember::cat({e.x({2, 3}), e.t({4, 3}, kInt64)}, 0)),
@@ -336,6 +440,74 @@ std::vector<Case> cases() {
   c.push_back({{"mm"}, [](const Env& e) { return Outs{R(ember::mm(e.x({2, 3}), e.t({3})))}; }});
   c.push_back({{"bmm"}, [](const Env& e) { return Outs{R(ember::bmm(e.x({2, 2, 3}), e.t({3, 3, 4})))}; }});
   c.push_back({{"addmm"}, [](const Env& e) { return Outs{R(ember::addmm(e.t({3}), e.x({2, 3}), e.t({3, 4})))}; }});
+  // ---- indexing: integer index tensors only (a mask index has a data-dependent result size:
+  // MetaTensors.DataDependentOpsThrow). Expanded inputs written in place are an error on both.
+  using OptT = std::optional<Tensor>;
+  c.push_back({{"index.Tensor", "index_put_"}, [](const Env& e) {
+                 const OptT none;
+                 return Outs{R(ember::index(e.x({4, 5, 6}), {e.ix({2, 3}, 4)})),
+                             R(ember::index(e.x({4, 5, 6}), {none, e.ix({3}, 5), e.ix({2, 1}, 6)})),
+                             R(ember::index(e.x({4, 5, 6}), {e.ix({3}, 4), none, e.ix({3}, 6)})),
+                             R(ember::index(e.x({4, 5, 6}), {none})),
+                             R(ember::index(e.x({4, 5}), {e.ix({}, 4), e.ix({2}, 5)})),
+                             R(ember::index_put_(e.w({4, 5, 6}), {e.ix({2}, 4)}, e.t({5, 6}))),
+                             R(ember::index_put_(e.w({4, 5, 6}), {none, e.ix({2, 1}, 5)}, e.t({1, 1, 6}), true)),
+                             R(ember::index_put_(e.w({4, 5}), {e.ix({3}, 4), e.ix({3}, 5)}, e.t({}))),
+                             R(ember::index_put_(e.w({4, 5}), {e.ix({3}, 4)}, e.t({5}, kFloat64)))};
+               }});
+  c.push_back({{"index.Tensor"}, [](const Env& e) {
+                 return Outs{R(ember::index(e.x({4, 5}), {e.ix({2}, 4), e.ix({3}, 5)}))};
+               }});
+  c.push_back({{"index.Tensor"}, [](const Env& e) {
+                 return Outs{R(ember::index(e.x({4, 5}), {e.ix({2}, 4), e.ix({2}, 5), e.ix({2}, 1)}))};
+               }});
+  c.push_back({{"index.Tensor"}, [](const Env& e) { return Outs{R(ember::index(e.x({4, 5}), {e.ix({2}, 4, kInt32)}))}; }});
+  c.push_back({{"index_put_"}, [](const Env& e) {
+                 return Outs{R(ember::index_put_(e.w({4, 5}), {e.ix({3}, 4)}, e.t({2, 5})))};
+               }});
+  c.push_back({{"index_select", "index_select.out", "embedding"}, [](const Env& e) {
+                 Tensor o1 = e.t({0}), o2 = e.t({7, 2}), o3 = e.t({3}, kInt8);
+                 return Outs{R(ember::index_select(e.x({3, 4}), 1, e.ix({5}, 4))),
+                             R(ember::index_select(e.x({3, 4}), -2, e.ix({}, 3, kInt32))),
+                             R(ember::index_select(e.t({}), 0, e.ix({1}, 1))),
+                             R(ember::index_select_out(o1, e.x({3, 4}), 0, e.ix({2}, 3))),
+                             R(ember::index_select_out(o2, e.x({3, 4}), 1, e.ix({2}, 4))),
+                             R(ember::index_select_out(o3, e.x({3, 4}), 1, e.ix({2}, 4))),
+                             R(ember::embedding(e.x({10, 4}), e.ix({2, 3}, 10))),
+                             R(ember::embedding(e.x({10, 4}), e.ix({}, 10, kInt32)))};
+               }});
+  c.push_back({{"index_select"}, [](const Env& e) { return Outs{R(ember::index_select(e.x({3, 4}), 0, e.ix({2, 2}, 3)))}; }});
+  c.push_back({{"index_select"}, [](const Env& e) { return Outs{R(ember::index_select(e.x({3, 4}), 2, e.ix({2}, 3)))}; }});
+  c.push_back({{"index_select"}, [](const Env& e) { return Outs{R(ember::index_select(e.x({3, 4}), 0, e.ix({2}, 3, kInt8)))}; }});
+  c.push_back({{"embedding"}, [](const Env& e) { return Outs{R(ember::embedding(e.x({10}), e.ix({2}, 10)))}; }});
+  c.push_back({{"gather", "scatter_.src", "scatter_.value", "scatter_add_"}, [](const Env& e) {
+                 return Outs{R(ember::gather(e.x({3, 4}), 1, e.ix({3, 2}, 4))),
+                             R(ember::gather(e.x({3, 4}), -2, e.ix({2, 4}, 3))),
+                             R(ember::gather(e.x({}), 0, e.ix({}, 1))),
+                             R(e.x({3, 4}).scatter_(0, e.ix({2, 4}, 3), e.t({2, 5}))),
+                             R(e.x({3, 4}).scatter_(1, e.ix({3, 2}, 4), 1.5)),
+                             R(e.x({3, 4}).scatter_add_(1, e.ix({3, 3}, 4), e.t({3, 3}))),
+                             R(e.x({3, 4}).scatter_add_(1, e.ix({0, 3}, 4), e.t({1, 1})))};
+               }});
+  c.push_back({{"gather"}, [](const Env& e) { return Outs{R(ember::gather(e.x({3, 4}), 1, e.ix({4, 2}, 4)))}; }});
+  c.push_back({{"gather"}, [](const Env& e) { return Outs{R(ember::gather(e.x({3, 4}), 1, e.ix({3}, 4)))}; }});
+  c.push_back({{"gather"}, [](const Env& e) { return Outs{R(ember::gather(e.x({3, 4}), 1, e.ix({3, 2}, 4, kInt32)))}; }});
+  c.push_back({{"scatter_.src"}, [](const Env& e) { return Outs{R(e.x({3, 4}).scatter_(1, e.ix({3, 2}, 4), e.t({3, 1})))}; }});
+  c.push_back({{"scatter_add_"}, [](const Env& e) {
+                 return Outs{R(e.x({3, 4}).scatter_add_(1, e.ix({3, 2}, 4), e.t({3, 2}, kFloat64)))};
+               }});
+  c.push_back({{"index_fill_.int_Scalar", "masked_scatter_"}, [](const Env& e) {
+                 return Outs{R(e.x({3, 4}).index_fill_(1, e.ix({2}, 4), 1)),
+                             R(e.x({3, 4}).index_fill_(-2, e.ix({}, 3), 2.5)),
+                             R(e.t({}).index_fill_(0, e.ix({1}, 1), 0)),
+                             R(e.x({3, 4}).masked_scatter_(e.t({4}, kBool), e.t({12}))),
+                             R(e.x({3, 4}).masked_scatter_(e.t({3, 4}, kUInt8), e.t({4, 3})))};
+               }});
+  c.push_back({{"index_fill_.int_Scalar"}, [](const Env& e) { return Outs{R(e.x({3, 4}).index_fill_(1, e.ix({2, 1}, 4), 1))}; }});
+  c.push_back({{"index_fill_.int_Scalar"}, [](const Env& e) { return Outs{R(e.x({3, 4}).index_fill_(1, e.ix({2}, 4, kInt32), 1))}; }});
+  c.push_back({{"masked_scatter_"}, [](const Env& e) { return Outs{R(e.x({3, 4}).masked_scatter_(e.t({3}, kBool), e.t({12})))}; }});
+  c.push_back({{"masked_scatter_"}, [](const Env& e) { return Outs{R(e.x({3, 4}).masked_scatter_(e.t({4}, kInt64), e.t({12})))}; }});
+  c.push_back({{"masked_scatter_"}, [](const Env& e) { return Outs{R(e.x({3, 4}).masked_scatter_(e.t({2, 3, 4}, kBool), e.t({24})))}; }});
   // ---- random fills
   c.push_back({{"uniform_", "normal_", "random_.from", "bernoulli_.float"}, [](const Env& e) {
                  return Outs{R(e.x({2, 3}).uniform_(-1, 1)), R(e.x({2, 3}).normal_(0, 2)), R(e.x({2, 3}).random_(0, 5)),
@@ -350,7 +522,8 @@ std::vector<Case> cases() {
 }
 
 // Ops whose result is a value, not a tensor: on meta they throw (MetaTensors.DataDependentOpsThrow).
-const std::set<std::string> kDataDependent = {"item", "equal", "allclose"};
+// nonzero and masked_select: the result's size is data (NotImplementedError, as PyTorch's meta).
+const std::set<std::string> kDataDependent = {"item", "equal", "allclose", "nonzero", "masked_select"};
 
 // Operators with a CPU kernel that may lack a Meta kernel, each with its reason. Empty: every
 // CPU kernel has one. (A new op gets a Meta kernel in plugins/meta and a case above, or an entry
@@ -440,6 +613,13 @@ TEST(MetaTensors, FactoryAndData) {
   EXPECT_ERROR(ValueError, ember::cat({m, ember::ones({2, 3})}), "[cat]", "same device", "meta", "cpu");
   Tensor out = ember::ones({0});
   EXPECT_ERROR(ValueError, ember::mm_out(out, m, m.t()), "[mm]", "same device", "meta", "cpu");
+  Tensor idx = ember::zeros({2, 3}, TensorOptions(kInt64));
+  EXPECT_ERROR(ValueError, ember::gather(m, 0, idx), "[gather]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::index(m, {idx}), "[index]", "same device", "meta", "cpu");
+  EXPECT_ERROR(ValueError, ember::index_select(m, 0, idx.select(0, 0)), "[index_select]", "same device");
+  Tensor values = ember::empty({0}, TensorOptions().device(kMeta)), indices = ember::ones({0}, TensorOptions(kInt64));
+  EXPECT_ERROR(ValueError, ember::sort_out(values, indices, m), "[sort]", "expected a meta tensor, got one on cpu");
+  EXPECT_ERROR(ValueError, ember::sum_out(out, m, {0}), "[sum]", "expected a meta tensor, got one on cpu");
 }
 
 TEST(MetaTensors, DataDependentOpsThrow) {
@@ -447,6 +627,26 @@ TEST(MetaTensors, DataDependentOpsThrow) {
   EXPECT_ERROR(NotImplementedError, ember::equal(m, m), "[equal]", "a meta tensor has none");
   EXPECT_ERROR(NotImplementedError, ember::allclose(m, m), "[allclose]", "a meta tensor has none");
   EXPECT_ERROR(NotImplementedError, m.sum().item(), "[item]", "a meta tensor has none");
+  // A result size that is data: nonzero, masked_select, and a bool or uint8 mask index.
+  const TensorOptions mb = TensorOptions(kBool).device(kMeta);
+  Tensor x = ember::empty({2, 3}, TensorOptions().device(kMeta));
+  EXPECT_ERROR(NotImplementedError, x.nonzero(), "[nonzero]", "data-dependent output shape");
+  EXPECT_ERROR(NotImplementedError, x.masked_select(ember::empty({3}, mb)), "[masked_select]",
+               "data-dependent output shape");
+  EXPECT_ERROR(NotImplementedError, ember::index(x, {ember::empty({2, 3}, mb)}), "[index]",
+               "bool or uint8 mask index", "data-dependent output shape");
+  EXPECT_ERROR(NotImplementedError,
+               ember::index(x, {std::nullopt, ember::empty({3}, TensorOptions(kUInt8).device(kMeta))}), "[index]",
+               "mask index");
+  EXPECT_ERROR(NotImplementedError, ember::index_put_(x, {ember::empty({2}, mb)}, ember::empty({}, x.options())),
+               "[index_put_]", "mask index");
+  // Their argument errors come first, as on the cpu.
+  EXPECT_ERROR(TypeError, x.masked_select(ember::empty({3}, TensorOptions(kInt32).device(kMeta))),
+               "[masked_select] argument 'mask': expected dtype bool or uint8, got int32");
+  EXPECT_ERROR(ValueError, x.masked_select(ember::empty({4}, mb)), "[masked_select]");
+  EXPECT_ERROR(IndexError, ember::index(x, {ember::empty({3}, mb)}), "[index] the shape of the mask");
+  EXPECT_ERROR(ValueError, x.masked_select(ember::ones({3}, TensorOptions(kBool))), "[masked_select]",
+               "same device");
 }
 
 TEST(MetaTensors, CompositesServeMeta) {

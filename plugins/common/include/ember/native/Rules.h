@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -507,6 +508,282 @@ inline int64_t arange_length(const Scalar& start, const Scalar& end, const Scala
 inline void check_eye(int64_t n, int64_t m) {
   EMBER_CHECK(n >= 0, "[eye] n must be greater or equal to 0, got {}", n);
   EMBER_CHECK(m >= 0, "[eye] m must be greater or equal to 0, got {}", m);
+}
+
+}  // namespace ember::native
+
+// ---- indexing (Note [CPU advanced indexing], plugins/cpu/indexing.cpp) ------------------------
+// The metadata half of the indexing kernels. `dev` is the kernel's device: operands elsewhere are
+// a device error. Index values (bounds) and bool masks (their nonzero count) are data: the cpu
+// checks and expands them; a meta kernel cannot.
+
+namespace ember::native {
+
+inline bool is_mask_index(const Tensor& t) { return t.dtype() == kBool || t.dtype() == kUInt8; }
+
+// A mask index starting at dim `at` of self: its sizes must be self's there.
+inline void check_index_mask(const char* op, const Tensor& self, const Tensor& t, int64_t at) {
+  EMBER_CHECK_INDEX(at + t.dim() <= self.dim(), "[{}] too many indices for tensor of dimension {}", op, self.dim());
+  for (int64_t j = 0; j < t.dim(); ++j)
+    EMBER_CHECK_INDEX(t.size(j) == self.size(at + j),
+                      "[{}] the shape of the mask {} at index {} does not match the shape of the indexed "
+                      "tensor {} at index {}",
+                      op, t.sizes(), j, self.sizes(), at + j);
+}
+
+inline void check_long_index(const char* op, const Tensor& t) {
+  EMBER_CHECK_INDEX(t.dtype() == kInt64, "[{}] tensors used as indices must be long, byte or bool tensors, got {}",
+                    op, t.dtype());
+}
+
+// The result geometry of advanced indexing: restA + B + restB (Note [CPU advanced indexing]).
+struct IndexGeometry {
+  std::vector<int64_t> dims;  // the indexed dims of self, ascending
+  DimVector bshape;           // the index tensors broadcast together (B)
+  bool adjacent = false;      // the indexed dims are adjacent: restA stays in front of B
+  DimVector shape;            // the result's sizes
+};
+
+// `idx`: the int64 index of each dim of self in order (masks already expanded), undefined where
+// not indexed; padded with undefined entries to self.dim().
+inline IndexGeometry index_geometry(const char* op, const Tensor& self, std::vector<Tensor>& idx) {
+  EMBER_CHECK_INDEX(static_cast<int64_t>(idx.size()) <= self.dim(),
+                    "[{}] too many indices for tensor of dimension {} (got {})", op, self.dim(), idx.size());
+  idx.resize(static_cast<size_t>(self.dim()));
+  IndexGeometry g;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (!idx[d].defined()) continue;
+    IntArrayRef s = idx[d].sizes();
+    if (!g.dims.empty()) {
+      const size_t n = std::max(g.bshape.size(), s.size());
+      DimVector r(n, 1);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t a = i < n - g.bshape.size() ? 1 : g.bshape[i - (n - g.bshape.size())];
+        const int64_t b = i < n - s.size() ? 1 : s[i - (n - s.size())];
+        if (a != b && a != 1 && b != 1) {
+          std::vector<std::string> shapes;
+          for (int64_t e : g.dims) shapes.push_back(fmt::format("{}", idx[e].sizes()));
+          shapes.push_back(fmt::format("{}", s));
+          EMBER_THROW(IndexError, "[{}] shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                      op, fmt::join(shapes, ", "));
+        }
+        r[i] = a == 1 ? b : a;
+      }
+      g.bshape = r;
+    } else {
+      g.bshape = DimVector(s);
+    }
+    g.dims.push_back(d);
+  }
+  if (g.dims.empty()) {  // nothing indexed: self's shape
+    g.shape = DimVector(self.sizes());
+    return g;
+  }
+  g.adjacent = g.dims.back() - g.dims.front() + 1 == static_cast<int64_t>(g.dims.size());
+  DimVector rest_b;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (idx[d].defined()) continue;
+    (g.adjacent && d < g.dims.front() ? g.shape : rest_b).push_back(self.size(d));
+  }
+  for (int64_t s : g.bshape) g.shape.push_back(s);
+  for (int64_t s : rest_b) g.shape.push_back(s);
+  return g;
+}
+
+// The sizes of index_put_'s values used against the indexing result `shape`: PyTorch strips
+// leading 1s of values until they broadcast ([1, 3] can be put into a [3] result).
+inline IntArrayRef index_put_values_sizes(const Tensor& values, IntArrayRef shape) {
+  auto fits = [&](IntArrayRef v) {
+    if (v.size() > shape.size()) return false;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (v[i] != 1 && v[i] != shape[shape.size() - v.size() + i]) return false;
+    return true;
+  };
+  IntArrayRef vs = values.sizes();
+  while (!fits(vs) && !vs.empty() && vs[0] == 1) vs = vs.slice(1);
+  EMBER_CHECK(fits(vs),
+              "[index_put_] shape mismatch: value tensor of shape {} cannot be broadcast to indexing result of "
+              "shape {}",
+              values.sizes(), shape);
+  return vs;
+}
+
+inline void check_index_put(DeviceType dev, const Tensor& self, const Tensor& values) {
+  check_same_device("index_put_", dev, self, values);
+  EMBER_CHECK_TYPE(values.dtype() == self.dtype(),
+                   "[index_put_] argument 'values': expected dtype {} (self's), got {}", self.dtype(), values.dtype());
+}
+
+// In-place writes into self need one memory location per element (PyTorch's assert_no_internal_overlap).
+inline void check_writable(const char* op, const Tensor& self) {
+  EMBER_CHECK(!has_internal_overlap(self),
+              "[{}] unsupported operation: more than one element of self refers to a single memory location "
+              "(an expanded tensor); clone() it first",
+              op);
+}
+
+// index_select's and embedding's index may be int64 or int32.
+inline void check_int_index(const char* op, const Tensor& index, const char* arg) {
+  EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
+                   "[{}] argument '{}': expected dtype int64 or int32, got {}", op, arg, index.dtype());
+}
+
+// index_select's checks; returns the wrapped dim.
+inline int64_t check_index_select(DeviceType dev, const Tensor& self, int64_t dim, const Tensor& index,
+                                  const Tensor& out) {
+  check_same_device("index_select", dev, self, index);
+  check_same_device("index_select", dev, self, out);
+  EMBER_CHECK(index.dim() <= 1, "[index_select] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
+              index.dim());
+  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[index_select] argument 'out': expected dtype {} (self's), got {}",
+                   self.dtype(), out.dtype());
+  dim = maybe_wrap_dim(dim, self.dim(), "index_select");
+  check_int_index("index_select", index, "index");
+  // a 0-dim self takes one index, 0 or -1 (PyTorch)
+  if (self.dim() == 0)
+    EMBER_CHECK_INDEX(index.numel() == 1, "[index_select] index for a 0-dim self must have one element, got {}",
+                      index.numel());
+  return dim;
+}
+
+inline void check_embedding(DeviceType dev, const Tensor& weight, const Tensor& indices) {
+  check_same_device("embedding", dev, weight, indices);
+  EMBER_CHECK(weight.dim() == 2, "[embedding] argument 'weight': expected a 2-d tensor, got {} dims", weight.dim());
+  check_int_index("embedding", indices, "indices");
+}
+
+// index_fill_'s checks; returns the wrapped dim.
+inline int64_t check_index_fill(DeviceType dev, const Tensor& self, int64_t dim, const Tensor& index) {
+  check_same_device("index_fill_", dev, self, index);
+  EMBER_CHECK(index.dim() <= 1, "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got {} dims",
+              index.dim());
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[index_fill_] argument 'index': expected dtype int64, got {}",
+                   index.dtype());
+  check_writable("index_fill_", self);
+  return maybe_wrap_dim(dim, self.dim(), "index_fill_");
+}
+
+// 0-dim tensors act as 1-element 1-d ones in gather/scatter (PyTorch's ensure_nonempty_*).
+inline DimVector sizes1(const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.sizes()); }
+
+// Shape checks shared by gather and scatter (PyTorch's gather_shape_check / scatter_shape_check);
+// `dim` is wrapped.
+inline void check_gather_scatter(DeviceType dev, const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                                 const Tensor* src) {
+  check_same_device(op, dev, self, index);
+  EMBER_CHECK_TYPE(index.dtype() == kInt64, "[{}] argument 'index': expected dtype int64, got {}", op,
+                   index.dtype());
+  const DimVector ss = sizes1(self), is = sizes1(index);
+  EMBER_CHECK(ss.size() == is.size(),
+              "[{}] argument 'index': expected the same number of dimensions as self ({}), got {}", op, self.dim(),
+              index.dim());
+  if (src) {
+    check_same_device(op, dev, self, *src);
+    EMBER_CHECK_TYPE(src->dtype() == self.dtype(), "[{}] argument 'src': expected dtype {} (self's), got {}", op,
+                     self.dtype(), src->dtype());
+    EMBER_CHECK(sizes1(*src).size() == is.size(),
+                "[{}] argument 'src': expected the same number of dimensions as index ({}), got {}", op,
+                index.dim(), src->dim());
+  }
+  if (index.numel() == 0) return;
+  for (size_t d = 0; d < is.size(); ++d) {
+    EMBER_CHECK(static_cast<int64_t>(d) == dim || is[d] <= ss[d],
+                "[{}] argument 'index': size {} does not fit self {} at dimension {}: index {} must be no larger "
+                "than self apart from dimension {}",
+                op, is[d], self.sizes(), d, index.sizes(), dim);
+    if (src)
+      EMBER_CHECK(is[d] <= sizes1(*src)[d],
+                  "[{}] argument 'index': size {} does not fit src {} at dimension {}: index {} must be no larger "
+                  "than src",
+                  op, is[d], src->sizes(), d, index.sizes());
+  }
+}
+
+// masked_select's checks; returns the broadcast shape of self and mask.
+inline DimVector check_masked_select(DeviceType dev, const Tensor& self, const Tensor& mask) {
+  check_same_device("masked_select", dev, self, mask);
+  EMBER_CHECK_TYPE(is_mask_index(mask), "[masked_select] argument 'mask': expected dtype bool or uint8, got {}",
+                   mask.dtype());
+  return broadcast_shapes(self.sizes(), mask.sizes(), "masked_select");
+}
+
+// masked_scatter_'s checks (not the source's size: it depends on the mask's values).
+inline void check_masked_scatter(DeviceType dev, const Tensor& self, const Tensor& mask, const Tensor& source) {
+  check_same_device("masked_scatter_", dev, self, mask);
+  check_same_device("masked_scatter_", dev, self, source);
+  EMBER_CHECK_TYPE(is_mask_index(mask), "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got {}",
+                   mask.dtype());
+  EMBER_CHECK_TYPE(source.dtype() == self.dtype(),
+                   "[masked_scatter_] argument 'source': expected dtype {} (self's), got {}", self.dtype(),
+                   source.dtype());
+  check_writable("masked_scatter_", self);
+  const DimVector shape = broadcast_shapes(self.sizes(), mask.sizes(), "masked_scatter_");
+  EMBER_CHECK(IntArrayRef(shape) == self.sizes(),
+              "[masked_scatter_] argument 'mask': shape {} does not broadcast to self's shape {}", mask.sizes(),
+              self.sizes());
+}
+
+}  // namespace ember::native
+
+// ---- sort, topk, norms and reduction out= arguments (plugins/cpu/sort.cpp, reduce2.cpp) --------
+
+namespace ember::native {
+
+// sort/argsort/topk along one dim: the wrapped dim, k (the dim's size for a sort) and the
+// result's sizes (self's, with k along dim; a 0-dim self keeps its shape).
+struct SortShape {
+  int64_t dim = 0;
+  int64_t k = 0;
+  DimVector sizes;
+};
+
+inline SortShape sort_shape(const char* op, const Tensor& self, int64_t dim, std::optional<int64_t> k) {
+  SortShape s;
+  s.dim = maybe_wrap_dim(dim, self.dim(), op);
+  const int64_t len = self.dim() > 0 ? self.size(s.dim) : 1;
+  s.k = k.value_or(len);
+  EMBER_CHECK_INDEX(s.k >= 0 && s.k <= len,
+                    "[{}] argument 'k': selected index k out of range (expected 0 <= k <= {}, the size of dim "
+                    "{}, got {})",
+                    op, len, s.dim, s.k);
+  s.sizes = DimVector(self.sizes());
+  if (self.dim() > 0) s.sizes[s.dim] = s.k;
+  return s;
+}
+
+// norm and linalg_vector_norm: floating inputs only; the result dtype.
+inline ScalarType norm_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()),
+                   "[{}] input dtype should be either floating point or complex, got {}", op, self.dtype());
+  if (dtype)
+    EMBER_CHECK_TYPE(is_floating_type(*dtype), "[{}] argument 'dtype': expected a floating point dtype, got {}",
+                     op, *dtype);
+  return dtype.value_or(self.dtype());
+}
+
+inline double norm_order(const Scalar& p, const char* op) {
+  EMBER_CHECK_TYPE(!p.isComplex(), "[{}] argument 'p': expected a real number, got a complex one", op);
+  return p.toDouble();
+}
+
+// An out= argument `name` must have dtype `expected` (after the caller's device check).
+inline void check_out_dtype(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
+  EMBER_CHECK_TYPE(out.dtype() == expected,
+                   "[{}] argument '{}': expected the out tensor to have dtype {}, but got {} instead", op, name,
+                   expected, out.dtype());
+}
+
+// Without a dtype, sum, mean, prod, cumsum and cumprod compute in out's dtype (PyTorch's
+// infer_dtype_from_optional); with one, out must have it.
+inline ScalarType reduction_out_dtype(const char* op, const Tensor& out, std::optional<ScalarType> dtype) {
+  check_defined(op, out, "out");
+  return dtype.value_or(out.dtype());
+}
+
+inline void check_logsumexp_out(const Tensor& out) {
+  check_defined("logsumexp", out, "out");
+  EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
+                   "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
 }
 
 }  // namespace ember::native

@@ -1,0 +1,128 @@
+// Meta kernels of the indexing ops (plugins/cpu/indexing.cpp): the checks and result geometry
+// of Rules.h's indexing section, which the cpu kernels run too. What needs index values is
+// skipped (bounds) or refused: a bool/uint8 mask index, masked_select and nonzero have a result
+// size that depends on the data, so they raise NotImplementedError, as PyTorch's meta tensors do.
+#include "Ops.h"
+#include "ember/native/Rules.h"
+
+namespace ember::meta {
+
+using native::DimVector;
+
+namespace {
+
+Tensor empty_meta(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kMeta, sizes, dtype); }
+
+[[noreturn]] void data_dependent_shape(const char* op, const char* what) {
+  EMBER_THROW(NotImplementedError,
+              "[{}] {} depends on the tensor's values (data-dependent output shape), and a meta tensor has none", op,
+              what);
+}
+
+// The advanced-indexing geometry of self[indices] (Note [CPU advanced indexing]).
+native::IndexGeometry index_geometry(const char* op, const Tensor& self,
+                                     const std::vector<std::optional<Tensor>>& indices) {
+  std::vector<Tensor> idx;
+  for (const auto& oi : indices) {
+    if (!oi || !oi->defined()) {
+      idx.emplace_back();
+      continue;
+    }
+    native::check_same_device(op, kMeta, self, *oi);
+    if (native::is_mask_index(*oi)) {
+      native::check_index_mask(op, self, *oi, static_cast<int64_t>(idx.size()));
+      data_dependent_shape(op, "the result size of a bool or uint8 mask index");
+    }
+    native::check_long_index(op, *oi);
+    idx.push_back(*oi);
+  }
+  return native::index_geometry(op, self, idx);
+}
+
+Tensor& written(Tensor& self) {
+  self.unsafeGetTensorImpl()->bump_version();
+  return self;
+}
+
+}  // namespace
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  return empty_meta(index_geometry("index", self, indices).shape, self.dtype());
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool /*accumulate*/) {
+  native::check_index_put(kMeta, self, values);
+  native::check_writable("index_put_", self);
+  native::index_put_values_sizes(values, index_geometry("index_put_", self, indices).shape);
+  return written(self);
+}
+
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  dim = native::check_index_select(kMeta, self, dim, index, out);
+  DimVector shape(self.sizes());
+  if (self.dim() > 0) shape[dim] = index.numel();
+  native::resize_output(out, shape, "index_select");
+  return written(out);
+}
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  Tensor out = empty_meta({}, self.dtype());
+  return meta::index_select_out(self, dim, index, out);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  native::check_embedding(kMeta, weight, indices);
+  DimVector shape(indices.sizes());
+  shape.push_back(weight.size(1));
+  return empty_meta(shape, weight.dtype());
+}
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  dim = maybe_wrap_dim(dim, self.dim(), "gather");
+  native::check_gather_scatter(kMeta, "gather", self, dim, index, nullptr);
+  return empty_meta(index.sizes(), self.dtype());
+}
+
+namespace {
+Tensor& scatter_meta(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor* src) {
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(kMeta, op, self, dim, index, src);
+  native::check_writable(op, self);
+  return index.numel() == 0 ? self : written(self);
+}
+}  // namespace
+
+Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_meta("scatter_", self, dim, index, &src);
+}
+Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& /*value*/) {
+  return scatter_meta("scatter_", self, dim, index, nullptr);
+}
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  return scatter_meta("scatter_add_", self, dim, index, &src);
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  native::check_masked_select(kMeta, self, mask);
+  data_dependent_shape("masked_select", "the result size (the mask's true count)");
+}
+
+Tensor nonzero(const Tensor& self) {
+  native::check_defined("nonzero", self, "self");
+  data_dependent_shape("nonzero", "the result size (the count of nonzero elements)");
+}
+
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& /*value*/) {
+  native::check_index_fill(kMeta, self, dim, index);
+  return written(self);
+}
+
+// The source's size is not checked: it must cover the mask's true count, which is data.
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  native::check_masked_scatter(kMeta, self, mask, source);
+  return written(self);
+}
+
+}  // namespace ember::meta
