@@ -182,8 +182,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const std::optional<Tensor>& running_var, bool training,
                                                      double momentum, double eps) {
   const char* op = "native_batch_norm";
-  const BnShape s =
-      native::nn::check_batch_norm(op, kCPU, input, weight, bias, running_mean, running_var, training);
+  const BnShape s = native::nn::check_batch_norm(op, kCPU, input, weight, bias, running_mean, running_var, training);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor w = nn::optional_vector(weight, s.C, ct, op, "weight");
   const Tensor b = nn::optional_vector(bias, s.C, ct, op, "bias");
@@ -241,8 +240,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& save_invstd, bool train,
                                                               double eps, std::array<bool, 3> output_mask) {
   const char* op = "native_batch_norm_backward";
-  const BnShape s = native::nn::check_batch_norm_backward(op, kCPU, grad_out, input, weight, running_mean,
-                                                         running_var, save_mean, save_invstd, train);
+  const BnShape s = native::nn::check_batch_norm_backward(op, kCPU, grad_out, input, weight, running_mean, running_var,
+                                                          save_mean, save_invstd, train);
   const Tensor w = nn::optional_vector(weight, s.C, kFloat64, op, "weight");
   std::vector<double> mean, invstd;
   if (train) {
@@ -322,8 +321,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& bias,
                                                               std::array<bool, 3> output_mask) {
   const char* op = "native_layer_norm_backward";
-  const LnShape s = native::nn::check_layer_norm_backward(op, kCPU, grad_out, input, normalized_shape, mean, rstd,
-                                                         weight, bias);
+  const LnShape s =
+      native::nn::check_layer_norm_backward(op, kCPU, grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor w = ln_param(weight, ct);
   const Tensor x = nn::compute_input(input, ct), dy = nn::compute_input(grad_out, ct);

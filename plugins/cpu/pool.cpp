@@ -297,7 +297,6 @@ void avg_backward(const PoolGeom& g, const AvgParams& a, const T* go, T* gi) {
   });
 }
 
-
 // ---- adaptive average pooling ----------------------------------------------------------------
 
 int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
@@ -366,7 +365,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const Tensor& indices) {
   const char* op = "max_pool2d_with_indices_backward";
   const PoolGeom g = native::nn::check_max_pool_backward(op, kCPU, grad_output, self, kernel_size, stride, padding,
-                                                        dilation, ceil_mode, indices);
+                                                         dilation, ceil_mode, indices);
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor go = nn::compute_input(grad_output, ct), idx = nn::compute_input(indices, kInt64);
   Tensor gi = empty_cpu(self.sizes(), ct);

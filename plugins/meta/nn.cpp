@@ -34,9 +34,9 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask) {
-  const nn::ConvGeom g = nn::check_conv_backward("convolution_backward", kMeta, grad_output, input, weight, bias_sizes,
-                                                 stride, padding, dilation, transposed, output_padding, groups,
-                                                 output_mask);
+  const nn::ConvGeom g =
+      nn::check_conv_backward("convolution_backward", kMeta, grad_output, input, weight, bias_sizes, stride, padding,
+                              dilation, transposed, output_padding, groups, output_mask);
   const ScalarType dt = input.dtype();
   return {empty_if(output_mask[0], input.sizes(), dt), empty_if(output_mask[1], weight.sizes(), dt),
           empty_if(output_mask[2], {g.O}, dt)};
@@ -103,11 +103,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
 }
 
 // The weight and bias gradients take the weight's dtype when there is one.
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
-    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
-    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double /*eps*/,
-    std::array<bool, 3> output_mask) {
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& running_mean,
+                                                              const std::optional<Tensor>& running_var,
+                                                              const std::optional<Tensor>& save_mean,
+                                                              const std::optional<Tensor>& save_invstd, bool train,
+                                                              double /*eps*/, std::array<bool, 3> output_mask) {
   const nn::BnShape s = nn::check_batch_norm_backward("native_batch_norm_backward", kMeta, grad_out, input, weight,
                                                       running_mean, running_var, save_mean, save_invstd, train);
   const ScalarType dt = input.dtype(), wdt = weight && weight->defined() ? weight->dtype() : dt;

@@ -560,46 +560,47 @@ using Mask = std::array<bool, 3>;
 std::vector<Case> nn_cases() {
   std::vector<Case> c;
   // ---- convolution
-  c.push_back({{"convolution", "convolution_backward", "conv2d"}, [](const Env& e) {
-                 const Tensor x = e.x({2, 4, 6, 5}), w = e.t({6, 2, 3, 3}), b = e.t({6});
-                 Outs o{R(ember::convolution(x, w, b, {1}, {1}, {1}, false, {0}, 2)),
-                        R(ember::convolution(x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1}, {0, 1}, {2}, false, {0, 0}, 1)),
-                        R(ember::convolution(e.x({0, 4, 3, 3}), e.t({5, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0},
-                                             1)),
-                        R(ember::conv2d(x, w, b, 1, 1, 1, 2)),
-                        R(ember::conv2d(e.x({4, 7, 5}), e.t({3, 4, 3, 2}), std::nullopt, {2, 1}, 0, {1, 2}))};
-                 push_all<3>(o, [&] {
-                   return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false,
-                                                      {0}, 2, Mask{true, true, true});
-                 });
-                 push_all<3>(o, [&] {
-                   return ember::convolution_backward(e.t({2, 3, 2, 5}), x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1},
-                                                      {0, 1}, {2}, false, {0, 0}, 1, Mask{false, true, true});
-                 });
-                 push_all<3>(o, [&] {
-                   return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false,
-                                                      {0}, 2, Mask{true, false, false});
-                 });
-                 return o;
-               }});
+  c.push_back(
+      {{"convolution", "convolution_backward", "conv2d"}, [](const Env& e) {
+         const Tensor x = e.x({2, 4, 6, 5}), w = e.t({6, 2, 3, 3}), b = e.t({6});
+         Outs o{R(ember::convolution(x, w, b, {1}, {1}, {1}, false, {0}, 2)),
+                R(ember::convolution(x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1}, {0, 1}, {2}, false, {0, 0}, 1)),
+                R(ember::convolution(e.x({0, 4, 3, 3}), e.t({5, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0}, 1)),
+                R(ember::conv2d(x, w, b, 1, 1, 1, 2)),
+                R(ember::conv2d(e.x({4, 7, 5}), e.t({3, 4, 3, 2}), std::nullopt, {2, 1}, 0, {1, 2}))};
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false, {0}, 2,
+                                              Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 3, 2, 5}), x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1}, {0, 1},
+                                              {2}, false, {0, 0}, 1, Mask{false, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false, {0}, 2,
+                                              Mask{true, false, false});
+         });
+         return o;
+       }});
   // Bad arguments: each call raises (the same error on both sides).
-  c.push_back({{"convolution"}, [](const Env& e) {
-                 const Tensor x = e.x({2, 4, 6, 5});
-                 return Outs{
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, true, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {1}, 1)),
-                     R(ember::convolution(e.x({4, 6, 5}), e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}, kFloat64), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 3, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 3)),
-                     R(ember::convolution(x, e.t({6, 4, 7, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1, 2, 3}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {0}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {-1}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({6}, kInt32), {1}, {0}, {1}, false, {0}, 1)),
-                     R(ember::conv2d(e.x({6, 5}), e.t({6, 4, 3, 3})))};
-               }});
+  c.push_back(
+      {{"convolution"}, [](const Env& e) {
+         const Tensor x = e.x({2, 4, 6, 5});
+         return Outs{
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, true, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {1}, 1)),
+             R(ember::convolution(e.x({4, 6, 5}), e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}, kFloat64), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 3, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 3)),
+             R(ember::convolution(x, e.t({6, 4, 7, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1, 2, 3}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {0}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {-1}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({6}, kInt32), {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::conv2d(e.x({6, 5}), e.t({6, 4, 3, 3})))};
+       }});
   c.push_back({{"convolution_backward"}, [](const Env& e) {
                  const Tensor x = e.x({2, 4, 6, 5}), w = e.t({6, 4, 3, 3});
                  Outs o;
@@ -622,35 +623,34 @@ std::vector<Case> nn_cases() {
                  return o;
                }});
   // ---- pooling
-  c.push_back({{"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d"}, [](const Env& e) {
-                 const Tensor x = e.x({2, 3, 7, 6});
-                 Outs o;
-                 push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {3}, {2}, {1}, {1}, true); });
-                 push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {2, 3}); });
-                 push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({3, 5, 5}), {3}, {1}, {1}, {2}); });
-                 push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({0, 3, 5, 5}), {2}); });
-                 o.push_back(R(ember::max_pool2d(x, {3, 2}, {2, 1}, {1, 0}, 1, true)));
-                 o.push_back(R(ember::max_pool2d(e.x({3, 7, 6}), 2)));
-                 // Valid indices come from a float32 forward (a meta tensor's values cannot be checked).
-                 auto [y, ind] = ember::max_pool2d_with_indices(e.x({2, 3, 7, 6}, kFloat32), {3}, {2}, {1}, {1}, true);
-                 o.push_back(
-                     R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true, ind)));
-                 // indices of the wrong dtype, grad_output of the wrong shape
-                 o.push_back(R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true,
-                                                                       e.t(y.sizes(), kInt32))));
-                 o.push_back(R(ember::max_pool2d_with_indices_backward(e.t({2, 3, 4, 3}), x, {3}, {2}, {1}, {1}, true,
-                                                                       ind)));
-                 return o;
-               }});
+  c.push_back(
+      {{"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d"}, [](const Env& e) {
+         const Tensor x = e.x({2, 3, 7, 6});
+         Outs o;
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {3}, {2}, {1}, {1}, true); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {2, 3}); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({3, 5, 5}), {3}, {1}, {1}, {2}); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({0, 3, 5, 5}), {2}); });
+         o.push_back(R(ember::max_pool2d(x, {3, 2}, {2, 1}, {1, 0}, 1, true)));
+         o.push_back(R(ember::max_pool2d(e.x({3, 7, 6}), 2)));
+         // Valid indices come from a float32 forward (a meta tensor's values cannot be checked).
+         auto [y, ind] = ember::max_pool2d_with_indices(e.x({2, 3, 7, 6}, kFloat32), {3}, {2}, {1}, {1}, true);
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true, ind)));
+         // indices of the wrong dtype, grad_output of the wrong shape
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true,
+                                                               e.t(y.sizes(), kInt32))));
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t({2, 3, 4, 3}), x, {3}, {2}, {1}, {1}, true, ind)));
+         return o;
+       }});
   c.push_back({{"max_pool2d_with_indices"}, [](const Env& e) {
                  const Tensor x = e.x({2, 3, 7, 6});
-                 return Outs{R(ember::max_pool2d(x, {3}, {2}, {2})),          // padding over half the kernel
-                             R(ember::max_pool2d(x, {8})),                    // output too small
-                             R(ember::max_pool2d(x, {2, 2, 2})),              // not an int[2]
-                             R(ember::max_pool2d(x, {0})),                    // kernel size
-                             R(ember::max_pool2d(x, {2}, {-1})),              // stride
-                             R(ember::max_pool2d(x, {2}, {}, 0, 0)),          // dilation
-                             R(ember::max_pool2d(e.x({3, 7}), {2})),          // 2-D input
+                 return Outs{R(ember::max_pool2d(x, {3}, {2}, {2})),         // padding over half the kernel
+                             R(ember::max_pool2d(x, {8})),                   // output too small
+                             R(ember::max_pool2d(x, {2, 2, 2})),             // not an int[2]
+                             R(ember::max_pool2d(x, {0})),                   // kernel size
+                             R(ember::max_pool2d(x, {2}, {-1})),             // stride
+                             R(ember::max_pool2d(x, {2}, {}, 0, 0)),         // dilation
+                             R(ember::max_pool2d(e.x({3, 7}), {2})),         // 2-D input
                              R(ember::max_pool2d(e.x({2, 0, 7, 6}), {2}))};  // empty channels
                }});
   c.push_back({{"avg_pool2d", "avg_pool2d_backward"}, [](const Env& e) {
@@ -680,8 +680,8 @@ std::vector<Case> nn_cases() {
                              R(ember::adaptive_avg_pool2d(x, {1, 2, 3})),  // not an int[2]
                              R(ember::_adaptive_avg_pool2d_backward(e.t({2, 3, 3, 2}), x)),
                              R(ember::_adaptive_avg_pool2d_backward(e.t({3, 1, 1}), e.x({3, 5, 4}))),
-                             R(ember::_adaptive_avg_pool2d_backward(e.t({3, 3, 2}), x)),         // dims differ
-                             R(ember::_adaptive_avg_pool2d_backward(e.t({2, 4, 3, 2}), x)),      // channels differ
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({3, 3, 2}), x)),              // dims differ
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({2, 4, 3, 2}), x)),           // channels differ
                              R(ember::_adaptive_avg_pool2d_backward(e.t({2, 3, 3, 2}, kInt32), x))};  // dtype
                }});
   // ---- batch norm
@@ -692,8 +692,8 @@ std::vector<Case> nn_cases() {
                  push_all<3>(o, [&] { return ember::native_batch_norm(x, w, b, rm, rv, true, 0.1, 1e-5); });
                  push_all<3>(o, [&] { return ember::native_batch_norm(x, w, b, rm, rv, false, 0.1, 1e-5); });
                  push_all<3>(o, [&] {
-                   return ember::native_batch_norm(e.x({4, 3}), std::nullopt, std::nullopt, std::nullopt,
-                                                   std::nullopt, true, 0.1, 1e-5);
+                   return ember::native_batch_norm(e.x({4, 3}), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                   true, 0.1, 1e-5);
                  });
                  push_all<3>(o, [&] {  // evaluation without running stats
                    return ember::native_batch_norm(x, w, b, std::nullopt, rv, false, 0.1, 1e-5);
@@ -740,40 +740,38 @@ std::vector<Case> nn_cases() {
                  return o;
                }});
   // ---- layer norm
-  c.push_back({{"native_layer_norm", "native_layer_norm_backward", "layer_norm"}, [](const Env& e) {
-                 const Tensor x = e.x({2, 3, 4}), w = e.t({3, 4}), b = e.t({3, 4});
-                 Outs o;
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {4}, e.t({4}), e.t({4}), 1e-5); });
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, b, 1e-5); });
-                 push_all<3>(o, [&] {
-                   return ember::native_layer_norm(e.x({0, 4}), {4}, std::nullopt, std::nullopt, 1e-5);
-                 });
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5); });
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {}, std::nullopt, std::nullopt, 1e-5); });
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, e.t({12}), b, 1e-5); });
-                 push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, e.t({3, 4}, kInt32), 1e-5); });
-                 o.push_back(R(ember::layer_norm(x, {4})));
-                 o.push_back(R(ember::layer_norm(e.x({5, 2, 3, 4}), {3, 4}, w, b)));
-                 const Tensor g = e.t({2, 3, 4}), m = e.t({2, 1, 1}), r = e.t({2, 1, 1});
-                 push_all<3>(o, [&] {
-                   return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, b, Mask{true, true, true});
-                 });
-                 push_all<3>(o, [&] {
-                   return ember::native_layer_norm_backward(g, x, {4}, e.t({2, 3, 1}), e.t({6}), std::nullopt,
-                                                            std::nullopt, Mask{true, false, true});
-                 });
-                 push_all<3>(o, [&] {  // mean of the wrong size
-                   return ember::native_layer_norm_backward(g, x, {3, 4}, e.t({3}), r, w, b, Mask{true, true, true});
-                 });
-                 push_all<3>(o, [&] {  // grad_out of another shape
-                   return ember::native_layer_norm_backward(e.t({2, 12}), x, {3, 4}, m, r, w, b,
-                                                            Mask{true, true, true});
-                 });
-                 push_all<3>(o, [&] {  // a bias of the wrong shape
-                   return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, e.t({4}), Mask{true, true, true});
-                 });
-                 return o;
-               }});
+  c.push_back(
+      {{"native_layer_norm", "native_layer_norm_backward", "layer_norm"}, [](const Env& e) {
+         const Tensor x = e.x({2, 3, 4}), w = e.t({3, 4}), b = e.t({3, 4});
+         Outs o;
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {4}, e.t({4}), e.t({4}), 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, b, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(e.x({0, 4}), {4}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, e.t({12}), b, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, e.t({3, 4}, kInt32), 1e-5); });
+         o.push_back(R(ember::layer_norm(x, {4})));
+         o.push_back(R(ember::layer_norm(e.x({5, 2, 3, 4}), {3, 4}, w, b)));
+         const Tensor g = e.t({2, 3, 4}), m = e.t({2, 1, 1}), r = e.t({2, 1, 1});
+         push_all<3>(o, [&] {
+           return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::native_layer_norm_backward(g, x, {4}, e.t({2, 3, 1}), e.t({6}), std::nullopt, std::nullopt,
+                                                    Mask{true, false, true});
+         });
+         push_all<3>(o, [&] {  // mean of the wrong size
+           return ember::native_layer_norm_backward(g, x, {3, 4}, e.t({3}), r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {  // grad_out of another shape
+           return ember::native_layer_norm_backward(e.t({2, 12}), x, {3, 4}, m, r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {  // a bias of the wrong shape
+           return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, e.t({4}), Mask{true, true, true});
+         });
+         return o;
+       }});
   return c;
 }
 
@@ -786,8 +784,8 @@ TEST(MetaTensors, CnnCompositesServeMeta) {
   Tensor h = ember::conv2d(x, ember::empty({16, 3, 3, 3}, m), ember::empty({16}, m), 1, 1);
   EXPECT_TRUE(h.is_meta());
   EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 32, 32}));
-  h = ember::batch_norm(h, ember::empty({16}, m), ember::empty({16}, m), ember::empty({16}, m),
-                        ember::empty({16}, m), true, 0.1, 1e-5, false);
+  h = ember::batch_norm(h, ember::empty({16}, m), ember::empty({16}, m), ember::empty({16}, m), ember::empty({16}, m),
+                        true, 0.1, 1e-5, false);
   EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 32, 32}));
   EXPECT_EQ(ember::max_pool2d(h, 3, 2, 1, 1, false).sizes(), IntArrayRef({8, 16, 16, 16}));
   h = ember::max_pool2d(ember::relu(h), 3, 2, 1, 1, true);  // ceil_mode: one more window

@@ -301,8 +301,7 @@ inline BnShape check_batch_norm(const char* op, DeviceType dev, const Tensor& in
 // native_batch_norm_backward's checks. Training uses save_mean/save_invstd, evaluation the
 // running stats; both pairs are per-channel vectors.
 inline BnShape check_batch_norm_backward(const char* op, DeviceType dev, const Tensor& grad_out, const Tensor& input,
-                                         const std::optional<Tensor>& weight,
-                                         const std::optional<Tensor>& running_mean,
+                                         const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean,
                                          const std::optional<Tensor>& running_var,
                                          const std::optional<Tensor>& save_mean,
                                          const std::optional<Tensor>& save_invstd, bool train) {
@@ -351,8 +350,8 @@ inline LnShape ln_shape(const char* op, DeviceType dev, const Tensor& input, Int
 }
 
 // An optional weight or bias of normalized_shape: false when absent.
-inline bool check_ln_param(const char* op, DeviceType dev, const std::optional<Tensor>& t,
-                           IntArrayRef normalized_shape, const char* name) {
+inline bool check_ln_param(const char* op, DeviceType dev, const std::optional<Tensor>& t, IntArrayRef normalized_shape,
+                           const char* name) {
   if (!t || !t->defined()) return false;
   check_on(op, dev, *t);
   EMBER_CHECK(t->sizes() == normalized_shape, "[{}] argument '{}': expected shape {} (normalized_shape), got {}", op,
