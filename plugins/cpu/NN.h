@@ -11,26 +11,14 @@
 
 #include "Loops.h"
 #include "Ops.h"
+#include "ember/native/NNRules.h"
 
 namespace ember::cpu::nn {
 
-struct Pair {
-  int64_t h = 0, w = 0;
-};
-
-// An int[2] argument given as one value (both dimensions) or two.
-inline Pair pair_arg(IntArrayRef v, const char* op, const char* name) {
-  EMBER_CHECK(v.size() == 1 || v.size() == 2,
-              "[{}] argument '{}': expected a single int or a tuple of two ints, got {}", op, name, v);
-  return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
-}
-
-// The dtype a kernel computes t's dtype in (float16/bfloat16 -> float32); TypeError otherwise.
-inline ScalarType compute_float(const Tensor& t, const char* op, const char* name) {
-  const ScalarType dt = t.dtype();
-  EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] argument '{}': expected a floating point tensor, got {}", op, name, dt);
-  return dt == kFloat64 ? kFloat64 : kFloat32;
-}
+// The argument checks and output shapes are shared with the meta plugin (ember/native/NNRules.h).
+using native::nn::compute_float;
+using native::nn::Pair;
+using native::nn::pair_arg;
 
 // t as a contiguous tensor of dtype ct (t itself when it already is one).
 inline Tensor compute_input(const Tensor& t, ScalarType ct) {
@@ -44,11 +32,7 @@ inline Tensor compute_input(const Tensor& t, ScalarType ct) {
 // undefined one; checked to have `n` elements in one dimension.
 inline Tensor optional_vector(const std::optional<Tensor>& t, int64_t n, ScalarType ct, const char* op,
                               const char* name) {
-  if (!t || !t->defined()) return Tensor();
-  check_cpu(op, *t);
-  EMBER_CHECK(t->dim() == 1 && t->size(0) == n,
-              "[{}] argument '{}': expected a 1-D tensor of {} elements, got shape {}", op, name, n, t->sizes());
-  compute_float(*t, op, name);
+  if (!native::nn::check_vector(op, kCPU, t, n, name)) return Tensor();
   return compute_input(*t, ct);
 }
 

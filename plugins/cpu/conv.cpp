@@ -41,71 +41,7 @@ namespace {
 
 using dnnl::memory;
 
-struct Geom {
-  int64_t N, C, H, W;  // input
-  int64_t O, kH, kW;   // weight [O, C / G, kH, kW]
-  int64_t G;           // groups
-  int64_t sH, sW, pH, pW, dH, dW;
-  int64_t oH, oW;  // output
-};
-
-Geom check_conv(const char* op, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
-                IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  check_defined(op, input, "input");
-  check_defined(op, weight, "weight");
-  check_cpu(op, input, weight);
-  EMBER_CHECK(input.dim() == 4, "[{}] argument 'input': expected a 4-D (N, C, H, W) input, got shape {}", op,
-              input.sizes());
-  EMBER_CHECK(
-      weight.dim() == 4,
-      "[{}] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}", op,
-      weight.sizes());
-  nn::compute_float(input, op, "input");
-  EMBER_CHECK_TYPE(weight.dtype() == input.dtype(),
-                   "[{}] expected input and weight to have the same dtype, got {} and {}", op, input.dtype(),
-                   weight.dtype());
-  EMBER_CHECK(groups > 0, "[{}] argument 'groups': expected a positive value, got {}", op, groups);
-  Geom g{};
-  g.N = input.size(0), g.C = input.size(1), g.H = input.size(2), g.W = input.size(3);
-  g.O = weight.size(0), g.kH = weight.size(2), g.kW = weight.size(3), g.G = groups;
-  EMBER_CHECK(g.O % groups == 0, "[{}] expected out_channels ({}, weight shape {}) to be divisible by groups ({})", op,
-              g.O, weight.sizes(), groups);
-  EMBER_CHECK(g.C == weight.size(1) * groups,
-              "[{}] expected input {} to have {} channels (weight {} with groups={}), but got {} channels", op,
-              input.sizes(), weight.size(1) * groups, weight.sizes(), groups, g.C);
-  EMBER_CHECK(g.O > 0 && g.kH > 0 && g.kW > 0, "[{}] argument 'weight': expected non-empty dimensions, got shape {}",
-              op, weight.sizes());
-  const nn::Pair s = nn::pair_arg(stride, op, "stride"), p = nn::pair_arg(padding, op, "padding"),
-                 d = nn::pair_arg(dilation, op, "dilation");
-  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
-  EMBER_CHECK(p.h >= 0 && p.w >= 0, "[{}] argument 'padding': expected non-negative values, got {}", op, padding);
-  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
-  g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
-  const int64_t ekH = (g.kH - 1) * g.dH + 1, ekW = (g.kW - 1) * g.dW + 1;
-  EMBER_CHECK(
-      ekH <= g.H + 2 * g.pH && ekW <= g.W + 2 * g.pW,
-      "[{}] kernel size (dilated) {}x{} can't be greater than the padded input size {}x{} (input {}, padding {})", op,
-      ekH, ekW, g.H + 2 * g.pH, g.W + 2 * g.pW, input.sizes(), padding);
-  g.oH = (g.H + 2 * g.pH - ekH) / g.sH + 1;
-  g.oW = (g.W + 2 * g.pW - ekW) / g.sW + 1;
-  if (bias && bias->defined()) {
-    check_cpu(op, *bias);
-    EMBER_CHECK(bias->dim() == 1 && bias->size(0) == g.O,
-                "[{}] argument 'bias': expected a 1-D tensor of out_channels={} elements, got shape {}", op, g.O,
-                bias->sizes());
-    EMBER_CHECK_TYPE(bias->dtype() == input.dtype(),
-                     "[{}] expected input and bias to have the same dtype, got {} and {}", op, input.dtype(),
-                     bias->dtype());
-  }
-  return g;
-}
-
-void check_not_transposed(const char* op, bool transposed, IntArrayRef output_padding) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!transposed, "[{}] transposed convolution is not implemented on the CPU", op);
-  for (int64_t v : output_padding)
-    EMBER_CHECK(v == 0, "[{}] argument 'output_padding': expected zeros for a non-transposed convolution, got {}", op,
-                output_padding);
-}
+using Geom = native::nn::ConvGeom;  // checks and output size: ember/native/NNRules.h
 
 // ---- oneDNN (float32) ------------------------------------------------------------------------
 
@@ -454,8 +390,8 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                    int64_t groups) {
   const char* op = "convolution";
-  check_not_transposed(op, transposed, output_padding);
-  const Geom g = check_conv(op, input, weight, bias, stride, padding, dilation, groups);
+  native::nn::check_not_transposed(op, transposed, output_padding);
+  const Geom g = native::nn::check_conv(op, kCPU, input, weight, bias, stride, padding, dilation, groups);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor x = nn::compute_input(input, ct), w = nn::compute_input(weight, ct);
   const Tensor b = bias && bias->defined() ? nn::compute_input(*bias, ct) : Tensor();
@@ -485,20 +421,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                                                         bool transposed, IntArrayRef output_padding, int64_t groups,
                                                         std::array<bool, 3> output_mask) {
   const char* op = "convolution_backward";
-  check_not_transposed(op, transposed, output_padding);
-  const Geom g = check_conv(op, input, weight, std::nullopt, stride, padding, dilation, groups);
-  check_defined(op, grad_output, "grad_output");
-  check_cpu(op, grad_output);
-  const std::array<int64_t, 4> want = {g.N, g.O, g.oH, g.oW};
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want.data(), 4),
-              "[{}] argument 'grad_output': expected shape {} (the convolution's output), got {}", op,
-              IntArrayRef(want.data(), 4), grad_output.sizes());
-  EMBER_CHECK_TYPE(grad_output.dtype() == input.dtype(),
-                   "[{}] expected grad_output and input to have the same dtype, got {} and {}", op, grad_output.dtype(),
-                   input.dtype());
-  if (output_mask[2] && bias_sizes)
-    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.O, "[{}] argument 'bias_sizes': expected [{}], got {}",
-                op, g.O, *bias_sizes);
+  const Geom g = native::nn::check_conv_backward(op, kCPU, grad_output, input, weight, bias_sizes, stride, padding,
+                                                 dilation, transposed, output_padding, groups, output_mask);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor go = nn::compute_input(grad_output, ct), x = nn::compute_input(input, ct),
                w = nn::compute_input(weight, ct);

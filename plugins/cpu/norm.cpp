@@ -43,19 +43,7 @@ T* ptr_or_null(const Tensor& t) {
 
 // ---- batch norm: input viewed as [N, C, L] (L = product of the dimensions after C) ----------
 
-struct BnShape {
-  int64_t N, C, L;
-};
-
-BnShape bn_shape(const char* op, const Tensor& input) {
-  check_defined(op, input, "input");
-  check_cpu(op, input);
-  EMBER_CHECK(input.dim() >= 2, "[{}] argument 'input': expected at least 2 dimensions (N, C, ...), got shape {}", op,
-              input.sizes());
-  BnShape s{input.size(0), input.size(1), 1};
-  for (int64_t d = 2; d < input.dim(); ++d) s.L *= input.size(d);
-  return s;
-}
+using native::nn::BnShape;  // checks: ember/native/NNRules.h (shared with the meta plugin)
 
 template <class T>
 void bn_forward(const BnShape& s, const T* x, const T* w, const T* b, const double* mean, const double* invstd, T* y) {
@@ -115,41 +103,11 @@ std::vector<double> as_doubles(const Tensor& t) {
 
 // ---- layer norm: input viewed as [M, N] ------------------------------------------------------
 
-struct LnShape {
-  int64_t M, N;
-};
+using native::nn::LnShape;
 
-LnShape ln_shape(const char* op, const Tensor& input, IntArrayRef normalized_shape) {
-  check_defined(op, input, "input");
-  check_cpu(op, input);
-  const int64_t k = static_cast<int64_t>(normalized_shape.size());
-  EMBER_CHECK(k >= 1, "[{}] argument 'normalized_shape': expected at least one dimension, got {}", op,
-              normalized_shape);
-  bool fits = input.dim() >= k;
-  for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
-  EMBER_CHECK(
-      fits,
-      "[{}] given normalized_shape={}, expected the input's trailing dimensions to match it, but got input of shape {}",
-      op, normalized_shape, input.sizes());
-  LnShape s{1, 1};
-  for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? s.M : s.N) *= input.size(d);
-  return s;
-}
-
-Tensor ln_param(const char* op, const std::optional<Tensor>& t, IntArrayRef normalized_shape, ScalarType ct,
-                const char* name) {
-  if (!t || !t->defined()) return Tensor();
-  check_cpu(op, *t);
-  EMBER_CHECK(t->sizes() == normalized_shape, "[{}] argument '{}': expected shape {} (normalized_shape), got {}", op,
-              name, normalized_shape, t->sizes());
-  nn::compute_float(*t, op, name);
-  return nn::compute_input(*t, ct);
-}
-
-std::vector<int64_t> stat_shape(const Tensor& input, int64_t k) {
-  std::vector<int64_t> s(input.sizes().begin(), input.sizes().end());
-  for (int64_t i = 0; i < k; ++i) s[s.size() - 1 - i] = 1;
-  return s;
+// An optional weight or bias (checked by the caller) as a contiguous ct tensor, or an undefined one.
+Tensor ln_param(const std::optional<Tensor>& t, ScalarType ct) {
+  return t && t->defined() ? nn::compute_input(*t, ct) : Tensor();
 }
 
 template <class T>
@@ -224,15 +182,11 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const std::optional<Tensor>& running_var, bool training,
                                                      double momentum, double eps) {
   const char* op = "native_batch_norm";
-  const BnShape s = bn_shape(op, input);
+  const BnShape s = native::nn::check_batch_norm(op, kCPU, input, weight, bias, running_mean, running_var, training);
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor w = nn::optional_vector(weight, s.C, ct, op, "weight");
   const Tensor b = nn::optional_vector(bias, s.C, ct, op, "bias");
   const bool has_rm = running_mean && running_mean->defined(), has_rv = running_var && running_var->defined();
-  if (has_rm) nn::optional_vector(running_mean, s.C, ct, op, "running_mean");
-  if (has_rv) nn::optional_vector(running_var, s.C, ct, op, "running_var");
-  EMBER_CHECK(training || (has_rm && has_rv),
-              "[{}] running_mean and running_var must be defined in evaluation mode (training=False)", op);
   const Tensor x = nn::compute_input(input, ct);
   Tensor y = empty_cpu(input.sizes(), ct);
   std::vector<double> mean(static_cast<size_t>(s.C)), var(static_cast<size_t>(s.C)), invstd(static_cast<size_t>(s.C));
@@ -286,22 +240,14 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& save_invstd, bool train,
                                                               double eps, std::array<bool, 3> output_mask) {
   const char* op = "native_batch_norm_backward";
-  const BnShape s = bn_shape(op, input);
-  check_defined(op, grad_out, "grad_out");
-  check_cpu(op, grad_out);
-  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
-              input.sizes(), grad_out.sizes());
-  nn::compute_float(input, op, "input");
+  const BnShape s = native::nn::check_batch_norm_backward(op, kCPU, grad_out, input, weight, running_mean, running_var,
+                                                          save_mean, save_invstd, train);
   const Tensor w = nn::optional_vector(weight, s.C, kFloat64, op, "weight");
   std::vector<double> mean, invstd;
   if (train) {
-    EMBER_CHECK(save_mean && save_mean->defined() && save_invstd && save_invstd->defined(),
-                "[{}] save_mean and save_invstd must be defined when train=True", op);
     mean = as_doubles(nn::optional_vector(save_mean, s.C, kFloat64, op, "save_mean"));
     invstd = as_doubles(nn::optional_vector(save_invstd, s.C, kFloat64, op, "save_invstd"));
   } else {
-    EMBER_CHECK(running_mean && running_mean->defined() && running_var && running_var->defined(),
-                "[{}] running_mean and running_var must be defined when train=False", op);
     mean = as_doubles(nn::optional_vector(running_mean, s.C, kFloat64, op, "running_mean"));
     invstd = as_doubles(nn::optional_vector(running_var, s.C, kFloat64, op, "running_var"));
     for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);
@@ -347,13 +293,12 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm(const Tensor& input, IntArr
                                                      const std::optional<Tensor>& weight,
                                                      const std::optional<Tensor>& bias, double eps) {
   const char* op = "native_layer_norm";
-  const LnShape s = ln_shape(op, input, normalized_shape);
+  const LnShape s = native::nn::check_layer_norm(op, kCPU, input, normalized_shape, weight, bias);
   const ScalarType ct = nn::compute_float(input, op, "input");
-  const Tensor w = ln_param(op, weight, normalized_shape, ct, "weight");
-  const Tensor b = ln_param(op, bias, normalized_shape, ct, "bias");
+  const Tensor w = ln_param(weight, ct), b = ln_param(bias, ct);
   const Tensor x = nn::compute_input(input, ct);
   Tensor y = empty_cpu(input.sizes(), ct);
-  const auto ss = stat_shape(input, static_cast<int64_t>(normalized_shape.size()));
+  const auto ss = native::nn::ln_stat_shape(input, static_cast<int64_t>(normalized_shape.size()));
   Tensor mean = empty_cpu(ss, ct), rstd = empty_cpu(ss, ct);
   if (s.N > 0) {
     if (ct == kFloat32)
@@ -376,19 +321,10 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& bias,
                                                               std::array<bool, 3> output_mask) {
   const char* op = "native_layer_norm_backward";
-  const LnShape s = ln_shape(op, input, normalized_shape);
-  check_defined(op, grad_out, "grad_out");
-  check_cpu(op, grad_out);
-  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
-              input.sizes(), grad_out.sizes());
-  for (const Tensor* t : {&mean, &rstd}) {
-    check_defined(op, *t, t == &mean ? "mean" : "rstd");
-    EMBER_CHECK(t->numel() == s.M, "[{}] argument '{}': expected {} elements (one per row), got shape {}", op,
-                t == &mean ? "mean" : "rstd", s.M, t->sizes());
-  }
+  const LnShape s =
+      native::nn::check_layer_norm_backward(op, kCPU, grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const ScalarType ct = nn::compute_float(input, op, "input");
-  const Tensor w = ln_param(op, weight, normalized_shape, ct, "weight");
-  ln_param(op, bias, normalized_shape, ct, "bias");
+  const Tensor w = ln_param(weight, ct);
   const Tensor x = nn::compute_input(input, ct), dy = nn::compute_input(grad_out, ct);
   const Tensor m = nn::compute_input(mean, ct), r = nn::compute_input(rstd, ct);
   Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), ct) : Tensor();

@@ -29,65 +29,9 @@
 namespace ember::cpu {
 namespace {
 
-struct PoolGeom {
-  int64_t planes, H, W;  // input: planes (N * C) of H x W
-  int64_t kH, kW, sH, sW, pH, pW, dH, dW;
-  int64_t oH, oW;
-};
-
-// PyTorch's pooling_output_shape.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
-  const int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-  // The last window must start inside the input or the left padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
-// A 3-D or 4-D floating input with non-empty planes (every pooling op).
-void check_pool_input(const char* op, const Tensor& self) {
-  check_defined(op, self, "self");
-  check_cpu(op, self);
-  EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
-              "[{}] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {}", op,
-              self.sizes());
-  for (int64_t d = self.dim() == 4 ? 1 : 0; d < self.dim(); ++d)
-    EMBER_CHECK(self.size(d) > 0, "[{}] argument 'self': expected non-zero sizes except the batch, got shape {}", op,
-                self.sizes());
-  nn::compute_float(self, op, "self");
-}
-
-PoolGeom check_pool(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
-                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  check_pool_input(op, self);
-  const nn::Pair k = nn::pair_arg(kernel_size, op, "kernel_size");
-  const nn::Pair s = stride.empty() ? k : nn::pair_arg(stride, op, "stride");
-  const nn::Pair p = nn::pair_arg(padding, op, "padding"), d = nn::pair_arg(dilation, op, "dilation");
-  EMBER_CHECK(k.h > 0 && k.w > 0, "[{}] argument 'kernel_size': expected positive values, got {}", op, kernel_size);
-  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
-  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
-  EMBER_CHECK(p.h >= 0 && p.w >= 0 && p.h <= k.h / 2 && p.w <= k.w / 2,
-              "[{}] argument 'padding': expected non-negative values at most half the kernel size {}, got {}", op,
-              kernel_size, padding);
-  PoolGeom g{};
-  g.H = self.size(-2), g.W = self.size(-1);
-  g.planes = self.numel() / (g.H * g.W);
-  g.kH = k.h, g.kW = k.w, g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
-  g.oH = pooled_size(g.H, k.h, p.h, s.h, d.h, ceil_mode);
-  g.oW = pooled_size(g.W, k.w, p.w, s.w, d.w, ceil_mode);
-  EMBER_CHECK(g.oH >= 1 && g.oW >= 1,
-              "[{}] given input of shape {}, the calculated output size {}x{} is too small (kernel_size {}, stride {}, "
-              "padding {}, dilation {})",
-              op, self.sizes(), g.oH, g.oW, kernel_size, stride, padding, dilation);
-  return g;
-}
-
-std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oH, int64_t oW) {
-  std::vector<int64_t> s(self.sizes().begin(), self.sizes().end());
-  s[s.size() - 2] = oH;
-  s[s.size() - 1] = oW;
-  return s;
-}
+// Checks and output sizes: ember/native/NNRules.h (shared with the meta plugin).
+using native::nn::pooled_shape;
+using native::nn::PoolGeom;
 
 // f(p0, p1) over the planes [0, planes), split over the intra-op threads; `work` is the elements
 // one plane touches.
@@ -353,15 +297,6 @@ void avg_backward(const PoolGeom& g, const AvgParams& a, const T* go, T* gi) {
   });
 }
 
-PoolGeom check_avg(const char* op, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                   bool ceil_mode, std::optional<int64_t> divisor_override) {
-  const std::array<int64_t, 1> one = {1};
-  const PoolGeom g = check_pool(op, self, kernel_size, stride, padding, IntArrayRef(one.data(), 1), ceil_mode);
-  EMBER_CHECK(!divisor_override || *divisor_override != 0,
-              "[{}] argument 'divisor_override': expected a non-zero value", op);
-  return g;
-}
-
 // ---- adaptive average pooling ----------------------------------------------------------------
 
 int64_t start_index(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
@@ -404,17 +339,6 @@ void adaptive_backward(int64_t planes, int64_t H, int64_t W, int64_t oH, int64_t
   });
 }
 
-// grad_output must have the forward's output shape `want`.
-void check_grad_shape(const char* op, const Tensor& grad_output, const Tensor& self, IntArrayRef want) {
-  check_defined(op, grad_output, "grad_output");
-  check_cpu(op, grad_output);
-  EMBER_CHECK(grad_output.sizes() == want, "[{}] argument 'grad_output': expected shape {} (the output's), got {}", op,
-              want, grad_output.sizes());
-  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype(),
-                   "[{}] expected grad_output and self to have the same dtype, got {} and {}", op, grad_output.dtype(),
-                   self.dtype());
-}
-
 }  // namespace
 
 // ---- CPU kernels ---------------------------------------------------------------------------
@@ -422,7 +346,7 @@ void check_grad_shape(const char* op, const Tensor& grad_output, const Tensor& s
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d_with_indices";
-  const PoolGeom g = check_pool(op, self, kernel_size, stride, padding, dilation, ceil_mode);
+  const PoolGeom g = native::nn::check_pool(op, kCPU, self, kernel_size, stride, padding, dilation, ceil_mode);
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor x = nn::compute_input(self, ct);
   const auto shape = pooled_shape(self, g.oH, g.oW);
@@ -440,14 +364,8 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
                                         const Tensor& indices) {
   const char* op = "max_pool2d_with_indices_backward";
-  const PoolGeom g = check_pool(op, self, kernel_size, stride, padding, dilation, ceil_mode);
-  const auto shape = pooled_shape(self, g.oH, g.oW);
-  check_grad_shape(op, grad_output, self, shape);
-  check_defined(op, indices, "indices");
-  check_cpu(op, indices);
-  EMBER_CHECK(indices.sizes() == IntArrayRef(shape) && indices.dtype() == kInt64,
-              "[{}] argument 'indices': expected an int64 tensor of shape {}, got {} of shape {}", op,
-              IntArrayRef(shape), indices.dtype(), indices.sizes());
+  const PoolGeom g = native::nn::check_max_pool_backward(op, kCPU, grad_output, self, kernel_size, stride, padding,
+                                                         dilation, ceil_mode, indices);
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor go = nn::compute_input(grad_output, ct), idx = nn::compute_input(indices, kInt64);
   Tensor gi = empty_cpu(self.sizes(), ct);
@@ -476,7 +394,8 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad, std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
-  const PoolGeom g = check_avg(op, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+  const PoolGeom g =
+      native::nn::check_avg_pool(op, kCPU, self, kernel_size, stride, padding, ceil_mode, divisor_override);
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor x = nn::compute_input(self, ct);
   Tensor out = empty_cpu(pooled_shape(self, g.oH, g.oW), ct);
@@ -494,8 +413,9 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
                            IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                            std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d_backward";
-  const PoolGeom g = check_avg(op, self, kernel_size, stride, padding, ceil_mode, divisor_override);
-  check_grad_shape(op, grad_output, self, pooled_shape(self, g.oH, g.oW));
+  const PoolGeom g =
+      native::nn::check_avg_pool(op, kCPU, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+  native::nn::check_pool_grad(op, kCPU, grad_output, self, pooled_shape(self, g.oH, g.oW));
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor go = nn::compute_input(grad_output, ct);
   Tensor gi = empty_cpu(self.sizes(), ct);
@@ -512,11 +432,9 @@ Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArr
 
 Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
-  check_pool_input(op, self);
-  EMBER_CHECK(output_size.size() == 2 && output_size[0] >= 0 && output_size[1] >= 0,
-              "[{}] argument 'output_size': expected two non-negative sizes, got {}", op, output_size);
+  const nn::Pair o = native::nn::check_adaptive_pool(op, kCPU, self, output_size);
   const ScalarType ct = nn::compute_float(self, op, "self");
-  const int64_t H = self.size(-2), W = self.size(-1), oH = output_size[0], oW = output_size[1];
+  const int64_t H = self.size(-2), W = self.size(-1), oH = o.h, oW = o.w;
   const Tensor x = nn::compute_input(self, ct);
   Tensor out = empty_cpu(pooled_shape(self, oH, oW), ct);
   const int64_t planes = self.numel() / (H * W);
@@ -531,12 +449,8 @@ Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
 
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   const char* op = "adaptive_avg_pool2d_backward";
-  check_pool_input(op, self);
-  check_defined(op, grad_output, "grad_output");
-  EMBER_CHECK(grad_output.dim() == self.dim(), "[{}] expected grad_output of {} dimensions like self, got shape {}", op,
-              self.dim(), grad_output.sizes());
-  const int64_t H = self.size(-2), W = self.size(-1), oH = grad_output.size(-2), oW = grad_output.size(-1);
-  check_grad_shape(op, grad_output, self, pooled_shape(self, oH, oW));
+  const nn::Pair o = native::nn::check_adaptive_pool_backward(op, kCPU, grad_output, self);
+  const int64_t H = self.size(-2), W = self.size(-1), oH = o.h, oW = o.w;
   const ScalarType ct = nn::compute_float(self, op, "self");
   const Tensor go = nn::compute_input(grad_output, ct);
   Tensor gi = empty_cpu(self.sizes(), ct);

@@ -252,3 +252,19 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("argmin.out", EMBER_FN(meta::argmin_out));
   m.impl("logsumexp.out", EMBER_FN(meta::logsumexp_out));
 }
+
+// The CNN operators: convolution, pooling, batch and layer norm (nn.cpp).
+EMBER_LIBRARY_IMPL(aten, Meta, m) {
+  m.impl("convolution", EMBER_FN(meta::convolution));
+  m.impl("convolution_backward", EMBER_FN(meta::convolution_backward));
+  m.impl("max_pool2d_with_indices", EMBER_FN(meta::max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward", EMBER_FN(meta::max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d", EMBER_FN(meta::avg_pool2d));
+  m.impl("avg_pool2d_backward", EMBER_FN(meta::avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", EMBER_FN(meta::_adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward", EMBER_FN(meta::_adaptive_avg_pool2d_backward));
+  m.impl("native_batch_norm", EMBER_FN(meta::native_batch_norm));
+  m.impl("native_batch_norm_backward", EMBER_FN(meta::native_batch_norm_backward));
+  m.impl("native_layer_norm", EMBER_FN(meta::native_layer_norm));
+  m.impl("native_layer_norm_backward", EMBER_FN(meta::native_layer_norm_backward));
+}

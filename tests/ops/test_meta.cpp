@@ -124,9 +124,11 @@ struct Case {
   std::function<Outs(const Env&)> run;
 };
 
+std::vector<Case> nn_cases();  // the CNN operators (end of file)
+
 // Every operator with a CPU kernel appears in some case (checked below).
 std::vector<Case> cases() {
-  std::vector<Case> c;
+  std::vector<Case> c = nn_cases();
   // ---- factories
   c.push_back({{"empty", "empty_strided", "arange.start_step", "linspace", "eye", "eye.m"}, [](const Env& e) {
                  return Outs{R(ember::empty({2, 3}, e.opts())),
@@ -715,4 +717,293 @@ TEST(MetaKernels, SameGeometryDtypeAndErrorsAsCpu) {
   // Both paths run: many outputs compared and many errors matched.
   EXPECT_GT(compared, 5000);
   EXPECT_GT(errors, 2000);
+}
+
+// ---- CNN operators: convolution, pooling, batch and layer norm ---------------------------------
+// Their cases join cases() above (so the coverage and parity tests see them); the composites
+// (conv2d, max_pool2d, adaptive_avg_pool2d, batch_norm, layer_norm) are called too: on meta they
+// reach the Meta kernels through the cpu plugin's composites.
+
+namespace {
+
+// The outputs of a call returning a tuple, one Out each. An output the kernel leaves undefined
+// (output_mask false) is recorded as the pseudo-error "undefined output", so that both sides must
+// agree on it; a thrown error is recorded for every output.
+Out failed(std::string error, std::string type) {
+  Out o;
+  o.threw = true;
+  o.error = std::move(error);
+  o.type = std::move(type);
+  return o;
+}
+Out produced(const Tensor& t) {
+  Out o;
+  o.t = t;
+  return o;
+}
+template <size_t N, class F>
+void push_all(Outs& outs, F&& f) {
+  try {
+    const auto t = f();
+    std::apply(
+        [&](const auto&... x) {
+          (outs.push_back(x.defined() ? produced(x) : failed("undefined output", "undefined")), ...);
+        },
+        t);
+  } catch (const Error& err) {
+    for (size_t i = 0; i < N; ++i) outs.push_back(failed(err.what(), typeid(err).name()));
+  }
+}
+
+using Mask = std::array<bool, 3>;
+
+std::vector<Case> nn_cases() {
+  std::vector<Case> c;
+  // ---- convolution
+  c.push_back(
+      {{"convolution", "convolution_backward", "conv2d"}, [](const Env& e) {
+         const Tensor x = e.x({2, 4, 6, 5}), w = e.t({6, 2, 3, 3}), b = e.t({6});
+         Outs o{R(ember::convolution(x, w, b, {1}, {1}, {1}, false, {0}, 2)),
+                R(ember::convolution(x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1}, {0, 1}, {2}, false, {0, 0}, 1)),
+                R(ember::convolution(e.x({0, 4, 3, 3}), e.t({5, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0}, 1)),
+                R(ember::conv2d(x, w, b, 1, 1, 1, 2)),
+                R(ember::conv2d(e.x({4, 7, 5}), e.t({3, 4, 3, 2}), std::nullopt, {2, 1}, 0, {1, 2}))};
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false, {0}, 2,
+                                              Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 3, 2, 5}), x, e.t({3, 4, 2, 2}), std::nullopt, {2, 1}, {0, 1},
+                                              {2}, false, {0, 0}, 1, Mask{false, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, IntArrayRef({6}), {1}, {1}, {1}, false, {0}, 2,
+                                              Mask{true, false, false});
+         });
+         return o;
+       }});
+  // Bad arguments: each call raises (the same error on both sides).
+  c.push_back(
+      {{"convolution"}, [](const Env& e) {
+         const Tensor x = e.x({2, 4, 6, 5});
+         return Outs{
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, true, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {1}, 1)),
+             R(ember::convolution(e.x({4, 6, 5}), e.t({6, 4, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}, kFloat64), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 3, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 2, 3, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 3)),
+             R(ember::convolution(x, e.t({6, 4, 7, 3}), std::nullopt, {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1, 2, 3}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {0}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), std::nullopt, {1}, {-1}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({5}), {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::convolution(x, e.t({6, 4, 3, 3}), e.t({6}, kInt32), {1}, {0}, {1}, false, {0}, 1)),
+             R(ember::conv2d(e.x({6, 5}), e.t({6, 4, 3, 3})))};
+       }});
+  c.push_back({{"convolution_backward"}, [](const Env& e) {
+                 const Tensor x = e.x({2, 4, 6, 5}), w = e.t({6, 4, 3, 3});
+                 Outs o;
+                 push_all<3>(o, [&] {  // grad_output of the wrong shape
+                   return ember::convolution_backward(e.t({2, 6, 6, 5}), x, w, std::nullopt, {1}, {0}, {1}, false, {0},
+                                                      1, Mask{true, true, false});
+                 });
+                 push_all<3>(o, [&] {  // grad_output of another dtype
+                   return ember::convolution_backward(e.t({2, 6, 4, 3}, kInt64), x, w, std::nullopt, {1}, {0}, {1},
+                                                      false, {0}, 1, Mask{true, true, false});
+                 });
+                 push_all<3>(o, [&] {  // bias_sizes not [out_channels]
+                   return ember::convolution_backward(e.t({2, 6, 4, 3}), x, w, IntArrayRef({5}), {1}, {0}, {1}, false,
+                                                      {0}, 1, Mask{true, true, true});
+                 });
+                 push_all<3>(o, [&] {
+                   return ember::convolution_backward(e.t({2, 6, 4, 3}), x, w, std::nullopt, {1}, {0}, {1}, true, {0},
+                                                      1, Mask{true, true, true});
+                 });
+                 return o;
+               }});
+  // ---- pooling
+  c.push_back(
+      {{"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "max_pool2d"}, [](const Env& e) {
+         const Tensor x = e.x({2, 3, 7, 6});
+         Outs o;
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {3}, {2}, {1}, {1}, true); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(x, {2, 3}); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({3, 5, 5}), {3}, {1}, {1}, {2}); });
+         push_all<2>(o, [&] { return ember::max_pool2d_with_indices(e.x({0, 3, 5, 5}), {2}); });
+         o.push_back(R(ember::max_pool2d(x, {3, 2}, {2, 1}, {1, 0}, 1, true)));
+         o.push_back(R(ember::max_pool2d(e.x({3, 7, 6}), 2)));
+         // Valid indices come from a float32 forward (a meta tensor's values cannot be checked).
+         auto [y, ind] = ember::max_pool2d_with_indices(e.x({2, 3, 7, 6}, kFloat32), {3}, {2}, {1}, {1}, true);
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true, ind)));
+         // indices of the wrong dtype, grad_output of the wrong shape
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t(y.sizes()), x, {3}, {2}, {1}, {1}, true,
+                                                               e.t(y.sizes(), kInt32))));
+         o.push_back(R(ember::max_pool2d_with_indices_backward(e.t({2, 3, 4, 3}), x, {3}, {2}, {1}, {1}, true, ind)));
+         return o;
+       }});
+  c.push_back({{"max_pool2d_with_indices"}, [](const Env& e) {
+                 const Tensor x = e.x({2, 3, 7, 6});
+                 return Outs{R(ember::max_pool2d(x, {3}, {2}, {2})),         // padding over half the kernel
+                             R(ember::max_pool2d(x, {8})),                   // output too small
+                             R(ember::max_pool2d(x, {2, 2, 2})),             // not an int[2]
+                             R(ember::max_pool2d(x, {0})),                   // kernel size
+                             R(ember::max_pool2d(x, {2}, {-1})),             // stride
+                             R(ember::max_pool2d(x, {2}, {}, 0, 0)),         // dilation
+                             R(ember::max_pool2d(e.x({3, 7}), {2})),         // 2-D input
+                             R(ember::max_pool2d(e.x({2, 0, 7, 6}), {2}))};  // empty channels
+               }});
+  c.push_back({{"avg_pool2d", "avg_pool2d_backward"}, [](const Env& e) {
+                 const Tensor x = e.x({2, 3, 7, 6});
+                 return Outs{R(ember::avg_pool2d(x, {3}, {2}, {1}, true, false)),
+                             R(ember::avg_pool2d(x, {2, 3}, {}, 0, false, true, 3)),
+                             R(ember::avg_pool2d(e.x({3, 5, 4}), {2})),
+                             R(ember::avg_pool2d(x, {3}, {2}, {1}, false, true, 0)),  // divisor_override 0
+                             R(ember::avg_pool2d(x, {3}, {2}, {2})),                  // padding over half
+                             R(ember::avg_pool2d_backward(e.t({2, 3, 4, 4}), x, {3}, {2}, {1}, true, false, 2)),
+                             R(ember::avg_pool2d_backward(e.t({3, 2, 2}), e.x({3, 5, 4}), {2}, {}, {0}, false, true,
+                                                          std::nullopt)),
+                             R(ember::avg_pool2d_backward(e.t({2, 3, 4, 3}), x, {3}, {2}, {1}, true, false,
+                                                          std::nullopt)),  // grad_output shape
+                             R(ember::avg_pool2d_backward(e.t({2, 3, 4, 4}, kFloat64), x, {3}, {2}, {1}, true, false,
+                                                          std::nullopt))};  // grad_output dtype (float64: equal)
+               }});
+  c.push_back({{"_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward", "adaptive_avg_pool2d"}, [](const Env& e) {
+                 const Tensor x = e.x({2, 3, 7, 6});
+                 return Outs{R(ember::_adaptive_avg_pool2d(x, {3, 2})),
+                             R(ember::_adaptive_avg_pool2d(e.x({3, 5, 4}), {5, 9})),
+                             R(ember::_adaptive_avg_pool2d(x, {0, 2})),
+                             R(ember::adaptive_avg_pool2d(x, {4})),
+                             R(ember::adaptive_avg_pool2d(e.x({3, 5, 4}), {1, 1})),
+                             R(ember::_adaptive_avg_pool2d(x, {3, -1})),   // negative size
+                             R(ember::_adaptive_avg_pool2d(x, {3})),       // not two sizes
+                             R(ember::adaptive_avg_pool2d(x, {1, 2, 3})),  // not an int[2]
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({2, 3, 3, 2}), x)),
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({3, 1, 1}), e.x({3, 5, 4}))),
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({3, 3, 2}), x)),              // dims differ
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({2, 4, 3, 2}), x)),           // channels differ
+                             R(ember::_adaptive_avg_pool2d_backward(e.t({2, 3, 3, 2}, kInt32), x))};  // dtype
+               }});
+  // ---- batch norm
+  c.push_back({{"native_batch_norm", "native_batch_norm_backward", "batch_norm"}, [](const Env& e) {
+                 const Tensor x = e.x({4, 3, 5, 2}), w = e.t({3}), b = e.t({3}), rm = e.t({3}), rv = e.t({3});
+                 const Tensor w64 = e.t({3}, kFloat64);
+                 Outs o;
+                 push_all<3>(o, [&] { return ember::native_batch_norm(x, w, b, rm, rv, true, 0.1, 1e-5); });
+                 push_all<3>(o, [&] { return ember::native_batch_norm(x, w, b, rm, rv, false, 0.1, 1e-5); });
+                 push_all<3>(o, [&] {
+                   return ember::native_batch_norm(e.x({4, 3}), std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                                   true, 0.1, 1e-5);
+                 });
+                 push_all<3>(o, [&] {  // evaluation without running stats
+                   return ember::native_batch_norm(x, w, b, std::nullopt, rv, false, 0.1, 1e-5);
+                 });
+                 push_all<3>(o, [&] {  // a weight of the wrong length
+                   return ember::native_batch_norm(x, e.t({4}), b, rm, rv, true, 0.1, 1e-5);
+                 });
+                 push_all<3>(o, [&] {  // a running_var of an integer dtype
+                   return ember::native_batch_norm(x, w, b, rm, e.t({3}, kInt64), true, 0.1, 1e-5);
+                 });
+                 push_all<3>(o, [&] {
+                   return ember::native_batch_norm(e.x({4}), w, b, rm, rv, true, 0.1, 1e-5);  // 1-D input
+                 });
+                 o.push_back(R(ember::batch_norm(x, w, b, rm, rv, false, 0.1, 1e-5, false)));
+                 const Tensor g = e.t({4, 3, 5, 2});
+                 push_all<3>(o, [&] {
+                   return ember::native_batch_norm_backward(g, x, w, rm, rv, e.t({3}), e.t({3}), true, 1e-5,
+                                                            Mask{true, true, true});
+                 });
+                 push_all<3>(o, [&] {  // the weight's dtype for the weight and bias gradients
+                   return ember::native_batch_norm_backward(g, x, w64, rm, rv, std::nullopt, std::nullopt, false, 1e-5,
+                                                            Mask{true, false, true});
+                 });
+                 push_all<3>(o, [&] {
+                   return ember::native_batch_norm_backward(g, x, std::nullopt, std::nullopt, std::nullopt, e.t({3}),
+                                                            e.t({3}), true, 1e-5, Mask{false, true, true});
+                 });
+                 push_all<3>(o, [&] {  // training without save_invstd
+                   return ember::native_batch_norm_backward(g, x, w, rm, rv, e.t({3}), std::nullopt, true, 1e-5,
+                                                            Mask{true, true, true});
+                 });
+                 push_all<3>(o, [&] {  // evaluation without running stats
+                   return ember::native_batch_norm_backward(g, x, w, std::nullopt, rv, e.t({3}), e.t({3}), false, 1e-5,
+                                                            Mask{true, true, true});
+                 });
+                 push_all<3>(o, [&] {  // grad_out of another shape
+                   return ember::native_batch_norm_backward(e.t({4, 3, 10}), x, w, rm, rv, e.t({3}), e.t({3}), true,
+                                                            1e-5, Mask{true, true, true});
+                 });
+                 push_all<3>(o, [&] {  // save_mean of the wrong length
+                   return ember::native_batch_norm_backward(g, x, w, rm, rv, e.t({2}), e.t({3}), true, 1e-5,
+                                                            Mask{true, true, true});
+                 });
+                 return o;
+               }});
+  // ---- layer norm
+  c.push_back(
+      {{"native_layer_norm", "native_layer_norm_backward", "layer_norm"}, [](const Env& e) {
+         const Tensor x = e.x({2, 3, 4}), w = e.t({3, 4}), b = e.t({3, 4});
+         Outs o;
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {4}, e.t({4}), e.t({4}), 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, b, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(e.x({0, 4}), {4}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {}, std::nullopt, std::nullopt, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, e.t({12}), b, 1e-5); });
+         push_all<3>(o, [&] { return ember::native_layer_norm(x, {3, 4}, w, e.t({3, 4}, kInt32), 1e-5); });
+         o.push_back(R(ember::layer_norm(x, {4})));
+         o.push_back(R(ember::layer_norm(e.x({5, 2, 3, 4}), {3, 4}, w, b)));
+         const Tensor g = e.t({2, 3, 4}), m = e.t({2, 1, 1}), r = e.t({2, 1, 1});
+         push_all<3>(o, [&] {
+           return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {
+           return ember::native_layer_norm_backward(g, x, {4}, e.t({2, 3, 1}), e.t({6}), std::nullopt, std::nullopt,
+                                                    Mask{true, false, true});
+         });
+         push_all<3>(o, [&] {  // mean of the wrong size
+           return ember::native_layer_norm_backward(g, x, {3, 4}, e.t({3}), r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {  // grad_out of another shape
+           return ember::native_layer_norm_backward(e.t({2, 12}), x, {3, 4}, m, r, w, b, Mask{true, true, true});
+         });
+         push_all<3>(o, [&] {  // a bias of the wrong shape
+           return ember::native_layer_norm_backward(g, x, {3, 4}, m, r, w, e.t({4}), Mask{true, true, true});
+         });
+         return o;
+       }});
+  return c;
+}
+
+}  // namespace
+
+// The composites built on the CNN kernels, on meta: the shapes a network's forward produces.
+TEST(MetaTensors, CnnCompositesServeMeta) {
+  const TensorOptions m = TensorOptions().device(kMeta);
+  Tensor x = ember::empty({8, 3, 32, 32}, m);
+  Tensor h = ember::conv2d(x, ember::empty({16, 3, 3, 3}, m), ember::empty({16}, m), 1, 1);
+  EXPECT_TRUE(h.is_meta());
+  EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 32, 32}));
+  h = ember::batch_norm(h, ember::empty({16}, m), ember::empty({16}, m), ember::empty({16}, m), ember::empty({16}, m),
+                        true, 0.1, 1e-5, false);
+  EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 32, 32}));
+  EXPECT_EQ(ember::max_pool2d(h, 3, 2, 1, 1, false).sizes(), IntArrayRef({8, 16, 16, 16}));
+  h = ember::max_pool2d(ember::relu(h), 3, 2, 1, 1, true);  // ceil_mode: one more window
+  EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 17, 17}));
+  h = ember::conv2d(h, ember::empty({32, 16, 3, 3}, m), std::nullopt, 2, 0, 1);
+  EXPECT_EQ(h.sizes(), IntArrayRef({8, 32, 8, 8}));
+  h = ember::adaptive_avg_pool2d(h, 1);
+  EXPECT_EQ(h.sizes(), IntArrayRef({8, 32, 1, 1}));
+  EXPECT_EQ(h.strides(), IntArrayRef({32, 1, 1, 1}));
+  Tensor t = ember::layer_norm(h.flatten(1), {32});
+  EXPECT_EQ(t.sizes(), IntArrayRef({8, 32}));
+  EXPECT_EQ(t.dtype(), kFloat32);
+  EXPECT_TRUE(t.is_meta());
+  // A bad geometry is the cpu kernel's error, named after the meta kernel's operator.
+  EXPECT_ERROR(ValueError, ember::conv2d(x, ember::empty({16, 4, 3, 3}, m)), "[convolution]", "3 channels");
+  EXPECT_ERROR(TypeError, ember::max_pool2d(ember::empty({1, 2, 4, 4}, TensorOptions(kInt32).device(kMeta)), 2),
+               "[max_pool2d_with_indices]", "floating point");
+  // A weight on the cpu with a meta input is a device error.
+  EXPECT_ERROR(ValueError, ember::conv2d(x, ember::empty({16, 3, 3, 3})), "[convolution]", "same device", "meta",
+               "cpu");
 }

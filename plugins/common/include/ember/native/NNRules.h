@@ -1,0 +1,398 @@
+#pragma once
+// Argument checks and output shapes of the CNN operators (convolution, pooling, batch and layer
+// norm), shared by the cpu kernels (plugins/cpu/conv.cpp, pool.cpp, norm.cpp) and the meta kernels
+// (plugins/meta/nn.cpp), so both give the same sizes and the same errors. `dev` is the device type
+// the calling kernel serves: tensors on another device are rejected with the message the cpu
+// kernels always gave ("expected a CPU tensor").
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "ember/native/Geometry.h"
+
+namespace ember::native::nn {
+
+// Throws unless t is on device type `dev`.
+inline void check_on(const char* op, DeviceType dev, const Tensor& t) {
+  if (dev == kCPU)
+    EMBER_CHECK(t.device().type() == kCPU, "[{}] expected a CPU tensor, got one on {}", op, t.device());
+  else
+    EMBER_CHECK(t.device().type() == dev, "[{}] expected a {} tensor, got one on {}", op, Device(dev), t.device());
+}
+inline void check_on(const char* op, DeviceType dev, const Tensor& a, const Tensor& b) {
+  check_same_device(op, dev, a, b);
+}
+
+struct Pair {
+  int64_t h = 0, w = 0;
+};
+
+// An int[2] argument given as one value (both dimensions) or two.
+inline Pair pair_arg(IntArrayRef v, const char* op, const char* name) {
+  EMBER_CHECK(v.size() == 1 || v.size() == 2,
+              "[{}] argument '{}': expected a single int or a tuple of two ints, got {}", op, name, v);
+  return v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
+}
+
+// The dtype a kernel computes t's dtype in (float16/bfloat16 -> float32); TypeError otherwise
+// (Note [CPU CNN kernel dtypes] in plugins/cpu/NN.h). Results are in the input's dtype.
+inline ScalarType compute_float(const Tensor& t, const char* op, const char* name) {
+  const ScalarType dt = t.dtype();
+  EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] argument '{}': expected a floating point tensor, got {}", op, name, dt);
+  return dt == kFloat64 ? kFloat64 : kFloat32;
+}
+
+// An optional per-channel tensor (weight, bias, running stats): false when absent; else checked
+// to be a floating 1-D tensor of `n` elements.
+inline bool check_vector(const char* op, DeviceType dev, const std::optional<Tensor>& t, int64_t n, const char* name) {
+  if (!t || !t->defined()) return false;
+  check_on(op, dev, *t);
+  EMBER_CHECK(t->dim() == 1 && t->size(0) == n,
+              "[{}] argument '{}': expected a 1-D tensor of {} elements, got shape {}", op, name, n, t->sizes());
+  compute_float(*t, op, name);
+  return true;
+}
+
+// ---- convolution ------------------------------------------------------------------------------
+
+struct ConvGeom {
+  int64_t N, C, H, W;  // input
+  int64_t O, kH, kW;   // weight [O, C / G, kH, kW]
+  int64_t G;           // groups
+  int64_t sH, sW, pH, pW, dH, dW;
+  int64_t oH, oW;  // output
+};
+
+inline ConvGeom check_conv(const char* op, DeviceType dev, const Tensor& input, const Tensor& weight,
+                           const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
+                           IntArrayRef dilation, int64_t groups) {
+  check_defined(op, input, "input");
+  check_defined(op, weight, "weight");
+  check_on(op, dev, input, weight);
+  EMBER_CHECK(input.dim() == 4, "[{}] argument 'input': expected a 4-D (N, C, H, W) input, got shape {}", op,
+              input.sizes());
+  EMBER_CHECK(
+      weight.dim() == 4,
+      "[{}] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}", op,
+      weight.sizes());
+  compute_float(input, op, "input");
+  EMBER_CHECK_TYPE(weight.dtype() == input.dtype(),
+                   "[{}] expected input and weight to have the same dtype, got {} and {}", op, input.dtype(),
+                   weight.dtype());
+  EMBER_CHECK(groups > 0, "[{}] argument 'groups': expected a positive value, got {}", op, groups);
+  ConvGeom g{};
+  g.N = input.size(0), g.C = input.size(1), g.H = input.size(2), g.W = input.size(3);
+  g.O = weight.size(0), g.kH = weight.size(2), g.kW = weight.size(3), g.G = groups;
+  EMBER_CHECK(g.O % groups == 0, "[{}] expected out_channels ({}, weight shape {}) to be divisible by groups ({})", op,
+              g.O, weight.sizes(), groups);
+  EMBER_CHECK(g.C == weight.size(1) * groups,
+              "[{}] expected input {} to have {} channels (weight {} with groups={}), but got {} channels", op,
+              input.sizes(), weight.size(1) * groups, weight.sizes(), groups, g.C);
+  EMBER_CHECK(g.O > 0 && g.kH > 0 && g.kW > 0, "[{}] argument 'weight': expected non-empty dimensions, got shape {}",
+              op, weight.sizes());
+  const Pair s = pair_arg(stride, op, "stride"), p = pair_arg(padding, op, "padding"),
+             d = pair_arg(dilation, op, "dilation");
+  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
+  EMBER_CHECK(p.h >= 0 && p.w >= 0, "[{}] argument 'padding': expected non-negative values, got {}", op, padding);
+  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
+  g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
+  const int64_t ekH = (g.kH - 1) * g.dH + 1, ekW = (g.kW - 1) * g.dW + 1;
+  EMBER_CHECK(
+      ekH <= g.H + 2 * g.pH && ekW <= g.W + 2 * g.pW,
+      "[{}] kernel size (dilated) {}x{} can't be greater than the padded input size {}x{} (input {}, padding {})", op,
+      ekH, ekW, g.H + 2 * g.pH, g.W + 2 * g.pW, input.sizes(), padding);
+  g.oH = (g.H + 2 * g.pH - ekH) / g.sH + 1;
+  g.oW = (g.W + 2 * g.pW - ekW) / g.sW + 1;
+  if (bias && bias->defined()) {
+    check_on(op, dev, *bias);
+    EMBER_CHECK(bias->dim() == 1 && bias->size(0) == g.O,
+                "[{}] argument 'bias': expected a 1-D tensor of out_channels={} elements, got shape {}", op, g.O,
+                bias->sizes());
+    EMBER_CHECK_TYPE(bias->dtype() == input.dtype(),
+                     "[{}] expected input and bias to have the same dtype, got {} and {}", op, input.dtype(),
+                     bias->dtype());
+  }
+  return g;
+}
+
+inline void check_not_transposed(const char* op, bool transposed, IntArrayRef output_padding) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!transposed, "[{}] transposed convolution is not implemented on the CPU", op);
+  for (int64_t v : output_padding)
+    EMBER_CHECK(v == 0, "[{}] argument 'output_padding': expected zeros for a non-transposed convolution, got {}", op,
+                output_padding);
+}
+
+// convolution_backward's arguments beyond the forward's: grad_output is the forward output's
+// shape and dtype, bias_sizes (when the bias gradient is asked for) is [out_channels].
+inline ConvGeom check_conv_backward(const char* op, DeviceType dev, const Tensor& grad_output, const Tensor& input,
+                                    const Tensor& weight, std::optional<IntArrayRef> bias_sizes, IntArrayRef stride,
+                                    IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                                    IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
+  check_not_transposed(op, transposed, output_padding);
+  const ConvGeom g = check_conv(op, dev, input, weight, std::nullopt, stride, padding, dilation, groups);
+  check_defined(op, grad_output, "grad_output");
+  check_on(op, dev, grad_output);
+  const std::array<int64_t, 4> want = {g.N, g.O, g.oH, g.oW};
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want.data(), 4),
+              "[{}] argument 'grad_output': expected shape {} (the convolution's output), got {}", op,
+              IntArrayRef(want.data(), 4), grad_output.sizes());
+  EMBER_CHECK_TYPE(grad_output.dtype() == input.dtype(),
+                   "[{}] expected grad_output and input to have the same dtype, got {} and {}", op, grad_output.dtype(),
+                   input.dtype());
+  if (output_mask[2] && bias_sizes)
+    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.O, "[{}] argument 'bias_sizes': expected [{}], got {}",
+                op, g.O, *bias_sizes);
+  return g;
+}
+
+// ---- pooling ----------------------------------------------------------------------------------
+
+struct PoolGeom {
+  int64_t planes, H, W;  // input: planes (N * C) of H x W
+  int64_t kH, kW, sH, sW, pH, pW, dH, dW;
+  int64_t oH, oW;
+};
+
+// One output dimension of a pooling window: floor, or ceil where the last window still starts
+// inside the input or its left padding (PyTorch's pooling_output_shape).
+inline int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dil, bool ceil_mode) {
+  const int64_t num = in + 2 * pad - dil * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+inline void check_pool_input(const char* op, DeviceType dev, const Tensor& self) {
+  check_defined(op, self, "self");
+  check_on(op, dev, self);
+  EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
+              "[{}] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {}", op,
+              self.sizes());
+  for (int64_t d = self.dim() == 4 ? 1 : 0; d < self.dim(); ++d)
+    EMBER_CHECK(self.size(d) > 0, "[{}] argument 'self': expected non-zero sizes except the batch, got shape {}", op,
+                self.sizes());
+  compute_float(self, op, "self");
+}
+
+inline PoolGeom check_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  check_pool_input(op, dev, self);
+  const Pair k = pair_arg(kernel_size, op, "kernel_size");
+  const Pair s = stride.empty() ? k : pair_arg(stride, op, "stride");
+  const Pair p = pair_arg(padding, op, "padding"), d = pair_arg(dilation, op, "dilation");
+  EMBER_CHECK(k.h > 0 && k.w > 0, "[{}] argument 'kernel_size': expected positive values, got {}", op, kernel_size);
+  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
+  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
+  EMBER_CHECK(p.h >= 0 && p.w >= 0 && p.h <= k.h / 2 && p.w <= k.w / 2,
+              "[{}] argument 'padding': expected non-negative values at most half the kernel size {}, got {}", op,
+              kernel_size, padding);
+  PoolGeom g{};
+  g.H = self.size(-2), g.W = self.size(-1);
+  g.planes = self.numel() / (g.H * g.W);
+  g.kH = k.h, g.kW = k.w, g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
+  g.oH = pooled_size(g.H, k.h, p.h, s.h, d.h, ceil_mode);
+  g.oW = pooled_size(g.W, k.w, p.w, s.w, d.w, ceil_mode);
+  EMBER_CHECK(g.oH >= 1 && g.oW >= 1,
+              "[{}] given input of shape {}, the calculated output size {}x{} is too small (kernel_size {}, stride {}, "
+              "padding {}, dilation {})",
+              op, self.sizes(), g.oH, g.oW, kernel_size, stride, padding, dilation);
+  return g;
+}
+
+// avg_pool2d: check_pool with dilation 1, and a non-zero divisor_override.
+inline PoolGeom check_avg_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
+                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                               std::optional<int64_t> divisor_override) {
+  const std::array<int64_t, 1> one = {1};
+  const PoolGeom g = check_pool(op, dev, self, kernel_size, stride, padding, IntArrayRef(one.data(), 1), ceil_mode);
+  EMBER_CHECK(!divisor_override || *divisor_override != 0,
+              "[{}] argument 'divisor_override': expected a non-zero value", op);
+  return g;
+}
+
+// self's shape with the last two sizes replaced by the output's.
+inline std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oH, int64_t oW) {
+  std::vector<int64_t> s(self.sizes().begin(), self.sizes().end());
+  s[s.size() - 2] = oH;
+  s[s.size() - 1] = oW;
+  return s;
+}
+
+inline void check_pool_grad(const char* op, DeviceType dev, const Tensor& grad_output, const Tensor& self,
+                            IntArrayRef want) {
+  check_defined(op, grad_output, "grad_output");
+  check_on(op, dev, grad_output);
+  EMBER_CHECK(grad_output.sizes() == want, "[{}] argument 'grad_output': expected shape {} (the output's), got {}", op,
+              want, grad_output.sizes());
+  EMBER_CHECK_TYPE(grad_output.dtype() == self.dtype(),
+                   "[{}] expected grad_output and self to have the same dtype, got {} and {}", op, grad_output.dtype(),
+                   self.dtype());
+}
+
+// max_pool2d_with_indices_backward: the forward's checks, grad_output and indices of the output's
+// shape. Returns the geometry.
+inline PoolGeom check_max_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output, const Tensor& self,
+                                        IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                        IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const PoolGeom g = check_pool(op, dev, self, kernel_size, stride, padding, dilation, ceil_mode);
+  const auto shape = pooled_shape(self, g.oH, g.oW);
+  check_pool_grad(op, dev, grad_output, self, shape);
+  check_defined(op, indices, "indices");
+  check_on(op, dev, indices);
+  EMBER_CHECK(indices.sizes() == IntArrayRef(shape) && indices.dtype() == kInt64,
+              "[{}] argument 'indices': expected an int64 tensor of shape {}, got {} of shape {}", op,
+              IntArrayRef(shape), indices.dtype(), indices.sizes());
+  return g;
+}
+
+// _adaptive_avg_pool2d: the output size [oH, oW].
+inline Pair check_adaptive_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef output_size) {
+  check_pool_input(op, dev, self);
+  EMBER_CHECK(output_size.size() == 2 && output_size[0] >= 0 && output_size[1] >= 0,
+              "[{}] argument 'output_size': expected two non-negative sizes, got {}", op, output_size);
+  return {output_size[0], output_size[1]};
+}
+
+// _adaptive_avg_pool2d_backward: the output size, read from grad_output.
+inline Pair check_adaptive_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output,
+                                         const Tensor& self) {
+  check_pool_input(op, dev, self);
+  check_defined(op, grad_output, "grad_output");
+  EMBER_CHECK(grad_output.dim() == self.dim(), "[{}] expected grad_output of {} dimensions like self, got shape {}", op,
+              self.dim(), grad_output.sizes());
+  const Pair o{grad_output.size(-2), grad_output.size(-1)};
+  check_pool_grad(op, dev, grad_output, self, pooled_shape(self, o.h, o.w));
+  return o;
+}
+
+// ---- batch norm: input viewed as [N, C, L] ------------------------------------------------------
+
+struct BnShape {
+  int64_t N, C, L;
+};
+
+inline BnShape bn_shape(const char* op, DeviceType dev, const Tensor& input) {
+  check_defined(op, input, "input");
+  check_on(op, dev, input);
+  EMBER_CHECK(input.dim() >= 2, "[{}] argument 'input': expected at least 2 dimensions (N, C, ...), got shape {}", op,
+              input.sizes());
+  BnShape s{input.size(0), input.size(1), 1};
+  for (int64_t d = 2; d < input.dim(); ++d) s.L *= input.size(d);
+  return s;
+}
+
+// native_batch_norm's checks (weight, bias and running stats are per-channel vectors; evaluation
+// needs the running stats).
+inline BnShape check_batch_norm(const char* op, DeviceType dev, const Tensor& input,
+                                const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                                const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+                                bool training) {
+  const BnShape s = bn_shape(op, dev, input);
+  compute_float(input, op, "input");
+  check_vector(op, dev, weight, s.C, "weight");
+  check_vector(op, dev, bias, s.C, "bias");
+  const bool has_rm = check_vector(op, dev, running_mean, s.C, "running_mean");
+  const bool has_rv = check_vector(op, dev, running_var, s.C, "running_var");
+  EMBER_CHECK(training || (has_rm && has_rv),
+              "[{}] running_mean and running_var must be defined in evaluation mode (training=False)", op);
+  return s;
+}
+
+// native_batch_norm_backward's checks. Training uses save_mean/save_invstd, evaluation the
+// running stats; both pairs are per-channel vectors.
+inline BnShape check_batch_norm_backward(const char* op, DeviceType dev, const Tensor& grad_out, const Tensor& input,
+                                         const std::optional<Tensor>& weight, const std::optional<Tensor>& running_mean,
+                                         const std::optional<Tensor>& running_var,
+                                         const std::optional<Tensor>& save_mean,
+                                         const std::optional<Tensor>& save_invstd, bool train) {
+  const BnShape s = bn_shape(op, dev, input);
+  check_defined(op, grad_out, "grad_out");
+  check_on(op, dev, grad_out);
+  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
+              input.sizes(), grad_out.sizes());
+  compute_float(input, op, "input");
+  check_vector(op, dev, weight, s.C, "weight");
+  if (train) {
+    EMBER_CHECK(save_mean && save_mean->defined() && save_invstd && save_invstd->defined(),
+                "[{}] save_mean and save_invstd must be defined when train=True", op);
+    check_vector(op, dev, save_mean, s.C, "save_mean");
+    check_vector(op, dev, save_invstd, s.C, "save_invstd");
+  } else {
+    EMBER_CHECK(running_mean && running_mean->defined() && running_var && running_var->defined(),
+                "[{}] running_mean and running_var must be defined when train=False", op);
+    check_vector(op, dev, running_mean, s.C, "running_mean");
+    check_vector(op, dev, running_var, s.C, "running_var");
+  }
+  return s;
+}
+
+// ---- layer norm: input viewed as [M, N] -------------------------------------------------------
+
+struct LnShape {
+  int64_t M, N;
+};
+
+inline LnShape ln_shape(const char* op, DeviceType dev, const Tensor& input, IntArrayRef normalized_shape) {
+  check_defined(op, input, "input");
+  check_on(op, dev, input);
+  const int64_t k = static_cast<int64_t>(normalized_shape.size());
+  EMBER_CHECK(k >= 1, "[{}] argument 'normalized_shape': expected at least one dimension, got {}", op,
+              normalized_shape);
+  bool fits = input.dim() >= k;
+  for (int64_t i = 0; fits && i < k; ++i) fits = input.size(input.dim() - k + i) == normalized_shape[i];
+  EMBER_CHECK(
+      fits,
+      "[{}] given normalized_shape={}, expected the input's trailing dimensions to match it, but got input of shape {}",
+      op, normalized_shape, input.sizes());
+  LnShape s{1, 1};
+  for (int64_t d = 0; d < input.dim(); ++d) (d < input.dim() - k ? s.M : s.N) *= input.size(d);
+  return s;
+}
+
+// An optional weight or bias of normalized_shape: false when absent.
+inline bool check_ln_param(const char* op, DeviceType dev, const std::optional<Tensor>& t, IntArrayRef normalized_shape,
+                           const char* name) {
+  if (!t || !t->defined()) return false;
+  check_on(op, dev, *t);
+  EMBER_CHECK(t->sizes() == normalized_shape, "[{}] argument '{}': expected shape {} (normalized_shape), got {}", op,
+              name, normalized_shape, t->sizes());
+  compute_float(*t, op, name);
+  return true;
+}
+
+// The shape of layer norm's mean and rstd: input's with the normalized dimensions set to 1.
+inline std::vector<int64_t> ln_stat_shape(const Tensor& input, int64_t k) {
+  std::vector<int64_t> s(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = 0; i < k; ++i) s[s.size() - 1 - i] = 1;
+  return s;
+}
+
+inline LnShape check_layer_norm(const char* op, DeviceType dev, const Tensor& input, IntArrayRef normalized_shape,
+                                const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
+  const LnShape s = ln_shape(op, dev, input, normalized_shape);
+  compute_float(input, op, "input");
+  check_ln_param(op, dev, weight, normalized_shape, "weight");
+  check_ln_param(op, dev, bias, normalized_shape, "bias");
+  return s;
+}
+
+inline LnShape check_layer_norm_backward(const char* op, DeviceType dev, const Tensor& grad_out, const Tensor& input,
+                                         IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd,
+                                         const std::optional<Tensor>& weight, const std::optional<Tensor>& bias) {
+  const LnShape s = ln_shape(op, dev, input, normalized_shape);
+  check_defined(op, grad_out, "grad_out");
+  check_on(op, dev, grad_out);
+  EMBER_CHECK(grad_out.sizes() == input.sizes(), "[{}] argument 'grad_out': expected shape {} (input's), got {}", op,
+              input.sizes(), grad_out.sizes());
+  for (const Tensor* t : {&mean, &rstd}) {
+    check_defined(op, *t, t == &mean ? "mean" : "rstd");
+    EMBER_CHECK(t->numel() == s.M, "[{}] argument '{}': expected {} elements (one per row), got shape {}", op,
+                t == &mean ? "mean" : "rstd", s.M, t->sizes());
+  }
+  compute_float(input, op, "input");
+  check_ln_param(op, dev, weight, normalized_shape, "weight");
+  check_ln_param(op, dev, bias, normalized_shape, "bias");
+  return s;
+}
+
+}  // namespace ember::native::nn
