@@ -196,7 +196,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     Tensor out = empty_cpu(keepdim ? IntArrayRef(keep_shape) : IntArrayRef(out_shape), out_dt);
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const AccOf<T> v = sum_contiguous(static_cast<const T*>(in.data_ptr()), in.numel());
+      const AccOf<T> v = sum_contiguous_parallel(static_cast<const T*>(in.data_ptr()), in.numel());
       cast_fn(acc_dt, out_dt)(reinterpret_cast<const char*>(&v), int64_t{8}, static_cast<char*>(out.data_ptr()),
                               static_cast<int64_t>(out.itemsize()), 1);
     });
