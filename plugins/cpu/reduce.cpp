@@ -202,6 +202,32 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     });
     return out;
   }
+  // Reducing the trailing dimensions of a contiguous tensor: independent rows, split over the
+  // intra-op threads (each row's value is what the iterator below would compute).
+  int64_t first_reduced = nd;
+  while (first_reduced > 0 && reduced[first_reduced - 1]) --first_reduced;
+  bool rows = in.is_contiguous() && first_reduced > 0 && first_reduced < nd && in.numel() > 0;
+  for (int64_t d = 0; d < first_reduced && rows; ++d) rows = !reduced[d];
+  if (rows) {
+    int64_t outer = 1;
+    for (int64_t d = 0; d < first_reduced; ++d) outer *= in.size(d);
+    const int64_t len = in.numel() / outer;
+    Tensor acc = empty_cpu(out_shape, acc_dt);
+    visit_dtype(in.dtype(), "sum", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* p = static_cast<const T*>(in.data_ptr());
+      auto* a = static_cast<AccOf<T>*>(acc.data_ptr());
+      parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / len), [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) a[i] = sum_contiguous_parallel(p + i * len, len);
+      });
+    });
+    if (keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(keep_shape);
+    if (acc_dt == out_dt) return acc;
+    Tensor out = empty_cpu(acc.sizes(), out_dt);
+    cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                            static_cast<int64_t>(out.itemsize()), out.numel());
+    return out;
+  }
   // Accumulate into a wider tensor that is broadcast (stride 0) along the reduced dimensions.
   Tensor acc = empty_cpu(keep_shape, acc_dt);
   std::memset(acc.data_ptr(), 0, acc.nbytes());

@@ -106,6 +106,18 @@ TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
             *std::max_element(lv.begin(), lv.end()));
   expect_thread_invariant("argmax rows", [&] { return a.argmax(1); });
   expect_thread_invariant("any rows", [&] { return (a > 0).any(1); });
+  // Trailing-dimension sums of a contiguous tensor: rows split over threads.
+  Tensor rows = make({301, 1001}, kFloat32, Kind::Contiguous, 11);
+  expect_thread_invariant("sum rows", [&] { return rows.sum(1); });
+  expect_thread_invariant("mean rows keepdim", [&] { return rows.mean(1, true); });
+  {
+    Tensor r = with_threads(2, [&] { return rows.sum(-1, true); });
+    EXPECT_EQ(r.sizes(), (std::vector<int64_t>{301, 1}));
+    const std::vector<double> v = values(rows);
+    std::vector<double> want(301, 0.0);
+    for (size_t i = 0; i < v.size(); ++i) want[i / 1001] += v[i];
+    expect_values(r, want, "sum rows keepdim");
+  }
   expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
   expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
   // Random fills split their Philox blocks over threads: the same seed gives the same numbers.
