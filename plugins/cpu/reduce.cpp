@@ -228,6 +228,34 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
                             static_cast<int64_t>(out.itemsize()), out.numel());
     return out;
   }
+  // Reducing the leading dimensions of a contiguous tensor: column ranges split over the
+  // intra-op threads, each summing its columns over all rows in order (as the iterator would).
+  int64_t lead = 0;
+  while (lead < nd && reduced[lead]) ++lead;
+  bool cols = in.is_contiguous() && lead > 0 && lead < nd && in.numel() > 0;
+  for (int64_t d = lead; d < nd && cols; ++d) cols = !reduced[d];
+  if (cols) {
+    int64_t nrows = 1;
+    for (int64_t d = 0; d < lead; ++d) nrows *= in.size(d);
+    const int64_t inner = in.numel() / nrows;
+    Tensor acc = empty_cpu(out_shape, acc_dt);
+    std::memset(acc.data_ptr(), 0, acc.nbytes());
+    visit_dtype(in.dtype(), "sum", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const char* p = static_cast<const char*>(in.data_ptr());
+      char* a = static_cast<char*>(acc.data_ptr());
+      constexpr auto isz = int64_t{sizeof(T)}, asz = int64_t{sizeof(AccOf<T>)};
+      parallel_for(0, inner, std::max<int64_t>(256, kGrainSize / nrows), [&](int64_t b, int64_t e) {
+        for (int64_t r = 0; r < nrows; ++r) accumulate_run<T>(a + b * asz, asz, p + (r * inner + b) * isz, isz, e - b);
+      });
+    });
+    if (keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(keep_shape);
+    if (acc_dt == out_dt) return acc;
+    Tensor out = empty_cpu(acc.sizes(), out_dt);
+    cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                            static_cast<int64_t>(out.itemsize()), out.numel());
+    return out;
+  }
   // Accumulate into a wider tensor that is broadcast (stride 0) along the reduced dimensions.
   Tensor acc = empty_cpu(keep_shape, acc_dt);
   std::memset(acc.data_ptr(), 0, acc.nbytes());

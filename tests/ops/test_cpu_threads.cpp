@@ -118,6 +118,16 @@ TEST(CpuThreads, ReductionsAndRandomIndependentOfThreads) {
     for (size_t i = 0; i < v.size(); ++i) want[i / 1001] += v[i];
     expect_values(r, want, "sum rows keepdim");
   }
+  // Leading-dimension sums of a contiguous tensor: column ranges split over threads.
+  expect_thread_invariant("sum columns", [&] { return rows.sum(0); });
+  {
+    Tensor r = with_threads(2, [&] { return rows.sum(0, true); });
+    EXPECT_EQ(r.sizes(), (std::vector<int64_t>{1, 1001}));
+    const std::vector<double> v = values(rows);
+    std::vector<double> want(1001, 0.0);
+    for (size_t i = 0; i < v.size(); ++i) want[i % 1001] += v[i];
+    expect_values(r, want, "sum columns keepdim");
+  }
   expect_thread_invariant("sum dim 0", [&] { return a.sum(0); });
   expect_thread_invariant("sum dim 1", [&] { return a.sum(1); });
   // Random fills split their Philox blocks over threads: the same seed gives the same numbers.
