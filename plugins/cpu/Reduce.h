@@ -40,6 +40,21 @@ Tensor cumsum(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype);
 // Which dimensions of `self` the list `dims` reduces (every one when the list is empty).
 using native::reduced_mask;
 
+// When `red` marks exactly the first k dimensions of a contiguous, non-empty CPU `self` (or, with
+// leading = false, the last k), 0 < k < dim: the reduction is over the columns (rows) of a dense
+// matrix, and this returns that matrix's row count. Else 0.
+inline int64_t dense_matrix_rows(const Tensor& self, const SmallVector<bool, 8>& red, bool leading) {
+  const auto nd = static_cast<int64_t>(red.size());
+  int64_t k = 0;
+  while (k < nd && red[leading ? k : nd - 1 - k]) ++k;
+  if (k == 0 || k == nd || self.numel() == 0 || !self.is_contiguous() || !self.is_cpu()) return 0;
+  for (int64_t i = k; i < nd; ++i)
+    if (red[leading ? i : nd - 1 - i]) return 0;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < (leading ? k : nd - k); ++d) rows *= self.size(d);
+  return rows;
+}
+
 struct Rows {
   Tensor in;  // contiguous: `outer` rows of `len` elements
   int64_t outer = 1;

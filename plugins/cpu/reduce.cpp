@@ -12,6 +12,7 @@
 // vector sum, a run along a kept dimension is an elementwise accumulate.
 #include "Loops.h"
 #include "Ops.h"
+#include "Reduce.h"
 #include "ember/native/Rules.h"
 
 namespace ember::cpu {
@@ -193,7 +194,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
 
   if (all && in.is_contiguous()) {
     // One vector sum, stored straight into the result.
-    Tensor out = empty_cpu(keepdim ? IntArrayRef(keep_shape) : IntArrayRef(out_shape), out_dt);
+    Tensor out = empty_cpu(out_shape, out_dt);
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const AccOf<T> v = sum_contiguous_parallel(static_cast<const T*>(in.data_ptr()), in.numel());
@@ -202,15 +203,18 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     });
     return out;
   }
-  // Reducing the trailing dimensions of a contiguous tensor: independent rows, split over the
-  // intra-op threads (each row's value is what the iterator below would compute).
-  int64_t first_reduced = nd;
-  while (first_reduced > 0 && reduced[first_reduced - 1]) --first_reduced;
-  bool rows = in.is_contiguous() && first_reduced > 0 && first_reduced < nd && in.numel() > 0;
-  for (int64_t d = 0; d < first_reduced && rows; ++d) rows = !reduced[d];
-  if (rows) {
-    int64_t outer = 1;
-    for (int64_t d = 0; d < first_reduced; ++d) outer *= in.size(d);
+  // The result from an accumulator holding its values in order (out_shape carries keepdim's 1s).
+  auto finish = [&](Tensor acc) {
+    acc.unsafeGetTensorImpl()->set_sizes_contiguous(out_shape);
+    if (acc_dt == out_dt) return acc;
+    Tensor out = empty_cpu(out_shape, out_dt);
+    cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
+                            static_cast<int64_t>(out.itemsize()), out.numel());
+    return out;
+  };
+  if (const int64_t outer = dense_matrix_rows(in, reduced, false)) {
+    // Reducing the trailing dimensions of a contiguous tensor: independent rows, split over the
+    // intra-op threads (each row's value is what the iterator below would compute).
     const int64_t len = in.numel() / outer;
     Tensor acc = empty_cpu(out_shape, acc_dt);
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
@@ -221,22 +225,11 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
         for (int64_t i = b; i < e; ++i) a[i] = sum_contiguous_parallel(p + i * len, len);
       });
     });
-    if (keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(keep_shape);
-    if (acc_dt == out_dt) return acc;
-    Tensor out = empty_cpu(acc.sizes(), out_dt);
-    cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
-                            static_cast<int64_t>(out.itemsize()), out.numel());
-    return out;
+    return finish(acc);
   }
-  // Reducing the leading dimensions of a contiguous tensor: column ranges split over the
-  // intra-op threads, each summing its columns over all rows in order (as the iterator would).
-  int64_t lead = 0;
-  while (lead < nd && reduced[lead]) ++lead;
-  bool cols = in.is_contiguous() && lead > 0 && lead < nd && in.numel() > 0;
-  for (int64_t d = lead; d < nd && cols; ++d) cols = !reduced[d];
-  if (cols) {
-    int64_t nrows = 1;
-    for (int64_t d = 0; d < lead; ++d) nrows *= in.size(d);
+  if (const int64_t nrows = dense_matrix_rows(in, reduced, true)) {
+    // Reducing the leading dimensions of a contiguous tensor: column ranges split over the
+    // intra-op threads, each summing its columns over all rows in order (as the iterator would).
     const int64_t inner = in.numel() / nrows;
     Tensor acc = empty_cpu(out_shape, acc_dt);
     std::memset(acc.data_ptr(), 0, acc.nbytes());
@@ -249,12 +242,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
         for (int64_t r = 0; r < nrows; ++r) accumulate_run<T>(a + b * asz, asz, p + (r * inner + b) * isz, isz, e - b);
       });
     });
-    if (keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(keep_shape);
-    if (acc_dt == out_dt) return acc;
-    Tensor out = empty_cpu(acc.sizes(), out_dt);
-    cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
-                            static_cast<int64_t>(out.itemsize()), out.numel());
-    return out;
+    return finish(acc);
   }
   // Accumulate into a wider tensor that is broadcast (stride 0) along the reduced dimensions.
   Tensor acc = empty_cpu(keep_shape, acc_dt);
@@ -272,14 +260,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
       else accumulate_run<T>(d[0], s[0], d[1], s[1], n);
     });
   });
-  if (acc_dt == out_dt) {
-    if (!keepdim) acc.unsafeGetTensorImpl()->set_sizes_contiguous(out_shape);
-    return acc;
-  }
-  Tensor out = empty_cpu(out_shape, out_dt);
-  cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
-                          static_cast<int64_t>(out.itemsize()), out.numel());
-  return out;
+  return finish(acc);
 }
 
 }  // namespace

@@ -264,18 +264,12 @@ Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const 
   check_defined(op, self, "self");
   const auto red = reduced_mask(self, dims, op);
   const int64_t nd = self.dim();
-  int64_t lead = 0;
-  while (lead < nd && red[lead]) ++lead;
-  bool leading = lead > 0 && lead < nd && self.numel() > 0 && self.is_contiguous() && self.is_cpu();
-  for (int64_t d = lead; d < nd && leading; ++d) leading = !red[d];
-  if (leading) {
+  if (const int64_t rows = dense_matrix_rows(self, red, true)) {
     // Reducing leading dimensions of a contiguous tensor: columns, without the row machinery's
     // transposing copy.
     DimVector shape;
-    int64_t rows = 1;
     for (int64_t d = 0; d < nd; ++d) {
-      if (d < lead) rows *= self.size(d);
-      if (d >= lead) shape.push_back(self.size(d));
+      if (!red[d]) shape.push_back(self.size(d));
       else if (keepdim) shape.push_back(1);
     }
     Tensor out = empty_cpu(shape, self.dtype());
