@@ -18,47 +18,13 @@ using namespace ember;
 
 namespace {
 
-using ember::optest::read_elem;
+using ember::optest::values;
+using ember::optest::write_elem;
 
 std::string name(ScalarType t) { return std::string(dtype_name(t)); }
 
 const std::vector<ScalarType> kDtypes = {kUInt8,    kInt8,    kInt16,  kInt32, kInt64,
                                          kFloat16, kBFloat16, kFloat32, kFloat64};
-
-void write_elem(void* p, ScalarType t, double v) {
-  switch (t) {
-    case kBool: *static_cast<bool*>(p) = v != 0; break;
-    case kUInt8: *static_cast<uint8_t*>(p) = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
-    case kInt8: *static_cast<int8_t*>(p) = static_cast<int8_t>(v); break;
-    case kInt16: *static_cast<int16_t*>(p) = static_cast<int16_t>(v); break;
-    case kInt32: *static_cast<int32_t*>(p) = static_cast<int32_t>(v); break;
-    case kInt64: *static_cast<int64_t*>(p) = static_cast<int64_t>(v); break;
-    case kFloat16: *static_cast<Half*>(p) = Half(static_cast<float>(v)); break;
-    case kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(static_cast<float>(v)); break;
-    case kFloat32: *static_cast<float*>(p) = static_cast<float>(v); break;
-    case kFloat64: *static_cast<double*>(p) = v; break;
-    default: ADD_FAILURE() << "unexpected dtype " << t;
-  }
-}
-
-// The logical (row-major) values of a strided CPU tensor.
-std::vector<double> values(const Tensor& t) {
-  std::vector<double> out;
-  if (t.numel() == 0) return out;
-  const char* base = static_cast<const char*>(t.data_ptr());
-  const auto isz = static_cast<int64_t>(t.itemsize());
-  std::vector<int64_t> idx(static_cast<size_t>(t.dim()), 0);
-  for (int64_t n = 0; n < t.numel(); ++n) {
-    int64_t off = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) off += idx[d] * t.stride(d);
-    out.push_back(read_elem(base + off * isz, t.dtype()));
-    for (int64_t d = t.dim() - 1; d >= 0; --d) {
-      if (++idx[d] < t.size(d)) break;
-      idx[d] = 0;
-    }
-  }
-  return out;
-}
 
 // Small values exactly representable in every dtype (bf16 included).
 double sample(int64_t i, ScalarType dt, int seed) {
