@@ -273,17 +273,6 @@ TEST(CpuLinalg, EmptyDimensions) {
 namespace {
 
 // numpy/PyTorch matmul semantics in float64, straight from the values.
-std::vector<int64_t> bcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> r(n, 1);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    r[i] = da == 1 ? db : da;
-  }
-  return r;
-}
-
 void ref_matmul(const Tensor& at, const Tensor& bt, std::vector<int64_t>& shape, Ref& out) {
   std::vector<int64_t> as(at.sizes().begin(), at.sizes().end()), bs(bt.sizes().begin(), bt.sizes().end());
   const bool a1 = as.size() == 1, b1 = bs.size() == 1;
@@ -291,7 +280,7 @@ void ref_matmul(const Tensor& at, const Tensor& bt, std::vector<int64_t>& shape,
   if (b1) bs.push_back(1);
   const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
   const std::vector<int64_t> ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
-  const auto batch = bcast(ab, bb);
+  const auto batch = ember::optest::broadcast(ab, bb);
   int64_t nb = 1;
   for (int64_t x : batch) nb *= x;
   const auto av = values(at), bv = values(bt);
