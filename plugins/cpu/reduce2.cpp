@@ -423,9 +423,9 @@ double row_max(const T* x, int64_t n) {
 // float32 rows along a contiguous last dimension, in float with vector exp (as LibTorch), rows
 // split over threads. False when the case or the CPU does not fit.
 template <bool Log>
-bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, Tensor& out) {
+bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, Tensor& out) {
   if (self.dtype() != kFloat32 || out_dt != kFloat32 || !self.is_cpu() || self.dim() == 0 || self.numel() == 0 ||
-      maybe_wrap_dim(dim, self.dim(), "softmax") != self.dim() - 1 || !self.is_contiguous() ||
+      maybe_wrap_dim(dim, self.dim(), op) != self.dim() - 1 || !self.is_contiguous() ||
       cpu_isa() == Isa::Baseline)
     return false;
   out = empty_cpu(self.sizes(), kFloat32);
@@ -457,7 +457,7 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   check_defined(op, self, "self");
   // As PyTorch, the kernel exists for floating types only; a dtype converts the input first.
   const ScalarType out_dt = native::softmax_dtype(op, self, dtype);
-  if (Tensor fast; softmax_last_dim_f32<Log>(self, dim, out_dt, fast)) return fast;
+  if (Tensor fast; softmax_last_dim_f32<Log>(self, dim, out_dt, op, fast)) return fast;
   return along_dim<double>(converted(self, dtype), dim, out_dt, op, [](const double* x, double* y, int64_t n) {
     const double m = row_max(x, n);
     double s = 0;
