@@ -23,20 +23,16 @@ bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n) {
   }
 }
 
-bool vec_max_f32(const float* x, int64_t n, float* result) {
-  switch (cpu_isa()) {
-    case Isa::Avx512: *result = avx512::max(x, n); return true;
-    case Isa::Avx2: *result = avx2::max(x, n); return true;
-    default: return false;
-  }
+bool has_vec_math() { return cpu_isa() != Isa::Baseline; }
+
+float vec_max_f32(const float* x, int64_t n) {
+  EMBER_INTERNAL_ASSERT(has_vec_math(), "vec_max_f32 needs AVX2");
+  return cpu_isa() == Isa::Avx512 ? avx512::max(x, n) : avx2::max(x, n);
 }
 
-bool vec_exp_sum_f32(const float* x, float m, float* y, int64_t n, float* result) {
-  switch (cpu_isa()) {
-    case Isa::Avx512: *result = avx512::exp_sum(x, m, y, n); return true;
-    case Isa::Avx2: *result = avx2::exp_sum(x, m, y, n); return true;
-    default: return false;
-  }
+float vec_exp_sum_f32(const float* x, float m, float* y, int64_t n) {
+  EMBER_INTERNAL_ASSERT(has_vec_math(), "vec_exp_sum_f32 needs AVX2");
+  return cpu_isa() == Isa::Avx512 ? avx512::exp_sum(x, m, y, n) : avx2::exp_sum(x, m, y, n);
 }
 
 }  // namespace ember::cpu

@@ -9,8 +9,8 @@
 // ISA has its own translation unit (vecmath_avx2.cpp, vecmath_avx512.cpp) compiled with that
 // ISA's flags, both built from the one body in VecMathImpl.h. Those TUs use no inline function
 // or template shared with other TUs, so the linker can never pick an AVX-512 copy of a common
-// function for code that runs on an older CPU. On a CPU without AVX2 the functions return false
-// and callers keep their scalar loop.
+// function for code that runs on an older CPU. On a CPU without AVX2 (has_vec_math() false),
+// vec_unary_f32 returns false and callers keep their scalar loop.
 #include <cstdint>
 
 namespace ember::cpu {
@@ -20,10 +20,11 @@ enum class VecOp : uint8_t { Exp, Log, Log1p, Sin, Cos, Tanh, Erf, Sigmoid, Silu
 // y[i] = op(x[i]) for i < n (x == y allowed). False when this CPU has no vector version.
 bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n);
 
+// True when this CPU has the vector versions (AVX2 or better); the two below need them.
+bool has_vec_math();
 // Softmax row pieces. max_f32: the row's maximum (NaN if any element is NaN; n > 0).
 // exp_sum_f32: sum of exp(x[i] - m), also storing each term in y when y is not null.
-// Each returns false when this CPU has no vector version.
-bool vec_max_f32(const float* x, int64_t n, float* result);
-bool vec_exp_sum_f32(const float* x, float m, float* y, int64_t n, float* result);
+float vec_max_f32(const float* x, int64_t n);
+float vec_exp_sum_f32(const float* x, float m, float* y, int64_t n);
 
 }  // namespace ember::cpu

@@ -426,7 +426,7 @@ template <bool Log>
 bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, Tensor& out) {
   if (self.dtype() != kFloat32 || out_dt != kFloat32 || !self.is_cpu() || self.dim() == 0 || self.numel() == 0 ||
       maybe_wrap_dim(dim, self.dim(), op) != self.dim() - 1 || !self.is_contiguous() ||
-      cpu_isa() == Isa::Baseline)
+      !has_vec_math())
     return false;
   out = empty_cpu(self.sizes(), kFloat32);
   const int64_t len = self.size(-1), rows = self.numel() / len;
@@ -436,9 +436,8 @@ bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, co
     for (int64_t i = b; i < e; ++i) {
       const float* x = x0 + i * len;
       float* y = y0 + i * len;
-      float m = 0, s = 0;
-      vec_max_f32(x, len, &m);
-      vec_exp_sum_f32(x, m, Log ? nullptr : y, len, &s);
+      const float m = vec_max_f32(x, len);
+      const float s = vec_exp_sum_f32(x, m, Log ? nullptr : y, len);
       if (Log) {
         // (x - m) first: exact for nearby values, where x - (m + log s) would round at x's scale.
         const float ls = std::log(s);
