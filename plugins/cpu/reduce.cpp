@@ -66,13 +66,16 @@ AccOf<T> sum_block(const T* p, int64_t n) {
 
 constexpr int64_t kSumBlock = 2048;
 
+// Where the pairwise tree splits a run of n: the first half's length, a multiple of 16.
+constexpr int64_t pairwise_half(int64_t n) { return (n / 2 + 15) & ~int64_t{15}; }
+
 template <class T>
 AccOf<T> sum_contiguous(const T* p, int64_t n) {
   if constexpr (std::is_integral_v<T>) {
     return sum_block(p, n);
   } else {
     if (n <= kSumBlock) return sum_block(p, n);
-    const int64_t half = (n / 2 + 15) & ~int64_t{15};
+    const int64_t half = pairwise_half(n);
     return sum_contiguous(p, half) + sum_contiguous(p + half, n - half);
   }
 }
@@ -98,7 +101,7 @@ AccOf<T> sum_contiguous_parallel(const T* p, int64_t n) {
         lp[first] = q, ln[first] = m;
         return;
       }
-      const int64_t half = (m / 2 + 15) & ~int64_t{15};  // as sum_contiguous splits
+      const int64_t half = pairwise_half(m);
       const int width = kLeaves >> (depth + 1);
       self(self, q, half, depth + 1, first);
       self(self, q + half, m - half, depth + 1, first + width);
