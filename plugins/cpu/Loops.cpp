@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "Ops.h"
+#include "CPUKernels.h"
 
 namespace ember::cpu {
 

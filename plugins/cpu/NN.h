@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/native/NNRules.h"
 
 namespace ember::cpu::nn {

@@ -1,7 +1,7 @@
 // Binary elementwise kernels: add, sub, mul, div (functional, in-place, out=, Scalar) and the
 // comparisons. See Note [CPU elementwise loops] in Loops.h.
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/native/Rules.h"
 
 namespace ember::cpu {

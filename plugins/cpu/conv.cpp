@@ -33,7 +33,7 @@
 
 #include "Dnnl.h"
 #include "NN.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -451,24 +451,5 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
 
 // ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
-              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  check_defined("conv2d", input, "input");
-  check_defined("conv2d", weight, "weight");
-  EMBER_CHECK(input.dim() == 3 || input.dim() == 4,
-              "[conv2d] argument 'input': expected a 3-D (unbatched) or 4-D (batched) input, got shape {}",
-              input.sizes());
-  EMBER_CHECK(
-      weight.dim() == 4,
-      "[conv2d] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}",
-      weight.sizes());
-  const nn::Pair s = nn::pair_arg(stride, "conv2d", "stride"), p = nn::pair_arg(padding, "conv2d", "padding"),
-                 d = nn::pair_arg(dilation, "conv2d", "dilation");
-  const std::array<int64_t, 2> s2 = {s.h, s.w}, p2 = {p.h, p.w}, d2 = {d.h, d.w}, zero = {0, 0};
-  const bool batched = input.dim() == 4;
-  const Tensor out =
-      ember::convolution(batched ? input : input.unsqueeze(0), weight, bias, s2, p2, d2, false, zero, groups);
-  return batched ? out : out.squeeze(0);
-}
 
 }  // namespace ember::cpu

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/native/Rules.h"
 #include "ember/generated/Functions.h"
 
@@ -106,63 +106,11 @@ Tensor& zero_(Tensor& self) {
 
 // ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
-Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("zeros", pin_memory);
-  Tensor t = ember::empty(size, make_options(dtype, layout, device));
-  t.zero_();
-  return t;
-}
 
-Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("ones", pin_memory);
-  Tensor t = ember::empty(size, make_options(dtype, layout, device));
-  t.fill_(1);
-  return t;
-}
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
-            OptDevice device, OptBool pin_memory) {
-  check_pin_memory("full", pin_memory);
-  // LibTorch infers the dtype from the value: bool, int64, or the default floating dtype.
-  ScalarType dt = dtype ? *dtype
-                  : fill_value.isBoolean()      ? kBool
-                  : fill_value.isIntegral(false) ? kInt64
-                  : fill_value.isComplex()       ? (get_default_dtype() == kFloat64 ? kComplex128 : kComplex64)
-                                                 : get_default_dtype();
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.fill_(fill_value);
-  return t;
-}
 
-Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_defined("empty_like", self, "self");
-  check_pin_memory("empty_like", pin_memory);
-  const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
-  // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
-  // transposed result); anything else gets contiguous strides.
-  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided &&
-      is_non_overlapping_and_dense(self))
-    return ember::empty_strided(self.sizes(), self.strides(), o);
-  return ember::empty(self.sizes(), o);
-}
 
-Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
-  t.zero_();
-  return t;
-}
 
-Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
-  t.fill_(1);
-  return t;
-}
 
-Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
-                 OptDevice device, OptBool pin_memory) {
-  Tensor t = cpu::empty_like(self, dtype, layout, device, pin_memory);
-  t.fill_(fill_value);
-  return t;
-}
 
 }  // namespace ember::cpu

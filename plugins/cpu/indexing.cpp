@@ -17,7 +17,7 @@
 #include <cstring>
 
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/Rules.h"
 
@@ -338,11 +338,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   return self;
 }
 
-Tensor index_put(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                 bool accumulate) {
-  Tensor r = ember::clone(self);
-  return ember::index_put_(r, indices, values, accumulate);
-}
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index_in, Tensor& out) {
   dim = native::check_index_select(kCPU, self, dim, index_in, out);
@@ -424,20 +419,8 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return scatter_impl("scatter_add_", self, dim, index, src, ScatterMode::Add);
 }
 
-Tensor scatter_src(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor r = ember::clone(self);
-  return r.scatter_(dim, index, src);
-}
 
-Tensor scatter_value(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
-  Tensor r = ember::clone(self);
-  return r.scatter_(dim, index, value);
-}
 
-Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
-  Tensor r = ember::clone(self);
-  return r.scatter_add_(dim, index, src);
-}
 
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const DimVector shape = native::check_masked_select(kCPU, self, mask);

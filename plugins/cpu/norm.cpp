@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "NN.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -342,17 +342,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
 
 // ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
-Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
-                  double momentum, double eps, bool cudnn_enabled) {
-  (void)cudnn_enabled;
-  return std::get<0>(ember::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
-}
 
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
-                  const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
-  (void)cudnn_enable;
-  return std::get<0>(ember::native_layer_norm(input, normalized_shape, weight, bias, eps));
-}
 
 }  // namespace ember::cpu

@@ -23,7 +23,7 @@
 #include <tuple>
 
 #include "NN.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -467,16 +467,6 @@ Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& se
 
 // ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
-Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation, bool ceil_mode) {
-  return std::get<0>(ember::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
-}
 
-Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  check_defined("adaptive_avg_pool2d", self, "self");
-  const nn::Pair o = nn::pair_arg(output_size, "adaptive_avg_pool2d", "output_size");
-  const std::array<int64_t, 2> o2 = {o.h, o.w};
-  return ember::_adaptive_avg_pool2d(self, o2);
-}
 
 }  // namespace ember::cpu

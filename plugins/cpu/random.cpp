@@ -12,7 +12,7 @@
 
 #include "Loops.h"
 #include "ember/native/Rules.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "ember/api/Random.h"
 #include "ember/generated/Functions.h"
 
@@ -188,36 +188,8 @@ Tensor& bernoulli_float(Tensor& self, double p) {
 
 // ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
-Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_factory("rand", size, pin_memory);
-  const ScalarType dt = dtype.value_or(get_default_dtype());
-  native::check_floating_fill("rand", dt);
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.uniform_(0, 1);
-  return t;
-}
 
-Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_factory("randn", size, pin_memory);
-  const ScalarType dt = dtype.value_or(get_default_dtype());
-  native::check_floating_fill("randn", dt);
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.normal_(0, 1);
-  return t;
-}
 
-Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
-                   OptDevice device, OptBool pin_memory) {
-  check_factory("randint", size, pin_memory);
-  EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
-  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
-  t.random_(low, high);
-  return t;
-}
 
-Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
-               OptBool pin_memory) {
-  return cpu::randint_low(0, high, size, dtype, layout, device, pin_memory);
-}
 
 }  // namespace ember::cpu

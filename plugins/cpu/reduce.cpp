@@ -11,7 +11,7 @@
 // dimensions, dimensions ordered by the input's strides: a run along a reduced dimension is one
 // vector sum, a run along a kept dimension is an elementwise accumulate.
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "Reduce.h"
 #include "ember/native/Rules.h"
 

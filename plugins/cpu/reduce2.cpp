@@ -27,7 +27,7 @@
 #include <memory>
 
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "Reduce.h"
 #include "VecMath.h"
 #include "ember/native/Rules.h"

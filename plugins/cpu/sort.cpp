@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "Loops.h"
-#include "Ops.h"
+#include "CPUKernels.h"
 #include "Reduce.h"
 #include "ember/native/Rules.h"
 

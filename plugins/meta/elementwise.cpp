@@ -2,7 +2,8 @@
 // cpu kernels) and one TensorIter build on kMeta, which broadcasts, checks in-place and out=
 // shapes, orders dimensions like the inputs and allocates the (dataless) output. Adding an op of
 // an existing family is one macro line here and in register.cpp.
-#include "Ops.h"
+#include "MetaKernels.h"
+#include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
 
 namespace ember::meta {

@@ -2,7 +2,8 @@
 // of Rules.h's indexing section, which the cpu kernels run too. What needs index values is
 // skipped (bounds) or refused: a bool/uint8 mask index, masked_select and nonzero have a result
 // size that depends on the data, so they raise NotImplementedError, as PyTorch's meta tensors do.
-#include "Ops.h"
+#include "MetaKernels.h"
+#include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
 
 namespace ember::meta {

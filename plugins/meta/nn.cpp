@@ -2,7 +2,8 @@
 // backwards). The argument checks and output shapes are the cpu kernels' own
 // (ember/native/NNRules.h); results are contiguous and in the input's dtype, as the cpu kernels'
 // are (Note [CPU CNN kernel dtypes] in plugins/cpu/NN.h).
-#include "Ops.h"
+#include "MetaKernels.h"
+#include "ember/native/Geometry.h"
 #include "ember/native/NNRules.h"
 
 namespace ember::meta {

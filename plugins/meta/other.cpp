@@ -2,7 +2,8 @@
 // and the ops whose result depends on data (a clear error). Shapes, dtypes and errors come from
 // the rules the cpu kernels use (ember/native/Rules.h); every output is contiguous, as the cpu
 // kernels' are.
-#include "Ops.h"
+#include "MetaKernels.h"
+#include "ember/native/Geometry.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/Rules.h"
 

@@ -17,21 +17,42 @@ import subprocess
 import sys
 
 # (yaml text, a fragment the error must contain)
+K = "  dispatch: {CPU: k}\n"  # a kernel, so an entry fails for the reason under test only
 BAD_ENTRIES = [
-    ("- func: f(Tensor self, Generator g) -> Tensor\n", "unsupported type 'Generator'"),
-    ("- func: f(Tensor(a!)[] self) -> ()\n", "unsupported type 'Tensor[]' (mutable)"),
-    ("- func: f(int x) -> Tensor\n  variants: method\n", "needs a 'Tensor self'"),
-    ("- func: f(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  variants: function, method\n",
+    ("- func: f(Tensor self, Generator g) -> Tensor\n" + K, "unsupported type 'Generator'"),
+    ("- func: f(Tensor(a!)[] self) -> ()\n" + K, "unsupported type 'Tensor[]' (mutable)"),
+    ("- func: f(int x) -> Tensor\n  variants: method\n" + K, "needs a 'Tensor self'"),
+    ("- func: f(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  variants: function, method\n" + K,
      "out= operators are functions only"),
-    ("- func: f(Tensor self) -> Tensor\n  variant: method\n", "unknown keys ['variant']"),
-    ("- func: f(Tensor self) -> Tensor\n- func: f(Tensor self) -> Tensor\n", "declared twice"),
-    ("- func: f(Tensor self, int x=) -> Tensor\n", "expected a default value at column 22"),
-    ("- func: aten::f(Tensor self) -> Tensor\n", "without a namespace"),
-    ("- func: f(Tensor self, ScalarType t=long) -> Tensor\n", "unsupported default"),
-    ("- func: f(Scalar a, Scalar b=1) -> Tensor\n  cpp_overloads:\n    - {args: [b]}\n",
+    ("- func: f(Tensor self) -> Tensor\n  variant: method\n" + K, "unknown keys ['variant']"),
+    ("- func: f(Tensor self) -> Tensor\n" + K + "- func: f(Tensor self) -> Tensor\n" + K,
+     "declared twice"),
+    ("- func: f(Tensor self, int x=) -> Tensor\n" + K, "expected a default value at column 22"),
+    ("- func: aten::f(Tensor self) -> Tensor\n" + K, "without a namespace"),
+    ("- func: f(Tensor self, ScalarType t=long) -> Tensor\n" + K, "unsupported default"),
+    ("- func: f(Scalar a, Scalar b=1) -> Tensor\n  cpp_overloads:\n    - {args: [b]}\n" + K,
      "argument 'a' is neither listed nor set"),
-    ("- func: f.a(Tensor self, int x) -> Tensor\n- func: f.b(Tensor self, int y) -> Tensor\n",
-     "is also generated for f.a(Tensor self, int x) -> Tensor"),
+    ("- func: f.a(Tensor self, int x) -> Tensor\n" + K + "- func: f.b(Tensor self, int y) -> Tensor\n"
+     + K, "is also generated for f.a(Tensor self, int x) -> Tensor"),
+    # Kernel wiring.
+    ("- func: f(Tensor self) -> Tensor\n", "no kernel: give `dispatch:`"),
+    ("- func: f(Tensor self) -> Tensor\n  dispatch: {GPU: k}\n", "dispatch: unknown key 'GPU'"),
+    ("- func: f(Tensor self) -> Tensor\n  dispatch: {CPU: k, 'CPU, Meta': j}\n",
+     "key 'CPU' given twice"),
+    ("- func: f(Tensor self) -> Tensor\n  dispatch: {CPU: k, CompositeImplicitAutograd: c}\n",
+     "a composite kernel serves every backend"),
+    ("- func: f(Tensor self) -> Tensor\n  structured: True\n" + K,
+     "only an out= entry"),
+    ("- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n"
+     "  dispatch: {'CPU, Meta': k}\n", "Meta comes from the shared meta function"),
+    ("- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n",
+     "'f.out' is not a structured entry"),
+    ("- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n" + K +
+     "- func: f(Tensor self, int x) -> Tensor\n  structured_delegate: f.out\n",
+     "must be those of f.out without the outs"),
+    ("- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  structured: True\n" + K +
+     "- func: f(Tensor self) -> Tensor\n  structured_delegate: f.out\n" + K,
+     "the kernel is the delegate's"),
 ]
 
 

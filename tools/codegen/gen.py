@@ -323,6 +323,22 @@ class Op:
     method: bool
     doc: str | None
     cpp_overloads: list[dict] = field(default_factory=list)
+    dispatch: dict[str, str] = field(default_factory=dict)  # key -> kernel function
+    structured: bool = False  # an out= entry whose kernel is the family's one implementation
+    delegate: Op | None = None  # structured_delegate: the out= entry that implements this one
+    where: tuple[str, int] = ("", 0)  # (yaml file, line): the provenance of its registrations
+
+    @property
+    def full_name(self) -> str:
+        s = self.schema
+        return f"{s.name}.{s.overload}" if s.overload else s.name
+
+    @property
+    def meta_fn(self) -> str:
+        """A structured family's shared meta function: add.out -> meta_add,
+        pow.Tensor_Tensor_out -> meta_pow_Tensor_Tensor."""
+        ovl = re.sub(r"_?out$", "", self.schema.overload)
+        return f"meta_{self.schema.name}" + (f"_{ovl}" if ovl else "")
 
     @property
     def handle(self) -> str:
@@ -407,15 +423,70 @@ def cpp_functions(op: Op, method: bool) -> list[CppFn]:
 # ---------------------------------------------------------------------------------------------
 # Reading ops.yaml.
 
-_KEYS = {"func", "variants", "doc", "cpp_overloads"}
+_KEYS = {"func", "variants", "doc", "cpp_overloads", "dispatch", "structured", "structured_delegate"}
+
+# Keys a `dispatch:` line may name: a backend key (its kernels live in namespace ember::<key
+# in lower case> of that backend's plugin) or a composite alias key (kernels in ember::native,
+# in libember, registered by RegisterComposite.cpp).
+BACKENDS = ("CPU", "CUDA", "HIP", "Meta")
+BACKEND_KEYS = [f + b for f in ("", "Quantized", "Sparse", "SparseCsr") for b in BACKENDS]
+COMPOSITE_KEYS = ("CompositeExplicitAutograd", "CompositeImplicitAutograd")
+
+
+def parse_dispatch(d: object) -> dict[str, str]:
+    """{"CPU, Meta": "f", "CUDA": "g"} -> {"CPU": "f", "Meta": "f", "CUDA": "g"}."""
+    if not isinstance(d, dict) or not d:
+        raise GenError("dispatch: expected a mapping {Key[, Key]: kernel_function}")
+    out: dict[str, str] = {}
+    for keys, fn in d.items():
+        if not isinstance(fn, str) or not re.fullmatch(r"[A-Za-z_]\w*", fn):
+            raise GenError(f"dispatch: '{keys}': expected a C++ function name, got {fn!r}")
+        for k in (x.strip() for x in str(keys).split(",")):
+            if k not in BACKEND_KEYS and k not in COMPOSITE_KEYS:
+                raise GenError(f"dispatch: unknown key '{k}'; expected one of "
+                               f"{', '.join(BACKEND_KEYS + list(COMPOSITE_KEYS))}")
+            if k in out:
+                raise GenError(f"dispatch: key '{k}' given twice")
+            out[k] = fn
+    if len(out) > 1 and set(out) & set(COMPOSITE_KEYS):
+        raise GenError("dispatch: a composite kernel serves every backend; list it alone")
+    return out
+
+
+def check_delegate(op: Op, target: Op) -> None:
+    """A structured_delegate entry takes the out= entry's arguments without the outs (the
+    functional variant) or with `self` written (the in-place variant), and returns as many
+    tensors as it has outs."""
+    s, t = op.schema, target.schema
+    outs = [a.name for a in t.out_args]
+    want = [(a.name, str(a.type)) for a in t.args if a.name not in outs]
+    got = [(a.name, str(a.type)) for a in s.args]
+    if got != want:
+        raise GenError(f"structured_delegate: its arguments {got} must be those of "
+                       f"{target.full_name} without the outs {want}")
+    writes = [a.name for a in s.args if a.is_write]
+    if writes not in ([], ["self"]):
+        raise GenError("structured_delegate: only 'self' may be written (the in-place variant)")
+    if len(s.returns) != len(outs) or any(str(r.type) != "Tensor" for r in s.returns):
+        raise GenError(f"structured_delegate: must return {len(outs)} Tensor(s), as "
+                       f"{target.full_name} has outs")
+    if writes and len(outs) != 1:
+        raise GenError("structured_delegate: an in-place variant needs a single out")
 
 
 def load_ops(path: str) -> list[Op]:
     with open(path) as f:
-        entries = yaml.safe_load(f) or []
+        text = f.read()
+    entries = yaml.safe_load(text) or []
     if not isinstance(entries, list):
         raise GenError(f"{path}: expected a list of entries")
-    ops, seen, cpp_sigs = [], set(), {}
+    # Each entry's line, so a registration's provenance names the yaml entry that made it.
+    node = yaml.compose(text)
+    lines = [n.start_mark.line + 1 for n in node.value] if node is not None else []
+    short = os.path.join(os.path.basename(os.path.dirname(os.path.abspath(path))),
+                         os.path.basename(path))
+    ops, seen, cpp_sigs, by_name = [], set(), {}, {}
+    delegates: list[tuple[Op, str, str]] = []
     for i, e in enumerate(entries):
         where = f"{path}: entry {i + 1}" + (f" ({e.get('func')})" if isinstance(e, dict) else "")
         try:
@@ -451,9 +522,42 @@ def load_ops(path: str) -> list[Op]:
                         raise GenError(f"its C++ {declaration(fn)!r} is also generated for "
                                        f"{cpp_sigs[key]}")
                     cpp_sigs[key] = s.text
+            if "dispatch" in e:
+                op.dispatch = parse_dispatch(e["dispatch"])
+            if e.get("structured", False) not in (True, False):
+                raise GenError("structured: expected True or False")
+            op.structured = e.get("structured", False)
+            if op.structured:
+                if not s.out_args or any(a.is_write for a in s.args if not a.kwarg_only):
+                    raise GenError("structured: only an out= entry (keyword-only Tensor(a!) "
+                                   "outs) is structured; its variants name it in "
+                                   "structured_delegate")
+                if not op.dispatch or set(op.dispatch) & set(COMPOSITE_KEYS) or \
+                        "Meta" in op.dispatch:
+                    raise GenError("structured: needs `dispatch:` with backend kernels (not "
+                                   "composite; Meta comes from the shared meta function)")
+            if "structured_delegate" in e:
+                if op.dispatch or op.structured:
+                    raise GenError("structured_delegate: the kernel is the delegate's; give no "
+                                   "dispatch: or structured: here")
+                delegates.append((op, str(e["structured_delegate"]), where))
+            elif not op.dispatch:
+                raise GenError("no kernel: give `dispatch:` (a backend or composite kernel) or "
+                               "`structured_delegate:`")
         except GenError as err:
             raise GenError(f"{where}: {err}") from None
+        op.where = (short, lines[i])
         ops.append(op)
+        by_name[op.full_name] = op
+    for op, target, where in delegates:
+        try:
+            t = by_name.get(target)
+            if t is None or not t.structured:
+                raise GenError(f"structured_delegate: '{target}' is not a structured entry")
+            check_delegate(op, t)
+            op.delegate = t
+        except GenError as err:
+            raise GenError(f"{where}: {err}") from None
     return ops
 
 
@@ -521,7 +625,8 @@ def render_functions_cpp(ops: list[Op], yaml_name: str) -> str:
            "looked up\n// once, on first use, and kept in a function-local static here (never "
            "in a header: see\n// ARCHITECTURE.md); typed<>() checks the C++ signature against "
            "the schema then.\n"
-           "#include \"ember/generated/Functions.h\"\n\n#include \"ember/dispatcher/Dispatcher.h\""
+           "#include \"ember/generated/Functions.h\"\n\n#include \"ember/dispatcher/Dispatcher.h\"\n"
+           "#include \"ember/generated/RedispatchFunctions.h\""
            "\n\nnamespace ember {\nnamespace {\n\ntemplate <class Sig>\nTypedOperatorHandle<Sig> "
            "lookup(std::string_view name, std::string_view overload) {\n"
            "  return Dispatcher::singleton().findSchemaOrThrow(name, overload).typed<Sig>();\n}\n"
@@ -537,6 +642,13 @@ def render_functions_cpp(ops: list[Op], yaml_name: str) -> str:
         fns = (cpp_functions(op, False) if op.function else []) + \
               (cpp_functions(op, True) if op.method else [])
         out += ["\n" + definition(op, fn) for fn in fns]
+    out.append("\nnamespace redispatch {\n")
+    for op in ops:
+        fn = redispatch_fn(op)
+        params = ", ".join(f"{p.type} {p.name}" for p in fn.params)
+        out.append(f"\n{fn.ret} {fn.name}({params}) {{\n"
+                   f"  return ops::{op.handle}().redispatch({', '.join(['ks'] + fn.call_args)});\n}}\n")
+    out.append("\n}  // namespace redispatch\n")
     out.append("\nnamespace detail {\nvoid check_generated_ops() {\n")
     out += [f"  ops::{op.handle}();\n" for op in ops]
     out.append("}\n}  // namespace detail\n\n}  // namespace ember\n")
@@ -549,6 +661,162 @@ def render_register_schemas_cpp(ops: list[Op], yaml_name: str) -> str:
            "#include \"ember/dispatcher/Library.h\"\n\nEMBER_LIBRARY(aten, m) {\n"]
     out += [f"  m.def({cpp_string(op.schema.text)});\n" for op in ops]
     out.append("}\n")
+    return "".join(out)
+
+
+# ---- kernels: declarations and registration files -------------------------------------------
+#
+# See Note [Structured kernels] in ember/plugin/Structured.h. A kernel named in `dispatch:` has
+# the schema's C++ signature; a structured kernel has the out= schema's, returns void and takes
+# a trailing `OutKind kind`. Functional and in-place variants (structured_delegate) call it
+# through wrappers generated into the registration file; on Meta they call the shared meta
+# function instead, so no backend writes a Meta kernel for a structured family.
+
+
+def kernel_params(op: Op) -> list[Param]:
+    ps = [Param(cpp_arg_type(a), a.name) for a in op.schema.args]
+    return ps + [Param("OutKind", "kind")] if op.structured else ps
+
+
+def kernel_decl(op: Op, fn: str) -> str:
+    ret = "void" if op.structured else cpp_return_type(op.schema.returns)
+    return f"{ret} {fn}({', '.join(f'{p.type} {p.name}' for p in kernel_params(op))});"
+
+
+def backend_ns(key: str) -> str:
+    return "ember::native" if key in COMPOSITE_KEYS + ("Composite",) else f"ember::{key.lower()}"
+
+
+def kernel_for(op: Op, key: str) -> str | None:
+    """The C++ function registered for `op` at `key`, or None when it has none there."""
+    impl = op.delegate or op
+    if impl.structured:
+        if key == "Meta":
+            return f"ember::native::{impl.meta_fn}"
+        return f"{backend_ns(key)}::{impl.dispatch[key]}" if key in impl.dispatch else None
+    return f"{backend_ns(key)}::{op.dispatch[key]}" if key in op.dispatch else None
+
+
+def structured_wrapper(op: Op, target: str) -> str:
+    """A variant of a structured family calling its implementation `target`."""
+    impl, s = op.delegate or op, op.schema
+    outs = [a.name for a in impl.schema.out_args]
+    in_place = op is not impl and any(a.is_write for a in s.args)
+    kind = "Out" if op is impl else "InPlace" if in_place else "Functional"
+    call = [("self" if in_place else a.name) if a.name in outs else a.name
+            for a in impl.schema.args]
+    params = ", ".join(f"{cpp_arg_type(a)} {a.name}" for a in s.args)
+    ret = cpp_return_type(s.returns)
+    body = [f"  Tensor {', '.join(outs)};\n"] if kind == "Functional" else []
+    body.append(f"  {target}({', '.join(call + [f'OutKind::{kind}'])});\n")
+    if kind == "InPlace":
+        body.append("  return self;\n")
+    elif len(outs) == 1:
+        body.append(f"  return {outs[0]};\n")
+    elif kind == "Out":
+        body.append(f"  return {ret}({', '.join(outs)});\n")
+    else:
+        body.append(f"  return {ret}({', '.join(f'std::move({o})' for o in outs)});\n")
+    return f"{ret} wrapper_{op.handle}({params}) {{\n{''.join(body)}}}\n"
+
+
+def backend_keys(ops: list[Op]) -> list[str]:
+    keys = {k for op in ops for k in op.dispatch if k not in COMPOSITE_KEYS}
+    if any(op.structured for op in ops):
+        keys.add("Meta")
+    return [k for k in BACKEND_KEYS if k in keys]
+
+
+def render_kernel_decls(ops: list[Op], key: str, yaml_name: str) -> str:
+    """<Key>Functions.h: the kernels a backend (or, for composites, libember) must define."""
+    out = [BANNER.format(yaml=yaml_name),
+           f"#pragma once\n// The kernels registered at {key}; defined by hand, registered by "
+           f"generated code.\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
+           f"#include <vector>\n\n#include \"ember/core/Tensor.h\"\n"
+           f"#include \"ember/plugin/Structured.h\"\n\nnamespace {backend_ns(key)} {{\n"]
+    declared = set()
+    for op in ops:
+        fn = (op.dispatch.get("CompositeExplicitAutograd") or
+              op.dispatch.get("CompositeImplicitAutograd")) if key == "Composite" \
+            else op.dispatch.get(key)
+        if fn and not (op.structured and key == "Meta"):
+            d = kernel_decl(op, fn)
+            if d not in declared:
+                out.append(f"// aten::{op.schema.text}\n{d}\n")
+                declared.add(d)
+    out.append(f"\n}}  // namespace {backend_ns(key)}\n")
+    return "".join(out)
+
+
+def render_structured_meta_h(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "#pragma once\n// The shared meta function of every structured family (Note [Structured "
+           "kernels]):\n// checks, output dtype and size, and outputs allocated, resized or checked "
+           "by `kind`.\n// Every backend's kernel calls it (or its parts); it is the Meta kernel."
+           "\n#include <optional>\n#include <string_view>\n#include <tuple>\n#include <vector>\n"
+           "\n#include \"ember/core/Tensor.h\"\n#include \"ember/plugin/Structured.h\"\n\n"
+           "namespace ember::native {\n"]
+    for op in ops:
+        if op.structured:
+            out.append(f"// aten::{op.schema.text}\n{kernel_decl(op, op.meta_fn)}\n")
+    out.append("\n}  // namespace ember::native\n")
+    return "".join(out)
+
+
+def render_register(ops: list[Op], keys: tuple[str, ...], header: str, yaml_name: str) -> str:
+    """Register<Key>.cpp: one EMBER_LIBRARY_IMPL block per key, every m.impl generated."""
+    out = [BANNER.format(yaml=yaml_name),
+           f"#include \"ember/dispatcher/Library.h\"\n#include \"ember/generated/{header}\"\n"]
+    if "Meta" in keys and any(op.structured for op in ops):
+        out.append("#include \"ember/generated/StructuredMeta.h\"\n")
+    out.append("\nusing namespace ember;\n")
+    for key in keys:
+        wrappers, lines = [], []
+        for op in ops:
+            fn = kernel_for(op, key)
+            if fn is None:
+                continue
+            if (op.delegate or op).structured:
+                wrappers.append(structured_wrapper(op, fn))
+                fn = f"wrapper_{op.handle}"
+            lines.append(f"  m.impl(\"{op.full_name}\", EMBER_FN({fn}), {{\"{op.where[0]}\", "
+                         f"{op.where[1]}}});\n")
+        if wrappers:
+            out.append(f"\nnamespace {{\n\n{chr(10).join(wrappers)}\n}}  // namespace\n")
+        out.append(f"\nEMBER_LIBRARY_IMPL(aten, {key}, m) {{\n{''.join(lines)}}}\n")
+    return "".join(out)
+
+
+# ---- the redispatch API (Note [Kernels that redispatch]) -------------------------------------
+
+
+def redispatch_fn(op: Op) -> CppFn:
+    s = op.schema
+    names = [a.name for a in s.args]
+    fn = build_fn(op, s.name + ("_outf" if s.out_args else ""), names, False, "none")
+    fn.params.insert(0, Param("DispatchKeySet", "ks"))
+    fn.options = False
+    return fn
+
+
+def render_redispatch_h(ops: list[Op], yaml_name: str) -> str:
+    out = [BANNER.format(yaml=yaml_name),
+           "#pragma once\n// ember::redispatch::f(ks, args...): runs the kernel of the highest key "
+           "of `ks`, as given\n// (no thread-local keys applied): how a layer such as autograd "
+           "calls the keys below it.\n// Every operator, schema arguments in schema order (out= "
+           "operators as name_outf), no defaults.\n#include <limits>\n#include <optional>\n"
+           "#include <string_view>\n#include <tuple>\n#include <vector>\n\n"
+           "#include \"ember/core/Tensor.h\"\n\nnamespace ember::redispatch {\n"]
+    seen: dict[tuple, str] = {}
+    for op in ops:
+        fn = redispatch_fn(op)
+        key = (fn.name, tuple(p.type for p in fn.params))
+        if key in seen:
+            raise GenError(f"redispatch: {declaration(fn)!r} is generated for both {seen[key]} "
+                           f"and {op.full_name}")
+        seen[key] = op.full_name
+        out.append(f"\n// aten::{op.schema.text}\n{declaration(fn)}\n")
+    out.append("\n}  // namespace ember::redispatch\n")
     return "".join(out)
 
 
@@ -571,19 +839,32 @@ def main(argv: list[str]) -> int:
     args = ap.parse_args(argv)
     try:
         ops = load_ops(args.yaml)
+        files = render_all(ops, os.path.basename(args.yaml))
     except (GenError, OSError, yaml.YAMLError) as err:
         print(f"gen.py: error: {err}", file=sys.stderr)
         return 1
-    name = os.path.basename(args.yaml)
+    for rel, text in files.items():
+        write_if_changed(os.path.join(args.out, rel), text)
+    return 0
+
+
+def render_all(ops: list[Op], name: str) -> dict[str, str]:
+    """Every output file, by path under --out."""
     files = {
         "include/ember/generated/Functions.h": render_functions_h(ops, name),
         "include/ember/generated/TensorMethods.h": render_tensor_methods_h(ops, name),
         "src/Functions.cpp": render_functions_cpp(ops, name),
         "src/RegisterSchemas.cpp": render_register_schemas_cpp(ops, name),
+        "include/ember/generated/RedispatchFunctions.h": render_redispatch_h(ops, name),
+        "include/ember/generated/CompositeFunctions.h": render_kernel_decls(ops, "Composite", name),
+        "src/RegisterComposite.cpp": render_register(ops, COMPOSITE_KEYS, "CompositeFunctions.h",
+                                                     name),
+        "include/ember/generated/StructuredMeta.h": render_structured_meta_h(ops, name),
     }
-    for rel, text in files.items():
-        write_if_changed(os.path.join(args.out, rel), text)
-    return 0
+    for key in backend_keys(ops):  # one declaration header and registration file per backend
+        files[f"include/ember/generated/{key}Functions.h"] = render_kernel_decls(ops, key, name)
+        files[f"src/Register{key}.cpp"] = render_register(ops, (key,), f"{key}Functions.h", name)
+    return files
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include "ember/generated/Functions.h"
 
 #include "ember/dispatcher/Dispatcher.h"
+#include "ember/generated/RedispatchFunctions.h"
 
 namespace ember {
 namespace {
@@ -127,6 +128,12 @@ const auto& var_dim() {
 // aten::native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 const auto& native_layer_norm_backward() {
   static const auto h = lookup<std::tuple<Tensor, Tensor, Tensor>(const Tensor&, const Tensor&, IntArrayRef, const Tensor&, const Tensor&, const std::optional<Tensor>&, const std::optional<Tensor>&, std::array<bool, 3>)>("aten::native_layer_norm_backward", "");
+  return h;
+}
+
+// aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+const auto& max_dim_max() {
+  static const auto h = lookup<std::tuple<Tensor&, Tensor&>(const Tensor&, int64_t, bool, Tensor&, Tensor&)>("aten::max", "dim_max");
   return h;
 }
 
@@ -275,6 +282,98 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   return ops::native_layer_norm_backward().call(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
 }
 
+std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self, int64_t dim, bool keepdim) {
+  return ops::max_dim_max().call(self, dim, keepdim, max, max_values);
+}
+
+std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values) {
+  return ops::max_dim_max().call(self, dim, keepdim, max, max_values);
+}
+
+namespace redispatch {
+
+Tensor empty(DispatchKeySet ks, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::empty().redispatch(ks, size, dtype, layout, device, pin_memory);
+}
+
+Tensor arange(DispatchKeySet ks, const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return ops::arange_start_step().redispatch(ks, start, end, step, dtype, layout, device, pin_memory);
+}
+
+Tensor _to_copy(DispatchKeySet ks, const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking) {
+  return ops::_to_copy().redispatch(ks, self, dtype, layout, device, pin_memory, non_blocking);
+}
+
+Tensor add(DispatchKeySet ks, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return ops::add_Tensor().redispatch(ks, self, other, alpha);
+}
+
+Tensor& add_(DispatchKeySet ks, Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return ops::add_inplace_Tensor().redispatch(ks, self, other, alpha);
+}
+
+Tensor& add_outf(DispatchKeySet ks, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return ops::add_out().redispatch(ks, self, other, alpha, out);
+}
+
+Tensor to(DispatchKeySet ks, const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
+  return ops::to_device().redispatch(ks, self, device, dtype, non_blocking, copy);
+}
+
+Tensor sum(DispatchKeySet ks, const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return ops::sum_dim_IntList().redispatch(ks, self, dim, keepdim, dtype);
+}
+
+Tensor slice(DispatchKeySet ks, const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  return ops::slice_Tensor().redispatch(ks, self, dim, start, end, step);
+}
+
+Scalar item(DispatchKeySet ks, const Tensor& self) {
+  return ops::item().redispatch(ks, self);
+}
+
+bool allclose(DispatchKeySet ks, const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  return ops::allclose().redispatch(ks, self, other, rtol, atol, equal_nan);
+}
+
+std::tuple<Tensor, Tensor> max(DispatchKeySet ks, const Tensor& self, int64_t dim, bool keepdim) {
+  return ops::max_dim().redispatch(ks, self, dim, keepdim);
+}
+
+Tensor cat(DispatchKeySet ks, const std::vector<Tensor>& tensors, int64_t dim) {
+  return ops::cat().redispatch(ks, tensors, dim);
+}
+
+std::vector<Tensor> split(DispatchKeySet ks, const Tensor& self, int64_t split_size, int64_t dim) {
+  return ops::split_Tensor().redispatch(ks, self, split_size, dim);
+}
+
+Tensor layer_norm(DispatchKeySet ks, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  return ops::layer_norm().redispatch(ks, input, normalized_shape, weight, bias, eps, cudnn_enable);
+}
+
+Tensor max_pool2d(DispatchKeySet ks, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return ops::max_pool2d().redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+Tensor gelu(DispatchKeySet ks, const Tensor& self, std::string_view approximate) {
+  return ops::gelu().redispatch(ks, self, approximate);
+}
+
+Tensor var(DispatchKeySet ks, const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return ops::var_dim().redispatch(ks, self, dim, unbiased, keepdim);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(DispatchKeySet ks, const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  return ops::native_layer_norm_backward().redispatch(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask);
+}
+
+std::tuple<Tensor&, Tensor&> max_outf(DispatchKeySet ks, const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values) {
+  return ops::max_dim_max().redispatch(ks, self, dim, keepdim, max, max_values);
+}
+
+}  // namespace redispatch
+
 namespace detail {
 void check_generated_ops() {
   ops::empty();
@@ -296,6 +395,7 @@ void check_generated_ops() {
   ops::gelu();
   ops::var_dim();
   ops::native_layer_norm_backward();
+  ops::max_dim_max();
 }
 }  // namespace detail
 

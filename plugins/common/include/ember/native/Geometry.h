@@ -15,63 +15,10 @@
 #include <optional>
 
 #include "ember/core/Tensor.h"
+#include "ember/native/TensorHelpers.h"
 #include "ember/plugin/Parallel.h"
 
 namespace ember::native {
-
-using DimVector = SmallVector<int64_t, 6>;
-
-// ---- type promotion (PyTorch's rules) -------------------------------------------------------
-
-ScalarType promote_types(ScalarType a, ScalarType b);
-// PyTorch's canCast: no complex -> real, floating -> integral, or non-bool -> bool.
-bool can_cast(ScalarType from, ScalarType to);
-
-// PyTorch's ResultTypeState: dimensioned tensors, 0-dim tensors and Scalars (wrapped numbers)
-// promote within their class; a lower class only counts when its category is higher.
-struct ResultType {
-  ScalarType dim = ScalarType::Undefined;
-  ScalarType zero = ScalarType::Undefined;
-  ScalarType wrapped = ScalarType::Undefined;
-  void add(const Tensor& t);
-  void add(const Scalar& s);
-  ScalarType result() const;
-};
-inline ScalarType result_type(const Tensor& a, const Tensor& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
-inline ScalarType result_type(const Tensor& a, const Scalar& b) {
-  ResultType r;
-  r.add(a);
-  r.add(b);
-  return r.result();
-}
-
-// ---- geometry helpers -----------------------------------------------------------------------
-
-// Broadcast shape of a and b; throws ValueError naming the op and both shapes.
-DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op);
-// True when two or more elements of t share memory (a stride-0 dimension of size > 1).
-bool has_internal_overlap(const Tensor& t);
-// True when a and b share storage and touch a common byte, but are not the same elements in the
-// same layout (the case elementwise kernels cannot run in place).
-bool partially_overlaps(const Tensor& a, const Tensor& b);
-bool same_storage(const Tensor& a, const Tensor& b);
-// PyTorch's is_non_overlapping_and_dense.
-bool is_non_overlapping_and_dense(const Tensor& t);
-void check_defined(const char* op, const Tensor& t, const char* name);
-// Throws unless both tensors are on device type `dev` (the message names both devices).
-void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b);
-
-// A fresh contiguous tensor on device type `dev` (its registered allocator).
-Tensor empty_on(DeviceType dev, IntArrayRef sizes, ScalarType dtype);
-// A fresh tensor with the given strides (the storage covers exactly the elements reached).
-Tensor empty_strided_on(DeviceType dev, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype);
-// Resizes an out= tensor to `sizes` (contiguous; storage grown when needed, data kept).
-void resize_output(Tensor& out, IntArrayRef sizes, const char* op);
 
 // ---- TensorIter -----------------------------------------------------------------------------
 

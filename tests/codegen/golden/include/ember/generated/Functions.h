@@ -67,6 +67,10 @@ EMBER_API Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool un
 // aten::native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 EMBER_API std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask);
 
+// aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+EMBER_API std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self, int64_t dim, bool keepdim = false);
+EMBER_API std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values);
+
 namespace detail {
 // Looks every operator above up and checks its C++ signature against its schema; throws
 // on the first mismatch (tests call it).

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "ember/native/Geometry.h"
+#include "ember/native/TensorHelpers.h"
 
 namespace ember::native::nn {
 

@@ -1,11 +1,9 @@
 // Views: new geometry over the same storage (metadata only, so registered at
 // CompositeExplicitAutograd for every strided backend), and reshape (CompositeImplicitAutograd:
 // a view when the strides allow one, else a contiguous copy).
-#include "Loops.h"
-#include "Ops.h"
-#include "ember/generated/Functions.h"
+#include "Composite.h"
 
-namespace ember::cpu {
+namespace ember::native {
 namespace {
 
 // PyTorch's infer_size: resolves one -1 from the element count.
@@ -147,7 +145,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 Tensor t(const Tensor& self) {
   check_defined("t", self, "self");
   EMBER_CHECK(self.dim() <= 2, "[t] t() expects a tensor with <= 2 dimensions, but self is {}D", self.dim());
-  return cpu::transpose(self, 0, self.dim() < 2 ? 0 : 1);
+  return native::transpose(self, 0, self.dim() < 2 ? 0 : 1);
 }
 
 Tensor unsqueeze(const Tensor& self, int64_t dim) {
@@ -222,4 +220,4 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   return make_view(self, size, stride, offset);
 }
 
-}  // namespace ember::cpu
+}  // namespace ember::native

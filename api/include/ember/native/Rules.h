@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ember/native/Geometry.h"
+#include "ember/native/TensorHelpers.h"
 
 namespace ember::native {
 

@@ -1,0 +1,30 @@
+#pragma once
+// Internal to libember's composite kernels (ember::native, declared in the generated
+// ember/generated/CompositeFunctions.h and registered by RegisterComposite.cpp): device-generic
+// kernels built from other operators and metadata-only views, so every backend gets them.
+#include <optional>
+
+#include "ember/generated/CompositeFunctions.h"
+#include "ember/generated/Functions.h"
+#include "ember/native/Rules.h"
+
+namespace ember::native {
+
+using OptDtype = std::optional<ScalarType>;
+using OptLayout = std::optional<Layout>;
+using OptDevice = std::optional<Device>;
+using OptBool = std::optional<bool>;
+
+inline TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
+  TensorOptions o;
+  if (dtype) o = o.dtype(*dtype);
+  if (layout) o = o.layout(*layout);
+  if (device) o = o.device(*device);
+  return o;
+}
+
+inline void check_pin_memory(const char* op, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
+}
+
+}  // namespace ember::native

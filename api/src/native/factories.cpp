@@ -1,0 +1,106 @@
+// Device-generic factories: zeros, ones, full, *_like (they dispatch empty and fill_), and
+// rand, randn, randint (empty, then the backend's in-place random fill).
+#include "Composite.h"
+
+namespace ember::native {
+
+namespace {
+// The factory's own checks, before it dispatches empty (so errors name it, not empty).
+void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
+  check_pin_memory(op, pin_memory);
+  for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
+}
+}  // namespace
+
+Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_pin_memory("zeros", pin_memory);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  t.zero_();
+  return t;
+}
+
+Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_pin_memory("ones", pin_memory);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  t.fill_(1);
+  return t;
+}
+
+Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+            OptDevice device, OptBool pin_memory) {
+  check_pin_memory("full", pin_memory);
+  // LibTorch infers the dtype from the value: bool, int64, or the default floating dtype.
+  ScalarType dt = dtype ? *dtype
+                  : fill_value.isBoolean()      ? kBool
+                  : fill_value.isIntegral(false) ? kInt64
+                  : fill_value.isComplex()       ? (get_default_dtype() == kFloat64 ? kComplex128 : kComplex64)
+                                                 : get_default_dtype();
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.fill_(fill_value);
+  return t;
+}
+
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_defined("empty_like", self, "self");
+  check_pin_memory("empty_like", pin_memory);
+  const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
+  // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
+  // transposed result); anything else gets contiguous strides.
+  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided &&
+      is_non_overlapping_and_dense(self))
+    return ember::empty_strided(self.sizes(), self.strides(), o);
+  return ember::empty(self.sizes(), o);
+}
+
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+  t.zero_();
+  return t;
+}
+
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+  t.fill_(1);
+  return t;
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
+                 OptDevice device, OptBool pin_memory) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+  t.fill_(fill_value);
+  return t;
+}
+
+Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("rand", size, pin_memory);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  native::check_floating_fill("rand", dt);
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.uniform_(0, 1);
+  return t;
+}
+
+Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("randn", size, pin_memory);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  native::check_floating_fill("randn", dt);
+  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  t.normal_(0, 1);
+  return t;
+}
+
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
+                   OptDevice device, OptBool pin_memory) {
+  check_factory("randint", size, pin_memory);
+  EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
+  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
+  t.random_(low, high);
+  return t;
+}
+
+Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+               OptBool pin_memory) {
+  return native::randint_low(0, high, size, dtype, layout, device, pin_memory);
+}
+
+}  // namespace ember::native
