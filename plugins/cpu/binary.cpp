@@ -2,7 +2,7 @@
 // comparisons. See Note [CPU elementwise loops] in Loops.h.
 #include "Loops.h"
 #include "CPUKernels.h"
-#include "ember/native/Rules.h"
+#include "ember/native/ElementwiseMeta.h"
 
 namespace ember::cpu {
 namespace {
@@ -90,7 +90,6 @@ struct GeOp {
 
 using native::Arith;
 enum class Cmp : uint8_t { Eq, Ne, Lt, Le, Gt, Ge };
-enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 bool is_one(const Scalar& s) {
   return s.isIntegral(true) ? s.toLong() == 1 : (!s.isComplex() && s.toDouble() == 1.0);
@@ -197,21 +196,19 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
     }
   }
 
-  // Layers 2 and 3: TensorIter with promotion, broadcasting, strides and conversions.
-  const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
-  const ScalarType cdt = compute_dtype(result);
-  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
+  // Layers 2 and 3: TensorIter with promotion, broadcasting, strides and conversions. The
+  // metadata step is the family's (shared with its meta function); a Scalar operand becomes a
+  // 0-dim tensor of the compute dtype.
+  const ScalarType cdt = compute_dtype(native::arith_result(name, kind, a, bt, bs, alpha));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;
     if (bs) {
       b = empty_cpu({}, cdt);
       *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
-    } else {
-      b = *bt;
     }
     TensorIter it(name);
-    it.add_output(&out, result, ok == OutKind::Out).add_input(a).add_input(b).build();
+    native::arith_meta(it, name, kind, a, bt, bs, bs ? &b : bt, alpha, out, ok);
     with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
   });
   if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
@@ -264,18 +261,9 @@ Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, co
 
 }  // namespace
 
-Tensor add_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  arith("add", Arith::Add, out, OutKind::Functional, self, &other, nullptr, alpha);
-  return out;
-}
-Tensor& add__tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  arith("add_", Arith::Add, self, OutKind::InPlace, self, &other, nullptr, alpha);
-  return self;
-}
-Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  arith("add", Arith::Add, out, OutKind::Out, self, &other, nullptr, alpha);
-  return out;
+void add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
+  std::string buf;
+  arith(native::variant_name("add", kind, buf).data(), Arith::Add, out, kind, self, &other, nullptr, alpha);
 }
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
@@ -287,18 +275,9 @@ Tensor& add__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return self;
 }
 
-Tensor sub_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  Tensor out;
-  arith("sub", Arith::Sub, out, OutKind::Functional, self, &other, nullptr, alpha);
-  return out;
-}
-Tensor& sub__tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  arith("sub_", Arith::Sub, self, OutKind::InPlace, self, &other, nullptr, alpha);
-  return self;
-}
-Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  arith("sub", Arith::Sub, out, OutKind::Out, self, &other, nullptr, alpha);
-  return out;
+void sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
+  std::string buf;
+  arith(native::variant_name("sub", kind, buf).data(), Arith::Sub, out, kind, self, &other, nullptr, alpha);
 }
 Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
@@ -310,18 +289,10 @@ Tensor& sub__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
   return self;
 }
 
-Tensor mul_tensor(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  arith("mul", Arith::Mul, out, OutKind::Functional, self, &other, nullptr, Scalar(int64_t{1}));
-  return out;
-}
-Tensor& mul__tensor(Tensor& self, const Tensor& other) {
-  arith("mul_", Arith::Mul, self, OutKind::InPlace, self, &other, nullptr, Scalar(int64_t{1}));
-  return self;
-}
-Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  arith("mul", Arith::Mul, out, OutKind::Out, self, &other, nullptr, Scalar(int64_t{1}));
-  return out;
+void mul_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  std::string buf;
+  arith(native::variant_name("mul", kind, buf).data(), Arith::Mul, out, kind, self, &other, nullptr,
+        Scalar(int64_t{1}));
 }
 Tensor mul_scalar(const Tensor& self, const Scalar& other) {
   Tensor out;
@@ -333,18 +304,10 @@ Tensor& mul__scalar(Tensor& self, const Scalar& other) {
   return self;
 }
 
-Tensor div_tensor(const Tensor& self, const Tensor& other) {
-  Tensor out;
-  arith("div", Arith::Div, out, OutKind::Functional, self, &other, nullptr, Scalar(int64_t{1}));
-  return out;
-}
-Tensor& div__tensor(Tensor& self, const Tensor& other) {
-  arith("div_", Arith::Div, self, OutKind::InPlace, self, &other, nullptr, Scalar(int64_t{1}));
-  return self;
-}
-Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
-  arith("div", Arith::Div, out, OutKind::Out, self, &other, nullptr, Scalar(int64_t{1}));
-  return out;
+void div_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  std::string buf;
+  arith(native::variant_name("div", kind, buf).data(), Arith::Div, out, kind, self, &other, nullptr,
+        Scalar(int64_t{1}));
 }
 Tensor div_scalar(const Tensor& self, const Scalar& other) {
   Tensor out;

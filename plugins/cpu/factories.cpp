@@ -26,11 +26,6 @@ void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool p
                               op);
 }
 
-void check_pin_memory(const char* op, OptBool pin_memory) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false),
-                              "[{}] pin_memory=true is not supported yet", op);
-}
-
 }  // namespace
 
 Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {

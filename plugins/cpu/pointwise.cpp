@@ -3,12 +3,11 @@
 #include <cmath>
 
 #include "Pointwise.h"
-#include "ember/native/Rules.h"
+#include "ember/native/ElementwiseMeta.h"
 
 namespace ember::cpu {
 namespace {
 
-enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
   if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
@@ -229,14 +228,11 @@ struct LogicOp {
 // The result is kBool; in place and out= write 0/1 in the output's own dtype (as PyTorch).
 template <Logic L>
 void logical_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& other) {
-  check_defined(name, self, "self");
-  check_defined(name, other, "other");
-  if (ok != OutKind::Functional) check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+  TensorIter it(name);
+  native::logical_meta(it, name, self, other, out, ok);  // the family's metadata step
   const ScalarType cdt = compute_dtype(result_type(self, other));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    TensorIter it(name);
-    it.add_output(&out, kBool, ok == OutKind::Out).add_input(self).add_input(other).build();
     run_binary<bool, C>(it, LogicOp<L, C>{});
   });
   finish(ok, out);
@@ -334,19 +330,10 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
   return out;
 }
 
-#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                   \
-  Tensor name(const Tensor& self, const Tensor& other) {                       \
-    Tensor out;                                                                \
-    logical_impl<Logic::Kind>(#name, out, OutKind::Functional, self, other);   \
-    return out;                                                                \
-  }                                                                            \
-  Tensor& name##_(Tensor& self, const Tensor& other) {                         \
-    logical_impl<Logic::Kind>(#name "_", self, OutKind::InPlace, self, other); \
-    return self;                                                               \
-  }                                                                            \
-  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) {   \
-    logical_impl<Logic::Kind>(#name, out, OutKind::Out, self, other);          \
-    return out;                                                                \
+#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                                   \
+  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {        \
+    std::string buf;                                                                           \
+    logical_impl<Logic::Kind>(native::variant_name(#name, kind, buf).data(), out, kind, self, other); \
   }
 EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
 EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)

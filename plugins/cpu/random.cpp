@@ -65,12 +65,6 @@ uint64_t blocks_for(int64_t n, int64_t per_block) {
 }
 
 
-// The factory's own checks, before it dispatches empty (so errors name it, not empty).
-void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
-  for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
-}
-
 }  // namespace
 
 Tensor& uniform_(Tensor& self, double from, double to) {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "Pointwise.h"
-#include "ember/native/Rules.h"
+#include "ember/native/ElementwiseMeta.h"
 
 namespace ember::cpu {
 namespace {
@@ -29,7 +29,6 @@ enum class U : uint8_t {
   Silu,        // floating only
   LogicalNot,  // to kBool
 };
-enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 template <U K>
 constexpr bool keeps_dtype_v = K <= U::Relu;
@@ -157,52 +156,45 @@ void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
 
 template <U K>
 void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
-  const ScalarType result = native::unary_result(name, unary_rule<K>(), self);
-  const ScalarType dt = self.dtype();
-  const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
-  if (ok != OutKind::Functional) {
-    // logical_not writes 0/1 in any output dtype.
-    if (K != U::LogicalNot) native::check_out_dtype(name, ok == OutKind::Out, out, result);
-    else check_defined(name, out, ok == OutKind::Out ? "out" : "self");
+  // Layer 1: a contiguous functional call whose input and result are of the compute dtype (it
+  // can raise no error the metadata step would: the dtype rule runs first).
+  if (ok == OutKind::Functional && self.defined() && self.is_cpu() && self.is_contiguous()) {
+    const ScalarType result = native::unary_result(name, unary_rule<K>(), self);
+    const ScalarType dt = self.dtype();
+    const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
+    if (dt == cdt && (K == U::LogicalNot || result == cdt)) {
+      out = empty_cpu(self.sizes(), result);
+      visit_compute(cdt, name, [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        const C* in[1] = {static_cast<const C*>(self.data_ptr())};
+        if constexpr (K == U::LogicalNot) {
+          nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
+        } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
+                                                                                 K == U::Sign)) {
+          nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
+        }
+      });
+      return;
+    }
   }
-  // Layer 1: a contiguous functional call whose input and result are of the compute dtype.
-  if (ok == OutKind::Functional && self.is_cpu() && self.is_contiguous() && dt == cdt &&
-      (K == U::LogicalNot || result == cdt)) {
-    out = empty_cpu(self.sizes(), result);
-    visit_compute(cdt, name, [&](auto tag) {
-      using C = typename decltype(tag)::type;
-      const C* in[1] = {static_cast<const C*>(self.data_ptr())};
-      if constexpr (K == U::LogicalNot) {
-        nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
-      } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
-                                                                               K == U::Sign)) {
-        nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
-      }
-    });
-    return;
-  }
+  // The family's metadata step (shared with its meta function), then the loops.
   TensorIter it(name);
-  it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
-  run_kind<K>(it, cdt, name);
+  const ScalarType result = native::unary_meta(it, name, unary_rule<K>(), self, out, ok);
+  run_kind<K>(it, compute_dtype(K == U::LogicalNot ? self.dtype() : result), name);
   if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+}
+
+// Runs kind K as the variant `kind` of the structured family `base`.
+template <U K>
+void structured_unary(const char* base, Tensor& out, OutKind kind, const Tensor& self) {
+  std::string buf;
+  unary<K>(native::variant_name(base, kind, buf).data(), out, kind, self);
 }
 
 }  // namespace
 
-#define EMBER_CPU_DEFINE_UNARY(name, Kind)                   \
-  Tensor name(const Tensor& self) {                          \
-    Tensor out;                                              \
-    unary<U::Kind>(#name, out, OutKind::Functional, self);   \
-    return out;                                              \
-  }                                                          \
-  Tensor& name##_(Tensor& self) {                            \
-    unary<U::Kind>(#name "_", self, OutKind::InPlace, self); \
-    return self;                                             \
-  }                                                          \
-  Tensor& name##_out(const Tensor& self, Tensor& out) {      \
-    unary<U::Kind>(#name, out, OutKind::Out, self);          \
-    return out;                                              \
-  }
+#define EMBER_CPU_DEFINE_UNARY(name, Kind) \
+  void name##_out(const Tensor& self, Tensor& out, OutKind kind) { structured_unary<U::Kind>(#name, out, kind, self); }
 EMBER_CPU_DEFINE_UNARY(neg, Neg)
 EMBER_CPU_DEFINE_UNARY(abs, Abs)
 EMBER_CPU_DEFINE_UNARY(sign, Sign)
@@ -232,27 +224,11 @@ Tensor& relu_(Tensor& self) {
 
 using native::gelu_tanh;
 
-Tensor gelu(const Tensor& self, std::string_view approximate) {
-  Tensor out;
-  if (gelu_tanh("gelu", approximate))
-    unary<U::GeluTanh>("gelu", out, OutKind::Functional, self);
-  else
-    unary<U::GeluErf>("gelu", out, OutKind::Functional, self);
-  return out;
-}
-Tensor& gelu_(Tensor& self, std::string_view approximate) {
-  if (gelu_tanh("gelu_", approximate))
-    unary<U::GeluTanh>("gelu_", self, OutKind::InPlace, self);
-  else
-    unary<U::GeluErf>("gelu_", self, OutKind::InPlace, self);
-  return self;
-}
-Tensor& gelu_out(const Tensor& self, std::string_view approximate, Tensor& out) {
-  if (gelu_tanh("gelu", approximate))
-    unary<U::GeluTanh>("gelu", out, OutKind::Out, self);
-  else
-    unary<U::GeluErf>("gelu", out, OutKind::Out, self);
-  return out;
+void gelu_out(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
+  std::string buf;
+  const char* name = native::variant_name("gelu", kind, buf).data();
+  if (gelu_tanh(name, approximate)) unary<U::GeluTanh>(name, out, kind, self);
+  else unary<U::GeluErf>(name, out, kind, self);
 }
 
 }  // namespace ember::cpu

@@ -10,7 +10,6 @@ namespace ember::meta {
 namespace {
 
 using native::Arith;
-enum class OutKind : uint8_t { Functional, InPlace, Out };
 
 // The cpu TensorIter's geometry, without data: `out` is allocated, checked or resized.
 void iterate(const char* name, Tensor& out, OutKind ok, ScalarType result, std::initializer_list<const Tensor*> inputs,
@@ -54,32 +53,12 @@ void unary(const char* name, const native::UnaryRule& rule, Tensor& out, OutKind
   iterate(name, out, ok, result, {&self});
 }
 
-void logical(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& other) {
-  native::check_defined(name, self, "self");
-  native::check_defined(name, other, "other");
-  if (ok != OutKind::Functional) native::check_defined(name, out, ok == OutKind::Out ? "out" : "self");
-  (void)native::result_type(self, other);
-  iterate(name, out, ok, kBool, {&self, &other});
-}
 
 }  // namespace
 
 // ---- add, sub, mul, div, comparisons ----------------------------------------------------------
 
 #define EMBER_META_DEFINE_ARITH(name, Kind)                                                        \
-  Tensor name##_tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {             \
-    Tensor out;                                                                                    \
-    arith(#name, Arith::Kind, out, OutKind::Functional, self, &other, nullptr, alpha);             \
-    return out;                                                                                    \
-  }                                                                                                \
-  Tensor& name##__tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {                 \
-    arith(#name "_", Arith::Kind, self, OutKind::InPlace, self, &other, nullptr, alpha);           \
-    return self;                                                                                   \
-  }                                                                                                \
-  Tensor& name##_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {  \
-    arith(#name, Arith::Kind, out, OutKind::Out, self, &other, nullptr, alpha);                    \
-    return out;                                                                                    \
-  }                                                                                                \
   Tensor name##_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {             \
     Tensor out;                                                                                    \
     arith(#name, Arith::Kind, out, OutKind::Functional, self, nullptr, &other, alpha);             \
@@ -94,17 +73,6 @@ EMBER_META_DEFINE_ARITH(sub, Sub)
 #undef EMBER_META_DEFINE_ARITH
 
 #define EMBER_META_DEFINE_MULDIV(name, Kind)                                         \
-  Tensor name##_tensor(const Tensor& self, const Tensor& other) {                    \
-    return add_like_(#name, Arith::Kind, self, &other, nullptr);                     \
-  }                                                                                  \
-  Tensor& name##__tensor(Tensor& self, const Tensor& other) {                        \
-    arith(#name "_", Arith::Kind, self, OutKind::InPlace, self, &other, nullptr, 1); \
-    return self;                                                                     \
-  }                                                                                  \
-  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) {         \
-    arith(#name, Arith::Kind, out, OutKind::Out, self, &other, nullptr, 1);          \
-    return out;                                                                      \
-  }                                                                                  \
   Tensor name##_scalar(const Tensor& self, const Scalar& other) {                    \
     return add_like_(#name, Arith::Kind, self, nullptr, &other);                     \
   }                                                                                  \
@@ -136,37 +104,6 @@ EMBER_META_DEFINE_CMP(ge)
 
 // ---- unary ------------------------------------------------------------------------------------
 
-#define EMBER_META_DEFINE_UNARY(name, rule)                               \
-  Tensor name(const Tensor& self) {                                       \
-    Tensor out;                                                           \
-    unary(#name, native::unary_rules::rule, out, OutKind::Functional, self); \
-    return out;                                                           \
-  }                                                                       \
-  Tensor& name##_(Tensor& self) {                                         \
-    unary(#name "_", native::unary_rules::rule, self, OutKind::InPlace, self); \
-    return self;                                                          \
-  }                                                                       \
-  Tensor& name##_out(const Tensor& self, Tensor& out) {                   \
-    unary(#name, native::unary_rules::rule, out, OutKind::Out, self);     \
-    return out;                                                           \
-  }
-EMBER_META_DEFINE_UNARY(neg, neg)
-EMBER_META_DEFINE_UNARY(abs, no_bool)
-EMBER_META_DEFINE_UNARY(sign, same)
-EMBER_META_DEFINE_UNARY(exp, to_floating)
-EMBER_META_DEFINE_UNARY(log, to_floating)
-EMBER_META_DEFINE_UNARY(log1p, to_floating)
-EMBER_META_DEFINE_UNARY(sqrt, to_floating)
-EMBER_META_DEFINE_UNARY(rsqrt, to_floating)
-EMBER_META_DEFINE_UNARY(sin, to_floating)
-EMBER_META_DEFINE_UNARY(cos, to_floating)
-EMBER_META_DEFINE_UNARY(tanh, to_floating)
-EMBER_META_DEFINE_UNARY(sigmoid, to_floating)
-EMBER_META_DEFINE_UNARY(erf, to_floating)
-EMBER_META_DEFINE_UNARY(silu, floating_only)
-EMBER_META_DEFINE_UNARY(logical_not, to_bool)
-#undef EMBER_META_DEFINE_UNARY
-
 Tensor relu(const Tensor& self) {
   Tensor out;
   unary("relu", native::unary_rules::no_bool, out, OutKind::Functional, self);
@@ -176,41 +113,7 @@ Tensor& relu_(Tensor& self) {
   unary("relu_", native::unary_rules::no_bool, self, OutKind::InPlace, self);
   return self;
 }
-Tensor gelu(const Tensor& self, std::string_view approximate) {
-  native::gelu_tanh("gelu", approximate);
-  Tensor out;
-  unary("gelu", native::unary_rules::floating_only, out, OutKind::Functional, self);
-  return out;
-}
-Tensor& gelu_(Tensor& self, std::string_view approximate) {
-  native::gelu_tanh("gelu_", approximate);
-  unary("gelu_", native::unary_rules::floating_only, self, OutKind::InPlace, self);
-  return self;
-}
-Tensor& gelu_out(const Tensor& self, std::string_view approximate, Tensor& out) {
-  native::gelu_tanh("gelu", approximate);
-  unary("gelu", native::unary_rules::floating_only, out, OutKind::Out, self);
-  return out;
-}
 
-#define EMBER_META_DEFINE_LOGICAL(name)                                      \
-  Tensor name(const Tensor& self, const Tensor& other) {                     \
-    Tensor out;                                                              \
-    logical(#name, out, OutKind::Functional, self, other);                   \
-    return out;                                                              \
-  }                                                                          \
-  Tensor& name##_(Tensor& self, const Tensor& other) {                       \
-    logical(#name "_", self, OutKind::InPlace, self, other);                 \
-    return self;                                                             \
-  }                                                                          \
-  Tensor& name##_out(const Tensor& self, const Tensor& other, Tensor& out) { \
-    logical(#name, out, OutKind::Out, self, other);                          \
-    return out;                                                              \
-  }
-EMBER_META_DEFINE_LOGICAL(logical_and)
-EMBER_META_DEFINE_LOGICAL(logical_or)
-EMBER_META_DEFINE_LOGICAL(logical_xor)
-#undef EMBER_META_DEFINE_LOGICAL
 
 // ---- pow, clamp, where, masked_fill, lerp, addcmul ----------------------------------------------
 

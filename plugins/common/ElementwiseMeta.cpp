@@ -1,0 +1,126 @@
+// The elementwise structured families' metadata step and their meta functions (the Meta kernels
+// RegisterMeta.cpp registers). See ember/native/ElementwiseMeta.h.
+#include "ember/native/ElementwiseMeta.h"
+
+#include "ember/generated/StructuredMeta.h"
+
+namespace ember::native {
+
+namespace {
+void check_out(const char* name, OutKind kind, const Tensor& out, ScalarType result) {
+  if (kind != OutKind::Functional) check_out_dtype(name, kind == OutKind::Out, out, result);
+}
+}  // namespace
+
+ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
+                      OutKind kind) {
+  const ScalarType result = unary_result(name, rule, self);
+  if (kind != OutKind::Functional) {
+    // logical_not writes 0/1 in any output dtype.
+    if (rule.result != UnaryRule::Bool) check_out(name, kind, out, result);
+    else check_defined(name, out, kind == OutKind::Out ? "out" : "self");
+  }
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
+  return result;
+}
+
+ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& a, const Tensor* bt, const Scalar* bs,
+                      const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind) {
+  const ScalarType result = arith_result(name, op, a, bt, bs, alpha);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(a);
+  if (b_operand) it.add_input(*b_operand);
+  it.build();
+  return result;
+}
+
+void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out,
+                  OutKind kind) {
+  check_defined(name, self, "self");
+  check_defined(name, other, "other");
+  if (kind != OutKind::Functional) check_defined(name, out, kind == OutKind::Out ? "out" : "self");
+  (void)result_type(self, other);  // rejects what the backends reject
+  it.add_output(&out, kBool, kind == OutKind::Out).add_input(self).add_input(other).build();
+}
+
+// ---- the meta functions: the metadata step on kMeta ---------------------------------------
+
+namespace {
+TensorIter meta_iter(const char* name) { return TensorIter(name, kMeta, nullptr); }
+void bump(Tensor& out, OutKind kind) {
+  if (kind != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
+}
+}  // namespace
+
+#define EMBER_META_UNARY(name, rule)                                            \
+  void meta_##name(const Tensor& self, Tensor& out, OutKind kind) {             \
+    std::string buf;                                                            \
+    const std::string op(variant_name(#name, kind, buf));                       \
+    TensorIter it = meta_iter(op.c_str());                                      \
+    unary_meta(it, op.c_str(), unary_rules::rule, self, out, kind);             \
+    bump(out, kind);                                                            \
+  }
+EMBER_META_UNARY(neg, neg)
+EMBER_META_UNARY(abs, no_bool)
+EMBER_META_UNARY(sign, same)
+EMBER_META_UNARY(exp, to_floating)
+EMBER_META_UNARY(log, to_floating)
+EMBER_META_UNARY(log1p, to_floating)
+EMBER_META_UNARY(sqrt, to_floating)
+EMBER_META_UNARY(rsqrt, to_floating)
+EMBER_META_UNARY(sin, to_floating)
+EMBER_META_UNARY(cos, to_floating)
+EMBER_META_UNARY(tanh, to_floating)
+EMBER_META_UNARY(sigmoid, to_floating)
+EMBER_META_UNARY(erf, to_floating)
+EMBER_META_UNARY(silu, floating_only)
+EMBER_META_UNARY(logical_not, to_bool)
+#undef EMBER_META_UNARY
+
+void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
+  std::string buf;
+  const std::string op(variant_name("gelu", kind, buf));
+  (void)gelu_tanh(op.c_str(), approximate);
+  TensorIter it = meta_iter(op.c_str());
+  unary_meta(it, op.c_str(), unary_rules::floating_only, self, out, kind);
+  bump(out, kind);
+}
+
+#define EMBER_META_ARITH(name, Op)                                                                     \
+  void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
+    std::string buf;                                                                     \
+    const std::string op(variant_name(#name, kind, buf));                                \
+    TensorIter it = meta_iter(op.c_str());                                               \
+    arith_meta(it, op.c_str(), Arith::Op, self, &other, nullptr, &other, alpha, out, kind);   \
+    bump(out, kind);                                                                     \
+  }
+EMBER_META_ARITH(add, Add)
+EMBER_META_ARITH(sub, Sub)
+#undef EMBER_META_ARITH
+
+#define EMBER_META_MULDIV(name, Op)                                                      \
+  void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    std::string buf;                                                                     \
+    const std::string op(variant_name(#name, kind, buf));                                \
+    TensorIter it = meta_iter(op.c_str());                                               \
+    arith_meta(it, op.c_str(), Arith::Op, self, &other, nullptr, &other, 1, out, kind);           \
+    bump(out, kind);                                                                     \
+  }
+EMBER_META_MULDIV(mul, Mul)
+EMBER_META_MULDIV(div, Div)
+#undef EMBER_META_MULDIV
+
+#define EMBER_META_LOGICAL(name)                                                         \
+  void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    std::string buf;                                                                     \
+    const std::string op(variant_name(#name, kind, buf));                                \
+    TensorIter it = meta_iter(op.c_str());                                               \
+    logical_meta(it, op.c_str(), self, other, out, kind);                                \
+    bump(out, kind);                                                                     \
+  }
+EMBER_META_LOGICAL(logical_and)
+EMBER_META_LOGICAL(logical_or)
+EMBER_META_LOGICAL(logical_xor)
+#undef EMBER_META_LOGICAL
+
+}  // namespace ember::native

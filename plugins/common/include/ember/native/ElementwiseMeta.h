@@ -1,0 +1,31 @@
+#pragma once
+// The metadata step of the elementwise structured families (Note [Structured kernels]): the
+// family's dtype rule, the in-place/out= checks and the TensorIter build, on the device of the
+// TensorIter passed in. A cpu kernel runs it on its own TensorIter and then its loops; the
+// family's meta function (ember/generated/StructuredMeta.h, StructuredMeta.cpp) runs it on kMeta
+// and stops. So both give the same sizes, strides, dtypes and errors by construction.
+#include "ember/native/Geometry.h"
+#include "ember/native/Rules.h"
+#include "ember/plugin/Structured.h"
+
+namespace ember::native {
+
+// The name an error of the family's variant `kind` leads with: "neg_" in place, else "neg".
+inline std::string_view variant_name(std::string_view base, OutKind kind, std::string& buf) {
+  if (kind != OutKind::InPlace) return base;
+  buf.assign(base).push_back('_');
+  return buf;
+}
+
+// out = op(self): result dtype from `rule`. Returns the result dtype.
+ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
+                      OutKind kind);
+// out = a (op) b, b a tensor (`bt`) or a Scalar (`bs`); the dtype rule sees them as given, `it`
+// iterates over a and `b_operand` (a backend's 0-dim tensor for a Scalar; null: a only).
+ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& a, const Tensor* bt, const Scalar* bs,
+                      const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
+// logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
+void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out,
+                  OutKind kind);
+
+}  // namespace ember::native
