@@ -1,6 +1,6 @@
 #pragma once
-// Internal to the CPU plugin: the pointwise kernels of issue 3 (unary.cpp, pointwise.cpp) and the
-// n-ary run loop they share. Kept apart from Ops.h so the op families stay independent files.
+// Internal to the CPU plugin: the pointwise kernels (unary.cpp, pointwise.cpp) and the
+// n-ary run loop they share.
 // See Note [CPU elementwise loops] in Loops.h: run_nary is layer 3 for one to three inputs.
 #include <optional>
 #include <string_view>
@@ -127,7 +127,7 @@ void run_nary(const TensorIter& it, const Op& op) {
   });
 }
 
-// ---- kernels (registered in register.cpp) ---------------------------------------------------
+// ---- kernels (declared and registered by generated code) ------------------------------------
 
 // unary.cpp: each op has a functional, an in-place and an out= kernel.
 #define EMBER_CPU_DECLARE_UNARY(name) \
@@ -150,32 +150,10 @@ EMBER_CPU_DECLARE_UNARY(erf)
 EMBER_CPU_DECLARE_UNARY(silu)
 EMBER_CPU_DECLARE_UNARY(logical_not)
 #undef EMBER_CPU_DECLARE_UNARY
-Tensor relu(const Tensor& self);
-Tensor& relu_(Tensor& self);
 Tensor gelu(const Tensor& self, std::string_view approximate);
 Tensor& gelu_(Tensor& self, std::string_view approximate);
-Tensor& gelu_out(const Tensor& self, std::string_view approximate, Tensor& out);
 
 // pointwise.cpp
-Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent);
-Tensor& pow__tensor(Tensor& self, const Tensor& exponent);
-Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out);
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent);
-Tensor& pow__scalar(Tensor& self, const Scalar& exponent);
-Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out);
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out);
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other);
-Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out);
-Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value);
-Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value);
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight);
-Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight);
-Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out);
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
-Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value);
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, Tensor& out);
 #define EMBER_CPU_DECLARE_LOGICAL(name)                 \
   Tensor name(const Tensor& self, const Tensor& other); \
   Tensor& name##_(Tensor& self, const Tensor& other);   \

@@ -1,4 +1,4 @@
-// 2-D convolution: convolution and convolution_backward (CPU), conv2d (CompositeImplicitAutograd).
+// 2-D convolution: convolution and convolution_backward (conv2d is a composite in libember).
 //
 // Note [CPU convolution paths]
 //   - float32: oneDNN convolution primitives (forward, backward data, backward weights with the
@@ -448,8 +448,6 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   const ScalarType dt = input.dtype();
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
-
-// ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
 
 }  // namespace ember::cpu

@@ -1,5 +1,5 @@
-// Conversions and copies: the dtype cast table (cast_fn), copy_ (CPU), and the device-generic
-// _to_copy, clone (CompositeExplicitAutograd), to, cpu, contiguous (CompositeImplicitAutograd).
+// Conversions and copies: the dtype cast table (cast_fn) and copy_. The device-generic _to_copy,
+// clone, to, cpu and contiguous are composites in libember (api/src/native/copy.cpp).
 #include "Loops.h"
 #include "CPUKernels.h"
 #include "ember/generated/Functions.h"
@@ -98,11 +98,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
   return self;
 }
 
-// ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
-
-
-// ---- CompositeImplicitAutograd ----------------------------------------------------------------
 
 
 

@@ -1,5 +1,5 @@
 // Factories: empty, empty_strided, arange, fill_, zero_ (CPU), and the device-generic zeros,
-// ones, full and *_like (CompositeExplicitAutograd: they dispatch empty and fill_).
+// ones, full and *_like are composites in libember (api/src/native/factories.cpp).
 #include <cmath>
 
 #include "Loops.h"
@@ -98,8 +98,6 @@ Tensor& zero_(Tensor& self) {
   }
   return cpu::fill_(self, Scalar(int64_t{0}));
 }
-
-// ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
 
 

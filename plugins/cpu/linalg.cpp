@@ -1,4 +1,4 @@
-// Matrix products: mm, mm.out, bmm, addmm (CPU) and matmul (CompositeImplicitAutograd).
+// Matrix products: mm, mm.out, bmm, addmm (matmul is a composite in libember).
 //
 // Note [CPU matrix product paths]
 // Every product goes through product(): a [B, M, K] x [B, K, N] batch into a fresh contiguous
@@ -323,8 +323,6 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   }
   return cast_to(r, self.dtype());
 }
-
-// ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
 
 }  // namespace ember::cpu

@@ -1,5 +1,5 @@
 // Normalization on the CPU: native_batch_norm, native_layer_norm and their backwards; batch_norm
-// and layer_norm are CompositeImplicitAutograd.
+// and layer_norm are composites in libember (api/src/native/nn.cpp).
 //
 // Our own kernels (float32, float64; Note [CPU CNN kernel dtypes] in NN.h) rather than oneDNN's:
 // oneDNN has no float64 and no layer-norm backward without its own mean/variance layout, and
@@ -339,8 +339,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   const ScalarType dt = input.dtype();
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
-
-// ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
 
 

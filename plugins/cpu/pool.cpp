@@ -1,6 +1,6 @@
 // 2-D pooling on the CPU: max_pool2d_with_indices (+ backward), avg_pool2d (+ backward),
 // _adaptive_avg_pool2d (+ backward); max_pool2d and adaptive_avg_pool2d are
-// CompositeImplicitAutograd.
+// composites in libember (api/src/native/nn.cpp).
 //
 // Note [CPU max pooling]
 // Our own NCHW kernel rather than oneDNN's pooling: PyTorch's max_pool2d_with_indices returns
@@ -464,8 +464,6 @@ Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& se
   }
   return nn::to_dtype_of(gi, self.dtype());
 }
-
-// ---- CompositeImplicitAutograd ---------------------------------------------------------------
 
 
 

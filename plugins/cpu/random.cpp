@@ -1,5 +1,5 @@
 // Random fills (uniform_, normal_, random_.from, bernoulli_.float) on the default CPU generator,
-// and the device-generic rand, randn, randint (CompositeExplicitAutograd: empty + a fill).
+// (rand, randn and randint are composites in libember: empty, then these fills).
 //
 // Each fill reserves its Philox blocks from ember::detail::default_cpu_generator() once and
 // gives element i (in row-major order) a value computed from block offset + i / k alone (k
@@ -179,8 +179,6 @@ Tensor& bernoulli_float(Tensor& self, double p) {
   self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
-
-// ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
 
 

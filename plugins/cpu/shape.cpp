@@ -1,7 +1,6 @@
-// Shape operators: the views permute, squeeze, diagonal, unfold, split (CompositeExplicitAutograd:
-// metadata only), flatten, narrow, chunk (CompositeImplicitAutograd: built from other views, as in
-// PyTorch), the copies cat, flip, linspace, eye (CPU), and stack, repeat
-// (CompositeExplicitAutograd: they dispatch cat, empty and copy_).
+// Shape operators that copy data: cat, flip, linspace, eye. The views and the device-generic
+// shape composites (permute, squeeze, split, flatten, stack, repeat, ...) live in libember
+// (api/src/native/shape.cpp).
 #include <bitset>
 
 #include "Loops.h"
@@ -28,15 +27,11 @@ using native::cat_skips;
 
 }  // namespace
 
-// ---- views (CompositeExplicitAutograd) ---------------------------------------------------------
 
 
 
 
 
-
-
-// ---- views built from other views (CompositeImplicitAutograd) ----------------------------------
 
 
 
@@ -165,8 +160,6 @@ Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice d
 Tensor eye(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   return cpu::eye_m(n, n, dtype, layout, device, pin_memory);
 }
-
-// ---- device-generic copies (CompositeExplicitAutograd) -----------------------------------------
 
 
 

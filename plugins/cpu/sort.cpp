@@ -2,7 +2,7 @@
 //
 // Note [CPU sort order]
 // ~~~~~~~~~~~~~~~~~~~~~
-// Lines along `dim` come from the row machinery (Note [CPU row reductions], reduce2.cpp): the
+// Lines along `dim` come from the row machinery (Note [CPU row reductions], reduction.cpp): the
 // input viewed with `dim` last, copied only when that view is not contiguous. Each row is sorted
 // as (key, index) pairs under one strict total order: keys compare in their own type (float16
 // and bfloat16 through float), NaN is greater than every number (last ascending, first

@@ -1,7 +1,8 @@
 // Elementwise meta kernels: each is its family's dtype rule (ember/native/Rules.h, shared with the
 // cpu kernels) and one TensorIter build on kMeta, which broadcasts, checks in-place and out=
 // shapes, orders dimensions like the inputs and allocates the (dataless) output. Adding an op of
-// an existing family is one macro line here and in register.cpp.
+// an existing family is one macro line here and its `Meta` key in ops.yaml. Structured families
+// (unary, add/sub/mul/div.Tensor, logical_*) have none here: see plugins/common/ElementwiseMeta.cpp.
 #include "MetaKernels.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"

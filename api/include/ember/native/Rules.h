@@ -725,7 +725,7 @@ inline void check_masked_scatter(DeviceType dev, const Tensor& self, const Tenso
 
 }  // namespace ember::native
 
-// ---- sort, topk, norms and reduction out= arguments (plugins/cpu/sort.cpp, reduce2.cpp) --------
+// ---- sort, topk, norms and reduction out= arguments (plugins/cpu/sort.cpp, reduction.cpp) --------
 
 namespace ember::native {
 

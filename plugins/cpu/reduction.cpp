@@ -1,4 +1,4 @@
-// Reductions of issue 3: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all,
+// Reductions: mean, prod, amax/amin, max/min (with indices), argmax/argmin, any/all,
 // logsumexp, var/std (with a correction), var_mean/std_mean, the norms; the ops along one
 // dimension: softmax, log_softmax, cumsum, cumprod; and the out= variants of the reductions.
 //
