@@ -54,10 +54,9 @@ void bump(Tensor& out, OutKind kind) {
 
 #define EMBER_META_UNARY(name, rule)                                            \
   void meta_##name(const Tensor& self, Tensor& out, OutKind kind) {             \
-    std::string buf;                                                            \
-    const std::string op(variant_name(#name, kind, buf));                       \
-    TensorIter it = meta_iter(op.c_str());                                      \
-    unary_meta(it, op.c_str(), unary_rules::rule, self, out, kind);             \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                           \
+    TensorIter it = meta_iter(op);                                              \
+    unary_meta(it, op, unary_rules::rule, self, out, kind);                     \
     bump(out, kind);                                                            \
   }
 EMBER_META_UNARY(neg, neg)
@@ -78,20 +77,18 @@ EMBER_META_UNARY(logical_not, to_bool)
 #undef EMBER_META_UNARY
 
 void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
-  std::string buf;
-  const std::string op(variant_name("gelu", kind, buf));
-  (void)gelu_tanh(op.c_str(), approximate);
-  TensorIter it = meta_iter(op.c_str());
-  unary_meta(it, op.c_str(), unary_rules::floating_only, self, out, kind);
+  const char* op = EMBER_VARIANT_NAME("gelu", kind);
+  (void)gelu_tanh(op, approximate);
+  TensorIter it = meta_iter(op);
+  unary_meta(it, op, unary_rules::floating_only, self, out, kind);
   bump(out, kind);
 }
 
 #define EMBER_META_ARITH(name, Op)                                                                     \
   void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
-    std::string buf;                                                                     \
-    const std::string op(variant_name(#name, kind, buf));                                \
-    TensorIter it = meta_iter(op.c_str());                                               \
-    arith_meta(it, op.c_str(), Arith::Op, self, &other, nullptr, &other, alpha, out, kind);   \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
+    TensorIter it = meta_iter(op);                                                       \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind);   \
     bump(out, kind);                                                                     \
   }
 EMBER_META_ARITH(add, Add)
@@ -100,10 +97,9 @@ EMBER_META_ARITH(sub, Sub)
 
 #define EMBER_META_MULDIV(name, Op)                                                      \
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
-    std::string buf;                                                                     \
-    const std::string op(variant_name(#name, kind, buf));                                \
-    TensorIter it = meta_iter(op.c_str());                                               \
-    arith_meta(it, op.c_str(), Arith::Op, self, &other, nullptr, &other, 1, out, kind);           \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
+    TensorIter it = meta_iter(op);                                                       \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind);           \
     bump(out, kind);                                                                     \
   }
 EMBER_META_MULDIV(mul, Mul)
@@ -112,10 +108,9 @@ EMBER_META_MULDIV(div, Div)
 
 #define EMBER_META_LOGICAL(name)                                                         \
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
-    std::string buf;                                                                     \
-    const std::string op(variant_name(#name, kind, buf));                                \
-    TensorIter it = meta_iter(op.c_str());                                               \
-    logical_meta(it, op.c_str(), self, other, out, kind);                                \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
+    TensorIter it = meta_iter(op);                                                       \
+    logical_meta(it, op, self, other, out, kind);                                \
     bump(out, kind);                                                                     \
   }
 EMBER_META_LOGICAL(logical_and)

@@ -262,8 +262,7 @@ Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, co
 }  // namespace
 
 void add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
-  std::string buf;
-  arith(native::variant_name("add", kind, buf).data(), Arith::Add, out, kind, self, &other, nullptr, alpha);
+  arith(EMBER_VARIANT_NAME("add", kind), Arith::Add, out, kind, self, &other, nullptr, alpha);
 }
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
@@ -276,8 +275,7 @@ Tensor& add__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
 }
 
 void sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
-  std::string buf;
-  arith(native::variant_name("sub", kind, buf).data(), Arith::Sub, out, kind, self, &other, nullptr, alpha);
+  arith(EMBER_VARIANT_NAME("sub", kind), Arith::Sub, out, kind, self, &other, nullptr, alpha);
 }
 Tensor sub_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
@@ -290,8 +288,7 @@ Tensor& sub__scalar(Tensor& self, const Scalar& other, const Scalar& alpha) {
 }
 
 void mul_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
-  std::string buf;
-  arith(native::variant_name("mul", kind, buf).data(), Arith::Mul, out, kind, self, &other, nullptr,
+  arith(EMBER_VARIANT_NAME("mul", kind), Arith::Mul, out, kind, self, &other, nullptr,
         Scalar(int64_t{1}));
 }
 Tensor mul_scalar(const Tensor& self, const Scalar& other) {
@@ -305,8 +302,7 @@ Tensor& mul__scalar(Tensor& self, const Scalar& other) {
 }
 
 void div_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
-  std::string buf;
-  arith(native::variant_name("div", kind, buf).data(), Arith::Div, out, kind, self, &other, nullptr,
+  arith(EMBER_VARIANT_NAME("div", kind), Arith::Div, out, kind, self, &other, nullptr,
         Scalar(int64_t{1}));
 }
 Tensor div_scalar(const Tensor& self, const Scalar& other) {

@@ -332,8 +332,7 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
 
 #define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                                   \
   void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {        \
-    std::string buf;                                                                           \
-    logical_impl<Logic::Kind>(native::variant_name(#name, kind, buf).data(), out, kind, self, other); \
+    logical_impl<Logic::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self, other);        \
   }
 EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
 EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)

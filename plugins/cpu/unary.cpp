@@ -184,17 +184,10 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
-// Runs kind K as the variant `kind` of the structured family `base`.
-template <U K>
-void structured_unary(const char* base, Tensor& out, OutKind kind, const Tensor& self) {
-  std::string buf;
-  unary<K>(native::variant_name(base, kind, buf).data(), out, kind, self);
-}
-
 }  // namespace
 
 #define EMBER_CPU_DEFINE_UNARY(name, Kind) \
-  void name##_out(const Tensor& self, Tensor& out, OutKind kind) { structured_unary<U::Kind>(#name, out, kind, self); }
+  void name##_out(const Tensor& self, Tensor& out, OutKind kind) { unary<U::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self); }
 EMBER_CPU_DEFINE_UNARY(neg, Neg)
 EMBER_CPU_DEFINE_UNARY(abs, Abs)
 EMBER_CPU_DEFINE_UNARY(sign, Sign)
@@ -225,8 +218,7 @@ Tensor& relu_(Tensor& self) {
 using native::gelu_tanh;
 
 void gelu_out(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
-  std::string buf;
-  const char* name = native::variant_name("gelu", kind, buf).data();
+  const char* name = EMBER_VARIANT_NAME("gelu", kind);
   if (gelu_tanh(name, approximate)) unary<U::GeluTanh>(name, out, kind, self);
   else unary<U::GeluErf>(name, out, kind, self);
 }

@@ -10,12 +10,9 @@
 
 namespace ember::native {
 
-// The name an error of the family's variant `kind` leads with: "neg_" in place, else "neg".
-inline std::string_view variant_name(std::string_view base, OutKind kind, std::string& buf) {
-  if (kind != OutKind::InPlace) return base;
-  buf.assign(base).push_back('_');
-  return buf;
-}
+// The name an error of the family's variant `kind` leads with: "neg_" in place, else "neg"
+// (`base` a string literal; no string is built on the call path).
+#define EMBER_VARIANT_NAME(base, kind) ((kind) == ::ember::OutKind::InPlace ? base "_" : base)
 
 // out = op(self): result dtype from `rule`. Returns the result dtype.
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
