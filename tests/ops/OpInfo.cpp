@@ -170,8 +170,8 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 Samples generic(SampleCtx& c) { return c.generic(); }
 
-// Samples with an empty {0} out (resized by the call), and one with a wrong-size out, from the
-// functional ones (out= comes last; the schema's defaults fill the keyword arguments between).
+// Samples with an empty {0} out (resized by the call), one with a wrong-size out and one with a
+// float64 out, from the functional ones (out= comes last; the schema's defaults fill the keyword arguments between).
 Samples add_out(SampleCtx& c, const Samples& functional, std::vector<ScalarType> out_dtypes = {}) {
   Samples r;
   for (size_t i = 0; i < functional.size(); ++i) {
@@ -181,12 +181,12 @@ Samples add_out(SampleCtx& c, const Samples& functional, std::vector<ScalarType>
     for (const auto& a : c.schema().arguments()) {
       if (!a.is_out()) continue;
       const ScalarType dt = k < out_dtypes.size() ? out_dtypes[k] : c.dtype();
-      outs.emplace_back(i == 1 ? c.t({5}, dt) : c.t({0}, dt));
+      outs.emplace_back(i == 1 ? c.t({5}, dt) : i == 2 ? c.t({0}, kFloat64) : c.t({0}, dt));
       ++k;
     }
     SampleInput o = s;
     o.args = c.with_out(s.args, outs);
-    o.desc = s.desc + (i == 1 ? ", out of another size" : ", empty out");
+    o.desc = s.desc + (i == 1 ? ", out of another size" : i == 2 ? ", empty float64 out" : ", empty out");
     r.push_back(std::move(o));
   }
   return r;
@@ -371,6 +371,7 @@ std::map<std::string, OpInfo> build() {
       Samples a = binary(c, {2});
       for (auto& s : a) s.desc += ", alpha 2";
       r.insert(r.end(), a.begin(), a.end());
+      r.push_back(S(maybe_out(c, {c.t({2, 3}), c.t({3}, kInt32), 2.5}), "other int32, alpha 2.5"));
       return r;
     };
     add(n + ".Tensor", with_alpha, binary_errors);
@@ -936,7 +937,8 @@ std::map<std::string, OpInfo> build() {
     Samples r = {S({c.t({3, 4}), c.mask({4}), -2}, "mask [4], int value"),
                  S({c.t({3, 4}), c.mask({3, 4}), 1.5}, "float value"),
                  S({c.t({2, 3, 4, 5}), c.mask({3, 1, 5}), true}, "4-d, bool value"),
-                 S({c.t({3, 4}), c.mask({4}), 70000.0}, "a value out of float16's range")};
+                 S({c.t({3, 4}), c.mask({4}), 70000.0}, "a value out of float16's range"),
+                 S({c.t({3, 4}), c.mask({4}), -200}, "a value out of int8's range")};
     if (c.schema().base_name() == "masked_fill") r.push_back(S({c.t({3, 4}), c.mask({2, 1, 4}), 1}, "a mask of more dims"));
     return r;
   };

@@ -33,7 +33,10 @@ struct Backend {
 };
 
 Backend make_backend(const std::string& name) {
-  if (name == "meta") return {name, Device(kMeta), false, false};
+  if (name == "meta") {
+    plugins::load("meta");
+    return {name, Device(kMeta), false, false};
+  }
   if (name == "cpu") return {name, Device(kCPU), true, true};  // the harness against itself
   // Any other device type a plugin registers (cuda, hip, ...): its plugin has the device's name.
   plugins::load(name);
@@ -43,9 +46,7 @@ Backend make_backend(const std::string& name) {
 const Backend& backend() {
   static const Backend b = [] {
     const char* env = std::getenv("EMBER_TEST_BACKEND");
-    const std::string name = env && *env ? env : "meta";
-    if (name == "meta") plugins::load("meta");
-    return make_backend(name);
+    return make_backend(env && *env ? env : "meta");
   }();
   return b;
 }
