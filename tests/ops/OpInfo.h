@@ -132,9 +132,9 @@ const std::map<std::string, std::string>& skipped_ops();
 // (backend, operator) -> the part of the sample description that fails and why. A listed case
 // that passes fails the test, so the list cannot go stale.
 struct KnownFailure {
-  std::string backend;
+  std::string backend;  // "": every backend (the cpu side fails)
   std::string op;
-  std::string sample;  // a part of the failing sample's description
+  std::string sample;  // a part of the failing sample's "dtype | layout | description" ("": all)
   std::string reason;
 };
 const std::vector<KnownFailure>& known_failures();
