@@ -163,6 +163,8 @@ using A = std::vector<IValue>;
 SampleInput S(A args, std::string desc) { return {std::move(args), std::move(desc)}; }
 // A sample whose result is the data (SampleInput::reads_data).
 SampleInput D(A args, std::string desc) { return {std::move(args), std::move(desc), true}; }
+// A sample that writes each place once: no expanded variant (SampleInput::expand).
+SampleInput W(A args, std::string desc) { return {std::move(args), std::move(desc), false, false}; }
 ErrorInput E(A args, std::string desc, std::string kind, std::string message) {
   return {{std::move(args), std::move(desc)}, std::move(kind), std::move(message)};
 }
@@ -991,10 +993,10 @@ std::map<std::string, OpInfo> build() {
                 E({c.t({2, 3}), opt_tensors({c.mask({3})})}, "a mask of the wrong shape", "IndexError", "[index] the shape of the mask [3] at index 0 does not match the shape of the indexed tensor [2, 3] at index 0")};
       });
   auto index_put = [](SampleCtx& c) -> Samples {
-    return {S({c.t({4, 5, 6}), opt_tensors({c.ix_unique(2, 4)}), c.t({5, 6})}, "rows"),
+    return {W({c.t({4, 5, 6}), opt_tensors({c.ix_unique(2, 4)}), c.t({5, 6})}, "rows"),
             S({c.t({4, 5, 6}), opt_tensors({kNone, c.ix({2, 1}, 5)}), c.t({1, 1, 6}), true}, "accumulate"),
-            S({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4), c.ix({3}, 5)}), c.t({})}, "points, a 0-d value"),
-            S({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4)}), c.t({5}, kFloat64)}, "float64 values"),
+            W({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4), c.ix({3}, 5)}), c.t({})}, "points, a 0-d value"),
+            W({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4)}), c.t({5}, kFloat64)}, "float64 values"),
             D({c.t({4, 5}), opt_tensors({c.mask({4, 5})}), c.t({})}, "a bool mask")};
   };
   auto index_put_errors = [](SampleCtx& c) -> Errors {
@@ -1034,7 +1036,7 @@ std::map<std::string, OpInfo> build() {
     return ember::stack({c.ix_unique(2, 3), c.ix_unique(2, 3), c.ix_unique(2, 3), c.ix_unique(2, 3)}, 1);
   };
   auto scatter_src = [scatter_index](SampleCtx& c) -> Samples {
-    return {S({c.t({3, 4}), 0, scatter_index(c), c.t({2, 5})}, "dim 0, a larger src"),
+    return {W({c.t({3, 4}), 0, scatter_index(c), c.t({2, 5})}, "dim 0, a larger src"),
             S({c.t({3, 4}), 1, c.ix({3, 0}, 4), c.t({3, 1})}, "an empty index")};
   };
   auto scatter_src_errors = [](SampleCtx& c) -> Errors {
@@ -1044,7 +1046,7 @@ std::map<std::string, OpInfo> build() {
   add("scatter.src", scatter_src, scatter_src_errors);
   add("scatter_.src", scatter_src, scatter_src_errors);
   auto scatter_value = [scatter_index](SampleCtx& c) -> Samples {
-    return {S({c.t({3, 4}), 0, scatter_index(c), 1.5}, "dim 0"), S({c.t({}), 0, c.ix({}, 1), 2}, "0-d")};
+    return {W({c.t({3, 4}), 0, scatter_index(c), 1.5}, "dim 0"), S({c.t({}), 0, c.ix({}, 1), 2}, "0-d")};
   };
   add("scatter.value", scatter_value);
   add("scatter_.value", scatter_value);

@@ -42,8 +42,9 @@ struct SampleInput {
   // The output's size or value is the data (nonzero, masked_select, a mask index, item): a
   // backend without values (meta) raises NotImplementedError where the CPU succeeds.
   bool reads_data = false;
-  // Rerun with the tensors transposed, sliced, expanded and channels-last too.
-  bool relayout = true;
+  // Rerun with expanded (stride-0) tensors too; off where an index repeated by the expansion would
+  // write one place twice (which write wins is the backend's, as in PyTorch).
+  bool expand = true;
 };
 
 // A call that must raise, on the CPU and on the backend: the error's kind ("ValueError",
