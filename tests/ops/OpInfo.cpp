@@ -12,13 +12,17 @@ namespace ember::optest {
 
 double SampleCtx::value(ScalarType dt) {
   switch (dt) {
-    case kBool: return static_cast<double>(rng_() % 2);
-    case kUInt8: return static_cast<double>(rng_() % 10);
+    case kBool:
+      return static_cast<double>(rng_() % 2);
+    case kUInt8:
+      return static_cast<double>(rng_() % 10);
     case kInt8:
     case kInt16:
     case kInt32:
-    case kInt64: return static_cast<double>(static_cast<int64_t>(rng_() % 11) - 5);
-    default: return std::uniform_real_distribution<double>(-3, 3)(rng_);
+    case kInt64:
+      return static_cast<double>(static_cast<int64_t>(rng_() % 11) - 5);
+    default:
+      return std::uniform_real_distribution<double>(-3, 3)(rng_);
   }
 }
 
@@ -74,9 +78,12 @@ Tensor SampleCtx::distinct(std::vector<int64_t> shape) {
   for (int64_t i = 0; i < n; ++i) v[i] = static_cast<double>(i);
   std::shuffle(v.begin(), v.end(), rng_);
   for (double& x : v) {
-    if (dtype_ == kBool) x = static_cast<double>(rng_() % 2);
-    else if (is_floating_type(dtype_)) x = (x - static_cast<double>(n) / 2) * 0.25;
-    else if (dtype_ != kUInt8) x -= static_cast<double>(n / 2);
+    if (dtype_ == kBool)
+      x = static_cast<double>(rng_() % 2);
+    else if (is_floating_type(dtype_))
+      x = (x - static_cast<double>(n) / 2) * 0.25;
+    else if (dtype_ != kUInt8)
+      x -= static_cast<double>(n / 2);
   }
   return from_values(shape, dtype_, v);
 }
@@ -85,8 +92,8 @@ std::vector<IValue> SampleCtx::with_out(std::vector<IValue> args, std::vector<IV
   const auto& sargs = schema_.arguments();
   size_t first_out = 0;
   while (first_out < sargs.size() && !sargs[first_out].is_out()) ++first_out;
-  EMBER_INTERNAL_ASSERT(first_out < sargs.size() && args.size() <= first_out, "{} has no out= argument after {} arguments",
-                        schema_.operator_name(), args.size());
+  EMBER_INTERNAL_ASSERT(first_out < sargs.size() && args.size() <= first_out,
+                        "{} has no out= argument after {} arguments", schema_.operator_name(), args.size());
   for (size_t i = args.size(); i < first_out; ++i) args.push_back(detail::default_ivalue(schema_, sargs[i]));
   for (IValue& o : outs) args.push_back(std::move(o));
   return args;
@@ -238,8 +245,12 @@ A maybe_out(SampleCtx& c, A args) {
 
 Errors binary_errors(SampleCtx& c) {
   const std::string op(c.schema().base_name());
-  Errors e = {E(maybe_out(c, {c.t({2, 3}), c.t({4})}), "shapes that do not broadcast", "ValueError", "shapes [2, 3] and [4] cannot be broadcast together: the size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")};
-  if (op.back() == '_') e.push_back(E({c.t({4}), c.t({3, 4})}, "a broadcast beyond self", "ValueError", "output with shape [4] doesn't match the broadcast shape [3, 4]"));
+  Errors e = {E(maybe_out(c, {c.t({2, 3}), c.t({4})}), "shapes that do not broadcast", "ValueError",
+                "shapes [2, 3] and [4] cannot be broadcast together: the size of tensor a (3) must match the size of "
+                "tensor b (4) at non-singleton dimension 1")};
+  if (op.back() == '_')
+    e.push_back(E({c.t({4}), c.t({3, 4})}, "a broadcast beyond self", "ValueError",
+                  "output with shape [4] doesn't match the broadcast shape [3, 4]"));
   return e;
 }
 
@@ -290,7 +301,9 @@ std::map<std::string, OpInfo> build() {
         return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0, 4}), c.dtype()}, "[0, 4]"),
                 S({ints({}), c.dtype()}, "0-d")};
       },
-      [](SampleCtx&) -> Errors { return {E({ints({2, -1})}, "negative size", "ValueError", "[empty] negative dimension -1 in size [2, -1]")}; },
+      [](SampleCtx&) -> Errors {
+        return {E({ints({2, -1})}, "negative size", "ValueError", "[empty] negative dimension -1 in size [2, -1]")};
+      },
       Values::Uninitialized);
   add(
       "empty_strided",
@@ -299,17 +312,22 @@ std::map<std::string, OpInfo> build() {
                 S({ints({2, 3}), ints({0, 1}), c.dtype()}, "stride 0"),
                 S({ints({2, 3}), ints({3, 1}), c.dtype()}, "contiguous")};
       },
-      [](SampleCtx&) -> Errors { return {E({ints({2, 3}), ints({1})}, "strides of another length", "ValueError", "[empty_strided] mismatch in length of size [2, 3] and stride [1]")}; },
+      [](SampleCtx&) -> Errors {
+        return {E({ints({2, 3}), ints({1})}, "strides of another length", "ValueError",
+                  "[empty_strided] mismatch in length of size [2, 3] and stride [1]")};
+      },
       Values::Uninitialized);
   for (const char* name : {"zeros", "ones"}) {
     add(name, [](SampleCtx& c) -> Samples {
-      return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0}), c.dtype()}, "[0]"), S({ints({2, 3})}, "default dtype")};
+      return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0}), c.dtype()}, "[0]"),
+              S({ints({2, 3})}, "default dtype")};
     });
   }
   add("full", [](SampleCtx& c) -> Samples {
-    return {S({ints({2, 3}), 1.5, c.dtype()}, "float value"), S({ints({2}), 3, c.dtype()}, "int value"),
-            S({ints({2}), true, c.dtype()}, "bool value"), S({ints({2}), 300, c.dtype()}, "a value out of int8's range"),
-            S({ints({2}), 2.5}, "dtype from a float value"), S({ints({2}), 7}, "dtype from an int value")};
+    return {
+        S({ints({2, 3}), 1.5, c.dtype()}, "float value"), S({ints({2}), 3, c.dtype()}, "int value"),
+        S({ints({2}), true, c.dtype()}, "bool value"),    S({ints({2}), 300, c.dtype()}, "a value out of int8's range"),
+        S({ints({2}), 2.5}, "dtype from a float value"),  S({ints({2}), 7}, "dtype from an int value")};
   });
   add(
       "arange.start_step",
@@ -318,33 +336,64 @@ std::map<std::string, OpInfo> build() {
                 S({5, 0, -1, c.dtype()}, "downwards"), S({0, 10}, "dtype from the bounds")};
       },
       [](SampleCtx&) -> Errors {
-        return {E({0, 10, -1}, "a step away from end", "ValueError", "[arange] upper bound and lower bound inconsistent with step sign (start 0, end 10, step -1)"), E({0, 10, 0}, "step 0", "ValueError", "[arange] step must be nonzero")};
+        return {E({0, 10, -1}, "a step away from end", "ValueError",
+                  "[arange] upper bound and lower bound inconsistent with step sign (start 0, end 10, step -1)"),
+                E({0, 10, 0}, "step 0", "ValueError", "[arange] step must be nonzero")};
       });
   add(
       "linspace",
       [](SampleCtx& c) -> Samples {
-        return {S({0, 1, 5, c.dtype()}, "5 steps"), S({-2, 2, 1, c.dtype()}, "1 step"), S({0, 1, 0, c.dtype()}, "0 steps")};
+        return {S({0, 1, 5, c.dtype()}, "5 steps"), S({-2, 2, 1, c.dtype()}, "1 step"),
+                S({0, 1, 0, c.dtype()}, "0 steps")};
       },
-      [](SampleCtx&) -> Errors { return {E({0, 1, -2}, "negative steps", "ValueError", "[linspace] number of steps must be non-negative, got -2")}; });
+      [](SampleCtx&) -> Errors {
+        return {
+            E({0, 1, -2}, "negative steps", "ValueError", "[linspace] number of steps must be non-negative, got -2")};
+      });
   add(
-      "eye", [](SampleCtx& c) -> Samples { return {S({3, c.dtype()}, "3"), S({0, c.dtype()}, "0")}; },
-      [](SampleCtx&) -> Errors { return {E({-1}, "negative n", "ValueError", "[eye] n must be greater or equal to 0, got -1")}; });
+      "eye",
+      [](SampleCtx& c) -> Samples {
+        return {S({3, c.dtype()}, "3"), S({0, c.dtype()}, "0")};
+      },
+      [](SampleCtx&) -> Errors {
+        return {E({-1}, "negative n", "ValueError", "[eye] n must be greater or equal to 0, got -1")};
+      });
   add(
-      "eye.m", [](SampleCtx& c) -> Samples { return {S({2, 4, c.dtype()}, "2 x 4"), S({3, 1, c.dtype()}, "3 x 1")}; },
-      [](SampleCtx&) -> Errors { return {E({2, -3}, "negative m", "ValueError", "[eye] m must be greater or equal to 0, got -3")}; });
+      "eye.m",
+      [](SampleCtx& c) -> Samples {
+        return {S({2, 4, c.dtype()}, "2 x 4"), S({3, 1, c.dtype()}, "3 x 1")};
+      },
+      [](SampleCtx&) -> Errors {
+        return {E({2, -3}, "negative m", "ValueError", "[eye] m must be greater or equal to 0, got -3")};
+      });
   for (const char* name : {"rand", "randn"}) {
     add(
         name,
-        [](SampleCtx& c) -> Samples { return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0}), c.dtype()}, "[0]")}; },
+        [](SampleCtx& c) -> Samples {
+          return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0}), c.dtype()}, "[0]")};
+        },
         {}, Values::Random);
   }
   add(
       "randint",
-      [](SampleCtx& c) -> Samples { return {S({10, ints({2, 3}), c.dtype()}, "[0, 10)"), S({10, ints({3})}, "int64")}; },
-      [](SampleCtx&) -> Errors { return {E({0, ints({2})}, "an empty range", "ValueError", "[randint] low >= high: expected low < high, got low=0 and high=0")}; }, Values::Random);
+      [](SampleCtx& c) -> Samples {
+        return {S({10, ints({2, 3}), c.dtype()}, "[0, 10)"), S({10, ints({3})}, "int64")};
+      },
+      [](SampleCtx&) -> Errors {
+        return {E({0, ints({2})}, "an empty range", "ValueError",
+                  "[randint] low >= high: expected low < high, got low=0 and high=0")};
+      },
+      Values::Random);
   add(
-      "randint.low", [](SampleCtx& c) -> Samples { return {S({-3, 10, ints({2, 3}), c.dtype()}, "[-3, 10)")}; },
-      [](SampleCtx&) -> Errors { return {E({10, 3, ints({2})}, "low above high", "ValueError", "[randint] low >= high: expected low < high, got low=10 and high=3")}; }, Values::Random);
+      "randint.low",
+      [](SampleCtx& c) -> Samples {
+        return {S({-3, 10, ints({2, 3}), c.dtype()}, "[-3, 10)")};
+      },
+      [](SampleCtx&) -> Errors {
+        return {E({10, 3, ints({2})}, "low above high", "ValueError",
+                  "[randint] low >= high: expected low < high, got low=10 and high=3")};
+      },
+      Values::Random);
 
   // ---- *_like: strides of a dense input are kept (PyTorch's preserve_format)
   for (const char* name : {"empty_like", "zeros_like", "ones_like"}) {
@@ -359,9 +408,12 @@ std::map<std::string, OpInfo> build() {
     return {S({c.t({3, 4}), 2.5}, "float value"), S({c.t({2, 3, 4, 5}), 1, kInt64}, "4-d, int64")};
   });
   add("fill_.Scalar", [](SampleCtx& c) -> Samples {
-    return {S({c.t({3, 4}), 1}, "int value"),          S({c.t({3, 4}), 2.5}, "float value"),
-            S({c.t({2, 3, 4, 5}), true}, "bool value"), S({c.t({}), -1}, "0-d"),
-            S({c.t({3, 4}), 300}, "300"),               S({c.t({3, 4}), 1e300}, "1e300")};
+    return {S({c.t({3, 4}), 1}, "int value"),
+            S({c.t({3, 4}), 2.5}, "float value"),
+            S({c.t({2, 3, 4, 5}), true}, "bool value"),
+            S({c.t({}), -1}, "0-d"),
+            S({c.t({3, 4}), 300}, "300"),
+            S({c.t({3, 4}), 1e300}, "1e300")};
   });
   add("zero_", generic);
 
@@ -388,20 +440,26 @@ std::map<std::string, OpInfo> build() {
   }
   for (const char* op : {"mul", "div"}) {
     const std::string n(op);
-    add(n + ".Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
-    add(n + "_.Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
-    add(n + ".out", [](SampleCtx& c) { return binary(c); }, binary_errors);
+    add(
+        n + ".Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
+    add(
+        n + "_.Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
+    add(
+        n + ".out", [](SampleCtx& c) { return binary(c); }, binary_errors);
     add(n + ".Scalar", [](SampleCtx& c) { return binary_scalar(c); });
     add(n + "_.Scalar", [](SampleCtx& c) { return binary_scalar(c); });
   }
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     const std::string n(op);
-    add(n + ".Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
+    add(
+        n + ".Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
     add(n + ".Scalar", [](SampleCtx& c) { return binary_scalar(c); });
   }
   for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
     const std::string n(op);
-    for (const std::string v : {"", "_", ".out"}) add(n + v, [](SampleCtx& c) { return binary(c); }, binary_errors);
+    for (const std::string v : {"", "_", ".out"})
+      add(
+          n + v, [](SampleCtx& c) { return binary(c); }, binary_errors);
   }
   // Integer powers with non-negative exponents (PyTorch's integer pow of a negative exponent is 0).
   auto pow_tensor = [](SampleCtx& c) {
@@ -444,7 +502,8 @@ std::map<std::string, OpInfo> build() {
     return r;
   };
   auto gelu_errors = [](SampleCtx& c) -> Errors {
-    return {E({c.t({3}), "exact"}, "an unknown approximation", "ValueError", "argument 'approximate' must be 'none' or 'tanh', got 'exact'")};
+    return {E({c.t({3}), "exact"}, "an unknown approximation", "ValueError",
+              "argument 'approximate' must be 'none' or 'tanh', got 'exact'")};
   };
   add("gelu", gelu, gelu_errors);
   add("gelu_", gelu, gelu_errors);
@@ -459,8 +518,11 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3}), c.t({2, 3}, kBool)}, "bool src")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), c.t({4})}, "a src that does not broadcast", "ValueError", "[copy_] shapes [2, 3] and [4] cannot be broadcast together: the size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
-                E({c.t({3}), c.t({2, 3})}, "a src of more dims", "ValueError", "[copy_] output with shape [3] doesn't match the broadcast shape [2, 3]")};
+        return {E({c.t({2, 3}), c.t({4})}, "a src that does not broadcast", "ValueError",
+                  "[copy_] shapes [2, 3] and [4] cannot be broadcast together: the size of tensor a (3) must match the "
+                  "size of tensor b (4) at non-singleton dimension 1"),
+                E({c.t({3}), c.t({2, 3})}, "a src of more dims", "ValueError",
+                  "[copy_] output with shape [3] doesn't match the broadcast shape [2, 3]")};
       });
   add("_to_copy", [](SampleCtx& c) -> Samples {
     return {S({c.t({3, 4})}, "same dtype"), S({c.t({2, 3, 4, 5}), kFloat64}, "4-d to float64"),
@@ -486,8 +548,14 @@ std::map<std::string, OpInfo> build() {
 
   // ---- values out of a tensor: the result is the data
   add(
-      "item", [](SampleCtx& c) -> Samples { return {D({c.t({})}, "0-d"), D({c.t({1, 1})}, "one element")}; },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2})}, "two elements", "ValueError", "[item] a Tensor with 2 elements cannot be converted to Scalar")}; });
+      "item",
+      [](SampleCtx& c) -> Samples {
+        return {D({c.t({})}, "0-d"), D({c.t({1, 1})}, "one element")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2})}, "two elements", "ValueError",
+                  "[item] a Tensor with 2 elements cannot be converted to Scalar")};
+      });
   add("equal", [](SampleCtx& c) -> Samples {
     const Tensor x = c.t({3, 4});
     return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"), D({x, c.t({4})}, "other shape"),
@@ -516,8 +584,10 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3, 4, 5}), ints({1}), true}, "4-d, dim 1, keepdim"), S({c.t({0, 3}), ints({0})}, "empty")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), ints({0, 0})}, "a repeated dim", "ValueError", "[sum] dim 0 appears multiple times in the list of dims"),
-                E({c.t({2, 3}), ints({2})}, "a dim out of range", "IndexError", "[sum] dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+        return {E({c.t({2, 3}), ints({0, 0})}, "a repeated dim", "ValueError",
+                  "[sum] dim 0 appears multiple times in the list of dims"),
+                E({c.t({2, 3}), ints({2})}, "a dim out of range", "IndexError",
+                  "[sum] dimension out of range (expected to be in range of [-2, 1], but got 2)")};
       });
   add(
       "mean.dim",
@@ -526,7 +596,10 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3, 4}), ints({0, 2})}, "dims 0 and 2"),
                 S({c.t({2, 3, 4, 5}), ints({-1}), true}, "4-d, last dim")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), ints({2})}, "a dim out of range", "IndexError", "[mean] dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3}), ints({2})}, "a dim out of range", "IndexError",
+                  "[mean] dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+      });
   add("prod.dim_int", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 3, 4}), -1, true}, "last dim, keepdim"), S({c.t({2, 3, 4}), 0}, "dim 0"),
             S({c.t({2, 3}), 1, false, kFloat64}, "to float64")};
@@ -539,12 +612,21 @@ std::map<std::string, OpInfo> build() {
                   S({c.t({3, 4})}, "all dims"), S({c.t({2, 3, 4, 5}), ints({1})}, "4-d")};
         },
         [](SampleCtx& c) -> Errors {
-          return {E({c.t({2, 0}), ints({1})}, "an empty reduction", "IndexError", "cannot reduce over a zero-size dimension: expected reduction dim 1 to have non-zero size")};
+          return {E({c.t({2, 0}), ints({1})}, "an empty reduction", "IndexError",
+                    "cannot reduce over a zero-size dimension: expected reduction dim 1 to have non-zero size")};
         });
   }
   for (const char* op : {"max", "min"}) {
-    add(op, [](SampleCtx& c) -> Samples { return {S({c.distinct({3, 4})}, "[3, 4]"), S({c.t({})}, "0-d")}; },
-        [](SampleCtx& c) -> Errors { return {E({c.t({0, 3})}, "empty", "IndexError", "cannot reduce over a zero-size dimension: expected reduction dim to be specified for input.numel() == 0")}; });
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {S({c.distinct({3, 4})}, "[3, 4]"), S({c.t({})}, "0-d")};
+        },
+        [](SampleCtx& c) -> Errors {
+          return {E({c.t({0, 3})}, "empty", "IndexError",
+                    "cannot reduce over a zero-size dimension: expected reduction dim to be specified for "
+                    "input.numel() == 0")};
+        });
     add(std::string(op) + ".dim", [](SampleCtx& c) -> Samples {
       return {S({c.distinct({2, 3, 4}), 1, true}, "dim 1, keepdim"), S({c.distinct({2, 3, 4}), -1}, "last dim"),
               S({c.distinct({2, 3, 4, 5}), 1}, "4-d")};
@@ -557,7 +639,10 @@ std::map<std::string, OpInfo> build() {
           return {S({c.distinct({3, 4})}, "all"), S({c.distinct({3, 4}), 1, true}, "dim 1, keepdim"),
                   S({c.distinct({3, 4}), 0}, "dim 0"), S({c.distinct({2, 3, 4, 5}), 1}, "4-d")};
         },
-        [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError", "dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+        [](SampleCtx& c) -> Errors {
+          return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError",
+                    "dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+        });
   }
   for (const char* op : {"any", "all"}) {
     add(op, [](SampleCtx& c) -> Samples {
@@ -597,7 +682,8 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3}), kInf}, "inf-norm")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), std::complex<double>(1, 1)}, "a complex p", "TypeError", "[norm] argument 'p': expected a real number, got a complex one")};
+        return {E({c.t({2, 3}), std::complex<double>(1, 1)}, "a complex p", "TypeError",
+                  "[norm] argument 'p': expected a real number, got a complex one")};
       });
   add("norm.ScalarOpt_dim", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 3, 4}), 3, ints({0, 2}), true}, "3-norm over dims 0 and 2, keepdim"),
@@ -616,7 +702,10 @@ std::map<std::string, OpInfo> build() {
           return {S({c.t({2, 3}), 1}, "dim 1"), S({c.t({2, 3}), -2, kFloat64}, "dim -2 to float64"),
                   S({c.t({}), 0}, "0-d"), S({c.t({2, 3, 4, 5}), 1}, "4-d")};
         },
-        [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError", "dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+        [](SampleCtx& c) -> Errors {
+          return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError",
+                    "dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+        });
   }
   for (const char* op : {"softmax.int", "log_softmax.int"}) {
     add(
@@ -625,13 +714,17 @@ std::map<std::string, OpInfo> build() {
           return {S({c.t({2, 3}), 1}, "dim 1"), S({c.t({2, 3}), 0, kFloat64}, "dim 0 to float64"),
                   S({c.t({2, 3, 4, 5}), 1}, "4-d, dim 1"), S({c.t({}), 0}, "0-d")};
         },
-        [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError", "dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+        [](SampleCtx& c) -> Errors {
+          return {E({c.t({2, 3}), 2}, "a dim out of range", "IndexError",
+                    "dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+        });
   }
   // Their out= variants: out is resized (empty, or of the wrong size), or must have the dtype.
   add("sum.IntList_out", [](SampleCtx& c) -> Samples {
-    return {S(c.with_out({c.t({2, 3, 4}), ints({1})}, {c.t({0})}), "dim 1, empty out"),
-            S(c.with_out({c.t({2, 3}), ints({}), false, kFloat64}, {c.t({2, 3}, kFloat64)}), "all, out of another size"),
-            S(c.with_out({c.t({2, 3}), ints({0}), false, kFloat32}, {c.t({0}, kInt64)}), "dtype float32, out int64")};
+    return {
+        S(c.with_out({c.t({2, 3, 4}), ints({1})}, {c.t({0})}), "dim 1, empty out"),
+        S(c.with_out({c.t({2, 3}), ints({}), false, kFloat64}, {c.t({2, 3}, kFloat64)}), "all, out of another size"),
+        S(c.with_out({c.t({2, 3}), ints({0}), false, kFloat32}, {c.t({0}, kInt64)}), "dtype float32, out int64")};
   });
   add("mean.out", [](SampleCtx& c) -> Samples {
     return {S(c.with_out({c.t({2, 3}), ints({0}), true}, {c.t({0})}), "dim 0, keepdim"),
@@ -655,7 +748,8 @@ std::map<std::string, OpInfo> build() {
                 S(c.with_out({c.t({2, 3})}, {c.t({3}, kFloat64)}), "all, out float64")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E(c.with_out({c.t({2, 0}), ints({1})}, {c.t({0})}), "an empty reduction", "IndexError", "[amax] cannot reduce over a zero-size dimension: expected reduction dim 1 to have non-zero size")};
+        return {E(c.with_out({c.t({2, 0}), ints({1})}, {c.t({0})}), "an empty reduction", "IndexError",
+                  "[amax] cannot reduce over a zero-size dimension: expected reduction dim 1 to have non-zero size")};
       });
   add("amin.out", [](SampleCtx& c) -> Samples {
     return {S(c.with_out({c.t({2, 3})}, {c.t({})}), "all, 0-d out"),
@@ -689,8 +783,11 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3, 4, 5}), ints({6, -1})}, "4-d to [6, 20]"), S({c.t({}), ints({1, 1})}, "0-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), ints({5, -1})}, "a size that does not divide", "ValueError", "[view] shape '[5, -1]' is invalid for input of size 12"),
-                E({c.t({4, 3}).t(), ints({12})}, "a transposed tensor flattened", "ValueError", "[view] view size is not compatible with input tensor's size and stride (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead.")};
+        return {E({c.t({3, 4}), ints({5, -1})}, "a size that does not divide", "ValueError",
+                  "[view] shape '[5, -1]' is invalid for input of size 12"),
+                E({c.t({4, 3}).t(), ints({12})}, "a transposed tensor flattened", "ValueError",
+                  "[view] view size is not compatible with input tensor's size and stride (at least one dimension "
+                  "spans across two contiguous subspaces). Use .reshape(...) instead.")};
       });
   add(
       "reshape",
@@ -698,7 +795,10 @@ std::map<std::string, OpInfo> build() {
         return {S({c.t({3, 4}), ints({4, 3})}, "[4, 3]"), S({c.t({3, 4}), ints({-1})}, "flat"),
                 S({c.t({2, 3, 4, 5}), ints({6, -1})}, "4-d to [6, 20]")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), ints({5, 5})}, "another numel", "ValueError", "[reshape] shape '[5, 5]' is invalid for input of size 12")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), ints({5, 5})}, "another numel", "ValueError",
+                  "[reshape] shape '[5, 5]' is invalid for input of size 12")};
+      });
   add(
       "select.int",
       [](SampleCtx& c) -> Samples {
@@ -706,8 +806,10 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3, 4, 5}), 1, 2}, "4-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), 2, 0}, "a dim out of range", "IndexError", "[select] dimension out of range (expected to be in range of [-2, 1], but got 2)"),
-                E({c.t({3, 4}), 0, 3}, "an index out of range", "IndexError", "[select] index 3 out of range for tensor of size [3, 4] at dimension 0")};
+        return {E({c.t({3, 4}), 2, 0}, "a dim out of range", "IndexError",
+                  "[select] dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+                E({c.t({3, 4}), 0, 3}, "an index out of range", "IndexError",
+                  "[select] index 3 out of range for tensor of size [3, 4] at dimension 0")};
       });
   add(
       "slice.Tensor",
@@ -715,23 +817,37 @@ std::map<std::string, OpInfo> build() {
         return {S({c.t({3, 4}), 1, 1, kNone, 2}, "dim 1 from 1, step 2"), S({c.t({3, 4}), 0, -2}, "dim 0 from -2"),
                 S({c.t({3, 4}), 0, 5, 9}, "past the end"), S({c.t({2, 3, 4, 5}), 3, 1, 4}, "4-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 0, 0, 2, 0}, "step 0", "ValueError", "[slice] slice step must be positive, got 0")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 0, 0, 2, 0}, "step 0", "ValueError", "[slice] slice step must be positive, got 0")};
+      });
   add(
       "transpose.int",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({2, 3, 4}), 0, 2}, "dims 0 and 2"), S({c.t({3, 4}), -1, 0}, "dims -1 and 0"),
                 S({c.t({}), 0, -1}, "0-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 0, 3}, "a dim out of range", "IndexError", "[transpose] dimension out of range (expected to be in range of [-2, 1], but got 3)")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 0, 3}, "a dim out of range", "IndexError",
+                  "[transpose] dimension out of range (expected to be in range of [-2, 1], but got 3)")};
+      });
   add(
-      "t", [](SampleCtx& c) -> Samples { return {S({c.t({3, 4})}, "2-d"), S({c.t({4})}, "1-d"), S({c.t({})}, "0-d")}; },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3, 4})}, "3-d", "ValueError", "[t] t() expects a tensor with <= 2 dimensions, but self is 3D")}; });
+      "t",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({3, 4})}, "2-d"), S({c.t({4})}, "1-d"), S({c.t({})}, "0-d")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {
+            E({c.t({2, 3, 4})}, "3-d", "ValueError", "[t] t() expects a tensor with <= 2 dimensions, but self is 3D")};
+      });
   add(
       "unsqueeze",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({3, 4}), 0}, "dim 0"), S({c.t({3, 4}), -1}, "dim -1"), S({c.t({}), 0}, "0-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 3}, "a dim out of range", "IndexError", "[unsqueeze] dimension out of range (expected to be in range of [-3, 2], but got 3)")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 3}, "a dim out of range", "IndexError",
+                  "[unsqueeze] dimension out of range (expected to be in range of [-3, 2], but got 3)")};
+      });
   add(
       "expand",
       [](SampleCtx& c) -> Samples {
@@ -739,8 +855,12 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({3, 1}), ints({-1, 4})}, "-1 keeps a size")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), ints({2, 4})}, "a non-singleton dim", "ValueError", "[expand] the expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
-                E({c.t({3, 4}), ints({4})}, "fewer dims", "ValueError", "[expand] expand(float32 tensor of size [3, 4], size=[4]): the number of sizes provided (1) must be greater or equal to the number of dimensions in the tensor (2)")};
+        return {E({c.t({3, 4}), ints({2, 4})}, "a non-singleton dim", "ValueError",
+                  "[expand] the expanded size of the tensor (2) must match the existing size (3) at non-singleton "
+                  "dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
+                E({c.t({3, 4}), ints({4})}, "fewer dims", "ValueError",
+                  "[expand] expand(float32 tensor of size [3, 4], size=[4]): the number of sizes provided (1) must be "
+                  "greater or equal to the number of dimensions in the tensor (2)")};
       });
   add(
       "as_strided",
@@ -750,7 +870,8 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({3, 4}), ints({3}), ints({0})}, "stride 0")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), ints({-1}), ints({1})}, "a negative size", "ValueError", "[as_strided] negative size -1 in [-1]")};
+        return {E({c.t({3, 4}), ints({-1}), ints({1})}, "a negative size", "ValueError",
+                  "[as_strided] negative size -1 in [-1]")};
       });
   add(
       "flatten.using_ints",
@@ -758,7 +879,10 @@ std::map<std::string, OpInfo> build() {
         return {S({c.t({2, 3, 4})}, "all"), S({c.t({2, 3, 4}), 1}, "from 1"), S({c.t({2, 3, 4}), 0, 1}, "0 to 1"),
                 S({c.t({})}, "0-d"), S({c.t({2, 3, 4, 5}), 1, 2}, "4-d, 1 to 2")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3, 4}), 2, 1}, "start after end", "ValueError", "[flatten] flatten() has invalid args: start_dim cannot come after end_dim")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3, 4}), 2, 1}, "start after end", "ValueError",
+                  "[flatten] flatten() has invalid args: start_dim cannot come after end_dim")};
+      });
   add(
       "permute",
       [](SampleCtx& c) -> Samples {
@@ -766,8 +890,11 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3, 4, 5}), ints({0, 2, 3, 1})}, "4-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), ints({0, 0})}, "a repeated dim", "ValueError", "[permute] dim 0 appears multiple times in the list of dims"),
-                E({c.t({3, 4}), ints({0})}, "too few dims", "ValueError", "[permute] number of dimensions in the tensor input does not match the length of the desired ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 1")};
+        return {E({c.t({3, 4}), ints({0, 0})}, "a repeated dim", "ValueError",
+                  "[permute] dim 0 appears multiple times in the list of dims"),
+                E({c.t({3, 4}), ints({0})}, "too few dims", "ValueError",
+                  "[permute] number of dimensions in the tensor input does not match the length of the desired "
+                  "ordering of dimensions i.e. input.dim() = 2 is not equal to len(dims) = 1")};
       });
   add("squeeze", [](SampleCtx& c) -> Samples {
     return {S({c.t({3, 1, 4})}, "[3, 1, 4]"), S({c.t({1})}, "[1]"), S({c.t({})}, "0-d")};
@@ -777,15 +904,20 @@ std::map<std::string, OpInfo> build() {
       [](SampleCtx& c) -> Samples {
         return {S({c.t({3, 1, 4}), 1}, "size 1"), S({c.t({3, 1, 4}), 0}, "size 3: unchanged"), S({c.t({}), 0}, "0-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 2}, "a dim out of range", "IndexError", "[squeeze] dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 2}, "a dim out of range", "IndexError",
+                  "[squeeze] dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+      });
   add(
       "narrow",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({3, 4}), 1, 1, 2}, "dim 1"), S({c.t({3, 4}), 0, -2, 1}, "negative start")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), 1, 3, 2}, "past the end", "IndexError", "[narrow] start (3) + length (2) exceeds dimension size (4)."),
-                E({c.t({3, 4}), 1, 0, -1}, "a negative length", "ValueError", "[narrow] length must be non-negative, got -1")};
+        return {E({c.t({3, 4}), 1, 3, 2}, "past the end", "IndexError",
+                  "[narrow] start (3) + length (2) exceeds dimension size (4)."),
+                E({c.t({3, 4}), 1, 0, -1}, "a negative length", "ValueError",
+                  "[narrow] length must be non-negative, got -1")};
       });
   add(
       "diagonal",
@@ -793,25 +925,38 @@ std::map<std::string, OpInfo> build() {
         return {S({c.t({3, 4})}, "main"), S({c.t({3, 4}), 1}, "offset 1"), S({c.t({3, 4}), -5}, "offset past the end"),
                 S({c.t({2, 3, 4}), -1, 1, 2}, "dims 1 and 2")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 0, 0, 0}, "one dim twice", "ValueError", "[diagonal] diagonal dimensions cannot be identical 0, 0")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 0, 0, 0}, "one dim twice", "ValueError",
+                  "[diagonal] diagonal dimensions cannot be identical 0, 0")};
+      });
   add(
       "unfold",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({3, 8}), 1, 3, 2}, "size 3 step 2"), S({c.t({5}), 0, 2, 1}, "1-d"), S({c.t({}), 0, 1, 1}, "0-d")};
+        return {S({c.t({3, 8}), 1, 3, 2}, "size 3 step 2"), S({c.t({5}), 0, 2, 1}, "1-d"),
+                S({c.t({}), 0, 1, 1}, "0-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 1, 5, 1}, "a size past the dim", "ValueError", "[unfold] maximum size for tensor at dimension 1 is 4 but size is 5")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 1, 5, 1}, "a size past the dim", "ValueError",
+                  "[unfold] maximum size for tensor at dimension 1 is 4 but size is 5")};
+      });
   add(
       "split.Tensor",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({5, 4}), 2}, "uneven"), S({c.t({3, 4}), 3, 1}, "dim 1"), S({c.t({3, 4}), 0, 1}, "size 0")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), -1}, "a negative size", "ValueError", "[split] expects split_size be non-negative, but got split_size=-1")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), -1}, "a negative size", "ValueError",
+                  "[split] expects split_size be non-negative, but got split_size=-1")};
+      });
   add(
       "chunk",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({5, 4}), 2}, "uneven"), S({c.t({3, 4}), 3, 1}, "dim 1"), S({c.t({3, 4}), 6}, "more chunks than rows")};
+        return {S({c.t({5, 4}), 2}, "uneven"), S({c.t({3, 4}), 3, 1}, "dim 1"),
+                S({c.t({3, 4}), 6}, "more chunks than rows")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({3, 4}), 0}, "0 chunks", "ValueError", "[chunk] expects `chunks` to be greater than 0, got: 0")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 0}, "0 chunks", "ValueError", "[chunk] expects `chunks` to be greater than 0, got: 0")};
+      });
 
   // ---- joins and copies of a new shape
   add(
@@ -824,17 +969,24 @@ std::map<std::string, OpInfo> build() {
                 S({tensors({c.t({2, 3, 4, 5}), c.t({2, 1, 4, 5})}), 1}, "4-d, dim 1")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({tensors({c.t({2, 3}), c.t({2, 4})}), 0}, "sizes that differ off the dim", "ValueError", "[cat] Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the list (shapes [2, 3] and [2, 4])"),
-                E({tensors({c.t({2, 3}), c.t({3})}), 0}, "dims that differ", "ValueError", "[cat] Tensors must have same number of dimensions: got 2 and 1 (tensor number 0 in the list has shape [2, 3], tensor number 1 has shape [3])"),
-                E({tensors({})}, "no tensors: no backend to choose", "NotImplementedError", "[aten::cat] no kernel for dispatch key Undefined")};
+        return {E({tensors({c.t({2, 3}), c.t({2, 4})}), 0}, "sizes that differ off the dim", "ValueError",
+                  "[cat] Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor "
+                  "number 1 in the list (shapes [2, 3] and [2, 4])"),
+                E({tensors({c.t({2, 3}), c.t({3})}), 0}, "dims that differ", "ValueError",
+                  "[cat] Tensors must have same number of dimensions: got 2 and 1 (tensor number 0 in the list has "
+                  "shape [2, 3], tensor number 1 has shape [3])"),
+                E({tensors({})}, "no tensors: no backend to choose", "NotImplementedError",
+                  "[aten::cat] no kernel for dispatch key Undefined")};
       });
   add(
       "stack",
       [](SampleCtx& c) -> Samples {
-        return {S({tensors({c.t({2, 3}), c.t({2, 3})}), 1}, "dim 1"), S({tensors({c.t({3}), c.t({3}), c.t({3})})}, "three")};
+        return {S({tensors({c.t({2, 3}), c.t({2, 3})}), 1}, "dim 1"),
+                S({tensors({c.t({3}), c.t({3}), c.t({3})})}, "three")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({tensors({c.t({2, 3}), c.t({3, 2})})}, "shapes that differ", "ValueError", "[stack] expects each tensor to be equal size, but got [2, 3] at entry 0 and [3, 2] at entry 1")};
+        return {E({tensors({c.t({2, 3}), c.t({3, 2})})}, "shapes that differ", "ValueError",
+                  "[stack] expects each tensor to be equal size, but got [2, 3] at entry 0 and [3, 2] at entry 1")};
       });
   add(
       "repeat",
@@ -843,7 +995,9 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3}), ints({0, 2})}, "0 repeats")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), ints({2})}, "fewer repeats than dims", "ValueError", "[repeat] Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor (repeats [2] for a tensor of shape [2, 3])")};
+        return {E({c.t({2, 3}), ints({2})}, "fewer repeats than dims", "ValueError",
+                  "[repeat] Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor "
+                  "(repeats [2] for a tensor of shape [2, 3])")};
       });
   add(
       "flip",
@@ -851,23 +1005,35 @@ std::map<std::string, OpInfo> build() {
         return {S({c.t({2, 3}), ints({0, -1})}, "both dims"), S({c.t({2, 3}), ints({})}, "no dims"),
                 S({c.t({2, 3, 4, 5}), ints({1})}, "4-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), ints({1, 1})}, "a repeated dim", "ValueError", "[flip] dim 1 appears multiple times in the list of dims")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3}), ints({1, 1})}, "a repeated dim", "ValueError",
+                  "[flip] dim 1 appears multiple times in the list of dims")};
+      });
 
   // ---- matrix products
   add(
-      "mm", [](SampleCtx& c) -> Samples { return {S({c.t({2, 3}), c.t({3, 4})}, "[2, 3] x [3, 4]"), S({c.t({0, 3}), c.t({3, 4})}, "empty")}; },
+      "mm",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 3}), c.t({3, 4})}, "[2, 3] x [3, 4]"), S({c.t({0, 3}), c.t({3, 4})}, "empty")};
+      },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), c.t({4, 4})}, "inner sizes that differ", "ValueError", "[mm] self and mat2 shapes cannot be multiplied ([2, 3] and [4, 4])"),
-                E({c.t({2, 3}), c.t({3})}, "a 1-d operand", "ValueError", "[mm] expected self and mat2 to be 2-D, but got shapes [2, 3] and [3]")};
+        return {E({c.t({2, 3}), c.t({4, 4})}, "inner sizes that differ", "ValueError",
+                  "[mm] self and mat2 shapes cannot be multiplied ([2, 3] and [4, 4])"),
+                E({c.t({2, 3}), c.t({3})}, "a 1-d operand", "ValueError",
+                  "[mm] expected self and mat2 to be 2-D, but got shapes [2, 3] and [3]")};
       });
   add("mm.out", [](SampleCtx& c) -> Samples {
     return {S(c.with_out({c.t({2, 3}), c.t({3, 4})}, {c.t({0})}), "empty out"),
             S(c.with_out({c.t({2, 3}), c.t({3, 5})}, {c.t({2, 5}, kFloat64)}), "out float64")};
   });
   add(
-      "bmm", [](SampleCtx& c) -> Samples { return {S({c.t({2, 2, 3}), c.t({2, 3, 4})}, "batch 2")}; },
+      "bmm",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 2, 3}), c.t({2, 3, 4})}, "batch 2")};
+      },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 2, 3}), c.t({3, 3, 4})}, "batches that differ", "ValueError", "[bmm] batch sizes differ: shapes [2, 2, 3] and [3, 3, 4]")};
+        return {E({c.t({2, 2, 3}), c.t({3, 3, 4})}, "batches that differ", "ValueError",
+                  "[bmm] batch sizes differ: shapes [2, 2, 3] and [3, 3, 4]")};
       });
   add(
       "addmm",
@@ -876,38 +1042,68 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 1}), c.t({2, 3}), c.t({3, 4}), 0, 2}, "beta 0, alpha 2")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3}), c.t({2, 3}), c.t({3, 4})}, "a bias that does not broadcast", "ValueError", "[addmm] shapes [3] and [2, 4] cannot be broadcast together: the size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1")};
+        return {E({c.t({3}), c.t({2, 3}), c.t({3, 4})}, "a bias that does not broadcast", "ValueError",
+                  "[addmm] shapes [3] and [2, 4] cannot be broadcast together: the size of tensor a (3) must match the "
+                  "size of tensor b (4) at non-singleton dimension 1")};
       });
   add(
       "matmul",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({3}), c.t({3})}, "dot"),          S({c.t({2, 3}), c.t({3})}, "matrix-vector"),
-                S({c.t({3}), c.t({3, 4})}, "vector-matrix"), S({c.t({2, 3}), c.t({3, 4})}, "matrix-matrix"),
-                S({c.t({2, 2, 3}), c.t({3, 4})}, "batched"),  S({c.t({2, 1, 2, 3}), c.t({3, 3, 4})}, "broadcast batches")};
+        return {S({c.t({3}), c.t({3})}, "dot"),
+                S({c.t({2, 3}), c.t({3})}, "matrix-vector"),
+                S({c.t({3}), c.t({3, 4})}, "vector-matrix"),
+                S({c.t({2, 3}), c.t({3, 4})}, "matrix-matrix"),
+                S({c.t({2, 2, 3}), c.t({3, 4})}, "batched"),
+                S({c.t({2, 1, 2, 3}), c.t({3, 3, 4})}, "broadcast batches")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), c.t({4})}, "sizes that differ", "ValueError", "[matmul] shapes cannot be multiplied ([2, 3] and [4])")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3}), c.t({4})}, "sizes that differ", "ValueError",
+                  "[matmul] shapes cannot be multiplied ([2, 3] and [4])")};
+      });
 
   // ---- random fills: the values are the generator's (Values::Random)
   add(
-      "uniform_", [](SampleCtx& c) -> Samples { return {S({c.t({2, 3}), -1, 1}, "[-1, 1)"), S({c.t({2, 3, 4, 5})}, "4-d")}; },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 1, 0}, "from above to", "ValueError", "[uniform_] expects to return a [from, to) range, but found from=1 > to=0")}; },
+      "uniform_",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 3}), -1, 1}, "[-1, 1)"), S({c.t({2, 3, 4, 5})}, "4-d")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3}), 1, 0}, "from above to", "ValueError",
+                  "[uniform_] expects to return a [from, to) range, but found from=1 > to=0")};
+      },
       Values::Random);
   add(
-      "normal_", [](SampleCtx& c) -> Samples { return {S({c.t({2, 3}), 0, 2}, "std 2"), S({c.t({2, 3, 4, 5})}, "4-d")}; },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 0, -1}, "a negative std", "ValueError", "[normal_] expects std >= 0.0, but found std -1")}; },
+      "normal_",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 3}), 0, 2}, "std 2"), S({c.t({2, 3, 4, 5})}, "4-d")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {
+            E({c.t({2, 3}), 0, -1}, "a negative std", "ValueError", "[normal_] expects std >= 0.0, but found std -1")};
+      },
       Values::Random);
   add(
       "random_.from",
-      [](SampleCtx& c) -> Samples { return {S({c.t({2, 3}), 0, 5}, "[0, 5)"), S({c.t({2, 3}), 0, kNone}, "to None")}; },
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 3}), 0, 5}, "[0, 5)"), S({c.t({2, 3}), 0, kNone}, "to None")};
+      },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3}), 5, 1}, "from above to", "ValueError", "[random_] expects 'from' to be less than 'to', but got from=5 >= to=1"),
-                E({c.t({2, 3}, kUInt8), -300, kNone}, "from below the dtype's range", "ValueError", "[random_] from=-300 is out of bounds for uint8")};
+        return {E({c.t({2, 3}), 5, 1}, "from above to", "ValueError",
+                  "[random_] expects 'from' to be less than 'to', but got from=5 >= to=1"),
+                E({c.t({2, 3}, kUInt8), -300, kNone}, "from below the dtype's range", "ValueError",
+                  "[random_] from=-300 is out of bounds for uint8")};
       },
       Values::Random);
   add(
       "bernoulli_.float",
-      [](SampleCtx& c) -> Samples { return {S({c.t({2, 3}), 0.5}, "p 0.5"), S({c.t({2, 3, 4, 5}), 1.0}, "4-d, p 1")}; },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3}), 1.5}, "p above 1", "ValueError", "[bernoulli_] expects p to be in [0, 1], but got p=1.5")}; }, Values::Random);
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({2, 3}), 0.5}, "p 0.5"), S({c.t({2, 3, 4, 5}), 1.0}, "4-d, p 1")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {
+            E({c.t({2, 3}), 1.5}, "p above 1", "ValueError", "[bernoulli_] expects p to be in [0, 1], but got p=1.5")};
+      },
+      Values::Random);
 
   // ---- pointwise with several operands
   auto clamp = [](SampleCtx& c) {
@@ -917,7 +1113,8 @@ std::map<std::string, OpInfo> build() {
     return c.schema().arguments().back().is_out() ? add_out(c, r) : r;
   };
   auto clamp_errors = [](SampleCtx& c) -> Errors {
-    return {E(maybe_out(c, {c.t({3, 4}), kNone, kNone}), "neither min nor max", "ValueError", "at least one of 'min' or 'max' must not be None")};
+    return {E(maybe_out(c, {c.t({3, 4}), kNone, kNone}), "neither min nor max", "ValueError",
+              "at least one of 'min' or 'max' must not be None")};
   };
   add("clamp", clamp, clamp_errors);
   add("clamp_", clamp, clamp_errors);
@@ -930,8 +1127,11 @@ std::map<std::string, OpInfo> build() {
     return c.schema().arguments().back().is_out() ? add_out(c, r) : r;
   };
   auto where_errors = [](SampleCtx& c) -> Errors {
-    return {E(maybe_out(c, {c.t({3, 4}, kInt32), c.t({3, 4}), c.t({3, 4})}), "an int32 condition", "TypeError", "[where] expected argument 'condition' to be a bool tensor, but got a tensor with dtype int32"),
-            E(maybe_out(c, {c.mask({3, 4}), c.t({3, 4}), c.t({2, 4})}), "shapes that do not broadcast", "ValueError", "[where] shapes [3, 4] and [2, 4] cannot be broadcast together: the size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0")};
+    return {E(maybe_out(c, {c.t({3, 4}, kInt32), c.t({3, 4}), c.t({3, 4})}), "an int32 condition", "TypeError",
+              "[where] expected argument 'condition' to be a bool tensor, but got a tensor with dtype int32"),
+            E(maybe_out(c, {c.mask({3, 4}), c.t({3, 4}), c.t({2, 4})}), "shapes that do not broadcast", "ValueError",
+              "[where] shapes [3, 4] and [2, 4] cannot be broadcast together: the size of tensor a (3) must match the "
+              "size of tensor b (2) at non-singleton dimension 0")};
   };
   add("where.self", where, where_errors);
   add("where.self_out", where, where_errors);
@@ -941,11 +1141,13 @@ std::map<std::string, OpInfo> build() {
                  S({c.t({2, 3, 4, 5}), c.mask({3, 1, 5}), true}, "4-d, bool value"),
                  S({c.t({3, 4}), c.mask({4}), 70000.0}, "a value out of float16's range"),
                  S({c.t({3, 4}), c.mask({4}), -200}, "a value out of int8's range")};
-    if (c.schema().base_name() == "masked_fill") r.push_back(S({c.t({3, 4}), c.mask({2, 1, 4}), 1}, "a mask of more dims"));
+    if (c.schema().base_name() == "masked_fill")
+      r.push_back(S({c.t({3, 4}), c.mask({2, 1, 4}), 1}, "a mask of more dims"));
     return r;
   };
   auto masked_fill_errors = [](SampleCtx& c) -> Errors {
-    return {E({c.t({3, 4}), c.t({4}, kInt32), 1}, "an int32 mask", "TypeError", "expected argument 'mask' to be a bool tensor, but got dtype int32")};
+    return {E({c.t({3, 4}), c.t({4}, kInt32), 1}, "an int32 mask", "TypeError",
+              "expected argument 'mask' to be a bool tensor, but got dtype int32")};
   };
   add("masked_fill.Scalar", masked_fill, masked_fill_errors);
   add("masked_fill_.Scalar", masked_fill, masked_fill_errors);
@@ -978,7 +1180,8 @@ std::map<std::string, OpInfo> build() {
       "index.Tensor",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({4, 5, 6}), opt_tensors({c.ix({2, 3}, 4)})}, "one index [2, 3]"),
-                S({c.t({4, 5, 6}), opt_tensors({kNone, c.ix({3}, 5), c.ix({2, 1}, 6)})}, "two broadcast indices after a None"),
+                S({c.t({4, 5, 6}), opt_tensors({kNone, c.ix({3}, 5), c.ix({2, 1}, 6)})},
+                  "two broadcast indices after a None"),
                 S({c.t({4, 5, 6}), opt_tensors({c.ix({3}, 4), kNone, c.ix({3}, 6)})}, "indices around a None"),
                 S({c.t({4, 5, 6}), opt_tensors({kNone})}, "only None"),
                 S({c.t({4, 5}), opt_tensors({c.ix({}, 4), c.ix({2}, 5)})}, "a 0-d index"),
@@ -987,10 +1190,16 @@ std::map<std::string, OpInfo> build() {
                 D({c.t({4, 5}), opt_tensors({kNone, c.mask({5}, kUInt8)})}, "a uint8 mask")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({4, 5}), opt_tensors({c.ix({2}, 4), c.ix({3}, 5)})}, "indices that do not broadcast", "IndexError", "[index] shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
-                E({c.t({4, 5}), opt_tensors({c.ix({2}, 4), c.ix({2}, 5), c.ix({2}, 1)})}, "too many indices", "IndexError", "[index] too many indices for tensor of dimension 2 (got 3)"),
-                E({c.t({4, 5}), opt_tensors({c.ix({2}, 4, kFloat32)})}, "a float index", "IndexError", "[index] tensors used as indices must be long, byte or bool tensors, got float32"),
-                E({c.t({2, 3}), opt_tensors({c.mask({3})})}, "a mask of the wrong shape", "IndexError", "[index] the shape of the mask [3] at index 0 does not match the shape of the indexed tensor [2, 3] at index 0")};
+        return {
+            E({c.t({4, 5}), opt_tensors({c.ix({2}, 4), c.ix({3}, 5)})}, "indices that do not broadcast", "IndexError",
+              "[index] shape mismatch: indexing tensors could not be broadcast together with shapes [2], [3]"),
+            E({c.t({4, 5}), opt_tensors({c.ix({2}, 4), c.ix({2}, 5), c.ix({2}, 1)})}, "too many indices", "IndexError",
+              "[index] too many indices for tensor of dimension 2 (got 3)"),
+            E({c.t({4, 5}), opt_tensors({c.ix({2}, 4, kFloat32)})}, "a float index", "IndexError",
+              "[index] tensors used as indices must be long, byte or bool tensors, got float32"),
+            E({c.t({2, 3}), opt_tensors({c.mask({3})})}, "a mask of the wrong shape", "IndexError",
+              "[index] the shape of the mask [3] at index 0 does not match the shape of the indexed tensor [2, 3] at "
+              "index 0")};
       });
   auto index_put = [](SampleCtx& c) -> Samples {
     return {W({c.t({4, 5, 6}), opt_tensors({c.ix_unique(2, 4)}), c.t({5, 6})}, "rows"),
@@ -1000,20 +1209,27 @@ std::map<std::string, OpInfo> build() {
             D({c.t({4, 5}), opt_tensors({c.mask({4, 5})}), c.t({})}, "a bool mask")};
   };
   auto index_put_errors = [](SampleCtx& c) -> Errors {
-    return {E({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4)}), c.t({2, 5})}, "values that do not broadcast", "ValueError", "[index_put_] shape mismatch: value tensor of shape [2, 5] cannot be broadcast to indexing result of shape [3, 5]")};
+    return {E({c.t({4, 5}), opt_tensors({c.ix_unique(3, 4)}), c.t({2, 5})}, "values that do not broadcast",
+              "ValueError",
+              "[index_put_] shape mismatch: value tensor of shape [2, 5] cannot be broadcast to indexing result of "
+              "shape [3, 5]")};
   };
   add("index_put_", index_put, index_put_errors);
   add("index_put", index_put, index_put_errors);
   add(
       "index_select",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({3, 4}), 1, c.ix({5}, 4)}, "dim 1"), S({c.t({3, 4}), -2, c.ix({}, 3, kInt32)}, "a 0-d int32 index"),
+        return {S({c.t({3, 4}), 1, c.ix({5}, 4)}, "dim 1"),
+                S({c.t({3, 4}), -2, c.ix({}, 3, kInt32)}, "a 0-d int32 index"),
                 S({c.t({}), 0, c.ix({1}, 1)}, "0-d self"), S({c.t({2, 3, 4, 5}), 1, c.ix({2}, 3)}, "4-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), 0, c.ix({2, 2}, 3)}, "a 2-d index", "ValueError", "[index_select] argument 'index': expected a 1-d or 0-d tensor, got 2 dims"),
-                E({c.t({3, 4}), 2, c.ix({2}, 3)}, "a dim out of range", "IndexError", "[index_select] dimension out of range (expected to be in range of [-2, 1], but got 2)"),
-                E({c.t({3, 4}), 0, c.ix({2}, 3, kInt8)}, "an int8 index", "TypeError", "[index_select] argument 'index': expected dtype int64 or int32, got int8")};
+        return {E({c.t({3, 4}), 0, c.ix({2, 2}, 3)}, "a 2-d index", "ValueError",
+                  "[index_select] argument 'index': expected a 1-d or 0-d tensor, got 2 dims"),
+                E({c.t({3, 4}), 2, c.ix({2}, 3)}, "a dim out of range", "IndexError",
+                  "[index_select] dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+                E({c.t({3, 4}), 0, c.ix({2}, 3, kInt8)}, "an int8 index", "TypeError",
+                  "[index_select] argument 'index': expected dtype int64 or int32, got int8")};
       });
   add("index_select.out", [](SampleCtx& c) -> Samples {
     return {S(c.with_out({c.t({3, 4}), 0, c.ix({2}, 3)}, {c.t({0})}), "empty out"),
@@ -1027,9 +1243,13 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({}), 0, c.ix({}, 1)}, "0-d"), S({c.t({2, 3, 4, 5}), 1, c.ix({2, 2, 4, 5}, 3)}, "4-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), 1, c.ix({4, 2}, 4)}, "an index larger than self off the dim", "ValueError", "[gather] argument 'index': size 4 does not fit self [3, 4] at dimension 0: index [4, 2] must be no larger than self apart from dimension 1"),
-                E({c.t({3, 4}), 1, c.ix({3}, 4)}, "an index of fewer dims", "ValueError", "[gather] argument 'index': expected the same number of dimensions as self (2), got 1"),
-                E({c.t({3, 4}), 1, c.ix({3, 2}, 4, kInt32)}, "an int32 index", "TypeError", "[gather] argument 'index': expected dtype int64, got int32")};
+        return {E({c.t({3, 4}), 1, c.ix({4, 2}, 4)}, "an index larger than self off the dim", "ValueError",
+                  "[gather] argument 'index': size 4 does not fit self [3, 4] at dimension 0: index [4, 2] must be no "
+                  "larger than self apart from dimension 1"),
+                E({c.t({3, 4}), 1, c.ix({3}, 4)}, "an index of fewer dims", "ValueError",
+                  "[gather] argument 'index': expected the same number of dimensions as self (2), got 1"),
+                E({c.t({3, 4}), 1, c.ix({3, 2}, 4, kInt32)}, "an int32 index", "TypeError",
+                  "[gather] argument 'index': expected dtype int64, got int32")};
       });
   // Each column's rows once (dim 0), so no two writes land on one place.
   auto scatter_index = [](SampleCtx& c) {
@@ -1040,8 +1260,11 @@ std::map<std::string, OpInfo> build() {
             S({c.t({3, 4}), 1, c.ix({3, 0}, 4), c.t({3, 1})}, "an empty index")};
   };
   auto scatter_src_errors = [](SampleCtx& c) -> Errors {
-    return {E({c.t({3, 4}), 1, c.ix({3, 2}, 4), c.t({3, 1})}, "a src smaller than the index", "ValueError", "argument 'index': size 2 does not fit src [3, 1] at dimension 1: index [3, 2] must be no larger than src"),
-            E({c.t({3, 4}), 1, c.ix({3, 2}, 4), c.t({3, 2}, kFloat64)}, "a src of another dtype", "TypeError", "argument 'src': expected dtype float32 (self's), got float64")};
+    return {
+        E({c.t({3, 4}), 1, c.ix({3, 2}, 4), c.t({3, 1})}, "a src smaller than the index", "ValueError",
+          "argument 'index': size 2 does not fit src [3, 1] at dimension 1: index [3, 2] must be no larger than src"),
+        E({c.t({3, 4}), 1, c.ix({3, 2}, 4), c.t({3, 2}, kFloat64)}, "a src of another dtype", "TypeError",
+          "argument 'src': expected dtype float32 (self's), got float64")};
   };
   add("scatter.src", scatter_src, scatter_src_errors);
   add("scatter_.src", scatter_src, scatter_src_errors);
@@ -1063,16 +1286,23 @@ std::map<std::string, OpInfo> build() {
         return {D({c.t({3, 4}), c.mask({4})}, "mask [4]"), D({c.t({3, 4}), c.mask({3, 4}, kUInt8)}, "a uint8 mask")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), c.t({4}, kInt32)}, "an int32 mask", "TypeError", "[masked_select] argument 'mask': expected dtype bool or uint8, got int32"),
-                E({c.t({3, 4}), c.mask({5})}, "a mask that does not broadcast", "ValueError", "[masked_select] shapes [3, 4] and [5] cannot be broadcast together: the size of tensor a (4) must match the size of tensor b (5) at non-singleton dimension 1")};
+        return {E({c.t({3, 4}), c.t({4}, kInt32)}, "an int32 mask", "TypeError",
+                  "[masked_select] argument 'mask': expected dtype bool or uint8, got int32"),
+                E({c.t({3, 4}), c.mask({5})}, "a mask that does not broadcast", "ValueError",
+                  "[masked_select] shapes [3, 4] and [5] cannot be broadcast together: the size of tensor a (4) must "
+                  "match the size of tensor b (5) at non-singleton dimension 1")};
       });
   add("nonzero", [](SampleCtx& c) -> Samples { return {D({c.t({3, 4})}, "[3, 4]"), D({c.t({})}, "0-d")}; });
   add(
       "embedding",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({10, 4}), c.ix({2, 3}, 10)}, "indices [2, 3]"), S({c.t({10, 4}), c.ix({}, 10, kInt32)}, "a 0-d int32 index")};
+        return {S({c.t({10, 4}), c.ix({2, 3}, 10)}, "indices [2, 3]"),
+                S({c.t({10, 4}), c.ix({}, 10, kInt32)}, "a 0-d int32 index")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({10}), c.ix({2}, 10)}, "a 1-d weight", "ValueError", "[embedding] argument 'weight': expected a 2-d tensor, got 1 dims")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({10}), c.ix({2}, 10)}, "a 1-d weight", "ValueError",
+                  "[embedding] argument 'weight': expected a 2-d tensor, got 1 dims")};
+      });
   add(
       "index_fill_.int_Scalar",
       [](SampleCtx& c) -> Samples {
@@ -1080,8 +1310,10 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({}), 0, c.ix({1}, 1), 0}, "0-d self")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), 1, c.ix({2, 1}, 4), 1}, "a 2-d index", "ValueError", "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got 2 dims"),
-                E({c.t({3, 4}), 1, c.ix({2}, 4, kInt32), 1}, "an int32 index", "TypeError", "[index_fill_] argument 'index': expected dtype int64, got int32")};
+        return {E({c.t({3, 4}), 1, c.ix({2, 1}, 4), 1}, "a 2-d index", "ValueError",
+                  "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got 2 dims"),
+                E({c.t({3, 4}), 1, c.ix({2}, 4, kInt32), 1}, "an int32 index", "TypeError",
+                  "[index_fill_] argument 'index': expected dtype int64, got int32")};
       });
   add(
       "masked_scatter_",
@@ -1090,9 +1322,13 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({3, 4}), c.mask({3, 4}, kUInt8), c.t({4, 3})}, "a uint8 mask")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({3, 4}), c.mask({3}), c.t({12})}, "a mask that does not broadcast", "ValueError", "[masked_scatter_] shapes [3, 4] and [3] cannot be broadcast together: the size of tensor a (4) must match the size of tensor b (3) at non-singleton dimension 1"),
-                E({c.t({3, 4}), c.t({4}, kInt64), c.t({12})}, "an int64 mask", "TypeError", "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got int64"),
-                E({c.t({3, 4}), c.mask({2, 3, 4}), c.t({24})}, "a mask of more dims", "ValueError", "[masked_scatter_] argument 'mask': shape [2, 3, 4] does not broadcast to self's shape [3, 4]")};
+        return {E({c.t({3, 4}), c.mask({3}), c.t({12})}, "a mask that does not broadcast", "ValueError",
+                  "[masked_scatter_] shapes [3, 4] and [3] cannot be broadcast together: the size of tensor a (4) must "
+                  "match the size of tensor b (3) at non-singleton dimension 1"),
+                E({c.t({3, 4}), c.t({4}, kInt64), c.t({12})}, "an int64 mask", "TypeError",
+                  "[masked_scatter_] argument 'mask': expected dtype bool or uint8, got int64"),
+                E({c.t({3, 4}), c.mask({2, 3, 4}), c.t({24})}, "a mask of more dims", "ValueError",
+                  "[masked_scatter_] argument 'mask': shape [2, 3, 4] does not broadcast to self's shape [3, 4]")};
       });
 
   // ---- sorting: distinct values, so no tie decides an index
@@ -1102,7 +1338,10 @@ std::map<std::string, OpInfo> build() {
         return {S({c.distinct({2, 3, 4}), 1, true}, "dim 1, descending"), S({c.distinct({2, 3})}, "last dim"),
                 S({c.t({})}, "0-d")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 5}), 2}, "a dim out of range", "IndexError", "[sort] dimension out of range (expected to be in range of [-2, 1], but got 2)")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 5}), 2}, "a dim out of range", "IndexError",
+                  "[sort] dimension out of range (expected to be in range of [-2, 1], but got 2)")};
+      });
   add("sort.stable", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 3}), true, 0}, "stable, dim 0"), S({c.distinct({2, 3}), kNone, -1, true}, "descending")};
   });
@@ -1116,7 +1355,11 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 3}), 0}, "k 0"), S({c.t({}), 1}, "0-d")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 5}), 6}, "k past the dim", "IndexError", "[topk] argument 'k': selected index k out of range (expected 0 <= k <= 5, the size of dim 1, got 6)"), E({c.t({2, 5}), -1}, "negative k", "IndexError", "[topk] argument 'k': selected index k out of range (expected 0 <= k <= 5, the size of dim 1, got -1)")};
+        return {
+            E({c.t({2, 5}), 6}, "k past the dim", "IndexError",
+              "[topk] argument 'k': selected index k out of range (expected 0 <= k <= 5, the size of dim 1, got 6)"),
+            E({c.t({2, 5}), -1}, "negative k", "IndexError",
+              "[topk] argument 'k': selected index k out of range (expected 0 <= k <= 5, the size of dim 1, got -1)")};
       });
   add("sort.values", [](SampleCtx& c) -> Samples {
     return {S(c.with_out({c.distinct({2, 3}), 0}, {c.t({0}), c.t({0}, kInt64)}), "dim 0"),
@@ -1133,25 +1376,41 @@ std::map<std::string, OpInfo> build() {
       "convolution",
       [i1, i0](SampleCtx& c) -> Samples {
         return {S({c.t({2, 4, 6, 5}), c.t({6, 2, 3, 3}), c.t({6}), i1, i1, i1, false, i0, 2}, "groups 2, padding 1"),
-                S({c.t({2, 4, 6, 5}), c.t({3, 4, 2, 2}), kNone, ints({2, 1}), ints({0, 1}), ints({2}), false, ints({0, 0}), 1},
+                S({c.t({2, 4, 6, 5}), c.t({3, 4, 2, 2}), kNone, ints({2, 1}), ints({0, 1}), ints({2}), false,
+                   ints({0, 0}), 1},
                   "stride, padding and dilation per dim"),
                 S({c.t({0, 4, 3, 3}), c.t({5, 4, 3, 3}), c.t({5}), i1, i0, i1, false, i0, 1}, "an empty batch")};
       },
       [i1, i0](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 4, 6, 5});
         return {
-            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, true, i0, 1}, "transposed", "NotImplementedError", "[convolution] transposed convolution is not implemented on the CPU"),
-            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i1, 1}, "output_padding", "ValueError", "[convolution] argument 'output_padding': expected zeros for a non-transposed convolution, got [1]"),
-            E({c.t({4, 6, 5}), c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "a 3-d input", "ValueError", "[convolution] argument 'input': expected a 4-D (N, C, H, W) input, got shape [4, 6, 5]"),
-            E({x, c.t({6, 4, 3, 3}, kFloat64), kNone, i1, i0, i1, false, i0, 1}, "a float64 weight", "TypeError", "[convolution] expected input and weight to have the same dtype, got float32 and float64"),
-            E({x, c.t({6, 3, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "channels that differ", "ValueError", "[convolution] expected input [2, 4, 6, 5] to have 3 channels (weight [6, 3, 3, 3] with groups=1), but got 4 channels"),
-            E({x, c.t({6, 2, 3, 3}), kNone, i1, i0, i1, false, i0, 3}, "groups that do not divide", "ValueError", "[convolution] expected input [2, 4, 6, 5] to have 6 channels (weight [6, 2, 3, 3] with groups=3), but got 4 channels"),
-            E({x, c.t({6, 4, 7, 3}), kNone, i1, i0, i1, false, i0, 1}, "a kernel larger than the input", "ValueError", "[convolution] kernel size (dilated) 7x3 can't be greater than the padded input size 6x5 (input [2, 4, 6, 5], padding [0])"),
-            E({x, c.t({6, 4, 3, 3}), kNone, ints({1, 2, 3}), i0, i1, false, i0, 1}, "three strides", "ValueError", "[convolution] argument 'stride': expected a single int or a tuple of two ints, got [1, 2, 3]"),
-            E({x, c.t({6, 4, 3, 3}), kNone, i0, i0, i1, false, i0, 1}, "stride 0", "ValueError", "[convolution] argument 'stride': expected positive values, got [0]"),
-            E({x, c.t({6, 4, 3, 3}), kNone, i1, ints({-1}), i1, false, i0, 1}, "negative padding", "ValueError", "[convolution] argument 'padding': expected non-negative values, got [-1]"),
-            E({x, c.t({6, 4, 3, 3}), c.t({5}), i1, i0, i1, false, i0, 1}, "a bias of the wrong size", "ValueError", "[convolution] argument 'bias': expected a 1-D tensor of out_channels=6 elements, got shape [5]"),
-            E({x, c.t({6, 4, 3, 3}), c.t({6}, kInt32), i1, i0, i1, false, i0, 1}, "an int32 bias", "TypeError", "[convolution] expected input and bias to have the same dtype, got float32 and int32")};
+            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, true, i0, 1}, "transposed", "NotImplementedError",
+              "[convolution] transposed convolution is not implemented on the CPU"),
+            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i1, 1}, "output_padding", "ValueError",
+              "[convolution] argument 'output_padding': expected zeros for a non-transposed convolution, got [1]"),
+            E({c.t({4, 6, 5}), c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "a 3-d input", "ValueError",
+              "[convolution] argument 'input': expected a 4-D (N, C, H, W) input, got shape [4, 6, 5]"),
+            E({x, c.t({6, 4, 3, 3}, kFloat64), kNone, i1, i0, i1, false, i0, 1}, "a float64 weight", "TypeError",
+              "[convolution] expected input and weight to have the same dtype, got float32 and float64"),
+            E({x, c.t({6, 3, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "channels that differ", "ValueError",
+              "[convolution] expected input [2, 4, 6, 5] to have 3 channels (weight [6, 3, 3, 3] with groups=1), but "
+              "got 4 channels"),
+            E({x, c.t({6, 2, 3, 3}), kNone, i1, i0, i1, false, i0, 3}, "groups that do not divide", "ValueError",
+              "[convolution] expected input [2, 4, 6, 5] to have 6 channels (weight [6, 2, 3, 3] with groups=3), but "
+              "got 4 channels"),
+            E({x, c.t({6, 4, 7, 3}), kNone, i1, i0, i1, false, i0, 1}, "a kernel larger than the input", "ValueError",
+              "[convolution] kernel size (dilated) 7x3 can't be greater than the padded input size 6x5 (input [2, 4, "
+              "6, 5], padding [0])"),
+            E({x, c.t({6, 4, 3, 3}), kNone, ints({1, 2, 3}), i0, i1, false, i0, 1}, "three strides", "ValueError",
+              "[convolution] argument 'stride': expected a single int or a tuple of two ints, got [1, 2, 3]"),
+            E({x, c.t({6, 4, 3, 3}), kNone, i0, i0, i1, false, i0, 1}, "stride 0", "ValueError",
+              "[convolution] argument 'stride': expected positive values, got [0]"),
+            E({x, c.t({6, 4, 3, 3}), kNone, i1, ints({-1}), i1, false, i0, 1}, "negative padding", "ValueError",
+              "[convolution] argument 'padding': expected non-negative values, got [-1]"),
+            E({x, c.t({6, 4, 3, 3}), c.t({5}), i1, i0, i1, false, i0, 1}, "a bias of the wrong size", "ValueError",
+              "[convolution] argument 'bias': expected a 1-D tensor of out_channels=6 elements, got shape [5]"),
+            E({x, c.t({6, 4, 3, 3}), c.t({6}, kInt32), i1, i0, i1, false, i0, 1}, "an int32 bias", "TypeError",
+              "[convolution] expected input and bias to have the same dtype, got float32 and int32")};
       });
   add(
       "conv2d",
@@ -1160,29 +1419,36 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({4, 7, 5}), c.t({3, 4, 3, 2}), kNone, ints({2, 1}), ints({0}), ints({1, 2})}, "unbatched")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({6, 5}), c.t({6, 4, 3, 3})}, "a 2-d input", "ValueError", "[conv2d] argument 'input': expected a 3-D (unbatched) or 4-D (batched) input, got shape [6, 5]")};
+        return {E({c.t({6, 5}), c.t({6, 4, 3, 3})}, "a 2-d input", "ValueError",
+                  "[conv2d] argument 'input': expected a 3-D (unbatched) or 4-D (batched) input, got shape [6, 5]")};
       });
   add(
       "convolution_backward",
       [i1, i0](SampleCtx& c) -> Samples {
         const Tensor x = c.t({2, 4, 6, 5}), w = c.t({6, 2, 3, 3});
-        return {S({c.t({2, 6, 6, 5}), x, w, ints({6}), i1, i1, i1, false, i0, 2, bools({true, true, true})}, "all grads"),
-                S({c.t({2, 3, 2, 5}), x, c.t({3, 4, 2, 2}), kNone, ints({2, 1}), ints({0, 1}), ints({2}), false,
-                   ints({0, 0}), 1, bools({false, true, true})},
-                  "no input grad, stride and dilation"),
-                S({c.t({2, 6, 6, 5}), x, w, ints({6}), i1, i1, i1, false, i0, 2, bools({true, false, false})},
-                  "input grad only")};
+        return {
+            S({c.t({2, 6, 6, 5}), x, w, ints({6}), i1, i1, i1, false, i0, 2, bools({true, true, true})}, "all grads"),
+            S({c.t({2, 3, 2, 5}), x, c.t({3, 4, 2, 2}), kNone, ints({2, 1}), ints({0, 1}), ints({2}), false,
+               ints({0, 0}), 1, bools({false, true, true})},
+              "no input grad, stride and dilation"),
+            S({c.t({2, 6, 6, 5}), x, w, ints({6}), i1, i1, i1, false, i0, 2, bools({true, false, false})},
+              "input grad only")};
       },
       [i1, i0](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 4, 6, 5}), w = c.t({6, 4, 3, 3});
         const IValue mask = bools({true, true, false}), all = bools({true, true, true});
-        return {E({c.t({2, 6, 6, 5}), x, w, kNone, i1, i0, i1, false, i0, 1, mask}, "a grad_output of the wrong shape",
-                  "ValueError", "[convolution_backward] argument 'grad_output': expected shape [2, 6, 4, 3] (the convolution's output), got [2, 6, 6, 5]"),
-                E({c.t({2, 6, 4, 3}, kInt64), x, w, kNone, i1, i0, i1, false, i0, 1, mask}, "an int64 grad_output",
-                  "TypeError", "[convolution_backward] expected grad_output and input to have the same dtype, got int64 and float32"),
-                E({c.t({2, 6, 4, 3}), x, w, ints({5}), i1, i0, i1, false, i0, 1, all}, "bias_sizes not [out_channels]",
-                  "ValueError", "[convolution_backward] argument 'bias_sizes': expected [6], got [5]"),
-                E({c.t({2, 6, 4, 3}), x, w, kNone, i1, i0, i1, true, i0, 1, all}, "transposed", "NotImplementedError", "[convolution_backward] transposed convolution is not implemented on the CPU")};
+        return {
+            E({c.t({2, 6, 6, 5}), x, w, kNone, i1, i0, i1, false, i0, 1, mask}, "a grad_output of the wrong shape",
+              "ValueError",
+              "[convolution_backward] argument 'grad_output': expected shape [2, 6, 4, 3] (the convolution's output), "
+              "got [2, 6, 6, 5]"),
+            E({c.t({2, 6, 4, 3}, kInt64), x, w, kNone, i1, i0, i1, false, i0, 1, mask}, "an int64 grad_output",
+              "TypeError",
+              "[convolution_backward] expected grad_output and input to have the same dtype, got int64 and float32"),
+            E({c.t({2, 6, 4, 3}), x, w, ints({5}), i1, i0, i1, false, i0, 1, all}, "bias_sizes not [out_channels]",
+              "ValueError", "[convolution_backward] argument 'bias_sizes': expected [6], got [5]"),
+            E({c.t({2, 6, 4, 3}), x, w, kNone, i1, i0, i1, true, i0, 1, all}, "transposed", "NotImplementedError",
+              "[convolution_backward] transposed convolution is not implemented on the CPU")};
       });
 
   // ---- pooling
@@ -1196,15 +1462,29 @@ std::map<std::string, OpInfo> build() {
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 7, 6});
-        return {E({x, ints({3}), ints({2}), ints({2})}, "padding over half the kernel", "ValueError", "[max_pool2d_with_indices] argument 'padding': expected non-negative values at most half the kernel size [3], got [2]"),
-                E({x, ints({8})}, "an output too small", "ValueError", "[max_pool2d_with_indices] given input of shape [2, 3, 7, 6], the calculated output size 0x0 is too small (kernel_size [8], stride [], padding [0, 0], dilation [1, 1])"),
-                E({x, ints({2, 2, 2})}, "three kernel sizes", "ValueError", "[max_pool2d_with_indices] argument 'kernel_size': expected a single int or a tuple of two ints, got [2, 2, 2]"),
-                E({x, ints({0})}, "kernel 0", "ValueError", "[max_pool2d_with_indices] argument 'kernel_size': expected positive values, got [0]"),
-                E({x, ints({2}), ints({-1})}, "a negative stride", "ValueError", "[max_pool2d_with_indices] argument 'stride': expected positive values, got [-1]"),
-                E({x, ints({2}), ints({}), ints({0}), ints({0})}, "dilation 0", "ValueError", "[max_pool2d_with_indices] argument 'dilation': expected positive values, got [0]"),
-                E({c.t({3, 7}), ints({2})}, "a 2-d input", "ValueError", "[max_pool2d_with_indices] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape [3, 7]"),
-                E({c.t({2, 0, 7, 6}), ints({2})}, "no channels", "ValueError", "[max_pool2d_with_indices] argument 'self': expected non-zero sizes except the batch, got shape [2, 0, 7, 6]"),
-                E({c.t({1, 2, 4, 4}, kInt32), ints({2})}, "int32", "TypeError", "[max_pool2d_with_indices] argument 'self': expected a floating point tensor, got int32")};
+        return {E({x, ints({3}), ints({2}), ints({2})}, "padding over half the kernel", "ValueError",
+                  "[max_pool2d_with_indices] argument 'padding': expected non-negative values at most half the kernel "
+                  "size [3], got [2]"),
+                E({x, ints({8})}, "an output too small", "ValueError",
+                  "[max_pool2d_with_indices] given input of shape [2, 3, 7, 6], the calculated output size 0x0 is too "
+                  "small (kernel_size [8], stride [], padding [0, 0], dilation [1, 1])"),
+                E({x, ints({2, 2, 2})}, "three kernel sizes", "ValueError",
+                  "[max_pool2d_with_indices] argument 'kernel_size': expected a single int or a tuple of two ints, got "
+                  "[2, 2, 2]"),
+                E({x, ints({0})}, "kernel 0", "ValueError",
+                  "[max_pool2d_with_indices] argument 'kernel_size': expected positive values, got [0]"),
+                E({x, ints({2}), ints({-1})}, "a negative stride", "ValueError",
+                  "[max_pool2d_with_indices] argument 'stride': expected positive values, got [-1]"),
+                E({x, ints({2}), ints({}), ints({0}), ints({0})}, "dilation 0", "ValueError",
+                  "[max_pool2d_with_indices] argument 'dilation': expected positive values, got [0]"),
+                E({c.t({3, 7}), ints({2})}, "a 2-d input", "ValueError",
+                  "[max_pool2d_with_indices] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got "
+                  "shape [3, 7]"),
+                E({c.t({2, 0, 7, 6}), ints({2})}, "no channels", "ValueError",
+                  "[max_pool2d_with_indices] argument 'self': expected non-zero sizes except the batch, got shape [2, "
+                  "0, 7, 6]"),
+                E({c.t({1, 2, 4, 4}, kInt32), ints({2})}, "int32", "TypeError",
+                  "[max_pool2d_with_indices] argument 'self': expected a floating point tensor, got int32")};
       });
   add("max_pool2d", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 3, 7, 6}), ints({3, 2}), ints({2, 1}), ints({1, 0}), ints({1}), true}, "ceil_mode"),
@@ -1223,9 +1503,13 @@ std::map<std::string, OpInfo> build() {
       [pool_indices](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 7, 6}), ind = pool_indices(x);
         return {E({c.t({2, 3, 4, 4}), x, ints({3}), ints({2}), ints({1}), ints({1}), true, ind.to(kInt32)},
-                  "int32 indices", "ValueError", "[max_pool2d_with_indices_backward] argument 'indices': expected an int64 tensor of shape [2, 3, 4, 4], got int32 of shape [2, 3, 4, 4]"),
+                  "int32 indices", "ValueError",
+                  "[max_pool2d_with_indices_backward] argument 'indices': expected an int64 tensor of shape [2, 3, 4, "
+                  "4], got int32 of shape [2, 3, 4, 4]"),
                 E({c.t({2, 3, 4, 3}), x, ints({3}), ints({2}), ints({1}), ints({1}), true, ind},
-                  "a grad_output of the wrong shape", "ValueError", "[max_pool2d_with_indices_backward] argument 'grad_output': expected shape [2, 3, 4, 4] (the output's), got [2, 3, 4, 3]")};
+                  "a grad_output of the wrong shape", "ValueError",
+                  "[max_pool2d_with_indices_backward] argument 'grad_output': expected shape [2, 3, 4, 4] (the "
+                  "output's), got [2, 3, 4, 3]")};
       });
   add(
       "avg_pool2d",
@@ -1236,8 +1520,11 @@ std::map<std::string, OpInfo> build() {
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 7, 6});
-        return {E({x, ints({3}), ints({2}), ints({1}), false, true, 0}, "divisor_override 0", "ValueError", "[avg_pool2d] argument 'divisor_override': expected a non-zero value"),
-                E({x, ints({3}), ints({2}), ints({2})}, "padding over half the kernel", "ValueError", "[avg_pool2d] argument 'padding': expected non-negative values at most half the kernel size [3], got [2]")};
+        return {E({x, ints({3}), ints({2}), ints({1}), false, true, 0}, "divisor_override 0", "ValueError",
+                  "[avg_pool2d] argument 'divisor_override': expected a non-zero value"),
+                E({x, ints({3}), ints({2}), ints({2})}, "padding over half the kernel", "ValueError",
+                  "[avg_pool2d] argument 'padding': expected non-negative values at most half the kernel size [3], got "
+                  "[2]")};
       });
   add(
       "avg_pool2d_backward",
@@ -1248,37 +1535,54 @@ std::map<std::string, OpInfo> build() {
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 7, 6});
-        return {E({c.t({2, 3, 4, 3}), x, ints({3}), ints({2}), ints({1}), true, false, kNone},
-                  "a grad_output of the wrong shape", "ValueError", "[avg_pool2d_backward] argument 'grad_output': expected shape [2, 3, 4, 4] (the output's), got [2, 3, 4, 3]"),
-                E({c.t({2, 3, 4, 4}, kFloat64), x, ints({3}), ints({2}), ints({1}), true, false, kNone},
-                  "a float64 grad_output", "TypeError", "[avg_pool2d_backward] expected grad_output and self to have the same dtype, got float64 and float32")};
+        return {
+            E({c.t({2, 3, 4, 3}), x, ints({3}), ints({2}), ints({1}), true, false, kNone},
+              "a grad_output of the wrong shape", "ValueError",
+              "[avg_pool2d_backward] argument 'grad_output': expected shape [2, 3, 4, 4] (the output's), got [2, 3, 4, "
+              "3]"),
+            E({c.t({2, 3, 4, 4}, kFloat64), x, ints({3}), ints({2}), ints({1}), true, false, kNone},
+              "a float64 grad_output", "TypeError",
+              "[avg_pool2d_backward] expected grad_output and self to have the same dtype, got float64 and float32")};
       });
   add(
       "_adaptive_avg_pool2d",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({2, 3, 7, 6}), ints({3, 2})}, "[3, 2]"), S({c.t({3, 5, 4}), ints({5, 9})}, "unbatched, upsampling"),
+        return {S({c.t({2, 3, 7, 6}), ints({3, 2})}, "[3, 2]"),
+                S({c.t({3, 5, 4}), ints({5, 9})}, "unbatched, upsampling"),
                 S({c.t({2, 3, 7, 6}), ints({0, 2})}, "an empty output")};
       },
       [](SampleCtx& c) -> Errors {
-        return {E({c.t({2, 3, 7, 6}), ints({3, -1})}, "a negative size", "ValueError", "[adaptive_avg_pool2d] argument 'output_size': expected two non-negative sizes, got [3, -1]"),
-                E({c.t({2, 3, 7, 6}), ints({3})}, "one size", "ValueError", "[adaptive_avg_pool2d] argument 'output_size': expected two non-negative sizes, got [3]")};
+        return {E({c.t({2, 3, 7, 6}), ints({3, -1})}, "a negative size", "ValueError",
+                  "[adaptive_avg_pool2d] argument 'output_size': expected two non-negative sizes, got [3, -1]"),
+                E({c.t({2, 3, 7, 6}), ints({3})}, "one size", "ValueError",
+                  "[adaptive_avg_pool2d] argument 'output_size': expected two non-negative sizes, got [3]")};
       });
   add(
       "adaptive_avg_pool2d",
       [](SampleCtx& c) -> Samples {
         return {S({c.t({2, 3, 7, 6}), ints({4})}, "[4]"), S({c.t({3, 5, 4}), ints({1, 1})}, "unbatched, global")};
       },
-      [](SampleCtx& c) -> Errors { return {E({c.t({2, 3, 7, 6}), ints({1, 2, 3})}, "three sizes", "ValueError", "[adaptive_avg_pool2d] argument 'output_size': expected a single int or a tuple of two ints, got [1, 2, 3]")}; });
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3, 7, 6}), ints({1, 2, 3})}, "three sizes", "ValueError",
+                  "[adaptive_avg_pool2d] argument 'output_size': expected a single int or a tuple of two ints, got [1, "
+                  "2, 3]")};
+      });
   add(
       "_adaptive_avg_pool2d_backward",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({2, 3, 3, 2}), c.t({2, 3, 7, 6})}, "[3, 2]"), S({c.t({3, 1, 1}), c.t({3, 5, 4})}, "unbatched, global")};
+        return {S({c.t({2, 3, 3, 2}), c.t({2, 3, 7, 6})}, "[3, 2]"),
+                S({c.t({3, 1, 1}), c.t({3, 5, 4})}, "unbatched, global")};
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 7, 6});
-        return {E({c.t({3, 3, 2}), x}, "dims that differ", "ValueError", "[adaptive_avg_pool2d_backward] expected grad_output of 4 dimensions like self, got shape [3, 3, 2]"),
-                E({c.t({2, 4, 3, 2}), x}, "channels that differ", "ValueError", "[adaptive_avg_pool2d_backward] argument 'grad_output': expected shape [2, 3, 3, 2] (the output's), got [2, 4, 3, 2]"),
-                E({c.t({2, 3, 3, 2}, kInt32), x}, "an int32 grad_output", "TypeError", "[adaptive_avg_pool2d_backward] expected grad_output and self to have the same dtype, got int32 and float32")};
+        return {E({c.t({3, 3, 2}), x}, "dims that differ", "ValueError",
+                  "[adaptive_avg_pool2d_backward] expected grad_output of 4 dimensions like self, got shape [3, 3, 2]"),
+                E({c.t({2, 4, 3, 2}), x}, "channels that differ", "ValueError",
+                  "[adaptive_avg_pool2d_backward] argument 'grad_output': expected shape [2, 3, 3, 2] (the output's), "
+                  "got [2, 4, 3, 2]"),
+                E({c.t({2, 3, 3, 2}, kInt32), x}, "an int32 grad_output", "TypeError",
+                  "[adaptive_avg_pool2d_backward] expected grad_output and self to have the same dtype, got int32 and "
+                  "float32")};
       });
 
   // ---- batch and layer norm
@@ -1292,16 +1596,22 @@ std::map<std::string, OpInfo> build() {
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({4, 3, 5, 2}), w = c.t({3}), b = c.t({3}), rm = c.t({3}), rv = c.t({3});
-        return {E({x, w, b, kNone, rv, false, 0.1, 1e-5}, "evaluation without running stats", "ValueError", "[native_batch_norm] running_mean and running_var must be defined in evaluation mode (training=False)"),
-                E({x, c.t({4}), b, rm, rv, true, 0.1, 1e-5}, "a weight of the wrong length", "ValueError", "[native_batch_norm] argument 'weight': expected a 1-D tensor of 3 elements, got shape [4]"),
-                E({x, w, b, rm, c.t({3}, kInt64), true, 0.1, 1e-5}, "an int64 running_var", "TypeError", "[native_batch_norm] argument 'running_var': expected a floating point tensor, got int64"),
-                E({c.t({4}), w, b, rm, rv, true, 0.1, 1e-5}, "a 1-d input", "ValueError", "[native_batch_norm] argument 'input': expected at least 2 dimensions (N, C, ...), got shape [4]")};
+        return {
+            E({x, w, b, kNone, rv, false, 0.1, 1e-5}, "evaluation without running stats", "ValueError",
+              "[native_batch_norm] running_mean and running_var must be defined in evaluation mode (training=False)"),
+            E({x, c.t({4}), b, rm, rv, true, 0.1, 1e-5}, "a weight of the wrong length", "ValueError",
+              "[native_batch_norm] argument 'weight': expected a 1-D tensor of 3 elements, got shape [4]"),
+            E({x, w, b, rm, c.t({3}, kInt64), true, 0.1, 1e-5}, "an int64 running_var", "TypeError",
+              "[native_batch_norm] argument 'running_var': expected a floating point tensor, got int64"),
+            E({c.t({4}), w, b, rm, rv, true, 0.1, 1e-5}, "a 1-d input", "ValueError",
+              "[native_batch_norm] argument 'input': expected at least 2 dimensions (N, C, ...), got shape [4]")};
       });
   add("batch_norm", [](SampleCtx& c) -> Samples {
-    return {S({c.t({4, 3, 5, 2}), c.t({3}), c.t({3}), c.t({3}), c.uniform({3}, 0.5, 2, c.dtype()), false, 0.1, 1e-5, false},
-              "evaluation"),
-            S({c.t({4, 3}), kNone, kNone, c.t({3}), c.uniform({3}, 0.5, 2, c.dtype()), true, 0.1, 1e-5, false},
-              "training, no weight")};
+    return {
+        S({c.t({4, 3, 5, 2}), c.t({3}), c.t({3}), c.t({3}), c.uniform({3}, 0.5, 2, c.dtype()), false, 0.1, 1e-5, false},
+          "evaluation"),
+        S({c.t({4, 3}), kNone, kNone, c.t({3}), c.uniform({3}, 0.5, 2, c.dtype()), true, 0.1, 1e-5, false},
+          "training, no weight")};
   });
   add(
       "native_batch_norm_backward",
@@ -1316,25 +1626,37 @@ std::map<std::string, OpInfo> build() {
       [](SampleCtx& c) -> Errors {
         const Tensor g = c.t({4, 3, 5, 2}), x = c.t({4, 3, 5, 2}), w = c.t({3}), rm = c.t({3}), rv = c.t({3});
         const IValue all = bools({true, true, true});
-        return {E({g, x, w, rm, rv, c.t({3}), kNone, true, 1e-5, all}, "training without save_invstd", "ValueError", "[native_batch_norm_backward] save_mean and save_invstd must be defined when train=True"),
-                E({g, x, w, kNone, rv, c.t({3}), c.t({3}), false, 1e-5, all}, "evaluation without running stats",
-                  "ValueError", "[native_batch_norm_backward] running_mean and running_var must be defined when train=False"),
-                E({c.t({4, 3, 10}), x, w, rm, rv, c.t({3}), c.t({3}), true, 1e-5, all}, "a grad_out of another shape",
-                  "ValueError", "[native_batch_norm_backward] argument 'grad_out': expected shape [4, 3, 5, 2] (input's), got [4, 3, 10]"),
-                E({g, x, w, rm, rv, c.t({2}), c.t({3}), true, 1e-5, all}, "a save_mean of the wrong length", "ValueError", "[native_batch_norm_backward] argument 'save_mean': expected a 1-D tensor of 3 elements, got shape [2]")};
+        return {
+            E({g, x, w, rm, rv, c.t({3}), kNone, true, 1e-5, all}, "training without save_invstd", "ValueError",
+              "[native_batch_norm_backward] save_mean and save_invstd must be defined when train=True"),
+            E({g, x, w, kNone, rv, c.t({3}), c.t({3}), false, 1e-5, all}, "evaluation without running stats",
+              "ValueError",
+              "[native_batch_norm_backward] running_mean and running_var must be defined when train=False"),
+            E({c.t({4, 3, 10}), x, w, rm, rv, c.t({3}), c.t({3}), true, 1e-5, all}, "a grad_out of another shape",
+              "ValueError",
+              "[native_batch_norm_backward] argument 'grad_out': expected shape [4, 3, 5, 2] (input's), got [4, 3, "
+              "10]"),
+            E({g, x, w, rm, rv, c.t({2}), c.t({3}), true, 1e-5, all}, "a save_mean of the wrong length", "ValueError",
+              "[native_batch_norm_backward] argument 'save_mean': expected a 1-D tensor of 3 elements, got shape [2]")};
       });
   add(
       "native_layer_norm",
       [](SampleCtx& c) -> Samples {
         const Tensor x = c.t({2, 3, 4});
-        return {S({x, ints({4}), c.t({4}), c.t({4}), 1e-5}, "last dim"), S({x, ints({3, 4}), c.t({3, 4}), c.t({3, 4}), 1e-5}, "two dims"),
-                S({c.t({0, 4}), ints({4}), kNone, kNone, 1e-5}, "empty"), S({x, ints({}), kNone, kNone, 1e-5}, "no dims")};
+        return {S({x, ints({4}), c.t({4}), c.t({4}), 1e-5}, "last dim"),
+                S({x, ints({3, 4}), c.t({3, 4}), c.t({3, 4}), 1e-5}, "two dims"),
+                S({c.t({0, 4}), ints({4}), kNone, kNone, 1e-5}, "empty"),
+                S({x, ints({}), kNone, kNone, 1e-5}, "no dims")};
       },
       [](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 3, 4});
-        return {E({x, ints({3}), kNone, kNone, 1e-5}, "a normalized_shape that is not the input's end", "ValueError", "[native_layer_norm] given normalized_shape=[3], expected the input's trailing dimensions to match it, but got input of shape [2, 3, 4]"),
-                E({x, ints({3, 4}), c.t({12}), c.t({3, 4}), 1e-5}, "a weight of another shape", "ValueError", "[native_layer_norm] argument 'weight': expected shape [3, 4] (normalized_shape), got [12]"),
-                E({x, ints({3, 4}), c.t({3, 4}), c.t({3, 4}, kInt32), 1e-5}, "an int32 bias", "TypeError", "[native_layer_norm] argument 'bias': expected a floating point tensor, got int32")};
+        return {E({x, ints({3}), kNone, kNone, 1e-5}, "a normalized_shape that is not the input's end", "ValueError",
+                  "[native_layer_norm] given normalized_shape=[3], expected the input's trailing dimensions to match "
+                  "it, but got input of shape [2, 3, 4]"),
+                E({x, ints({3, 4}), c.t({12}), c.t({3, 4}), 1e-5}, "a weight of another shape", "ValueError",
+                  "[native_layer_norm] argument 'weight': expected shape [3, 4] (normalized_shape), got [12]"),
+                E({x, ints({3, 4}), c.t({3, 4}), c.t({3, 4}, kInt32), 1e-5}, "an int32 bias", "TypeError",
+                  "[native_layer_norm] argument 'bias': expected a floating point tensor, got int32")};
       });
   add("layer_norm", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 3, 4}), ints({4})}, "last dim"),
@@ -1344,18 +1666,22 @@ std::map<std::string, OpInfo> build() {
       "native_layer_norm_backward",
       [](SampleCtx& c) -> Samples {
         const Tensor g = c.t({2, 3, 4}), x = c.t({2, 3, 4});
-        return {S({g, x, ints({3, 4}), c.t({2, 1, 1}), c.t({2, 1, 1}), c.t({3, 4}), c.t({3, 4}), bools({true, true, true})},
-                  "two dims"),
-                S({g, x, ints({4}), c.t({2, 3, 1}), c.t({6}), kNone, kNone, bools({true, false, true})},
-                  "last dim, flat rstd, no weight")};
+        return {
+            S({g, x, ints({3, 4}), c.t({2, 1, 1}), c.t({2, 1, 1}), c.t({3, 4}), c.t({3, 4}), bools({true, true, true})},
+              "two dims"),
+            S({g, x, ints({4}), c.t({2, 3, 1}), c.t({6}), kNone, kNone, bools({true, false, true})},
+              "last dim, flat rstd, no weight")};
       },
       [](SampleCtx& c) -> Errors {
         const Tensor g = c.t({2, 3, 4}), x = c.t({2, 3, 4}), m = c.t({2, 1, 1}), r = c.t({2, 1, 1});
         const Tensor w = c.t({3, 4}), b = c.t({3, 4});
         const IValue all = bools({true, true, true});
-        return {E({g, x, ints({3, 4}), c.t({3}), r, w, b, all}, "a mean of the wrong size", "ValueError", "[native_layer_norm_backward] argument 'mean': expected 2 elements (one per row), got shape [3]"),
-                E({c.t({2, 12}), x, ints({3, 4}), m, r, w, b, all}, "a grad_out of another shape", "ValueError", "[native_layer_norm_backward] argument 'grad_out': expected shape [2, 3, 4] (input's), got [2, 12]"),
-                E({g, x, ints({3, 4}), m, r, w, c.t({4}), all}, "a bias of the wrong shape", "ValueError", "[native_layer_norm_backward] argument 'bias': expected shape [3, 4] (normalized_shape), got [4]")};
+        return {E({g, x, ints({3, 4}), c.t({3}), r, w, b, all}, "a mean of the wrong size", "ValueError",
+                  "[native_layer_norm_backward] argument 'mean': expected 2 elements (one per row), got shape [3]"),
+                E({c.t({2, 12}), x, ints({3, 4}), m, r, w, b, all}, "a grad_out of another shape", "ValueError",
+                  "[native_layer_norm_backward] argument 'grad_out': expected shape [2, 3, 4] (input's), got [2, 12]"),
+                E({g, x, ints({3, 4}), m, r, w, c.t({4}), all}, "a bias of the wrong shape", "ValueError",
+                  "[native_layer_norm_backward] argument 'bias': expected shape [3, 4] (normalized_shape), got [4]")};
       });
   return db;
 }
@@ -1389,8 +1715,7 @@ const std::vector<KnownFailure>& known_failures() {
         {"meta", "aten::native_batch_norm", "expanded | training",
          "expanded (stride 0) running stats: the cpu's float16/bfloat16 path raises writing them (copy_), its "
          "float32/float64 path, meta and PyTorch do not"},
-        {"meta", "aten::batch_norm", "expanded | training",
-         "expanded running stats: as native_batch_norm"},
+        {"meta", "aten::batch_norm", "expanded | training", "expanded running stats: as native_batch_norm"},
     };
     // Version counters (Note [Backend op harness]): a write that does not bump them. These go away
     // when one layer bumps the counter of every Tensor(a!) argument.

@@ -59,7 +59,8 @@ struct ErrorInput {
 // seeded random source (the same samples every run).
 class SampleCtx {
  public:
-  SampleCtx(const FunctionSchema& schema, ScalarType dtype, uint64_t seed) : schema_(schema), dtype_(dtype), rng_(seed) {}
+  SampleCtx(const FunctionSchema& schema, ScalarType dtype, uint64_t seed)
+      : schema_(schema), dtype_(dtype), rng_(seed) {}
   const FunctionSchema& schema() const { return schema_; }
   ScalarType dtype() const { return dtype_; }
 

@@ -84,15 +84,20 @@ std::vector<std::string> ops_under_test() {
 // ---- layouts: the same values in other strides -------------------------------------------------
 
 enum class MemLayout { Contiguous, Transposed, Sliced, Expanded, ChannelsLast };
-constexpr MemLayout kLayouts[] = {MemLayout::Contiguous, MemLayout::Transposed, MemLayout::Sliced,
-                                  MemLayout::Expanded, MemLayout::ChannelsLast};
+constexpr MemLayout kLayouts[] = {MemLayout::Contiguous, MemLayout::Transposed, MemLayout::Sliced, MemLayout::Expanded,
+                                  MemLayout::ChannelsLast};
 const char* layout_name(MemLayout l) {
   switch (l) {
-    case MemLayout::Contiguous: return "contiguous";
-    case MemLayout::Transposed: return "transposed";
-    case MemLayout::Sliced: return "sliced";
-    case MemLayout::Expanded: return "expanded";
-    default: return "channels-last";
+    case MemLayout::Contiguous:
+      return "contiguous";
+    case MemLayout::Transposed:
+      return "transposed";
+    case MemLayout::Sliced:
+      return "sliced";
+    case MemLayout::Expanded:
+      return "expanded";
+    default:
+      return "channels-last";
   }
 }
 
@@ -123,7 +128,8 @@ Tensor relayout(const Tensor& t, MemLayout l) {
       Tensor base = ember::zeros({s[0], s[2], s[3], s[1]}, t.dtype()).permute({0, 3, 1, 2});
       return base.copy_(t);
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -180,8 +186,7 @@ Tensor to_device(const Tensor& t, Device dev, std::map<const StorageImpl*, Tenso
 }
 
 bool is_device_type(const TypePtr& t) {
-  return t->kind() == TypeKind::Device ||
-         (t->kind() == TypeKind::Optional && t->element()->kind() == TypeKind::Device);
+  return t->kind() == TypeKind::Device || (t->kind() == TypeKind::Optional && t->element()->kind() == TypeKind::Device);
 }
 
 struct Outcome {
@@ -208,7 +213,8 @@ Outcome run(const OperatorHandle& op, const SampleInput& s, Device dev, uint64_t
   Stack stack;
   for (const IValue& a : r.args) stack.push_back(a);
   std::vector<uint64_t> versions;
-  for (const IValue& a : r.args) versions.push_back(a.isTensor() && a.toTensor().defined() ? a.toTensor()._version() : 0);
+  for (const IValue& a : r.args)
+    versions.push_back(a.isTensor() && a.toTensor().defined() ? a.toTensor()._version() : 0);
   manual_seed(seed);
   try {
     op.callBoxed(stack);
@@ -235,11 +241,16 @@ Outcome run(const OperatorHandle& op, const SampleInput& s, Device dev, uint64_t
 // Per-dtype tolerances (PyTorch's assert_close defaults): |a - b| <= atol + rtol * |b|.
 std::pair<double, double> tolerances(ScalarType t) {
   switch (t) {
-    case kFloat16: return {1e-3, 1e-5};
-    case kBFloat16: return {1.6e-2, 1e-5};
-    case kFloat32: return {1.3e-6, 1e-5};
-    case kFloat64: return {1e-7, 1e-7};
-    default: return {0, 0};
+    case kFloat16:
+      return {1e-3, 1e-5};
+    case kBFloat16:
+      return {1.6e-2, 1e-5};
+    case kFloat32:
+      return {1.3e-6, 1e-5};
+    case kFloat64:
+      return {1e-7, 1e-7};
+    default:
+      return {0, 0};
   }
 }
 
@@ -311,7 +322,8 @@ struct Comparer {
   }
 
   void values_of(const std::string& where, const IValue& c, const IValue& b, Device dev) {
-    if (c.tag() != b.tag()) return fail(where, "cpu gives " + std::string(c.tag_name()) + ", backend " + std::string(b.tag_name()));
+    if (c.tag() != b.tag())
+      return fail(where, "cpu gives " + std::string(c.tag_name()) + ", backend " + std::string(b.tag_name()));
     if (c.isTensor()) return tensors(where, c.toTensor(), b.toTensor(), dev);
     if (c.isTensorList()) {
       const auto &cl = c.toTensorVector(), &bl = b.toTensorVector();
@@ -362,15 +374,18 @@ struct Comparer {
         if (!c.outs[i].toTensor().is_same(c.args[j].toTensor()))
           fail("output " + std::to_string(i), "cpu does not return its argument " + schema.arguments()[j].name());
         if (!b.outs[i].toTensor().is_same(b.args[j].toTensor()))
-          fail("output " + std::to_string(i), be.name + " does not return its argument " + schema.arguments()[j].name());
+          fail("output " + std::to_string(i),
+               be.name + " does not return its argument " + schema.arguments()[j].name());
       }
     }
     // Every Tensor(a!) argument is written: its version counter moves (autograd relies on it).
     for (size_t j = 0; j < schema.arguments().size(); ++j) {
       const auto& alias = schema.arguments()[j].alias_info();
       if (!alias || !alias->is_write || !c.args[j].isTensor() || !c.args[j].toTensor().defined()) continue;
-      if (j >= c.bumped.size() || !c.bumped[j]) fail("argument " + schema.arguments()[j].name(), "cpu did not bump its version");
-      if (j >= b.bumped.size() || !b.bumped[j]) fail("argument " + schema.arguments()[j].name(), be.name + " did not bump its version");
+      if (j >= c.bumped.size() || !c.bumped[j])
+        fail("argument " + schema.arguments()[j].name(), "cpu did not bump its version");
+      if (j >= b.bumped.size() || !b.bumped[j])
+        fail("argument " + schema.arguments()[j].name(), be.name + " did not bump its version");
     }
     for (size_t j = 0; j < c.args.size(); ++j) {
       if (c.args[j].isTensor() || c.args[j].isTensorList() || c.args[j].isList())
@@ -408,8 +423,8 @@ struct Summary {
   std::set<std::string> dtypes_ok, dtypes_rejected;
   std::string str(const std::string& op) const {
     std::ostringstream os;
-    os << op << ": " << samples << " samples run (" << cpu_ok << " ran on cpu, " << cpu_errors
-       << " raised on cpu), " << errors_checked << " error inputs\n  dtypes run:";
+    os << op << ": " << samples << " samples run (" << cpu_ok << " ran on cpu, " << cpu_errors << " raised on cpu), "
+       << errors_checked << " error inputs\n  dtypes run:";
     for (const auto& d : dtypes_ok) os << " " << d;
     os << "\n  dtypes that only raised:";
     for (const auto& d : dtypes_rejected)
@@ -441,8 +456,11 @@ TEST_P(BackendOp, MatchesCpu) {
   int failures = 0;
   auto check = [&](const SampleInput& s, const std::string& where, uint64_t seed) -> Outcome {
     const Outcome c = run(op, s, kCPU, seed), b = run(op, s, be.device, seed);
-    const bool compare_values = info.values == Values::Compared || (info.values == Values::Random && be.same_random_stream);
+    const bool compare_values =
+        info.values == Values::Compared || (info.values == Values::Random && be.same_random_stream);
     Comparer cmp{be, compare_values, info.rtol, info.atol};
+    // Errors name their operator first (STYLE.md): "[add] ...".
+    if (c.threw && c.message.rfind('[', 0) != 0) cmp.fail("error", "cpu's message is not led by [op]: " + c.message);
     if (s.reads_data && !be.computes_values && !c.threw) {
       // The CPU succeeded on a call whose result is the data: a backend without data refuses it.
       if (!b.threw || b.kind != "NotImplementedError")
@@ -473,11 +491,13 @@ TEST_P(BackendOp, MatchesCpu) {
       const SampleInput& s = samples[i];
       for (MemLayout l : kLayouts) {
         std::optional<SampleInput> v;
-        if (l == MemLayout::Contiguous) v = s;
-        else if (l != MemLayout::Expanded || s.expand) v = relayout(s, l);
+        if (l == MemLayout::Contiguous)
+          v = s;
+        else if (l != MemLayout::Expanded || s.expand)
+          v = relayout(s, l);
         if (!v) continue;
-        const std::string where =
-            std::string(dtype_name(dt)) + " | " + layout_name(l) + " | " + (s.desc.empty() ? "sample " + std::to_string(i) : s.desc);
+        const std::string where = std::string(dtype_name(dt)) + " | " + layout_name(l) + " | " +
+                                  (s.desc.empty() ? "sample " + std::to_string(i) : s.desc);
         const Outcome c = check(*v, where, fnv1a(where));
         (c.threw ? sum.cpu_errors : sum.cpu_ok)++;
         (c.threw ? sum.dtypes_rejected : sum.dtypes_ok).insert(std::string(dtype_name(dt)));
@@ -491,7 +511,8 @@ TEST_P(BackendOp, MatchesCpu) {
       const Outcome c = check(e.input, where, 0);
       ++sum.errors_checked;
       if (!c.threw) {
-        ADD_FAILURE() << name << " | " << where << ": cpu did not raise (expected " << e.kind << ": " << e.message << ")";
+        ADD_FAILURE() << name << " | " << where << ": cpu did not raise (expected " << e.kind << ": " << e.message
+                      << ")";
       } else if (c.kind != e.kind || c.message.find(e.message) == std::string::npos) {
         ADD_FAILURE() << name << " | " << where << ": cpu raised " << c.kind << ": " << c.message << "\n  expected "
                       << e.kind << " containing: " << e.message;
