@@ -265,7 +265,7 @@ bool close(double a, double b, double rtol, double atol) {
 std::string normalize_device(std::string msg, Device dev) {
   if (dev.type() == kCPU) return msg;
   for (const std::string& name : {dev.str(), Device(dev.type()).str()}) {
-    for (size_t p = msg.find(name); p != std::string::npos; p = msg.find(name, p + 3)) {
+    for (size_t p = msg.find(name); p != std::string::npos; p = msg.find(name, p + 1)) {
       const bool word_start = p == 0 || !std::isalnum(static_cast<unsigned char>(msg[p - 1]));
       const size_t e = p + name.size();
       const bool word_end = e == msg.size() || !std::isalnum(static_cast<unsigned char>(msg[e]));
@@ -289,7 +289,7 @@ struct Comparer {
 
   void fail(const std::string& where, const std::string& what) { problems.push_back(where + ": " + what); }
 
-  // Which argument a result is (same TensorImpl) and which it shares storage with, as "i/j".
+  // Which argument a result is (same TensorImpl) and which it shares storage with (-1: none).
   static std::string alias_of(const Tensor& t, const std::vector<IValue>& args) {
     int same = -1, shares = -1;
     for (size_t i = 0; i < args.size(); ++i) {
@@ -357,17 +357,23 @@ struct Comparer {
     for (size_t i = 0; i < c.outs.size(); ++i) {
       const std::string where = "output " + std::to_string(i);
       values_of(where, c.outs[i], b.outs[i], out_dev);
-      if (c.outs[i].isTensor() && b.outs[i].isTensor() && c.outs[i].toTensor().defined() &&
-          b.outs[i].toTensor().defined()) {
-        const std::string ca = alias_of(c.outs[i].toTensor(), c.args), ba = alias_of(b.outs[i].toTensor(), b.args);
-        if (ca != ba) fail(where, "cpu's " + ca + "\n    " + be.name + "'s " + ba);
+      auto aliases = [&](const std::string& w, const Tensor& ct, const Tensor& bt) {
+        if (!ct.defined() || !bt.defined()) return;
+        const std::string ca = alias_of(ct, c.args), ba = alias_of(bt, b.args);
+        if (ca != ba) fail(w, "cpu's " + ca + "\n    " + be.name + "'s " + ba);
+      };
+      if (c.outs[i].isTensor() && b.outs[i].isTensor()) aliases(where, c.outs[i].toTensor(), b.outs[i].toTensor());
+      if (c.outs[i].isTensorList() && b.outs[i].isTensorList()) {
+        const auto &cl = c.outs[i].toTensorVector(), &bl = b.outs[i].toTensorVector();
+        for (size_t k = 0; k < cl.size() && k < bl.size(); ++k)
+          aliases(where + "[" + std::to_string(k) + "]", cl[k], bl[k]);
       }
     }
     // A result annotated Tensor(a!) is its argument annotated (a!): the same tensor.
     const auto& rets = schema.returns();
     for (size_t i = 0; i < rets.size() && i < c.outs.size(); ++i) {
       const auto& ra = rets[i].alias_info();
-      if (!ra || !ra->is_write || !c.outs[i].isTensor()) continue;
+      if (!ra || !ra->is_write || !c.outs[i].isTensor() || !b.outs[i].isTensor()) continue;
       for (size_t j = 0; j < schema.arguments().size(); ++j) {
         const auto& aa = schema.arguments()[j].alias_info();
         if (!aa || aa->before_sets != ra->before_sets || !c.args[j].isTensor()) continue;
