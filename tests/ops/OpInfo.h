@@ -86,10 +86,9 @@ class SampleCtx {
   // {2, 3, 2, 3} and {}) in the dtype under test, out= arguments empty (resized by the call),
   // Scalars 2, dims 1, other arguments their defaults (or a plain value where there is none).
   std::vector<SampleInput> generic();
-  // The generic arguments for one shape.
-  std::vector<IValue> generic_args(const std::vector<int64_t>& shape);
 
  private:
+  std::vector<IValue> generic_args(const std::vector<int64_t>& shape);
   double value(ScalarType dt);
   const FunctionSchema& schema_;
   ScalarType dtype_;
