@@ -423,6 +423,16 @@ std::string test_name(const testing::TestParamInfo<std::string>& info) {
 
 class BackendOp : public testing::TestWithParam<std::string> {};
 
+// What the whole run covered, printed at its end (CI logs show what a backend was checked on).
+struct Totals : testing::Environment {
+  int ops = 0, samples = 0, cpu_ok = 0, errors_checked = 0;
+  void TearDown() override {
+    std::cout << "[backend ops] " << backend().name << " against the cpu: " << ops << " operators, " << samples
+              << " samples (" << cpu_ok << " ran on the cpu, the rest raised), " << errors_checked << " error inputs\n";
+  }
+};
+Totals& totals = *static_cast<Totals*>(testing::AddGlobalTestEnvironment(new Totals));
+
 // What one operator's run covered, printed when it fails.
 struct Summary {
   int samples = 0, cpu_ok = 0, cpu_errors = 0, errors_checked = 0;
@@ -475,7 +485,6 @@ TEST_P(BackendOp, MatchesCpu) {
     } else {
       cmp.runs(schema, c, b, output_on_cpu);
     }
-    ++sum.samples;
     bool expected = false;
     for (size_t k = 0; k < known.size(); ++k) {
       if (where.find(known[k].sample) != std::string::npos && !cmp.problems.empty()) {
@@ -505,6 +514,7 @@ TEST_P(BackendOp, MatchesCpu) {
         const std::string where = std::string(dtype_name(dt)) + " | " + layout_name(l) + " | " +
                                   (s.desc.empty() ? "sample " + std::to_string(i) : s.desc);
         const Outcome c = check(*v, where, fnv1a(where));
+        ++sum.samples;
         (c.threw ? sum.cpu_errors : sum.cpu_ok)++;
         (c.threw ? sum.dtypes_rejected : sum.dtypes_ok).insert(std::string(dtype_name(dt)));
       }
@@ -531,6 +541,10 @@ TEST_P(BackendOp, MatchesCpu) {
     EXPECT_TRUE(known_hit[k]) << name << ": the known failure '" << known[k].sample << "' (" << known[k].reason
                               << ") passes now: remove it from known_failures() in OpInfo.cpp";
   if (HasFailure()) std::cout << sum.str(name) << "\n";
+  totals.ops += 1;
+  totals.samples += sum.samples;
+  totals.cpu_ok += sum.cpu_ok;
+  totals.errors_checked += sum.errors_checked;
 }
 
 INSTANTIATE_TEST_SUITE_P(Ops, BackendOp, testing::ValuesIn(ops_under_test()), test_name);
