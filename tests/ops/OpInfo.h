@@ -8,9 +8,11 @@
 // every dtype, boxed on the CPU and on the backend under test (EMBER_TEST_BACKEND: meta by
 // default; cuda, hip, ... later), and the two runs must agree: every output's dtype, sizes,
 // strides, storage offset and aliasing (which argument it is, or shares storage with), the
-// arguments after the call (out= and in-place writes), and errors (kind and message, the device
-// name aside). A backend that computes values is compared value by value at per-dtype tolerances
-// (exact for integers and bool, NaN equal to NaN); meta compares the rest.
+// arguments after the call (out= and in-place writes; a Tensor(a!) argument is returned as itself
+// and its version counter moves), and errors (kind and message, the device name aside; led by
+// "[op]"). A backend that computes values is compared value by value at per-dtype tolerances
+// (exact for integers and bool, NaN equal to NaN); meta compares the rest, and raises
+// NotImplementedError where the result is the data (SampleInput::reads_data).
 //
 // Samples come from this table (PyTorch's OpInfo, ggml's test-backend-ops): per operator, a
 // generator of SampleInputs per dtype (tensors made on the CPU) and of ErrorInputs (calls that
