@@ -410,3 +410,57 @@ TEST(Dispatch, BoxedKernelOfMultiOutputOutOperatorReturnsTheOutArguments) {
   EXPECT_EQ(&ra, &a);
   EXPECT_EQ(&rb, &b);
 }
+
+TEST(Boxing, BoxedCallOfAnUnboxedOutKernelOwnsItsResults) {
+  // ops::call on temporaries: the stack holds the only references to the out arguments, so the
+  // boxed adapter must take its own references to the results before it drops the arguments
+  // (ASan reports the use-after-free otherwise).
+  auto def = lib(Library::Kind::DEF, "toutbox");
+  def->def("two.out(Tensor x, *, Tensor(a!) a, Tensor(b!) b) -> (Tensor(a!) a, Tensor(b!) b)");
+  def->def("one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)");
+  def->def("mixed(Tensor(a!) x, Tensor y) -> (Tensor(a!), Tensor)");
+  auto cpu = lib(Library::Kind::IMPL, "toutbox", DispatchKey::CPU);
+  cpu->impl("two.out", [](const Tensor& x, Tensor& a, Tensor& b) -> std::tuple<Tensor&, Tensor&> {
+    a.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 1.f;
+    b.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 2.f;
+    return {a, b};
+  });
+  cpu->impl("one.out", [](const Tensor& x, Tensor& out) -> Tensor& {
+    out.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 3.f;
+    return out;
+  });
+  cpu->impl("mixed", [](Tensor& x, const Tensor& y) -> std::tuple<Tensor&, Tensor> {
+    x.data_ptr<float>()[0] = 4.f;
+    return {x, y};
+  });
+  auto filled = [](float v) {
+    Tensor t = t_cpu();
+    t.data_ptr<float>()[0] = v;
+    return t;
+  };
+  auto first = [](const IValue& v) { return v.toTensor().data_ptr<float>()[0]; };
+
+  IValue r = ops::call("toutbox::two.out", filled(10.f), t_cpu(), t_cpu());
+  ASSERT_TRUE(r.isTuple());
+  ASSERT_EQ(r.toTupleRef().size(), 2u);
+  EXPECT_EQ(first(r.toTupleRef()[0]), 11.f);
+  EXPECT_EQ(first(r.toTupleRef()[1]), 12.f);
+  EXPECT_EQ(r.toTupleRef()[0].toTensor().use_count(), 1);  // the result is the last owner
+  EXPECT_EQ(r.toTupleRef()[1].toTensor().sizes(), IntArrayRef({2}));
+
+  IValue o = ops::call("toutbox::one.out", filled(10.f), t_cpu());
+  EXPECT_EQ(first(o), 13.f);
+  EXPECT_EQ(o.toTensor().use_count(), 1);
+
+  IValue m = ops::call("toutbox::mixed", t_cpu(), filled(5.f));
+  ASSERT_TRUE(m.isTuple());
+  EXPECT_EQ(first(m.toTupleRef()[0]), 4.f);
+  EXPECT_EQ(first(m.toTupleRef()[1]), 5.f);
+  EXPECT_EQ(m.toTupleRef()[0].toTensor().use_count(), 1);
+
+  // With the caller holding the out arguments, the results are those very tensors.
+  Tensor a = t_cpu(), b = t_cpu();
+  IValue held = ops::call("toutbox::two.out", filled(0.f), a, b);
+  EXPECT_TRUE(held.toTupleRef()[0].toTensor().is_same(a));
+  EXPECT_TRUE(held.toTupleRef()[1].toTensor().is_same(b));
+}
