@@ -464,3 +464,84 @@ TEST(Boxing, BoxedCallOfAnUnboxedOutKernelOwnsItsResults) {
   EXPECT_TRUE(held.toTupleRef()[0].toTensor().is_same(a));
   EXPECT_TRUE(held.toTupleRef()[1].toTensor().is_same(b));
 }
+
+TEST(Registration, SchemaReferencesOutliveTheirDef) {
+  // A boxed fallback may hold the schema while another thread undoes the def: the reference
+  // stays valid (the schema is retired, not freed; ASan reported a use-after-free here).
+  auto def = lib(Library::Kind::DEF, "tschemalife");
+  def->def("f(Tensor x, int n=3) -> Tensor");
+  auto h = Dispatcher::singleton().findSchemaOrThrow("tschemalife::f", "");
+  EXPECT_TRUE(h.has_schema());
+  const FunctionSchema& s = h.schema();
+  def.reset();
+  EXPECT_FALSE(h.has_schema());
+  EXPECT_EQ(s.str(), "tschemalife::f(Tensor x, int n=3) -> Tensor");
+  EXPECT_EQ(s.arguments().size(), 2u);
+  std::string e = error_of([&] { h.schema(); });
+  EXPECT_NE(e.find("[tschemalife::f] the operator has kernels but no schema"), std::string::npos) << e;
+  EXPECT_FALSE(Dispatcher::singleton().findSchema("tschemalife::f").has_value());
+}
+
+TEST(Registration, ATransactionBuildsEachTableOnceWhenItEnds) {
+  auto& d = Dispatcher::singleton();
+  Dispatcher::Stats before = d.stats();
+  auto witness = std::make_shared<int>(0);  // captured by one kernel: counts the functor's copies
+  std::unique_ptr<Library> def;
+  {
+    detail::RegistrationTransaction tx;
+    def = lib(Library::Kind::DEF, "tbatch");
+    def->def("f(Tensor x) -> Tensor");
+    def->impl("f", DispatchKey::CPU, [witness](const Tensor& x) { return mark("cpu ", x); });
+    def->impl("f", DispatchKey::Meta, [](const Tensor& x) { return mark("meta ", x); });
+    def->impl("f", DispatchKey::CompositeExplicitAutograd, [](const Tensor& x) { return x; });
+    def->impl("f", DispatchKey::AutogradCPU, CppFunction::makeFallthrough());
+    def->impl("f", DispatchKey::Tracer, CppFunction::makeFallthrough());
+    // Nothing is published before the transaction ends, not even to this thread.
+    EXPECT_FALSE(d.findSchema("tbatch::f").has_value());
+    EXPECT_EQ(d.stats().tables_built, before.tables_built);
+  }
+  Dispatcher::Stats after = d.stats();
+  EXPECT_EQ(after.tables_built - before.tables_built, 1u);  // five impls, one table
+  EXPECT_EQ(after.operators - before.operators, 1u);
+  EXPECT_EQ(after.retired_tables, before.retired_tables);
+  g_trace.clear();
+  Tensor x = t_cpu();
+  EXPECT_TRUE(op("tbatch::f").call(x).is_same(x));
+  EXPECT_EQ(g_trace, "cpu ");
+
+  // Undone in one transaction: one more table, and the published functor is retired, not freed.
+  {
+    detail::RegistrationTransaction tx;
+    def.reset();
+  }
+  Dispatcher::Stats gone = d.stats();
+  EXPECT_EQ(gone.tables_built - after.tables_built, 1u);
+  EXPECT_EQ(gone.retired_tables - after.retired_tables, 1u);
+  EXPECT_EQ(gone.retired_functors - after.retired_functors, 1u);
+  EXPECT_EQ(gone.retired_schemas - after.retired_schemas, 1u);
+  EXPECT_EQ(gone.operators, before.operators);
+  EXPECT_EQ(witness.use_count(), 2);
+}
+
+TEST(Registration, ADiscardedTransactionPublishesNothingAndFreesItsFunctors) {
+  auto& d = Dispatcher::singleton();
+  std::string dump = d.dump();
+  Dispatcher::Stats before = d.stats();
+  auto witness = std::make_shared<int>(0);
+  {
+    detail::RegistrationTransaction tx;
+    auto def = lib(Library::Kind::DEF, "tdiscard");
+    def->def("f(Tensor x) -> Tensor");
+    def->impl("f", DispatchKey::CPU, [witness](const Tensor& x) { return x; });
+    EXPECT_EQ(witness.use_count(), 2);
+    def.reset();  // undone inside: never published, so its functor is freed at once
+    EXPECT_EQ(witness.use_count(), 1);
+    tx.discard();
+  }
+  Dispatcher::Stats after = d.stats();
+  EXPECT_EQ(after.tables_built, before.tables_built);
+  EXPECT_EQ(after.retired_functors, before.retired_functors);
+  EXPECT_EQ(after.retired_schemas, before.retired_schemas);
+  EXPECT_FALSE(d.findSchema("tdiscard::f").has_value());
+  EXPECT_EQ(d.dump(), dump);
+}
