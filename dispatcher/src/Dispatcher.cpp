@@ -477,6 +477,12 @@ Undo registry_fallback(DispatchKey key, CppFunction f, const Provenance& prov) {
   };
 }
 
+void registry_startup_done() {
+  auto& im = DispatcherAccess::impl();
+  WriteLock lock(im);
+  im.retired_tables.clear();
+}
+
 RegistrationTransaction::RegistrationTransaction() {
   ensure_initialized();  // before the writer lock: initialization takes it on its own thread
   auto& im = DispatcherAccess::impl();

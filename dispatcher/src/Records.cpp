@@ -11,6 +11,7 @@
 #include <set>
 
 #include "Registration.h"
+#include "Registry.h"
 #include "ember/plugin/Notes.h"
 
 namespace ember {
@@ -186,6 +187,7 @@ void ensure_initialized() {
   tls_initializing = true;
   struct Done {
     ~Done() {
+      detail::registry_startup_done();  // before any other thread can get past the check above
       tls_initializing = false;
       g_initialized.store(true, std::memory_order_release);
     }

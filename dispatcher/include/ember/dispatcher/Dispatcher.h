@@ -12,9 +12,14 @@
 // functors it points to and an undone schema are retired, not freed, because a reader may still
 // be inside a kernel it found there or hold a reference to the schema; they are freed with the
 // Dispatcher (never: it lives for the process). Registration is rare, so this costs a few KiB per
-// change and keeps the call path free of locks, reference counts and hazard pointers. What was
-// never published (the registrations of a failed plugin: see Note [Registration is published per
-// object] in Library.h) is freed at once. Dispatcher::stats() counts what is retired.
+// change and keeps the call path free of locks, reference counts and hazard pointers. Two
+// exceptions: what was never published (the registrations of a failed plugin: see Note
+// [Registration is published per object] in Library.h) is freed at once, and the tables replaced
+// during start-up (ensure_initialized: the linked libraries, then the default plugins, each
+// published whole) are freed when it ends. No other thread can have read those: handles come
+// from lookups, which wait for start-up, and a call reads its table only before it enters the
+// kernel, so the starting thread holds none across a registration. Dispatcher::stats() counts
+// what is built and retired.
 //
 // The call path (typed): key set = union of the tensor arguments' key sets, plus the thread's
 // included keys, minus its excluded keys, minus the keys whose entry is a fallthrough (masked when
