@@ -281,6 +281,8 @@ class EMBER_API Dispatcher {
   static Dispatcher& singleton();
 
   // "ns::name" and overload ("" for none). Throws ValueError naming close matches when absent.
+  // Lookups see published schemas only: not those of an object still registering (see Note
+  // [Registration is published per object] in Library.h).
   OperatorHandle findSchemaOrThrow(std::string_view name, std::string_view overload);
   // Accepts "ns::name.overload" too.
   std::optional<OperatorHandle> findSchema(std::string_view name, std::string_view overload = {});
