@@ -104,7 +104,7 @@ class EMBER_API OperatorEntry {
   const DispatchTable* table() const { return table_.load(std::memory_order_acquire); }
   const OperatorHandle& handle() const { return handle_; }
 
-  struct State;  // opaque: registrations, guarded by the Dispatcher's mutex
+  struct State;  // opaque: registrations, guarded by the Dispatcher's locks
   ~OperatorEntry();
 
  private:
