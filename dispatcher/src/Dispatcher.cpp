@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "Registry.h"
 
@@ -20,6 +21,8 @@ struct KernelReg {
   std::optional<CppSignature> sig;
   bool fallthrough = false;
   Provenance prov;
+  // A published table points at it: its functor is retired when it goes, not freed.
+  mutable bool published = false;
 };
 
 enum class Source { Kernel, AutogradAlias, CompositeExplicit, CompositeImplicit, Fallback, Missing };
@@ -63,24 +66,60 @@ struct VerboseKernel final : OperatorKernel {
 struct OperatorEntry::State {
   std::string name;      // "ns::name"
   std::string overload;  // "" for none
-  std::optional<FunctionSchema> schema;
+  std::unique_ptr<PublishedSchema> schema;  // the registered def; calls see it once a table does
   Provenance def_prov;
   std::map<int, KernelReg> kernels;  // by DispatchKey value, runtime or alias
   std::string full_name() const { return overload.empty() ? name : name + "." + overload; }
 };
 
+// The operators whose tables an open RegistrationTransaction will rebuild.
+struct Pending {
+  // Touched by this transaction's own registrations, and by nested transactions that ended
+  // without discard(); *_all: a fallback changed, so every operator.
+  std::set<OperatorEntry*> own, kept;
+  bool own_all = false, kept_all = false;
+};
+
+// See Note [Registration is published per object] in Library.h for the two locks.
 struct Dispatcher::Impl {
+  // `writer` is held by a registration for as long as it runs, `mu` briefly by anyone reading
+  // or changing what follows.
+  std::recursive_mutex writer;
   std::mutex mu;
   std::map<std::string, std::unique_ptr<OperatorEntry>> ops;  // by "ns::name[.overload]"
   std::array<std::optional<KernelReg>, kNumRuntimeKeys> fallbacks;
   std::map<std::string, Provenance> namespaces;  // owners of EMBER_LIBRARY(ns)
-  // Replaced tables and the functors and wrappers they referenced: readers may still hold them.
+  std::vector<Pending> pending;                  // open transactions, innermost last
+  // Replaced tables, and the functors, schemas and wrappers they referenced: readers may still
+  // hold them.
   std::vector<std::unique_ptr<const DispatchTable>> retired_tables;
   std::vector<std::shared_ptr<OperatorKernel>> retired_functors;
+  std::vector<std::unique_ptr<const PublishedSchema>> retired_schemas;
   std::vector<std::unique_ptr<OperatorKernel>> wrappers;
+  uint64_t tables_built = 0;
   std::atomic<uint64_t> generation{0};
   bool verbose = verbose_dispatch();
 };
+
+namespace {
+// A registration's locks: the writer lock for its whole length, then the data lock.
+struct WriteLock {
+  explicit WriteLock(Dispatcher::Impl& im) : w(im.writer), m(im.mu) {}
+  std::lock_guard<std::recursive_mutex> w;
+  std::lock_guard<std::mutex> m;
+};
+
+// The table of an operator no registration has published yet: every key missing, no schema.
+const DispatchTable* empty_table() {
+  static const DispatchTable* t = [] {
+    auto* t = new DispatchTable;
+    for (auto& k : t->kernels) k = KernelFunction{nullptr, &missing_kernel, nullptr};
+    for (auto& m : t->non_fallthrough) m = DispatchKeySet::from_raw(~uint64_t{0});
+    return t;
+  }();
+  return t;
+}
+}  // namespace
 
 // The one place that touches the private parts of Dispatcher and OperatorEntry.
 struct DispatcherAccess {
@@ -92,19 +131,16 @@ struct DispatcherAccess {
   static OperatorEntry* make_entry(std::string name, std::string overload) {
     return new OperatorEntry(std::move(name), std::move(overload));
   }
-  static void set_arg_index(OperatorEntry& e, std::vector<int> tensors, int device, int n) {
-    e.tensor_args_ = std::move(tensors);
-    e.device_arg_ = device;
-    e.num_args_ = n;
-  }
 };
 
 OperatorEntry::OperatorEntry(std::string name, std::string overload)
-    : handle_(this), state_(std::make_unique<State>()) {
+    : table_(empty_table()), handle_(this), state_(std::make_unique<State>()) {
   state_->name = std::move(name);
   state_->overload = std::move(overload);
 }
-OperatorEntry::~OperatorEntry() { delete table_.load(); }
+OperatorEntry::~OperatorEntry() {
+  if (const DispatchTable* t = table_.load(); t != empty_table()) delete t;
+}
 
 Dispatcher::Dispatcher() : impl_(std::make_unique<Impl>()) {}
 Dispatcher::~Dispatcher() = default;
@@ -180,12 +216,15 @@ std::string describe(const Choice& c) {
 }
 
 // Builds and publishes a new table for `e`. Caller holds im.mu.
-void recompute(Dispatcher::Impl& im, OperatorEntry& e, const State& st) {
+void recompute(Dispatcher::Impl& im, OperatorEntry& e) {
+  const State& st = DispatcherAccess::state(e);
   auto t = std::make_unique<DispatchTable>();
+  t->schema = st.schema.get();
   std::array<bool, kNumRuntimeKeys> fallthrough{};
   for (int idx = 0; idx < kNumRuntimeKeys; ++idx) {
     Choice c = choose(st, im, idx, nullptr);
     KernelFunction& k = t->kernels[idx];
+    if (c.reg) c.reg->published = true;
     if (!c.reg) {
       k = KernelFunction{nullptr, &missing_kernel, nullptr};
     } else if (c.reg->fallthrough) {
@@ -212,8 +251,37 @@ void recompute(Dispatcher::Impl& im, OperatorEntry& e, const State& st) {
     t->non_fallthrough[b + 1] = DispatchKeySet::from_raw(mask);
   }
   const DispatchTable* old = DispatcherAccess::swap_table(e, t.release());
-  if (old) im.retired_tables.emplace_back(old);
+  if (old != empty_table()) im.retired_tables.emplace_back(old);
+  ++im.tables_built;
   im.generation.fetch_add(1, std::memory_order_relaxed);
+}
+
+// `e` needs a new table: now, or when the open transaction ends. Caller holds a WriteLock.
+void touch(Dispatcher::Impl& im, OperatorEntry& e) {
+  if (im.pending.empty()) {
+    recompute(im, e);
+  } else {
+    im.pending.back().own.insert(&e);
+  }
+}
+// Every operator needs one (a fallback changed).
+void touch_all(Dispatcher::Impl& im) {
+  if (im.pending.empty()) {
+    for (auto& [k, e] : im.ops) recompute(im, *e);
+  } else {
+    im.pending.back().own_all = true;
+  }
+}
+
+// A registration goes: what a published table may point to is kept, the rest freed now.
+void retire_functor(Dispatcher::Impl& im, KernelReg& reg) {
+  if (reg.owner && reg.published) im.retired_functors.push_back(std::move(reg.owner));
+  reg.owner.reset();
+}
+void retire_schema(Dispatcher::Impl& im, OperatorEntry& e, State& st) {
+  // Every table built since this def points at it, so the current one does if any ever did.
+  if (st.schema && e.table()->schema == st.schema.get()) im.retired_schemas.push_back(std::move(st.schema));
+  st.schema.reset();
 }
 
 std::string split_key(std::string_view name, std::string_view overload) {
@@ -229,25 +297,28 @@ std::string split_key(std::string_view name, std::string_view overload) {
 
 namespace {
 
-// Positions of the arguments that decide the key set of a boxed call.
-void index_arguments(OperatorEntry& e, const FunctionSchema* s) {
-  std::vector<int> tensors;
-  int device = -1;
-  int n = s ? static_cast<int>(s->arguments().size()) : 0;
-  for (int i = 0; i < n; ++i) {
-    const Type* t = s->arguments()[i].type().get();
+// The schema with the positions of the arguments that decide the key set of a boxed call.
+std::unique_ptr<PublishedSchema> make_published(FunctionSchema schema) {
+  auto p = std::make_unique<PublishedSchema>(std::move(schema));
+  const auto& args = p->schema.arguments();
+  p->num_args = static_cast<int>(args.size());
+  for (int i = 0; i < p->num_args; ++i) {
+    const Type* t = args[i].type().get();
     if (t->kind() == TypeKind::Optional || t->kind() == TypeKind::List) {
       const Type* el = t->element().get();
       if (el->kind() == TypeKind::Optional) el = el->element().get();
-      if (el->kind() == TypeKind::Tensor) tensors.push_back(i);
-      else if (t->kind() == TypeKind::Optional && el->kind() == TypeKind::Device && device < 0) device = i;
+      if (el->kind() == TypeKind::Tensor) {
+        p->tensor_args.push_back(i);
+      } else if (t->kind() == TypeKind::Optional && el->kind() == TypeKind::Device && p->device_arg < 0) {
+        p->device_arg = i;
+      }
     } else if (t->kind() == TypeKind::Tensor) {
-      tensors.push_back(i);
-    } else if (t->kind() == TypeKind::Device && device < 0) {
-      device = i;
+      p->tensor_args.push_back(i);
+    } else if (t->kind() == TypeKind::Device && p->device_arg < 0) {
+      p->device_arg = i;
     }
   }
-  DispatcherAccess::set_arg_index(e, std::move(tensors), device, n);
+  return p;
 }
 
 OperatorEntry& get_entry(Dispatcher::Impl& im, const std::string& name, const std::string& overload) {
@@ -256,12 +327,16 @@ OperatorEntry& get_entry(Dispatcher::Impl& im, const std::string& name, const st
   if (it != im.ops.end()) return *it->second;
   OperatorEntry* e = DispatcherAccess::make_entry(name, overload);
   im.ops.emplace(key, std::unique_ptr<OperatorEntry>(e));
-  recompute(im, *e, DispatcherAccess::state(*e));
   return *e;
 }
 
-void recompute_all(Dispatcher::Impl& im) {
-  for (auto& [k, e] : im.ops) recompute(im, *e, DispatcherAccess::state(*e));
+// Builds the tables a transaction collected, each once.
+void publish(Dispatcher::Impl& im, const Pending& p) {
+  if (p.kept_all) {
+    for (auto& [k, e] : im.ops) recompute(im, *e);
+  } else {
+    for (OperatorEntry* e : p.kept) recompute(im, *e);
+  }
 }
 
 }  // namespace
@@ -270,7 +345,7 @@ namespace detail {
 
 Undo registry_claim_namespace(const std::string& ns, const Provenance& prov) {
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   auto it = im.namespaces.find(ns);
   if (it != im.namespaces.end())
     EMBER_THROW(RegistrationConflictError,
@@ -281,7 +356,7 @@ Undo registry_claim_namespace(const std::string& ns, const Provenance& prov) {
   im.generation.fetch_add(1);
   return [ns] {
     auto& im = DispatcherAccess::impl();
-    std::lock_guard<std::mutex> g(im.mu);
+    WriteLock lock(im);
     im.namespaces.erase(ns);
     im.generation.fetch_add(1);
   };
@@ -289,13 +364,13 @@ Undo registry_claim_namespace(const std::string& ns, const Provenance& prov) {
 
 Undo registry_def(FunctionSchema schema, const Provenance& prov) {
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   OperatorEntry& e = get_entry(im, schema.name(), schema.overload_name());
   State& st = DispatcherAccess::state(e);
   if (st.schema)
     EMBER_THROW(RegistrationConflictError,
-                "[def] operator '{}' is already defined by {} as '{}'; {} defines it again as '{}'",
-                st.full_name(), st.def_prov.str(), st.schema->str(), prov.str(), schema.str());
+                "[def] operator '{}' is already defined by {} as '{}'; {} defines it again as '{}'", st.full_name(),
+                st.def_prov.str(), st.schema->schema.str(), prov.str(), schema.str());
   for (auto& [key, reg] : st.kernels) {
     if (!reg.sig) continue;
     std::string why = signature_mismatch(schema, *reg.sig);
@@ -305,19 +380,17 @@ Undo registry_def(FunctionSchema schema, const Provenance& prov) {
                      to_string(static_cast<DispatchKey>(key)), st.full_name(), reg.prov.str(),
                      schema.str(), prov.str(), why);
   }
-  st.schema = std::move(schema);
+  st.schema = make_published(std::move(schema));
   st.def_prov = prov;
-  index_arguments(e, &*st.schema);
-  recompute(im, e, st);
+  touch(im, e);
   OperatorEntry* ep = &e;
   return [ep] {
     auto& im = DispatcherAccess::impl();
-    std::lock_guard<std::mutex> g(im.mu);
+    WriteLock lock(im);
     State& st = DispatcherAccess::state(*ep);
-    st.schema.reset();
+    retire_schema(im, *ep, st);
     st.def_prov = {};
-    index_arguments(*ep, nullptr);
-    recompute(im, *ep, st);
+    touch(im, *ep);
   };
 }
 
@@ -329,7 +402,7 @@ Undo registry_impl(const std::string& op, DispatchKey key, CppFunction f, const 
     EMBER_CHECK(is_valid_device_type(*b), "[impl] '{}': dispatch key {} names an unregistered device type", op,
                 to_string(key));
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   OperatorEntry& e = get_entry(im, name, overload);
   State& st = DispatcherAccess::state(e);
   int k = static_cast<int>(key);
@@ -338,10 +411,9 @@ Undo registry_impl(const std::string& op, DispatchKey key, CppFunction f, const 
                 "[impl] operator '{}' already has a {} kernel, registered by {}; {} registers another",
                 st.full_name(), to_string(key), it->second.prov.str(), prov.str());
   if (st.schema && f.signature()) {
-    std::string why = signature_mismatch(*st.schema, *f.signature());
-    EMBER_CHECK_TYPE(why.empty(),
-                     "[impl] the {} kernel for '{}' from {} does not match the schema '{}': {}",
-                     to_string(key), st.full_name(), prov.str(), st.schema->str(), why);
+    std::string why = signature_mismatch(st.schema->schema, *f.signature());
+    EMBER_CHECK_TYPE(why.empty(), "[impl] the {} kernel for '{}' from {} does not match the schema '{}': {}",
+                     to_string(key), st.full_name(), prov.str(), st.schema->schema.str(), why);
   }
   KernelReg reg;
   reg.fn = f.kernel();
@@ -350,17 +422,17 @@ Undo registry_impl(const std::string& op, DispatchKey key, CppFunction f, const 
   reg.fallthrough = f.is_fallthrough();
   reg.prov = prov;
   st.kernels.emplace(k, std::move(reg));
-  recompute(im, e, st);
+  touch(im, e);
   OperatorEntry* ep = &e;
   return [ep, k] {
     auto& im = DispatcherAccess::impl();
-    std::lock_guard<std::mutex> g(im.mu);
+    WriteLock lock(im);
     State& st = DispatcherAccess::state(*ep);
     auto it = st.kernels.find(k);
     if (it == st.kernels.end()) return;
-    if (it->second.owner) im.retired_functors.push_back(std::move(it->second.owner));
+    retire_functor(im, it->second);
     st.kernels.erase(it);
-    recompute(im, *ep, st);
+    touch(im, *ep);
   };
 }
 
@@ -375,7 +447,7 @@ Undo registry_fallback(DispatchKey key, CppFunction f, const Provenance& prov) {
     keys.push_back(static_cast<int>(key));
   }
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   for (int k : keys)
     if (im.fallbacks[k])
       EMBER_THROW(RegistrationConflictError, "[fallback] dispatch key {} already has a fallback, registered by {}; {} registers another",
@@ -388,17 +460,56 @@ Undo registry_fallback(DispatchKey key, CppFunction f, const Provenance& prov) {
     reg.prov = prov;
     im.fallbacks[k] = std::move(reg);
   }
-  recompute_all(im);
+  touch_all(im);
   return [keys] {
     auto& im = DispatcherAccess::impl();
-    std::lock_guard<std::mutex> g(im.mu);
+    WriteLock lock(im);
+    // One functor serves every key of an Autograd fallback: kept once if any table used it.
+    KernelReg gone;
     for (int k : keys) {
       if (!im.fallbacks[k]) continue;
-      if (im.fallbacks[k]->owner) im.retired_functors.push_back(im.fallbacks[k]->owner);
+      gone.published = gone.published || im.fallbacks[k]->published;
+      gone.owner = im.fallbacks[k]->owner;
       im.fallbacks[k].reset();
     }
-    recompute_all(im);
+    retire_functor(im, gone);
+    touch_all(im);
   };
+}
+
+void registry_startup_done() {
+  auto& im = DispatcherAccess::impl();
+  WriteLock lock(im);
+  im.retired_tables.clear();
+}
+
+RegistrationTransaction::RegistrationTransaction() {
+  ensure_initialized();  // before the writer lock: initialization takes it on its own thread
+  auto& im = DispatcherAccess::impl();
+  im.writer.lock();
+  std::lock_guard<std::mutex> g(im.mu);
+  im.pending.emplace_back();
+}
+
+RegistrationTransaction::~RegistrationTransaction() {
+  auto& im = DispatcherAccess::impl();
+  {
+    std::lock_guard<std::mutex> g(im.mu);
+    Pending p = std::move(im.pending.back());
+    im.pending.pop_back();
+    if (!discard_) {
+      p.kept.merge(p.own);
+      p.kept_all = p.kept_all || p.own_all;
+    }
+    if (im.pending.empty()) {
+      publish(im, p);
+    } else {  // the outermost transaction publishes
+      Pending& outer = im.pending.back();
+      outer.kept.merge(p.kept);
+      outer.kept_all = outer.kept_all || p.kept_all;
+    }
+  }
+  im.writer.unlock();
 }
 
 }  // namespace detail
@@ -410,7 +521,8 @@ std::optional<OperatorHandle> Dispatcher::findSchema(std::string_view name, std:
   std::string key = split_key(name, overload);
   std::lock_guard<std::mutex> g(impl_->mu);
   auto it = impl_->ops.find(key);
-  if (it == impl_->ops.end() || !it->second->state_->schema) return std::nullopt;
+  // Published schemas only: an object still registering is not seen.
+  if (it == impl_->ops.end() || !it->second->table()->schema) return std::nullopt;
   return it->second->handle();
 }
 
@@ -421,8 +533,8 @@ OperatorHandle Dispatcher::findSchemaOrThrow(std::string_view name, std::string_
   {
     std::lock_guard<std::mutex> g(impl_->mu);
     for (auto& [k, e] : impl_->ops) {
-      if (!e->state_->schema) continue;
-      if (e->state_->name == name) near.push_back(e->state_->schema->str());
+      const PublishedSchema* s = e->table()->schema;
+      if (s && e->state_->name == name) near.push_back(s->schema.str());
     }
   }
   std::string ns = std::string(name.substr(0, name.find("::")));
@@ -440,99 +552,127 @@ std::vector<OperatorHandle> Dispatcher::operators() {
   std::lock_guard<std::mutex> g(impl_->mu);
   std::vector<OperatorHandle> r;
   for (auto& [k, e] : impl_->ops)
-    if (e->state_->schema) r.push_back(e->handle());
+    if (e->table()->schema) r.push_back(e->handle());
   return r;
 }
 
 uint64_t Dispatcher::generation() const { return impl_->generation.load(); }
 
-std::string Dispatcher::dump_fallbacks() {
+Dispatcher::Stats Dispatcher::stats() {
+  ensure_initialized();  // counts taken before first use would lack the start-up registrations
   std::lock_guard<std::mutex> g(impl_->mu);
+  Stats st;
+  for (auto& [k, e] : impl_->ops) st.operators += e->table()->schema != nullptr;
+  st.tables_built = impl_->tables_built;
+  st.retired_tables = impl_->retired_tables.size();
+  st.retired_functors = impl_->retired_functors.size();
+  st.retired_schemas = impl_->retired_schemas.size();
+  return st;
+}
+
+namespace {
+std::string fallbacks_text(const Dispatcher::Impl& im) {
   std::string s;
   for (int k = 0; k < kNumRuntimeKeys; ++k)
-    if (impl_->fallbacks[k])
-      s += fmt::format("{}: {}{}\n", to_string(static_cast<DispatchKey>(k)), impl_->fallbacks[k]->prov.str(),
-                       impl_->fallbacks[k]->fallthrough ? " (fallthrough)" : "");
+    if (im.fallbacks[k])
+      s += fmt::format("{}: {}{}\n", to_string(static_cast<DispatchKey>(k)), im.fallbacks[k]->prov.str(),
+                       im.fallbacks[k]->fallthrough ? " (fallthrough)" : "");
   return s;
+}
+}  // namespace
+
+std::string Dispatcher::dump_fallbacks() {
+  WriteLock lock(*impl_);
+  return fallbacks_text(*impl_);
 }
 
 std::string Dispatcher::dump() {
   ensure_initialized();  // a dump taken before first use would lack the linked libraries' schemas
+  WriteLock lock(*impl_);  // waits for an object still registering
   std::string s;
-  {
-    std::lock_guard<std::mutex> g(impl_->mu);
-    for (auto& [ns, p] : impl_->namespaces) s += fmt::format("namespace {}: {}\n", ns, p.str());
-    for (auto& [k, e] : impl_->ops) {
-      const State& st = *e->state_;
-      if (!st.schema && st.kernels.empty()) continue;
-      s += st.schema ? fmt::format("{} [{}]\n", st.schema->str(), st.def_prov.str())
-                     : fmt::format("{} (no schema)\n", st.full_name());
-      for (auto& [key, reg] : st.kernels)
-        s += fmt::format("  {}: {}{}\n", to_string(static_cast<DispatchKey>(key)), reg.prov.str(),
-                         reg.fallthrough ? " (fallthrough)" : "");
-    }
+  for (auto& [ns, p] : impl_->namespaces) s += fmt::format("namespace {}: {}\n", ns, p.str());
+  for (auto& [k, e] : impl_->ops) {
+    const State& st = *e->state_;
+    if (!st.schema && st.kernels.empty()) continue;
+    s += st.schema ? fmt::format("{} [{}]\n", st.schema->schema.str(), st.def_prov.str())
+                   : fmt::format("{} (no schema)\n", st.full_name());
+    for (auto& [key, reg] : st.kernels)
+      s += fmt::format("  {}: {}{}\n", to_string(static_cast<DispatchKey>(key)), reg.prov.str(),
+                       reg.fallthrough ? " (fallthrough)" : "");
   }
-  return s + dump_fallbacks();
+  return s + fallbacks_text(*impl_);
 }
 
 // ---- OperatorHandle ----
 
-bool OperatorHandle::has_schema() const {
-  std::lock_guard<std::mutex> g(DispatcherAccess::impl().mu);
-  return entry_->state_->schema.has_value();
-}
+bool OperatorHandle::has_schema() const { return entry_->table()->schema != nullptr; }
 
 const FunctionSchema& OperatorHandle::schema() const {
-  std::lock_guard<std::mutex> g(DispatcherAccess::impl().mu);
-  const State& st = *entry_->state_;
-  EMBER_CHECK(st.schema.has_value(), "[{}] the operator has kernels but no schema: no library defines it (yet)",
-              st.full_name());
-  return *st.schema;
+  const PublishedSchema* s = entry_->table()->schema;
+  EMBER_CHECK(s != nullptr, "[{}] the operator has kernels but no schema: no library defines it (yet)",
+              operator_name());
+  return s->schema;
 }
 
+// The name never changes after the entry is made: no lock.
 std::string OperatorHandle::operator_name() const { return entry_->state_->full_name(); }
 
-DispatchKeySet OperatorHandle::compute_keyset(const Stack& s) const {
-  const OperatorEntry& e = *entry_;
-  int n = e.num_args();
-  EMBER_CHECK(static_cast<int>(s.size()) >= n, "[{}] a boxed call needs {} arguments on the stack, it has {}",
-              operator_name(), n, s.size());
-  const IValue* base = s.end() - n;
+namespace {
+
+// The key set of a boxed call, from the argument positions of the table it will run (none
+// before the operator is defined: then only the thread's included keys).
+DispatchKeySet boxed_keyset(const OperatorHandle& op, const DispatchTable& t, const Stack& s) {
   DispatchKeySet ks;
-  for (int i : e.tensor_args()) {
-    const IValue& v = base[i];
-    if (v.isTensor()) {
-      if (v.toTensor().defined()) ks |= v.toTensor().key_set();
-    } else if (v.isTensorList()) {
-      for (const auto& t : v.toTensorVector())
-        if (t.defined()) ks |= t.key_set();
-    } else if (v.isList()) {
-      for (const auto& x : v.toListRef())
-        if (x.isTensor() && x.toTensor().defined()) ks |= x.toTensor().key_set();
+  if (const PublishedSchema* sch = t.schema) {
+    EMBER_CHECK(static_cast<int>(s.size()) >= sch->num_args,
+                "[{}] a boxed call needs {} arguments on the stack, it has {}", op.operator_name(), sch->num_args,
+                s.size());
+    const IValue* base = s.end() - sch->num_args;
+    for (int i : sch->tensor_args) {
+      const IValue& v = base[i];
+      if (v.isTensor()) {
+        if (v.toTensor().defined()) ks |= v.toTensor().key_set();
+      } else if (v.isTensorList()) {
+        for (const auto& e : v.toTensorVector())
+          if (e.defined()) ks |= e.key_set();
+      } else if (v.isList()) {
+        for (const auto& x : v.toListRef())
+          if (x.isTensor() && x.toTensor().defined()) ks |= x.toTensor().key_set();
+      }
     }
-  }
-  if (ks.empty() && e.device_arg() >= 0) {
-    const IValue& v = base[e.device_arg()];
-    ks = backend_key_set(v.isNone() ? kCPU : v.toDevice().type(), kStrided, false);
+    if (ks.empty() && sch->device_arg >= 0) {
+      const IValue& v = base[sch->device_arg];
+      ks = backend_key_set(v.isNone() ? kCPU : v.toDevice().type(), kStrided, false);
+    }
   }
   const LocalState& tls = detail::tls_local_state;
   return (ks | tls.included) - tls.excluded;
 }
 
-void OperatorHandle::callBoxed(Stack& stack) const { redispatchBoxed(compute_keyset(stack), stack); }
+EMBER_ALWAYS_INLINE void run_boxed(const OperatorHandle& op, const DispatchTable& t, DispatchKeySet ks, Stack& stack) {
+  ks = ks & t.non_fallthrough[ks.highest_backend() + 1];
+  const KernelFunction& k = t.kernels[ks.highest_priority_index()];
+  k.boxed(k.functor, op, ks, &stack);
+}
+
+}  // namespace
+
+DispatchKeySet OperatorHandle::compute_keyset(const Stack& s) const { return boxed_keyset(*this, *entry_->table(), s); }
+
+void OperatorHandle::callBoxed(Stack& stack) const {
+  const DispatchTable* t = entry_->table();  // one snapshot for the key set and the kernel
+  run_boxed(*this, *t, boxed_keyset(*this, *t, stack), stack);
+}
 
 void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack& stack) const {
-  const DispatchTable* t = entry_->table();
-  ks = ks & t->non_fallthrough[ks.highest_backend() + 1];
-  const KernelFunction& k = t->kernels[ks.highest_priority_index()];
-  k.boxed(k.functor, *this, ks, &stack);
+  run_boxed(*this, *entry_->table(), ks, stack);
 }
 
 std::string OperatorHandle::dump_table() const {
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   const State& st = *entry_->state_;
-  std::string s = st.schema ? st.schema->str() + "\n" : st.full_name() + " (no schema)\n";
+  std::string s = st.schema ? st.schema->schema.str() + "\n" : st.full_name() + " (no schema)\n";
   s += "registered:\n";
   for (auto& [key, reg] : st.kernels)
     s += fmt::format("  {}: {}{}\n", to_string(static_cast<DispatchKey>(key)), reg.prov.str(),
@@ -552,7 +692,7 @@ std::string OperatorHandle::explain(const Stack& args) const { return explain(co
 
 std::string OperatorHandle::explain(DispatchKeySet ks) const {
   auto& im = DispatcherAccess::impl();
-  std::lock_guard<std::mutex> g(im.mu);
+  WriteLock lock(im);
   const State& st = *entry_->state_;
   const DispatchTable* t = entry_->table();
   DispatchKeySet masked = ks & t->non_fallthrough[ks.highest_backend() + 1];
@@ -589,7 +729,7 @@ void missing_kernel(OperatorKernel*, const OperatorHandle& op, DispatchKeySet ks
   auto& im = DispatcherAccess::impl();
   std::string msg;
   {
-    std::lock_guard<std::mutex> g(im.mu);
+    WriteLock lock(im);  // a registration in flight on another thread is seen whole or not at all
     const State& st = DispatcherAccess::state(*op.entry());
     DispatchKey key = ks.highest_priority_key();
     std::vector<std::string> trail;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "Registration.h"
+#include "Registry.h"
 #include "ember/plugin/Notes.h"
 
 namespace ember {
@@ -95,6 +96,7 @@ std::string block_name(const LibraryRecord& r) {
   }
 }
 
+// One object's blocks, published together: see Note [Registration is published per object].
 size_t run_records(const ObjectRecords& obj, const std::string& owner) {
   RecordState& st = record_state();
   std::vector<const LibraryRecord*> todo;
@@ -102,9 +104,12 @@ size_t run_records(const ObjectRecords& obj, const std::string& owner) {
     if (!st.done.count(r)) todo.push_back(r);
   std::stable_sort(todo.begin(), todo.end(),
                    [](const LibraryRecord* a, const LibraryRecord* b) { return a->kind < b->kind; });
+  RegistrationTransaction tx;  // outlives `libs`: a failure is undone before the tx ends
   std::vector<std::unique_ptr<Library>> libs;
   RegistrantScope scope(owner);
   for (const LibraryRecord* r : todo) {
+    std::string why;
+    bool conflict = false;
     try {
       EMBER_CHECK(r->abi_version == EMBER_PLUGIN_ABI_VERSION,
                   "built for Ember plugin ABI {}, this libember has ABI {}", r->abi_version,
@@ -114,13 +119,19 @@ size_t run_records(const ObjectRecords& obj, const std::string& owner) {
       auto lib = std::make_unique<Library>(static_cast<Library::Kind>(r->kind), r->ns, key, r->file, r->line);
       r->init(*lib);
       libs.push_back(std::move(lib));
+      continue;
     } catch (const std::exception& e) {
-      bool conflict = dynamic_cast<const RegistrationConflictError*>(&e) != nullptr;
-      std::string msg = fmt::format("[register] {} at {}:{} in '{}' failed: {}", block_name(*r), r->file, r->line,
-                                    owner, e.what());
-      while (!libs.empty()) libs.pop_back();  // undo, newest first
-      throw RegistrationBlockError(msg, conflict);
+      conflict = dynamic_cast<const RegistrationConflictError*>(&e) != nullptr;
+      why = e.what();
+    } catch (...) {  // not a std::exception: its type may live in the object, which may go
+      why = "a non-standard exception";
     }
+    // Outside the handler: the object's exception is destroyed before anything of it is unloaded.
+    while (!libs.empty()) libs.pop_back();  // undo, newest first
+    tx.discard();                           // none of it was ever published
+    throw RegistrationBlockError(
+        fmt::format("[register] {} at {}:{} in '{}' failed: {}", block_name(*r), r->file, r->line, owner, why),
+        conflict);
   }
   for (auto* r : todo) st.done.insert(r);
   for (auto& l : libs) st.kept.push_back(std::move(l));
@@ -176,6 +187,7 @@ void ensure_initialized() {
   tls_initializing = true;
   struct Done {
     ~Done() {
+      detail::registry_startup_done();  // before any other thread can get past the check above
       tls_initializing = false;
       g_initialized.store(true, std::memory_order_release);
     }

@@ -15,4 +15,8 @@ Undo registry_def(FunctionSchema schema, const Provenance& prov);
 Undo registry_impl(const std::string& op, DispatchKey key, CppFunction f, const Provenance& prov);
 Undo registry_fallback(DispatchKey key, CppFunction f, const Provenance& prov);
 
+// Start-up (ensure_initialized) is ending: frees the tables replaced so far. See Note [Dispatch
+// tables are published, never edited].
+void registry_startup_done();
+
 }  // namespace ember::detail

@@ -276,3 +276,34 @@ TEST(CpuSort, OutVariants) {
   EXPECT_ERROR(TypeError, ember::sort_out(bad, i, a), "[sort]", "'values'", "float32");
   EXPECT_ERROR(TypeError, ember::topk_out(v, bad, a, 1), "[topk]", "'indices'", "int64");
 }
+
+TEST(CpuSort, BoxedOutVariantsOnTemporariesOwnTheirResults) {
+  // The stack holds the only references to the out tensors: the boxed call must return them
+  // alive (ASan reported a use-after-free here), with the values the typed call computes.
+  const Tensor a = make({3, 5}, kFloat32, Kind::Contiguous, 3);
+  auto check = [&](const char* op, const IValue& r, const Tensor& want_v, const Tensor& want_i) {
+    SCOPED_TRACE(op);
+    ASSERT_TRUE(r.isTuple());
+    ASSERT_EQ(r.toTupleRef().size(), 2u);
+    const Tensor& v = r.toTupleRef()[0].toTensor();
+    const Tensor& i = r.toTupleRef()[1].toTensor();
+    EXPECT_EQ(v.use_count(), 1);
+    EXPECT_EQ(i.use_count(), 1);
+    EXPECT_EQ(v.sizes(), want_v.sizes());
+    EXPECT_EQ(i.dtype(), kInt64);
+    EXPECT_EQ(values(v), values(want_v));
+    EXPECT_EQ(values(i), values(want_i));
+  };
+  // Fresh out tensors each time, moved onto the stack.
+  auto v0 = [] { return ember::empty({0}); };
+  auto i0 = [] { return ember::empty({0}, kInt64); };
+  using ember::ops::call;
+  auto [mv, mi] = a.max(1);
+  check("max.dim_max", call("aten::max.dim_max", a, int64_t{1}, false, v0(), i0()), mv, mi);
+  auto [nv, ni] = a.min(0, true);
+  check("min.dim_min", call("aten::min.dim_min", a, int64_t{0}, true, v0(), i0()), nv, ni);
+  auto [sv, si] = a.sort(1, true);
+  check("sort.values", call("aten::sort.values", a, int64_t{1}, true, v0(), i0()), sv, si);
+  auto [kv, ki] = a.topk(2);
+  check("topk.values", call("aten::topk.values", a, int64_t{2}, int64_t{-1}, true, true, v0(), i0()), kv, ki);
+}

@@ -139,6 +139,19 @@ TEST(MetaKernels, EveryCpuKernelHasAMetaKernel) {
   for (const auto& op : meta) EXPECT_TRUE(cpu.count(op)) << op << " has a Meta kernel but no CPU kernel";
 }
 
+TEST(MetaKernels, StartUpBuildsEachTableOncePerLibraryAndLeavesNoneRetired) {
+  // libember's schemas and composites, then cpu, then meta, each published whole: an operator's
+  // table is built at most once per object, and the tables replaced during start-up are freed
+  // when it ends. Plugins loaded later retire what they replace.
+  const Dispatcher::Stats s = Dispatcher::singleton().stats();
+  EXPECT_GT(s.operators, 200u);
+  EXPECT_GE(s.tables_built, s.operators + ops_with_kernel("CPU").size());
+  EXPECT_LE(s.tables_built, 3 * s.operators);
+  EXPECT_EQ(s.retired_tables, 0u);
+  EXPECT_EQ(s.retired_functors, 0u);
+  EXPECT_EQ(s.retired_schemas, 0u);
+}
+
 // The composites built on the CNN kernels, on meta: the shapes a network's forward produces.
 TEST(MetaTensors, CnnCompositesServeMeta) {
   const TensorOptions m = TensorOptions().device(kMeta);

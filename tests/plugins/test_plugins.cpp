@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -328,6 +330,72 @@ TEST(Plugins, ThrowingRegistrationIsUndone) {
   expect_unchanged(before);
 }
 
+// Polls findSchema(op) on another thread while `load` runs; returns what it saw.
+struct Watcher {
+  std::atomic<bool> stop{false};
+  std::atomic<int> seen{0};
+  std::string failure;  // written by the watcher thread, read after join
+  std::thread thread;
+  template <class OnSeen>
+  Watcher(const char* op, OnSeen on_seen) {
+    thread = std::thread([this, op, on_seen] {
+      while (!stop.load()) {
+        auto h = Dispatcher::singleton().findSchema(op);
+        if (!h) continue;
+        ++seen;
+        try {
+          on_seen(*h);
+        } catch (const std::exception& e) {
+          failure = e.what();
+        }
+        return;
+      }
+    });
+  }
+  void join() {
+    stop = true;
+    thread.join();
+  }
+};
+
+TEST(Plugins, ALoadingPluginIsSeenWholeOrNotAtAll) {
+  // Once a lookup finds one of its operators, every operator and kernel of the plugin is there.
+  Tensor x = float_tensor({1.f, 2.f});
+  Watcher w("tslow::a", [&](const OperatorHandle& a) {
+    auto b = Dispatcher::singleton().findSchemaOrThrow("tslow::b", "");
+    EMBER_CHECK(a.typed<Tensor(const Tensor&)>().call(x).is_same(x), "a");
+    EMBER_CHECK(b.typed<Tensor(const Tensor&)>().call(x).is_same(x), "b");
+  });
+  Dispatcher::Stats before = Dispatcher::singleton().stats();
+  plugins::load(plugin_file("slow"));
+  Dispatcher::Stats after = Dispatcher::singleton().stats();
+  for (int i = 0; i < 500 && w.seen == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  w.join();
+  EXPECT_EQ(w.seen, 1);
+  EXPECT_EQ(w.failure, "");
+  // Three blocks, two operators: each operator's table is built once, when the plugin is done.
+  EXPECT_EQ(after.tables_built - before.tables_built, 2u);
+  EXPECT_EQ(after.operators - before.operators, 2u);
+  EXPECT_EQ(after.retired_tables, before.retired_tables);
+}
+
+TEST(Plugins, AFailedPluginIsNeverSeenAndItsFunctorsGoBeforeItIsUnloaded) {
+  Snapshot before = Snapshot::take();
+  Dispatcher::Stats stats_before = Dispatcher::singleton().stats();
+  Watcher w("tlate::a", [](const OperatorHandle&) {});
+  std::string msg = load_error(plugin_file("throws_late"), PluginErrorKind::RegistrationFailed);
+  w.join();
+  EXPECT_THAT(msg, HasSubstr("late boom"));
+  EXPECT_EQ(w.seen, 0) << "another thread saw an operator of a plugin that failed to load";
+  // The kernel's functor (plugin code) was destroyed before the plugin was unloaded, not kept.
+  const char* probes = std::getenv("EMBER_TEST_PROBES");
+  EXPECT_STREQ(probes ? probes : "<unset>", "0");
+  Dispatcher::Stats stats_after = Dispatcher::singleton().stats();
+  EXPECT_EQ(stats_after.tables_built, stats_before.tables_built);
+  EXPECT_EQ(stats_after.retired_functors, stats_before.retired_functors);
+  expect_unchanged(before);
+}
+
 TEST(Plugins, ConflictingSchemaNamesBothPlugins) {
   plugins::load(plugin_file("good"));
   Snapshot before = Snapshot::take();
@@ -505,6 +573,7 @@ int main(int argc, char** argv) {
   setenv("EMBER_DEFAULT_PLUGINS", "", 1);
   setenv("EMBER_PLUGIN_PATH", EMBER_TEST_PLUGIN_DIR, 1);
   unsetenv("EMBER_TEST_CTOR_RAN");
+  unsetenv("EMBER_TEST_PROBES");
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

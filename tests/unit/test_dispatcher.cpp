@@ -410,3 +410,138 @@ TEST(Dispatch, BoxedKernelOfMultiOutputOutOperatorReturnsTheOutArguments) {
   EXPECT_EQ(&ra, &a);
   EXPECT_EQ(&rb, &b);
 }
+
+TEST(Boxing, BoxedCallOfAnUnboxedOutKernelOwnsItsResults) {
+  // ops::call on temporaries: the stack holds the only references to the out arguments, so the
+  // boxed adapter must take its own references to the results before it drops the arguments
+  // (ASan reports the use-after-free otherwise).
+  auto def = lib(Library::Kind::DEF, "toutbox");
+  def->def("two.out(Tensor x, *, Tensor(a!) a, Tensor(b!) b) -> (Tensor(a!) a, Tensor(b!) b)");
+  def->def("one.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)");
+  def->def("mixed(Tensor(a!) x, Tensor y) -> (Tensor(a!), Tensor)");
+  auto cpu = lib(Library::Kind::IMPL, "toutbox", DispatchKey::CPU);
+  cpu->impl("two.out", [](const Tensor& x, Tensor& a, Tensor& b) -> std::tuple<Tensor&, Tensor&> {
+    a.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 1.f;
+    b.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 2.f;
+    return {a, b};
+  });
+  cpu->impl("one.out", [](const Tensor& x, Tensor& out) -> Tensor& {
+    out.data_ptr<float>()[0] = x.data_ptr<float>()[0] + 3.f;
+    return out;
+  });
+  cpu->impl("mixed", [](Tensor& x, const Tensor& y) -> std::tuple<Tensor&, Tensor> {
+    x.data_ptr<float>()[0] = 4.f;
+    return {x, y};
+  });
+  auto filled = [](float v) {
+    Tensor t = t_cpu();
+    t.data_ptr<float>()[0] = v;
+    return t;
+  };
+  auto first = [](const IValue& v) { return v.toTensor().data_ptr<float>()[0]; };
+
+  IValue r = ops::call("toutbox::two.out", filled(10.f), t_cpu(), t_cpu());
+  ASSERT_TRUE(r.isTuple());
+  ASSERT_EQ(r.toTupleRef().size(), 2u);
+  EXPECT_EQ(first(r.toTupleRef()[0]), 11.f);
+  EXPECT_EQ(first(r.toTupleRef()[1]), 12.f);
+  EXPECT_EQ(r.toTupleRef()[0].toTensor().use_count(), 1);  // the result is the last owner
+  EXPECT_EQ(r.toTupleRef()[1].toTensor().sizes(), IntArrayRef({2}));
+
+  IValue o = ops::call("toutbox::one.out", filled(10.f), t_cpu());
+  EXPECT_EQ(first(o), 13.f);
+  EXPECT_EQ(o.toTensor().use_count(), 1);
+
+  IValue m = ops::call("toutbox::mixed", t_cpu(), filled(5.f));
+  ASSERT_TRUE(m.isTuple());
+  EXPECT_EQ(first(m.toTupleRef()[0]), 4.f);
+  EXPECT_EQ(first(m.toTupleRef()[1]), 5.f);
+  EXPECT_EQ(m.toTupleRef()[0].toTensor().use_count(), 1);
+
+  // With the caller holding the out arguments, the results are those very tensors.
+  Tensor a = t_cpu(), b = t_cpu();
+  IValue held = ops::call("toutbox::two.out", filled(0.f), a, b);
+  EXPECT_TRUE(held.toTupleRef()[0].toTensor().is_same(a));
+  EXPECT_TRUE(held.toTupleRef()[1].toTensor().is_same(b));
+}
+
+TEST(Registration, SchemaReferencesOutliveTheirDef) {
+  // A boxed fallback may hold the schema while another thread undoes the def: the reference
+  // stays valid (the schema is retired, not freed; ASan reported a use-after-free here).
+  auto def = lib(Library::Kind::DEF, "tschemalife");
+  def->def("f(Tensor x, int n=3) -> Tensor");
+  auto h = Dispatcher::singleton().findSchemaOrThrow("tschemalife::f", "");
+  EXPECT_TRUE(h.has_schema());
+  const FunctionSchema& s = h.schema();
+  def.reset();
+  EXPECT_FALSE(h.has_schema());
+  EXPECT_EQ(s.str(), "tschemalife::f(Tensor x, int n=3) -> Tensor");
+  EXPECT_EQ(s.arguments().size(), 2u);
+  std::string e = error_of([&] { h.schema(); });
+  EXPECT_NE(e.find("[tschemalife::f] the operator has kernels but no schema"), std::string::npos) << e;
+  EXPECT_FALSE(Dispatcher::singleton().findSchema("tschemalife::f").has_value());
+}
+
+TEST(Registration, ATransactionBuildsEachTableOnceWhenItEnds) {
+  auto& d = Dispatcher::singleton();
+  Dispatcher::Stats before = d.stats();
+  auto witness = std::make_shared<int>(0);  // captured by one kernel: counts the functor's copies
+  std::unique_ptr<Library> def;
+  {
+    detail::RegistrationTransaction tx;
+    def = lib(Library::Kind::DEF, "tbatch");
+    def->def("f(Tensor x) -> Tensor");
+    def->impl("f", DispatchKey::CPU, [witness](const Tensor& x) { return mark("cpu ", x); });
+    def->impl("f", DispatchKey::Meta, [](const Tensor& x) { return mark("meta ", x); });
+    def->impl("f", DispatchKey::CompositeExplicitAutograd, [](const Tensor& x) { return x; });
+    def->impl("f", DispatchKey::AutogradCPU, CppFunction::makeFallthrough());
+    def->impl("f", DispatchKey::Tracer, CppFunction::makeFallthrough());
+    // Nothing is published before the transaction ends, not even to this thread.
+    EXPECT_FALSE(d.findSchema("tbatch::f").has_value());
+    EXPECT_EQ(d.stats().tables_built, before.tables_built);
+  }
+  Dispatcher::Stats after = d.stats();
+  EXPECT_EQ(after.tables_built - before.tables_built, 1u);  // five impls, one table
+  EXPECT_EQ(after.operators - before.operators, 1u);
+  EXPECT_EQ(after.retired_tables, before.retired_tables);
+  g_trace.clear();
+  Tensor x = t_cpu();
+  EXPECT_TRUE(op("tbatch::f").call(x).is_same(x));
+  EXPECT_EQ(g_trace, "cpu ");
+
+  // Undone in one transaction: one more table, and the published functor is retired, not freed.
+  {
+    detail::RegistrationTransaction tx;
+    def.reset();
+  }
+  Dispatcher::Stats gone = d.stats();
+  EXPECT_EQ(gone.tables_built - after.tables_built, 1u);
+  EXPECT_EQ(gone.retired_tables - after.retired_tables, 1u);
+  EXPECT_EQ(gone.retired_functors - after.retired_functors, 1u);
+  EXPECT_EQ(gone.retired_schemas - after.retired_schemas, 1u);
+  EXPECT_EQ(gone.operators, before.operators);
+  EXPECT_EQ(witness.use_count(), 2);
+}
+
+TEST(Registration, ADiscardedTransactionPublishesNothingAndFreesItsFunctors) {
+  auto& d = Dispatcher::singleton();
+  std::string dump = d.dump();
+  Dispatcher::Stats before = d.stats();
+  auto witness = std::make_shared<int>(0);
+  {
+    detail::RegistrationTransaction tx;
+    auto def = lib(Library::Kind::DEF, "tdiscard");
+    def->def("f(Tensor x) -> Tensor");
+    def->impl("f", DispatchKey::CPU, [witness](const Tensor& x) { return x; });
+    EXPECT_EQ(witness.use_count(), 2);
+    def.reset();  // undone inside: never published, so its functor is freed at once
+    EXPECT_EQ(witness.use_count(), 1);
+    tx.discard();
+  }
+  Dispatcher::Stats after = d.stats();
+  EXPECT_EQ(after.tables_built, before.tables_built);
+  EXPECT_EQ(after.retired_functors, before.retired_functors);
+  EXPECT_EQ(after.retired_schemas, before.retired_schemas);
+  EXPECT_FALSE(d.findSchema("tdiscard::f").has_value());
+  EXPECT_EQ(d.dump(), dump);
+}

@@ -200,6 +200,18 @@ Ret call_lambda(OperatorKernel* f, DispatchKeySet ks, Args... a) {
   else return fn(std::forward<Args>(a)...);
 }
 
+// What the boxed adapter holds a result as: a value, never a reference. In-place and out=
+// kernels return references to their arguments (Tensor&, std::tuple<Tensor&, Tensor&>), which
+// live in the stack slots the adapter drops before it pushes the results.
+template <class T>
+struct OwnedResult {
+  using type = std::decay_t<T>;
+};
+template <class... T>
+struct OwnedResult<std::tuple<T...>> {
+  using type = std::tuple<std::decay_t<T>...>;
+};
+
 // The boxed face of an unboxed kernel: pops its arguments, pushes its results.
 template <class Ret, class... Args>
 struct BoxedAdapter {
@@ -212,8 +224,8 @@ struct BoxedAdapter {
       invoke<U>(f, ks, base, std::index_sequence_for<Args...>{});
       s->drop(n);
     } else {
-      // Copy out before the arguments go: an in-place kernel returns a reference to one.
-      std::decay_t<Ret> r = invoke<U>(f, ks, base, std::index_sequence_for<Args...>{});
+      // Own the results before the arguments go: see OwnedResult.
+      typename OwnedResult<Ret>::type r = invoke<U>(f, ks, base, std::index_sequence_for<Args...>{});
       s->drop(n);
       push_result(s, std::move(r));
     }

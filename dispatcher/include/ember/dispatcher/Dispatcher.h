@@ -3,12 +3,23 @@
 //
 // Note [Dispatch tables are published, never edited]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Each operator owns a pointer to an immutable DispatchTable. A (de)registration computes a
-// complete new table under the registry mutex and publishes it with one release store; a call
-// does one acquire load (a plain load on x86) and never locks. A replaced table and the functors
-// it points to are retired, not freed, because a reader may still be inside a kernel it found
-// there; they are freed with the Dispatcher. Registration is rare, so this costs a few KiB per
-// change and keeps the call path free of reference counts and hazard pointers.
+// Each operator owns a pointer to an immutable DispatchTable. A registration computes a complete
+// new table under the registry's locks and publishes it with one release store; a call does one
+// acquire load (a plain load on x86) and never locks. Everything a call reads about the operator
+// hangs off that one table: the kernels, the fallthrough masks, and the PublishedSchema (the
+// schema, and where a boxed call finds the arguments that decide its key set). A reader thus sees
+// one consistent snapshot, and schema() / has_schema() take no lock. A replaced table, the
+// functors it points to and an undone schema are retired, not freed, because a reader may still
+// be inside a kernel it found there or hold a reference to the schema; they are freed with the
+// Dispatcher (never: it lives for the process). Registration is rare, so this costs a few KiB per
+// change and keeps the call path free of locks, reference counts and hazard pointers. Two
+// exceptions: what was never published (the registrations of a failed plugin: see Note
+// [Registration is published per object] in Library.h) is freed at once, and the tables replaced
+// during start-up (ensure_initialized: the linked libraries, then the default plugins, each
+// published whole) are freed when it ends. No other thread can have read those: handles come
+// from lookups, which wait for start-up, and a call reads its table only before it enters the
+// kernel, so the starting thread holds none across a registration. Dispatcher::stats() counts
+// what is built and retired.
 //
 // The call path (typed): key set = union of the tensor arguments' key sets, plus the thread's
 // included keys, minus its excluded keys, minus the keys whose entry is a fallthrough (masked when
@@ -27,10 +38,23 @@
 
 namespace ember {
 
+// An operator's schema as calls and lookups read it; immutable once published.
+struct PublishedSchema {
+  explicit PublishedSchema(FunctionSchema s) : schema(std::move(s)) {}
+  FunctionSchema schema;
+  // Positions of Tensor, Tensor?, Tensor[] and Tensor?[] arguments, and of the first Device
+  // argument (-1: none): what a boxed call computes its key set from.
+  std::vector<int> tensor_args;
+  int device_arg = -1;
+  int num_args = 0;
+};
+
 struct DispatchTable {
   KernelFunction kernels[kNumRuntimeKeys];
   // Indexed by highest backend + 1 (0: no backend bit): every bit except fallthrough keys.
   DispatchKeySet non_fallthrough[kMaxDeviceTypes + 1];
+  // The schema the table was built with; null while no published library defines the operator.
+  const PublishedSchema* schema = nullptr;
 };
 
 class OperatorEntry;
@@ -42,6 +66,8 @@ class EMBER_API OperatorHandle {
   OperatorHandle() = default;
   explicit OperatorHandle(OperatorEntry* e) : entry_(e) {}
 
+  // Both read the published table, with no lock: see Note [Dispatch tables are published, never
+  // edited]. The reference stays valid for the life of the process.
   bool has_schema() const;
   // Throws ValueError when the operator has impls but no def yet.
   const FunctionSchema& schema() const;
@@ -74,15 +100,11 @@ class EMBER_API OperatorHandle {
 
 class EMBER_API OperatorEntry {
  public:
+  // Never null: an operator starts with an empty table (every key missing, no schema).
   const DispatchTable* table() const { return table_.load(std::memory_order_acquire); }
   const OperatorHandle& handle() const { return handle_; }
-  // Positions of Tensor, Tensor?, Tensor[] and Tensor?[] arguments, and of the first Device
-  // argument (-1: none); used by boxed calls to compute the key set.
-  const std::vector<int>& tensor_args() const { return tensor_args_; }
-  int device_arg() const { return device_arg_; }
-  int num_args() const { return num_args_; }
 
-  struct State;  // opaque: registrations, guarded by the Dispatcher's mutex
+  struct State;  // opaque: registrations, guarded by the Dispatcher's locks
   ~OperatorEntry();
 
  private:
@@ -91,11 +113,8 @@ class EMBER_API OperatorEntry {
   friend struct DispatcherAccess;
   explicit OperatorEntry(std::string name, std::string overload);
 
-  std::atomic<const DispatchTable*> table_{nullptr};
+  std::atomic<const DispatchTable*> table_;
   OperatorHandle handle_;
-  std::vector<int> tensor_args_;
-  int device_arg_ = -1;
-  int num_args_ = 0;
   std::unique_ptr<State> state_;
 };
 
@@ -262,6 +281,8 @@ class EMBER_API Dispatcher {
   static Dispatcher& singleton();
 
   // "ns::name" and overload ("" for none). Throws ValueError naming close matches when absent.
+  // Lookups see published schemas only: not those of an object still registering (see Note
+  // [Registration is published per object] in Library.h).
   OperatorHandle findSchemaOrThrow(std::string_view name, std::string_view overload);
   // Accepts "ns::name.overload" too.
   std::optional<OperatorHandle> findSchema(std::string_view name, std::string_view overload = {});
@@ -274,6 +295,16 @@ class EMBER_API Dispatcher {
   std::string dump_fallbacks();
   // Bumped on every (de)registration.
   uint64_t generation() const;
+  // What registration has built and what it keeps for readers (see Note [Dispatch tables are
+  // published, never edited]).
+  struct Stats {
+    size_t operators = 0;         // with a published schema
+    uint64_t tables_built = 0;    // dispatch tables built and published since the start
+    size_t retired_tables = 0;    // replaced tables kept because a call may still read them
+    size_t retired_functors = 0;  // kernel functors of undone registrations, kept likewise
+    size_t retired_schemas = 0;   // schemas of undone defs, kept likewise
+  };
+  Stats stats();
 
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;

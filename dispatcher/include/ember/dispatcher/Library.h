@@ -8,12 +8,46 @@
 // plain-data LibraryRecord into the section `ember_libs` (used + retain, so neither the compiler
 // nor --gc-sections drops it) and an ELF note (.note.ember, type 1) holding the section's bounds
 // as link-time offsets. libember walks every loaded object's PT_NOTE segments
-// (dl_iterate_phdr), finds the records and runs each block once, inside a transaction: if one
-// block throws, everything the object registered so far is undone. The plugin loader runs a
-// plugin's records the same way right after dlopen, so one source works as a run-time plugin
-// and as a library linked into the program. A static archive must be linked whole
+// (dl_iterate_phdr), finds the records and runs each block once, all of an object's blocks in one
+// RegistrationTransaction (see Note [Registration is published per object]): if one block throws,
+// everything the object registered so far is undone and none of it was ever visible. The plugin
+// loader runs a plugin's records the same way right after dlopen, so one source works as a
+// run-time plugin and as a library linked into the program. A static archive must be linked whole
 // (ember_link_whole_archive() in CMake, or $<LINK_LIBRARY:WHOLE_ARCHIVE,...>), or the linker
 // drops the records with the object file that holds them.
+//
+// Note [Registration is published per object]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// What one object (a plugin, or a library linked into the program) registers becomes visible
+// all at once, when its last block has run, and a failed object is never visible at all.
+//  - Two locks. The writer lock (recursive) is held by a registration for as long as it runs:
+//    a whole object's blocks, or one Library call made outside any transaction. The data lock
+//    is held briefly by whoever reads or changes the registry's bookkeeping. Calls take neither.
+//  - Deferred tables. Inside a RegistrationTransaction, def/impl/fallback (and their undo)
+//    change the bookkeeping and note which operators they touched; when the outermost
+//    transaction ends, each touched operator's table is built once and published (every
+//    operator's, if a fallback changed). An object of N impls on one operator builds that
+//    operator's table once, not N times (Dispatcher::stats() counts tables built and retired).
+//    A Library used outside any transaction publishes at each call, as before.
+//  - Lookups do not see an object in flight. findSchema, operators() and ops::call find an
+//    operator only through its published table (the PublishedSchema it points to), so a thread
+//    that finds one operator of an object then finds every operator and kernel of it, or a
+//    later state. This holds for the registering thread too: a block cannot look up an operator
+//    its own object defines (kernels look their callees up when they run, not at registration).
+//    Diagnostics that read the bookkeeping (dump, dump_table, explain, the missing-kernel
+//    message) take the writer lock, so they wait for an object in flight instead of showing
+//    half of it. A call through a handle already held may see the object's tables switch in one
+//    operator at a time during the publish; each table is complete and consistent on its own.
+//  - Failure. A block that throws makes the loader undo the object's libraries (newest first)
+//    and discard() the transaction: its tables are never built, so no thread can hold a
+//    kernel, functor or schema of it. The functors it created (lambda kernels, boxed lambdas)
+//    are therefore destroyed at once, before the loader unloads the file, instead of being
+//    retired (their destructors are plugin code). A failed load unmaps the file only after
+//    that; a loaded plugin is never unloaded.
+//  - Nesting. A transaction opened inside another (a block that loads a plugin) publishes with
+//    the outermost one; what it registered survives a discard() of the outer one.
+//  - Lock order: initialization, the plugin loader, the record runner, the writer lock, the
+//    data lock. A transaction runs ensure_initialized() before it takes the writer lock.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -202,6 +236,25 @@ static_assert(sizeof(LibraryRecord) % 8 == 0 && alignof(LibraryRecord) == 8);
 // The plugin (or library) whose records are being run on this thread: provenance for every
 // registration made meanwhile.
 EMBER_API const std::string& current_registrant();
+
+// Registrations made on this thread while it lives are published together when it ends: see
+// Note [Registration is published per object]. It holds the registry's writer lock (recursive),
+// so other threads' registrations wait; transactions nest, and an inner one publishes with the
+// outermost. The plugin loader and the linked-library scan run each object in one.
+class EMBER_API RegistrationTransaction {
+ public:
+  RegistrationTransaction();
+  // Publishes the tables of every operator touched inside, once each, unless discard()ed.
+  ~RegistrationTransaction();
+  // Everything registered inside was undone: publish none of it (what nested transactions
+  // committed is still published).
+  void discard() { discard_ = true; }
+  RegistrationTransaction(const RegistrationTransaction&) = delete;
+  RegistrationTransaction& operator=(const RegistrationTransaction&) = delete;
+
+ private:
+  bool discard_ = false;
+};
 
 class EMBER_API RegistrantScope {
  public:

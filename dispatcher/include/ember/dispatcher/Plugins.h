@@ -25,9 +25,11 @@
 //
 // A plugin is opened RTLD_NOW | RTLD_LOCAL (plus RTLD_NODELETE when EMBER_PLUGIN_NODELETE=1,
 // so sanitizers can symbolize leaks from it), and then its registration records run as one
-// transaction (see Note [Registration records]): if a block throws, everything the plugin
-// registered is undone, the library is closed and load() throws RegistrationFailed (Conflict
-// when another registrant already holds what it registered). Dependencies that loaded
+// transaction (see Note [Registration is published per object]): no other thread sees any of
+// it until all of it registered; if a block throws, everything the plugin registered is undone
+// (never having been published), its functors are destroyed, the library is closed and load()
+// throws RegistrationFailed (Conflict when another registrant already holds what it
+// registered). Dependencies that loaded
 // successfully before the failing plugin stay loaded. Plugins are never unloaded in this
 // version: kernels, schemas and allocations may point into them for the life of the process.
 //
