@@ -192,7 +192,6 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
             });
           });
         })) {
-      if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
       return;
     }
   }
@@ -214,7 +213,6 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
     it.add_output(&out, result, ok == OutKind::Out).add_input(a).add_input(b).build();
     with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
   });
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
 Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, const Scalar* bs) {

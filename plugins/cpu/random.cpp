@@ -103,7 +103,6 @@ Tensor& uniform_(Tensor& self, double from, double to) {
       });
     }
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -138,7 +137,6 @@ Tensor& normal_(Tensor& self, double mean, double std) {
       });
     }
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -162,7 +160,6 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
       });
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -182,7 +179,6 @@ Tensor& bernoulli_float(Tensor& self, double p) {
       });
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 

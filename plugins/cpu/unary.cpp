@@ -184,7 +184,6 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   TensorIter it(name);
   it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
   run_kind<K>(it, cdt, name);
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
 }  // namespace
