@@ -37,12 +37,49 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   return Tensor(make_intrusive<TensorImpl>(std::move(s), dtype, sizes));
 }
 
+namespace {
+// The root base of a view of `base` (Note [View records]).
+IntrusivePtr<TensorImpl> root_of(const Tensor& base) {
+  TensorImpl* b = base.unsafeGetTensorImpl();
+  return b->is_view() ? IntrusivePtr<TensorImpl>(b->view_base()) : base.impl();
+}
+}  // namespace
+
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
                                          base.layout());
+  // As_strided from the root, or from the output of the last step that as_strided cannot redo.
+  impl->set_view_record(root_of(base), base.unsafeGetTensorImpl()->view_step());
   // A view keeps the base's extra keys (Autograd is re-added by the autograd plugin as needed).
   return Tensor(std::move(impl));
 }
+
+Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                 ViewStep::Fn replay) {
+  EMBER_CHECK(static_cast<bool>(replay), "[make_view] the replay function is empty");
+  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
+                                         base.layout());
+  auto step = make_intrusive<const ViewStep>(base.unsafeGetTensorImpl()->view_step(), ViewGeometry::of(base),
+                                             ViewGeometry{sizes, strides, storage_offset}, std::move(replay));
+  impl->set_view_record(root_of(base), std::move(step));
+  return Tensor(std::move(impl));
+}
+
+Tensor Tensor::_base() const {
+  TensorImpl* b = impl_->view_base();
+  return b ? Tensor(IntrusivePtr<TensorImpl>(b)) : Tensor();
+}
+
+namespace detail {
+std::optional<ViewInfo> view_info(const Tensor& view) {
+  EMBER_CHECK(view.defined(), "[view_info] called on an undefined tensor");
+  TensorImpl* v = view.unsafeGetTensorImpl();
+  if (!v->is_view()) return std::nullopt;
+  Tensor base(IntrusivePtr<TensorImpl>(v->view_base()));
+  const int64_t offset = view.storage_offset() - base.storage_offset();
+  return ViewInfo{std::move(base), view.sizes(), view.strides(), offset, v->view_step()};
+}
+}  // namespace detail
 
 Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
 

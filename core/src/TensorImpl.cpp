@@ -87,6 +87,12 @@ void TensorImpl::refresh() {
   is_contiguous_ = c;
 }
 
+void TensorImpl::set_view_record(IntrusivePtr<TensorImpl> base, IntrusivePtr<const ViewStep> step) {
+  EMBER_INTERNAL_ASSERT(!base || !base->is_view(), "a view's base must be the root base");
+  view_base_ = std::move(base);
+  view_step_ = std::move(step);
+}
+
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
   autograd_meta_ = std::move(m);
   if (autograd_meta_ && autograd_meta_->requires_grad())

@@ -206,7 +206,7 @@ const std::set<std::string> kHandWritten = {
     "element_size", "itemsize", "nbytes", "scalar_type", "dtype", "device", "layout",
     "is_contiguous", "is_cpu", "is_cuda", "is_hip", "is_meta", "is_sparse", "is_quantized",
     "is_floating_point", "is_complex", "key_set", "options", "_version", "has_storage",
-    "get_device", "toString", "print", "name",
+    "get_device", "toString", "print", "name", "_is_view", "_base",
     // data access
     "data_ptr", "mutable_data_ptr", "const_data_ptr", "accessor", "item",
     // autograd, through AutogradHooks

@@ -14,3 +14,4 @@
 #include "ember/api/Indexing.h"
 #include "ember/api/Threads.h"
 #include "ember/api/Random.h"
+#include "ember/api/Views.h"
