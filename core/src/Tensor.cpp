@@ -1,5 +1,7 @@
 #include "ember/core/Tensor.h"
 
+#include <fmt/ostream.h>
+
 #include <atomic>
 
 #include "ember/core/AutogradHooks.h"
@@ -85,6 +87,10 @@ Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
 
 // ---- autograd members: through AutogradHooks (Note [AutogradHooks]) ----
 
+namespace {
+AutogradMetaInterface* meta_of(const Tensor& t) { return t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr; }
+}  // namespace
+
 Tensor& Tensor::requires_grad_(bool on) {
   std::as_const(*this).requires_grad_(on);
   return *this;
@@ -100,8 +106,8 @@ const Tensor& Tensor::requires_grad_(bool on) const {
                      "[requires_grad_] only tensors of floating point or complex dtype can require "
                      "gradients, got {}",
                      dtype());
-    const AutogradHooks& h = require_autograd_hooks("requires_grad_");
-    impl->set_autograd_meta(h.make_meta(impl));
+    auto make_meta = require_autograd_hook("requires_grad_", &AutogradHooks::make_meta, "make_meta");
+    impl->set_autograd_meta(make_meta(impl));
     impl->autograd_meta()->set_requires_grad(true, impl);
   } else {
     return *this;
@@ -114,12 +120,12 @@ const Tensor& Tensor::requires_grad_(bool on) const {
 }
 
 bool Tensor::requires_grad() const {
-  auto* m = defined() ? impl_->autograd_meta() : nullptr;
+  auto* m = meta_of(*this);
   return m && m->requires_grad();
 }
 
 bool Tensor::is_leaf() const {
-  auto* m = defined() ? impl_->autograd_meta() : nullptr;
+  auto* m = meta_of(*this);
   return !m || m->is_leaf();
 }
 
@@ -131,24 +137,62 @@ const Tensor& undefined_tensor() {
 }  // namespace
 
 const Tensor& Tensor::grad() const {
-  auto* m = defined() ? impl_->autograd_meta() : nullptr;
+  auto* m = meta_of(*this);
   return m ? m->grad() : undefined_tensor();
 }
 
 Tensor& Tensor::mutable_grad() const {
   EMBER_CHECK(defined(), "[mutable_grad] called on an undefined tensor");
   if (!impl_->autograd_meta()) {
-    const AutogradHooks& h = require_autograd_hooks("mutable_grad");
-    impl_->set_autograd_meta(h.make_meta(impl_.get()));
+    auto make_meta = require_autograd_hook("mutable_grad", &AutogradHooks::make_meta, "make_meta");
+    impl_->set_autograd_meta(make_meta(impl_.get()));
   }
   return impl_->autograd_meta()->mutable_grad();
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
-  const AutogradHooks& h = require_autograd_hooks("backward");
+  EMBER_CHECK(defined(), "[backward] called on an undefined tensor");
+  auto backward = require_autograd_hook("backward", &AutogradHooks::backward, "backward");
   std::vector<Tensor> grads;
   if (gradient.defined()) grads.push_back(gradient);
-  h.backward({*this}, grads, retain_graph, create_graph);
+  backward({*this}, grads, retain_graph, create_graph);
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), "[retain_grad] can't retain_grad on a tensor that has requires_grad=False");
+  require_autograd_hook("retain_grad", &AutogradHooks::retain_grad, "retain_grad")(*this);
+}
+
+bool Tensor::retains_grad() const {
+  if (!meta_of(*this)) return false;
+  return require_autograd_hook("retains_grad", &AutogradHooks::retains_grad, "retains_grad")(*this);
+}
+
+unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
+  EMBER_CHECK(static_cast<bool>(hook), "[register_hook] the hook is empty");
+  return require_autograd_hook("register_hook", &AutogradHooks::register_hook, "register_hook")(*this,
+                                                                                                std::move(hook));
+}
+
+void Tensor::remove_hook(unsigned handle) const {
+  EMBER_CHECK(meta_of(*this) != nullptr, "[remove_hook] the tensor has no hooks (it never required grad)");
+  require_autograd_hook("remove_hook", &AutogradHooks::remove_hook, "remove_hook")(*this, handle);
+}
+
+Tensor Tensor::detach() const {
+  EMBER_CHECK(defined(), "[detach] called on an undefined tensor");
+  return Tensor(make_intrusive<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(), storage_offset(), layout()));
+}
+
+void Tensor::set_data(const Tensor& new_data) const {
+  EMBER_CHECK(defined(), "[set_data] called on an undefined tensor");
+  EMBER_CHECK(new_data.defined(), "[set_data] new_data is an undefined tensor");
+  EMBER_CHECK_TYPE(layout() == new_data.layout(),
+                   "[set_data] new_data must have self's layout ({}), got {}", fmt::streamed(layout()),
+                   fmt::streamed(new_data.layout()));
+  if (meta_of(*this)) require_autograd_hook("set_data", &AutogradHooks::set_data, "set_data")(*this, new_data);
+  impl_->shallow_copy_from(*new_data.unsafeGetTensorImpl());
 }
 
 }  // namespace ember

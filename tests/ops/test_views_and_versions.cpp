@@ -27,6 +27,7 @@ void expect_same_view(const Tensor& got, const Tensor& want, const std::string& 
 void check_view(const std::string& what, const Tensor& base, const ViewFn& f) {
   Tensor v = f(base);
   ASSERT_TRUE(v._is_view()) << what;
+  EXPECT_TRUE(v.is_view()) << what;
   EXPECT_TRUE(v._base().is_same(base)) << what;
   EXPECT_EQ(storage_of(v), storage_of(base)) << what;
   std::optional<detail::ViewInfo> info = detail::view_info(v);
@@ -115,6 +116,7 @@ TEST(ViewRecords, NonViewsHaveNoBaseAndContiguousOfContiguousKeepsItsRecord) {
   };
   for (const auto& [what, t] : non_views) {
     EXPECT_FALSE(t._is_view()) << what;
+    EXPECT_FALSE(t.is_view()) << what;
     EXPECT_FALSE(t._base().defined()) << what;
     EXPECT_FALSE(detail::view_info(t).has_value()) << what;
   }

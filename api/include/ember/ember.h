@@ -15,3 +15,4 @@
 #include "ember/api/Threads.h"
 #include "ember/api/Random.h"
 #include "ember/api/Views.h"
+#include "ember/api/Autograd.h"

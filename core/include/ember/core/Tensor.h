@@ -6,6 +6,7 @@
 // class body below (tests/unit/test_codegen checks that no operator method is hand-written).
 #include <functional>
 #include <optional>
+#include <type_traits>
 #include <ostream>
 #include <string_view>
 #include <tuple>
@@ -97,8 +98,9 @@ class EMBER_API Tensor {
     return TensorOptions().dtype(dtype()).device(device()).layout(layout());
   }
   uint64_t _version() const { return impl_->version(); }
-  // Note [View records]: whether this tensor views another, and the root base it views
-  // (undefined when not a view).
+  // Note [View records]: whether this tensor views another (LibTorch's is_view(); _is_view() is
+  // PyTorch's Python spelling), and the root base it views (undefined when not a view).
+  bool is_view() const { return impl_->is_view(); }
   bool _is_view() const { return impl_->is_view(); }
   Tensor _base() const;
 
@@ -137,6 +139,31 @@ class EMBER_API Tensor {
   Tensor& mutable_grad() const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
+  // A non-leaf keeps its grad after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // `hook(grad)` runs when self's gradient is computed; a hook returning a Tensor replaces the
+  // gradient (undefined: keeps it), a void hook only sees it. Returns the handle remove_hook takes.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    using R = std::invoke_result_t<std::decay_t<F>&, const Tensor&>;
+    if constexpr (std::is_void_v<R>) {
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return _register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    }
+  }
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned handle) const;
+  // A tensor sharing self's data (and version counter) with no autograd history. Not a view:
+  // it records no base (as PyTorch's non-differentiable views).
+  Tensor detach() const;
+  // Self takes new_data's data and metadata and keeps its autograd identity (Python's
+  // `x.data = y`); self is no view afterwards.
+  void set_data(const Tensor& new_data) const;
 
   // a[i]: select(0, i).
   Tensor operator[](int64_t i) const;

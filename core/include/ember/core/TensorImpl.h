@@ -89,6 +89,9 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
 
   // Recomputes numel and contiguity after sizes or strides change.
   void refresh();
+  // Takes `o`'s storage, geometry, dtype, device and backend keys; keeps this tensor's autograd
+  // meta and Autograd key; drops its view record (Tensor::set_data).
+  void shallow_copy_from(const TensorImpl& o);
 
  private:
   Storage storage_;
