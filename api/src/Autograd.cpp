@@ -97,8 +97,7 @@ void NodeState::record(std::unique_ptr<NodeState> st, const variable_list& input
   for (const Tensor& t : ctx.non_differentiable_)
     EMBER_CHECK(contains(outputs, t),
                 "[{}] mark_non_differentiable was given a tensor that is not an output of forward", name);
-  for (const Tensor& t : outputs)
-    EMBER_CHECK(t.defined(), "[{}] forward returned an undefined tensor", name);
+  for (const Tensor& t : outputs) EMBER_CHECK(t.defined(), "[{}] forward returned an undefined tensor", name);
   const bool record = GradMode::is_enabled() && std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) {
                         return t.defined() && t.requires_grad();
                       });

@@ -32,7 +32,8 @@ Tensor replay_view(const ViewInfo& info, const Tensor& new_base) {
               info.base.sizes(), info.base.strides(), new_base.sizes(), new_base.strides());
   const ViewGeometry root = ViewGeometry::of(info.base);
   const ViewGeometry view{info.sizes, info.strides, info.base.storage_offset() + info.storage_offset};
-  if (!info.step) return as_strided(new_base, info.sizes, info.strides, new_base.storage_offset() + info.storage_offset);
+  if (!info.step)
+    return as_strided(new_base, info.sizes, info.strides, new_base.storage_offset() + info.storage_offset);
   return redo(replay_step(*info.step, new_base, root), info.step->out, view);
 }
 

@@ -59,8 +59,8 @@ Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
                  ViewStep::Fn replay) {
   EMBER_CHECK(static_cast<bool>(replay), "[make_view] the replay function is empty");
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
-                                         base.layout());
+  auto impl =
+      make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset, base.layout());
   auto step = make_intrusive<const ViewStep>(base.unsafeGetTensorImpl()->view_step(), ViewGeometry::of(base),
                                              ViewGeometry{sizes, strides, storage_offset}, std::move(replay));
   impl->set_view_record(root_of(base), std::move(step));
@@ -88,7 +88,9 @@ Tensor Tensor::operator[](int64_t i) const { return select(0, i); }
 // ---- autograd members: through AutogradHooks (Note [AutogradHooks]) ----
 
 namespace {
-AutogradMetaInterface* meta_of(const Tensor& t) { return t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr; }
+AutogradMetaInterface* meta_of(const Tensor& t) {
+  return t.defined() ? t.unsafeGetTensorImpl()->autograd_meta() : nullptr;
+}
 }  // namespace
 
 Tensor& Tensor::requires_grad_(bool on) {
@@ -171,8 +173,7 @@ bool Tensor::retains_grad() const {
 unsigned Tensor::_register_hook(std::function<Tensor(const Tensor&)> hook) const {
   EMBER_CHECK(requires_grad(), "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
   EMBER_CHECK(static_cast<bool>(hook), "[register_hook] the hook is empty");
-  return require_autograd_hook("register_hook", &AutogradHooks::register_hook, "register_hook")(*this,
-                                                                                                std::move(hook));
+  return require_autograd_hook("register_hook", &AutogradHooks::register_hook, "register_hook")(*this, std::move(hook));
 }
 
 void Tensor::remove_hook(unsigned handle) const {
@@ -188,9 +189,8 @@ Tensor Tensor::detach() const {
 void Tensor::set_data(const Tensor& new_data) const {
   EMBER_CHECK(defined(), "[set_data] called on an undefined tensor");
   EMBER_CHECK(new_data.defined(), "[set_data] new_data is an undefined tensor");
-  EMBER_CHECK_TYPE(layout() == new_data.layout(),
-                   "[set_data] new_data must have self's layout ({}), got {}", fmt::streamed(layout()),
-                   fmt::streamed(new_data.layout()));
+  EMBER_CHECK_TYPE(layout() == new_data.layout(), "[set_data] new_data must have self's layout ({}), got {}",
+                   fmt::streamed(layout()), fmt::streamed(new_data.layout()));
   if (meta_of(*this)) require_autograd_hook("set_data", &AutogradHooks::set_data, "set_data")(*this, new_data);
   impl_->shallow_copy_from(*new_data.unsafeGetTensorImpl());
 }

@@ -234,8 +234,7 @@ Writes written_arguments(const State& st) {
 bool bumps_here(int idx, const Choice& c) {
   if (c.src != Source::Kernel || idx == 0) return false;
   auto f = functionality_of(static_cast<DispatchKey>(idx));
-  return backend_of(static_cast<DispatchKey>(idx)) &&
-         static_cast<int>(f) <= static_cast<int>(Functionality::SparseCsr);
+  return backend_of(static_cast<DispatchKey>(idx)) && static_cast<int>(f) <= static_cast<int>(Functionality::SparseCsr);
 }
 
 // The entry for a backend kernel of an operator that writes: its bumping twin, else a boxed

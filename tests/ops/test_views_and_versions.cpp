@@ -49,8 +49,14 @@ struct Case {
 
 std::vector<Case> view_cases() {
   return {
-      {"view", [](const Tensor& x) { return x.view({6, 4}); }},
-      {"reshape (a view)", [](const Tensor& x) { return x.reshape({2, 12}); }},
+      {"view",
+       [](const Tensor& x) {
+         return x.view({6, 4});
+       }},
+      {"reshape (a view)",
+       [](const Tensor& x) {
+         return x.reshape({2, 12});
+       }},
       {"flatten", [](const Tensor& x) { return x.flatten(); }},
       {"select", [](const Tensor& x) { return x.select(1, 2); }},
       {"operator[]", [](const Tensor& x) { return x[3]; }},
@@ -58,17 +64,29 @@ std::vector<Case> view_cases() {
       {"narrow", [](const Tensor& x) { return x.narrow(0, 1, 2); }},
       {"transpose", [](const Tensor& x) { return x.transpose(0, 1); }},
       {"t", [](const Tensor& x) { return x.t(); }},
-      {"permute", [](const Tensor& x) { return x.permute({1, 0}); }},
+      {"permute",
+       [](const Tensor& x) {
+         return x.permute({1, 0});
+       }},
       {"unsqueeze", [](const Tensor& x) { return x.unsqueeze(1); }},
       {"squeeze", [](const Tensor& x) { return x.unsqueeze(0).squeeze(); }},
       {"squeeze.dim", [](const Tensor& x) { return x.narrow(0, 2, 1).squeeze(0); }},
-      {"expand", [](const Tensor& x) { return x.select(0, 1).expand({3, 6}); }},
-      {"as_strided", [](const Tensor& x) { return x.as_strided({2, 2}, {1, 6}, 3); }},
+      {"expand",
+       [](const Tensor& x) {
+         return x.select(0, 1).expand({3, 6});
+       }},
+      {"as_strided",
+       [](const Tensor& x) {
+         return x.as_strided({2, 2}, {1, 6}, 3);
+       }},
       {"diagonal", [](const Tensor& x) { return x.diagonal(1); }},
       {"unfold", [](const Tensor& x) { return x.unfold(1, 3, 2); }},
       {"split piece", [](const Tensor& x) { return x.split(2, 1)[1]; }},
       {"chunk piece", [](const Tensor& x) { return x.chunk(3, 1)[2]; }},
-      {"indexing", [](const Tensor& x) { return x.index({indexing::Slice(1, 4), 2}); }},
+      {"indexing",
+       [](const Tensor& x) {
+         return x.index({indexing::Slice(1, 4), 2});
+       }},
   };
 }
 

@@ -140,8 +140,8 @@ TEST(AutogradHooks, WithoutThePluginEveryEntryNamesIt) {
   ASSERT_EQ(autograd_hooks(), nullptr);
   Tensor x = filled({1, 2});
   for (const std::string& e : {error_of([&] { x.requires_grad_(); }), error_of([&] { x.backward(); }),
-                               error_of([&] { autograd::grad({x}, {x}); }),
-                               error_of([&] { autograd::backward({x}); }), error_of([&] { x.mutable_grad(); })}) {
+                               error_of([&] { autograd::grad({x}, {x}); }), error_of([&] { autograd::backward({x}); }),
+                               error_of([&] { x.mutable_grad(); })}) {
     EXPECT_HAS(e, "needs the autograd plugin, which is not loaded");
     EXPECT_HAS(e, "ember::plugins::load(\"autograd\")");
   }
@@ -152,7 +152,8 @@ TEST(AutogradHooks, WithoutThePluginEveryEntryNamesIt) {
   EXPECT_TRUE(x.is_leaf());
   EXPECT_FALSE(x.retains_grad());
   EXPECT_EQ(autograd::grad_fn_name(x), "");
-  EXPECT_HAS(error_of([&] { x.retain_grad(); }), "[retain_grad] can't retain_grad on a tensor that has requires_grad=False");
+  EXPECT_HAS(error_of([&] { x.retain_grad(); }),
+             "[retain_grad] can't retain_grad on a tensor that has requires_grad=False");
   EXPECT_HAS(error_of([&] { x.register_hook([](const Tensor&) {}); }),
              "[register_hook] cannot register a hook on a tensor that doesn't require gradient");
   Tensor d = x.detach();
@@ -323,7 +324,9 @@ TEST(AutogradHooks, FunctionErrorsNameTheFunction) {
   (void)GradForInt::apply(x, 3);
   e = run_backward();
   EXPECT_HAS(e, "[GradForIntBackward] backward returned a defined gradient at position 1");
-  EXPECT_HAS(error_of([&] { Dirty::apply(x, filled({3, 4})); }),
+  EXPECT_HAS(error_of([&] {
+               Dirty::apply(x, filled({3, 4}));
+             }),
              "[DirtyBackward] mark_dirty was given a tensor that is not an input of forward");
   AutogradContext ctx;
   EXPECT_HAS(error_of([&] { ctx.get_saved_variables(); }), "available in backward only");

@@ -208,9 +208,8 @@ TEST(VersionCounters, CompositesAutogradAndFallbacksBumpOnlyThroughTheBackendKer
 
   // An Autograd kernel that redispatches: the backend bumps, the autograd layer does not.
   auto ag = lib(Library::Kind::IMPL, "tvercomp", DispatchKey::AutogradCPU);
-  ag->impl("scale_", [scale](DispatchKeySet ks, Tensor& self, double f) -> Tensor& {
-    return scale.redispatch(ks, self, f);
-  });
+  ag->impl("scale_",
+           [scale](DispatchKeySet ks, Tensor& self, double f) -> Tensor& { return scale.redispatch(ks, self, f); });
   x.unsafeGetTensorImpl()->add_keys(DispatchKeySet::of(Functionality::Autograd));
   scale.call(x, 1.0);
   EXPECT_EQ(x._version(), 7u);

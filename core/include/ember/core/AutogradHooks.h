@@ -65,8 +65,8 @@ struct FunctionNodeArgs {
   void (*release)(void* state) = nullptr;
   // Gradients of the inputs (one per input, undefined for none) from the gradients of the
   // outputs, with the saved tensors as the plugin unpacked them.
-  void (*backward)(void* state, const Tensor* saved, size_t num_saved, const Tensor* grad_outputs,
-                   size_t num_outputs, Tensor* grad_inputs, size_t num_inputs) = nullptr;
+  void (*backward)(void* state, const Tensor* saved, size_t num_saved, const Tensor* grad_outputs, size_t num_outputs,
+                   Tensor* grad_inputs, size_t num_inputs) = nullptr;
 };
 
 struct AutogradHooks {
@@ -120,9 +120,9 @@ template <class Fn>
 Fn require_autograd_hook(const char* what, Fn AutogradHooks::*field, const char* capability) {
   const AutogradHooks& h = require_autograd_hooks(what);
   const AutogradHooks probe;  // locates the field; folded to a constant by the compiler
-  const auto end = static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*field)) -
-                                       reinterpret_cast<const char*>(&probe)) +
-                   sizeof(Fn);
+  const auto end =
+      static_cast<size_t>(reinterpret_cast<const char*>(&(probe.*field)) - reinterpret_cast<const char*>(&probe)) +
+      sizeof(Fn);
   if (h.struct_size < end || !(h.*field)) detail::throw_missing_autograd_hook(what, capability, h);
   return h.*field;
 }

@@ -6,10 +6,10 @@
 // class body below (tests/unit/test_codegen checks that no operator method is hand-written).
 #include <functional>
 #include <optional>
-#include <type_traits>
 #include <ostream>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/Scalar.h"
@@ -232,8 +232,8 @@ namespace detail {
 // What a view records, read at one moment (PyTorch's ViewInfo; autograd's CopySlices takes it
 // when an in-place op hits a view).
 struct ViewInfo {
-  Tensor base;                       // the root base
-  SmallVector<int64_t, 5> sizes;     // the view's geometry, its offset relative to base's
+  Tensor base;                    // the root base
+  SmallVector<int64_t, 5> sizes;  // the view's geometry, its offset relative to base's
   SmallVector<int64_t, 5> strides;
   int64_t storage_offset = 0;
   IntrusivePtr<const ViewStep> step;  // null: as_strided redoes the view

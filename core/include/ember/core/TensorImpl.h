@@ -105,7 +105,7 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   Layout layout_;
   bool is_contiguous_ = true;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
-  IntrusivePtr<TensorImpl> view_base_;   // Note [View records]
+  IntrusivePtr<TensorImpl> view_base_;  // Note [View records]
   IntrusivePtr<const ViewStep> view_step_;
 };
 

@@ -301,8 +301,10 @@ struct KernelMaker<Ret, std::tuple<Args...>> {
   static constexpr bool kWrites = (std::is_same_v<Args, Tensor&> || ...);
   template <Unboxed U>
   static KernelFunction make_bumping(OperatorKernel* functor) {
-    if constexpr (kWrites) return make<&call_bumping<U, Ret, Args...>>(functor);
-    else return KernelFunction{};
+    if constexpr (kWrites)
+      return make<&call_bumping<U, Ret, Args...>>(functor);
+    else
+      return KernelFunction{};
   }
   template <class FnPtr, bool Keys>
   static KernelFunction fnptr_bumping(FnPtr f) {
