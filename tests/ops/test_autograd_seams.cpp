@@ -1,6 +1,8 @@
 // The seams autograd builds on, through the real operators of the cpu plugin: every view records
 // its root base and can be replayed on another tensor (Note [View records]); every operator that
-// writes bumps its written tensors' versions exactly once per call (Note [Version counters]).
+// writes bumps its written tensors' versions exactly once per call (Note [Version counters]);
+// API.md's custom Function compiles and runs (Note [AutogradHooks]; the recording side is
+// tests/unit/test_autograd_hooks.cpp).
 #include <functional>
 
 #include "OpTestUtil.h"
@@ -254,4 +256,31 @@ TEST(VersionCounters, AnInPlaceOpOnAViewBumpsItsBase) {
   expect_bumps("add_ on a row", {x, row, col}, {}, [&] { row.add_(1); });
   expect_bumps("zero_ on the base", {x, row, col}, {}, [&] { x.zero_(); });
   expect_bumps("copy_ into a transposed view", {x}, {}, [&] { x.t().copy_(filled({4, 3}, 6)); });
+}
+
+// ---- custom functions ----------------------------------------------------------------------
+
+namespace {
+// API.md's example, verbatim.
+struct Cube : ember::autograd::Function<Cube> {
+  static ember::Tensor forward(ember::autograd::AutogradContext* ctx, ember::Tensor x) {
+    ctx->save_for_backward({x});
+    return x * x * x;
+  }
+  static ember::autograd::variable_list backward(ember::autograd::AutogradContext* ctx,
+                                                 ember::autograd::variable_list g) {
+    auto x = ctx->get_saved_variables()[0];
+    return {g[0] * 3 * x * x};
+  }
+};
+}  // namespace
+
+TEST(AutogradSeams, ApiMdCubeRunsForwardWithoutThePlugin) {
+  // No input requires grad: no node is recorded, so no autograd plugin is needed.
+  ASSERT_EQ(autograd_hooks(), nullptr);
+  const Tensor x = from_values({3}, kFloat32, {1, 2, -3});
+  const Tensor y = Cube::apply(x);
+  EXPECT_EQ(values(y), (std::vector<double>{1, 8, -27}));
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_EQ(autograd::grad_fn_name(y), "");
 }
