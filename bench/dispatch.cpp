@@ -102,6 +102,8 @@ int main() {
   Result empty_t = measure([&](long n) { for (long i = 0; i < n; ++i) keep(at::empty({1})); });
   Result add_e = measure([&](long n) { for (long i = 0; i < n; ++i) keep(ember::add(ea, eb)); });
   Result add_t = measure([&](long n) { for (long i = 0; i < n; ++i) keep(at::add(ta, tb)); });
+  Result add__e = measure([&](long n) { for (long i = 0; i < n; ++i) keep(ea.add_(eb)); });
+  Result add__t = measure([&](long n) { for (long i = 0; i < n; ++i) keep(ta.add_(tb)); });
   Result mul_e = measure([&](long n) { for (long i = 0; i < n; ++i) keep(ea.mul_(eb)); });
   Result mul_t = measure([&](long n) { for (long i = 0; i < n; ++i) keep(ta.mul_(tb)); });
 
@@ -116,6 +118,7 @@ int main() {
       {"boxed call, no-op custom operator", boxed_e, boxed_t, 25},
       {"empty({1})", empty_e, empty_t, 100},
       {"add, 1-element tensors", add_e, add_t, 280},
+      {"add_ in place, 1-element tensors", add__e, add__t, 150},
       {"mul_ in place, 1-element tensors", mul_e, mul_t, 150},
   };
   std::printf("%-42s %18s %18s %8s %8s\n", "ns/call (best / median), 1 thread", "Ember", "LibTorch 1.13",

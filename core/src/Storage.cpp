@@ -66,6 +66,13 @@ Storage make_storage(size_t nbytes, Device d) {
 }
 
 void set_autograd_hooks(const AutogradHooks* hooks) {
+  if (hooks) {
+    constexpr size_t header = offsetof(AutogradHooks, plugin) + sizeof(AutogradHooks::plugin);
+    EMBER_CHECK(hooks->version >= 2 && hooks->struct_size >= header,
+                "[set_autograd_hooks] the table is version {} with {} bytes; this Ember reads version 2 or later "
+                "(at least {} bytes): rebuild the autograd plugin against this Ember",
+                hooks->version, hooks->struct_size, header);
+  }
   g_autograd_hooks.store(hooks, std::memory_order_release);
 }
 const AutogradHooks* autograd_hooks() { return g_autograd_hooks.load(std::memory_order_acquire); }
@@ -77,6 +84,29 @@ const AutogradHooks& require_autograd_hooks(const char* what) {
                               "EMBER_DEFAULT_PLUGINS",
                               what);
   return *h;
+}
+
+namespace detail {
+void throw_missing_autograd_hook(const char* what, const char* capability, const AutogradHooks& h) {
+  const char* plugin = h.plugin ? h.plugin : "?";
+  EMBER_THROW(NotImplementedError,
+              "[{}] needs the autograd capability '{}', which plugin '{}' does not provide (its AutogradHooks "
+              "table: version {}, {} bytes; this Ember's: version {}, {} bytes): update or rebuild plugin '{}'",
+              what, capability, plugin, h.version, h.struct_size, AutogradHooks::kVersion, sizeof(AutogradHooks),
+              plugin);
+}
+}  // namespace detail
+
+namespace {
+std::atomic<bool> g_anomaly_enabled{false};
+std::atomic<bool> g_anomaly_check_nan{true};
+}  // namespace
+
+bool AnomalyMode::is_enabled() { return g_anomaly_enabled.load(std::memory_order_relaxed); }
+bool AnomalyMode::should_check_nan() { return g_anomaly_check_nan.load(std::memory_order_relaxed); }
+void AnomalyMode::set_enabled(bool enabled, bool check_nan) {
+  g_anomaly_check_nan.store(check_nan, std::memory_order_relaxed);
+  g_anomaly_enabled.store(enabled, std::memory_order_relaxed);
 }
 
 }  // namespace ember

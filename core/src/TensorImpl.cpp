@@ -87,6 +87,29 @@ void TensorImpl::refresh() {
   is_contiguous_ = c;
 }
 
+void TensorImpl::set_view_record(IntrusivePtr<TensorImpl> base, IntrusivePtr<const ViewStep> step) {
+  EMBER_INTERNAL_ASSERT(!base || !base->is_view(), "a view's base must be the root base");
+  view_base_ = std::move(base);
+  view_step_ = std::move(step);
+}
+
+void TensorImpl::shallow_copy_from(const TensorImpl& o) {
+  if (&o == this) return;
+  storage_ = o.storage_;
+  sizes_ = o.sizes_;
+  strides_ = o.strides_;
+  storage_offset_ = o.storage_offset_;
+  numel_ = o.numel_;
+  dtype_ = o.dtype_;
+  device_ = o.device_;
+  layout_ = o.layout_;
+  is_contiguous_ = o.is_contiguous_;
+  const DispatchKeySet autograd = DispatchKeySet::of(Functionality::Autograd);
+  key_set_ = (o.key_set_ - autograd) | (key_set_ & autograd);
+  view_base_.reset();
+  view_step_.reset();
+}
+
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
   autograd_meta_ = std::move(m);
   if (autograd_meta_ && autograd_meta_->requires_grad())

@@ -17,6 +17,7 @@ namespace {
 
 struct KernelReg {
   KernelFunction fn;
+  KernelFunction bumping_fn;  // fn bumping its Tensor& arguments: see Note [Version counters]
   std::shared_ptr<OperatorKernel> owner;
   std::optional<CppSignature> sig;
   bool fallthrough = false;
@@ -58,6 +59,38 @@ struct VerboseKernel final : OperatorKernel {
     std::fprintf(stderr, "[dispatch] %s: key set %s -> %s\n", op.operator_name().c_str(), ks.str().c_str(),
                  v->desc.c_str());
     v->real.boxed(v->real.functor, op, ks, s);
+  }
+};
+
+// Note [Version counters]: a boxed-only backend kernel of an operator that writes, or one whose
+// written arguments have no `Tensor&` form (Tensor(a!)[], Tensor(a!)?). Bumps, after the call,
+// every tensor the schema marks written.
+struct BumpingBoxedKernel final : OperatorKernel {
+  KernelFunction real;
+  std::vector<int> written;  // argument positions
+  int num_args = 0;
+  static void call(OperatorKernel* f, const OperatorHandle& op, DispatchKeySet ks, Stack* s) {
+    auto* k = static_cast<BumpingBoxedKernel*>(f);
+    SmallVector<IntrusivePtr<TensorImpl>, 4> outs;
+    if (static_cast<int>(s->size()) >= k->num_args) {  // else the kernel reports the short stack
+      const IValue* base = s->end() - k->num_args;
+      auto add = [&](const IValue& v) {
+        if (v.isTensor() && v.toTensor().defined()) outs.push_back(v.toTensor().impl());
+      };
+      for (int i : k->written) {
+        const IValue& v = base[i];
+        if (v.isTensorList()) {
+          for (const auto& t : v.toTensorVector())
+            if (t.defined()) outs.push_back(t.impl());
+        } else if (v.isList()) {
+          for (const auto& x : v.toListRef()) add(x);
+        } else {
+          add(v);
+        }
+      }
+    }
+    k->real.boxed(k->real.functor, op, ks, s);
+    for (auto& t : outs) t->bump_version();
   }
 };
 
@@ -215,29 +248,75 @@ std::string describe(const Choice& c) {
   return fmt::format("{}{} [{}]", source_name(c.src), c.reg->fallthrough ? " (fallthrough)" : "", c.reg->prov.str());
 }
 
+// Which arguments the schema writes, and whether each has the `Tensor&` form that an unboxed
+// kernel's bumping twin sees (Note [Version counters]).
+struct Writes {
+  std::vector<int> positions;
+  bool all_plain = true;
+};
+Writes written_arguments(const State& st) {
+  Writes w;
+  if (!st.schema) return w;
+  const auto& args = st.schema->schema.arguments();
+  for (int i = 0; i < static_cast<int>(args.size()); ++i) {
+    if (!args[i].alias_info() || !args[i].alias_info()->is_write) continue;
+    w.positions.push_back(i);
+    if (args[i].type()->kind() != TypeKind::Tensor) w.all_plain = false;
+  }
+  return w;
+}
+
+// The slot is served by a kernel registered at a backend key: the one layer that bumps.
+bool bumps_here(int idx, const Choice& c) {
+  if (c.src != Source::Kernel || idx == 0) return false;
+  auto f = functionality_of(static_cast<DispatchKey>(idx));
+  return backend_of(static_cast<DispatchKey>(idx)) && static_cast<int>(f) <= static_cast<int>(Functionality::SparseCsr);
+}
+
+// The entry for a backend kernel of an operator that writes: its bumping twin, else a boxed
+// wrapper that bumps from the schema. Caller holds im.mu.
+KernelFunction bumping_entry(Dispatcher::Impl& im, const KernelReg& reg, const Writes& w, int num_args) {
+  if (w.all_plain && reg.bumping_fn.boxed) return reg.bumping_fn;
+  auto b = std::make_unique<BumpingBoxedKernel>();
+  b->real = reg.fn;
+  b->written = w.positions;
+  b->num_args = num_args;
+  KernelFunction k{nullptr, &BumpingBoxedKernel::call, b.get()};
+  im.wrappers.push_back(std::move(b));
+  return k;
+}
+
 // Builds and publishes a new table for `e`. Caller holds im.mu.
 void recompute(Dispatcher::Impl& im, OperatorEntry& e) {
   const State& st = DispatcherAccess::state(e);
   auto t = std::make_unique<DispatchTable>();
   t->schema = st.schema.get();
   std::array<bool, kNumRuntimeKeys> fallthrough{};
+  const Writes writes = written_arguments(st);
   for (int idx = 0; idx < kNumRuntimeKeys; ++idx) {
     Choice c = choose(st, im, idx, nullptr);
     KernelFunction& k = t->kernels[idx];
     if (c.reg) c.reg->published = true;
     if (!c.reg) {
       k = KernelFunction{nullptr, &missing_kernel, nullptr};
-    } else if (c.reg->fallthrough) {
+      continue;
+    }
+    if (c.reg->fallthrough) {
       k = KernelFunction{nullptr, &fallthrough_kernel, nullptr};
       fallthrough[idx] = true;
-    } else if (im.verbose) {
+      continue;
+    }
+    KernelFunction fn = c.reg->fn;
+    if (!writes.positions.empty() && bumps_here(idx, c))
+      fn = bumping_entry(im, *c.reg, writes, st.schema->num_args);
+    if (im.verbose) {
       auto w = std::make_unique<VerboseKernel>();
-      w->real = c.reg->fn;
+      w->real = fn;
       w->desc = fmt::format("{} ({})", to_string(static_cast<DispatchKey>(idx)), describe(c));
       k = KernelFunction{nullptr, &VerboseKernel::call, w.get()};
       im.wrappers.push_back(std::move(w));
     } else {
-      k = c.reg->fn;
+      k = fn;
     }
   }
   for (int b = -1; b < kMaxDeviceTypes; ++b) {
@@ -417,6 +496,7 @@ Undo registry_impl(const std::string& op, DispatchKey key, CppFunction f, const 
   }
   KernelReg reg;
   reg.fn = f.kernel();
+  reg.bumping_fn = f.bumping_kernel();
   reg.owner = f.owner();
   reg.sig = f.signature();
   reg.fallthrough = f.is_fallthrough();

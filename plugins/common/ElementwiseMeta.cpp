@@ -47,17 +47,13 @@ void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Te
 
 namespace {
 TensorIter meta_iter(const char* name) { return TensorIter(name, kMeta, nullptr); }
-void bump(Tensor& out, OutKind kind) {
-  if (kind != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
-}
 }  // namespace
 
 #define EMBER_META_UNARY(name, rule)                                            \
   void meta_##name(const Tensor& self, Tensor& out, OutKind kind) {             \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                           \
     TensorIter it = meta_iter(op);                                              \
-    unary_meta(it, op, unary_rules::rule, self, out, kind);                     \
-    bump(out, kind);                                                            \
+    unary_meta(it, op, unary_rules::rule, self, out, kind); \
   }
 EMBER_META_UNARY(neg, neg)
 EMBER_META_UNARY(abs, no_bool)
@@ -81,15 +77,13 @@ void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, Ou
   (void)gelu_tanh(op, approximate);
   TensorIter it = meta_iter(op);
   unary_meta(it, op, unary_rules::floating_only, self, out, kind);
-  bump(out, kind);
 }
 
 #define EMBER_META_ARITH(name, Op)                                                                     \
   void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind);   \
-    bump(out, kind);                                                                     \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind); \
   }
 EMBER_META_ARITH(add, Add)
 EMBER_META_ARITH(sub, Sub)
@@ -99,8 +93,7 @@ EMBER_META_ARITH(sub, Sub)
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind);           \
-    bump(out, kind);                                                                     \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind); \
   }
 EMBER_META_MULDIV(mul, Mul)
 EMBER_META_MULDIV(div, Div)
@@ -110,8 +103,7 @@ EMBER_META_MULDIV(div, Div)
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    logical_meta(it, op, self, other, out, kind);                                \
-    bump(out, kind);                                                                     \
+    logical_meta(it, op, self, other, out, kind); \
   }
 EMBER_META_LOGICAL(logical_and)
 EMBER_META_LOGICAL(logical_or)

@@ -191,7 +191,6 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
             });
           });
         })) {
-      if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
       return;
     }
   }
@@ -211,7 +210,6 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
     native::arith_meta(it, name, kind, a, bt, bs, bs ? &b : bt, alpha, out, ok);
     with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
   });
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
 Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, const Scalar* bs) {

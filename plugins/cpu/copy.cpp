@@ -94,7 +94,6 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
     const CastFn fn = cast_fn(it.dtype(1), it.dtype(0));
     it.for_each([&](char** d, const int64_t* s, int64_t n) { fn(d[1], s[1], d[0], s[0], n); });
   }
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 

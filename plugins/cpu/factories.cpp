@@ -82,7 +82,6 @@ Tensor& fill_(Tensor& self, const Scalar& value) {
       }
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -93,7 +92,6 @@ Tensor& zero_(Tensor& self) {
     char* p = static_cast<char*>(self.data_ptr());
     parallel_for(0, static_cast<int64_t>(self.nbytes()), 4 * kGrainSize,
                  [&](int64_t b, int64_t e) { std::memset(p + b, 0, static_cast<size_t>(e - b)); });
-    self.unsafeGetTensorImpl()->bump_version();
     return self;
   }
   return cpu::fill_(self, Scalar(int64_t{0}));

@@ -269,7 +269,6 @@ Tensor& scatter_impl(const char* op, Tensor& self, int64_t dim, const Tensor& in
     else
       walk_scatter(op, self, dim, index, srcst, [&](int64_t so, int64_t oo) { out[so] = s[oo]; });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -334,7 +333,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
           for (int64_t c : p.inner) base[c] = *s++;
       }
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -411,7 +409,6 @@ Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Sca
     const T v = scalar_to<T>(value);
     walk_scatter("scatter_", self, dim, index, none, [&](int64_t so, int64_t) { out[so] = v; });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -455,7 +452,6 @@ Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, c
       for (int64_t m : p.mid)
         for (int64_t c : p.inner) out[a + m + c] = v;
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -478,7 +474,6 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
       if (m[off[1]]) out[off[0]] = *s++;
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 

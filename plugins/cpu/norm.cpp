@@ -88,11 +88,14 @@ void bn_stats(const BnShape& s, const T* x, double* mean, double* var) {
 
 // running = (1 - momentum) * running + momentum * v, written into the caller's tensor.
 void update_running(Tensor& running, const std::vector<double>& v, double momentum) {
-  Tensor r = empty_cpu(running.sizes(), kFloat64);  // a copy even for float64: copy_ below bumps the version
+  Tensor r = empty_cpu(running.sizes(), kFloat64);
   cpu::copy_(r, running, false);
   double* p = r.data_ptr<double>();
   for (size_t i = 0; i < v.size(); ++i) p[i] = (1 - momentum) * p[i] + momentum * v[i];
-  cpu::copy_(running, r, false);  // bumps running's version
+  cpu::copy_(running, r, false);
+  // The schema (LibTorch 1.13's) does not mark the running statistics written, so the
+  // dispatcher cannot bump them: see Note [Version counters].
+  running.unsafeGetTensorImpl()->bump_version();
 }
 
 std::vector<double> as_doubles(const Tensor& t) {

@@ -13,10 +13,6 @@ void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType resul
   if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
 }
 
-void finish(OutKind ok, Tensor& out) {
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
-}
-
 // A 0-dim CPU tensor of dtype C holding s (a Scalar operand of a TensorIter).
 template <class C>
 Tensor scalar_tensor(const Scalar& s) {
@@ -67,7 +63,6 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
       run_binary<C, C>(it, PowOp<C>{});
     }
   });
-  finish(ok, out);
 }
 
 // ---- clamp --------------------------------------------------------------------------------
@@ -103,7 +98,6 @@ void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, c
       run_nary<C, C, 1>(it, ClampOp<C>{lo, hi});
     }
   });
-  finish(ok, out);
 }
 
 // ---- where, masked_fill -------------------------------------------------------------------
@@ -130,11 +124,9 @@ void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, c
     it.add_output(&out, result, ok == OutKind::Out).add_input(cond).add_input(self).add_input(other).build();
     run_nary<C, C, 3>(it, WhereOp<C>{});
   });
-  finish(ok, out);
 }
 
-void masked_fill_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& mask,
-                      const Scalar& value) {
+void masked_fill_impl(const char* name, Tensor& out, const Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_masked_fill(name, self, mask);
   const ScalarType dt = self.dtype();
   const ScalarType cdt = compute_dtype(dt);
@@ -148,7 +140,6 @@ void masked_fill_impl(const char* name, Tensor& out, OutKind ok, const Tensor& s
       run_binary<C, C>(it, MaskedFillOp<C>{convert<C>(v)});
     });
   });
-  finish(ok, out);
 }
 
 // ---- lerp, addcmul ------------------------------------------------------------------------
@@ -173,7 +164,6 @@ void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, co
       run_binary<C, C>(it, LerpOp<C>{scalar_to<C>(weight)});
     }
   });
-  finish(ok, out);
 }
 
 template <class T>
@@ -205,7 +195,6 @@ void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self,
       run_nary<C, C, 3>(it, AddcmulOp<C>{scalar_to<C>(value)});
     }
   });
-  finish(ok, out);
 }
 
 // ---- logical_and/or/xor -------------------------------------------------------------------
@@ -235,7 +224,6 @@ void logical_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self,
     using C = typename decltype(tag)::type;
     run_binary<bool, C>(it, LogicOp<L, C>{});
   });
-  finish(ok, out);
 }
 
 }  // namespace
@@ -293,11 +281,11 @@ Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& oth
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   Tensor out;
-  masked_fill_impl("masked_fill", out, OutKind::Functional, self, mask, value);
+  masked_fill_impl("masked_fill", out, self, mask, value);
   return out;
 }
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
-  masked_fill_impl("masked_fill_", self, OutKind::InPlace, self, mask, value);
+  masked_fill_impl("masked_fill_", self, self, mask, value);
   return self;
 }
 

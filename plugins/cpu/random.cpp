@@ -97,7 +97,6 @@ Tensor& uniform_(Tensor& self, double from, double to) {
       });
     }
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -132,7 +131,6 @@ Tensor& normal_(Tensor& self, double mean, double std) {
       });
     }
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -156,7 +154,6 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
       });
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
@@ -176,7 +173,6 @@ Tensor& bernoulli_float(Tensor& self, double p) {
       });
     });
   });
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 

@@ -181,7 +181,6 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   TensorIter it(name);
   const ScalarType result = native::unary_meta(it, name, unary_rule<K>(), self, out, ok);
   run_kind<K>(it, compute_dtype(K == U::LogicalNot ? self.dtype() : result), name);
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
 }  // namespace

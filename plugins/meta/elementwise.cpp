@@ -19,7 +19,6 @@ void iterate(const char* name, Tensor& out, OutKind ok, ScalarType result, std::
   it.add_output(&out, result, ok == OutKind::Out).check_mem_overlap(check_overlap);
   for (const Tensor* t : inputs) it.add_input(*t);
   it.build();
-  if (ok != OutKind::Functional) out.unsafeGetTensorImpl()->bump_version();
 }
 
 void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
@@ -226,13 +225,11 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
 Tensor& fill_(Tensor& self, const Scalar& value) {
   native::check_defined("fill_", self, "self");
   native::check_scalar_fits(value, self.dtype(), "fill_");
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 
 Tensor& zero_(Tensor& self) {
   native::check_defined("zero_", self, "self");
-  self.unsafeGetTensorImpl()->bump_version();
   return self;
 }
 

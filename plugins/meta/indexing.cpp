@@ -40,11 +40,6 @@ native::IndexGeometry index_geometry(const char* op, const Tensor& self,
   return native::index_geometry(op, self, idx);
 }
 
-Tensor& written(Tensor& self) {
-  self.unsafeGetTensorImpl()->bump_version();
-  return self;
-}
-
 }  // namespace
 
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
@@ -56,7 +51,7 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   native::check_index_put(kMeta, self, values);
   native::check_writable("index_put_", self);
   native::index_put_values_sizes(values, index_geometry("index_put_", self, indices).shape);
-  return written(self);
+  return self;
 }
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
@@ -64,7 +59,7 @@ Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, T
   DimVector shape(self.sizes());
   if (self.dim() > 0) shape[dim] = index.numel();
   native::resize_output(out, shape, "index_select");
-  return written(out);
+  return out;
 }
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
@@ -91,7 +86,7 @@ Tensor& scatter_meta(const char* op, Tensor& self, int64_t dim, const Tensor& in
   dim = maybe_wrap_dim(dim, self.dim(), op);
   native::check_gather_scatter(kMeta, op, self, dim, index, src);
   native::check_writable(op, self);
-  return index.numel() == 0 ? self : written(self);
+  return self;
 }
 }  // namespace
 
@@ -117,13 +112,13 @@ Tensor nonzero(const Tensor& self) {
 
 Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& /*value*/) {
   native::check_index_fill(kMeta, self, dim, index);
-  return written(self);
+  return self;
 }
 
 // The source's size is not checked: it must cover the mask's true count, which is data.
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
   native::check_masked_scatter(kMeta, self, mask, source);
-  return written(self);
+  return self;
 }
 
 }  // namespace ember::meta

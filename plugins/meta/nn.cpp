@@ -14,7 +14,8 @@ namespace nn = native::nn;
 Tensor empty_meta(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kMeta, sizes, dtype); }
 Tensor empty_if(bool want, IntArrayRef sizes, ScalarType dtype) { return want ? empty_meta(sizes, dtype) : Tensor(); }
 
-// The cpu kernel writes the running statistics in place (bumping their versions).
+// The cpu kernel writes the running statistics in place and bumps their versions, which the
+// schema does not mark written (Note [Version counters]).
 void touch(const std::optional<Tensor>& t) {
   if (t && t->defined()) t->unsafeGetTensorImpl()->bump_version();
 }

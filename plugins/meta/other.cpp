@@ -130,7 +130,6 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
                    out.dtype());
   native::resize_output(out, r.sizes(), "mm");
-  out.unsafeGetTensorImpl()->bump_version();
   return out;
 }
 

@@ -1711,14 +1711,6 @@ const std::vector<KnownFailure>& known_failures() {
          "float32/float64 path, meta and PyTorch do not"},
         {"meta", "aten::batch_norm", "expanded | training", "expanded running stats: as native_batch_norm"},
     };
-    // Version counters (Note [Backend op harness]): a write that does not bump them. These go away
-    // when one layer bumps the counter of every Tensor(a!) argument.
-    for (const char* op : {"uniform_", "normal_", "random_.from", "bernoulli_.float"})
-      r.push_back({"meta", std::string("aten::") + op, "", "meta's random fills do not bump self's version"});
-    r.push_back({"", "aten::index_select.out", "", "the cpu kernel does not bump out's version"});
-    for (const char* op : {"scatter_.src", "scatter_add_"})
-      r.push_back({"", std::string("aten::") + op, "an empty index",
-                   "with an empty index neither the cpu nor meta bumps self's version (PyTorch does)"});
     // The shared elementwise geometry (meta; the cpu's float16/bfloat16 path) gives an empty
     // transposed input's result strides [1, 1]; the cpu's other paths and PyTorch give [3, 1].
     for (const char* op : {"abs", "cos", "erf", "exp", "gelu", "log", "log1p", "logical_not", "neg", "relu", "rsqrt",

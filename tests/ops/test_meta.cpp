@@ -182,3 +182,25 @@ TEST(MetaTensors, CnnCompositesServeMeta) {
   EXPECT_ERROR(ValueError, ember::conv2d(x, ember::empty({16, 3, 3, 3})), "[convolution]", "same device", "meta",
                "cpu");
 }
+
+// Note [Version counters]: meta kernels bump nothing themselves; the dispatcher bumps once.
+TEST(MetaTensors, InPlaceAndOutOpsBumpOnce) {
+  const TensorOptions m = TensorOptions().device(kMeta);
+  Tensor x = empty({3, 4}, m), y = empty({3, 4}, m), out = empty({0}, m);
+  Tensor mx = empty({0}, m), mi = empty({0}, m.dtype(kInt64));
+  x.add_(y);
+  EXPECT_EQ(x._version(), 1u);
+  add_out(out, x, y);
+  EXPECT_EQ(out._version(), 1u);
+  EXPECT_EQ(out.sizes(), x.sizes());
+  x.copy_(y);
+  x.fill_(2);
+  x.zero_();
+  EXPECT_EQ(x._version(), 4u);
+  max_out(mx, mi, x, 1);
+  EXPECT_EQ(mx._version(), 1u);
+  EXPECT_EQ(mi._version(), 1u);
+  x.select(0, 1).mul_(2);
+  EXPECT_EQ(x._version(), 5u);
+  EXPECT_EQ(y._version(), 0u);
+}

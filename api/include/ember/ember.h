@@ -14,3 +14,5 @@
 #include "ember/api/Indexing.h"
 #include "ember/api/Threads.h"
 #include "ember/api/Random.h"
+#include "ember/api/Views.h"
+#include "ember/api/Autograd.h"

@@ -93,7 +93,10 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
   const DimVector sz = infer_size(shape, self.numel(), "reshape");
   DimVector st;
   if (compute_stride(self.sizes(), self.strides(), sz, st)) return self.view(sz);
-  return self.contiguous().view(sz);
+  // A copy, reshaped in place: not a view of the temporary (PyTorch's _unsafe_view).
+  Tensor r = self.contiguous();
+  r.unsafeGetTensorImpl()->set_sizes_contiguous(sz);
+  return r;
 }
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {

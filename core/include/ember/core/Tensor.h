@@ -4,10 +4,12 @@
 // Metadata accessors are written here by hand; every operator method (add, sum, to, ...) is
 // generated from schemas/ops.yaml into ember/generated/TensorMethods.h and included in the
 // class body below (tests/unit/test_codegen checks that no operator method is hand-written).
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "ember/core/Scalar.h"
@@ -96,6 +98,11 @@ class EMBER_API Tensor {
     return TensorOptions().dtype(dtype()).device(device()).layout(layout());
   }
   uint64_t _version() const { return impl_->version(); }
+  // Note [View records]: whether this tensor views another (LibTorch's is_view(); _is_view() is
+  // PyTorch's Python spelling), and the root base it views (undefined when not a view).
+  bool is_view() const { return impl_->is_view(); }
+  bool _is_view() const { return impl_->is_view(); }
+  Tensor _base() const;
 
   // Never dispatches: the address of the first element.
   void* data_ptr() const { return impl_->data(); }
@@ -132,6 +139,31 @@ class EMBER_API Tensor {
   Tensor& mutable_grad() const;
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = {},
                 bool create_graph = false) const;
+  // A non-leaf keeps its grad after backward.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // `hook(grad)` runs when self's gradient is computed; a hook returning a Tensor replaces the
+  // gradient (undefined: keeps it), a void hook only sees it. Returns the handle remove_hook takes.
+  template <class F>
+  unsigned register_hook(F&& hook) const {
+    using R = std::invoke_result_t<std::decay_t<F>&, const Tensor&>;
+    if constexpr (std::is_void_v<R>) {
+      return _register_hook([h = std::forward<F>(hook)](const Tensor& g) mutable {
+        h(g);
+        return Tensor();
+      });
+    } else {
+      return _register_hook(std::function<Tensor(const Tensor&)>(std::forward<F>(hook)));
+    }
+  }
+  unsigned _register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned handle) const;
+  // A tensor sharing self's data (and version counter) with no autograd history. Not a view:
+  // it records no base (as PyTorch's non-differentiable views).
+  Tensor detach() const;
+  // Self takes new_data's data and metadata and keeps its autograd identity (Python's
+  // `x.data = y`); self is no view afterwards.
+  void set_data(const Tensor& new_data) const;
 
   // a[i]: select(0, i).
   Tensor operator[](int64_t i) const;
@@ -163,9 +195,52 @@ EMBER_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 // A fresh contiguous tensor with the device's registered allocator (used by kernels).
 EMBER_API Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device = kCPU);
-// A tensor viewing `base`'s storage with new geometry.
+// A tensor viewing `base`'s storage with new geometry; it records its root base (Note [View
+// records]). Every view kernel makes its result with it.
 EMBER_API Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
                            int64_t storage_offset);
+
+// Sizes, strides and storage offset (in elements of the storage) of a tensor.
+struct ViewGeometry {
+  SmallVector<int64_t, 5> sizes;
+  SmallVector<int64_t, 5> strides;
+  int64_t storage_offset = 0;
+  static ViewGeometry of(const Tensor& t) { return {t.sizes(), t.strides(), t.storage_offset()}; }
+  bool operator==(const ViewGeometry&) const = default;
+};
+
+// A view step that as_strided cannot express: how to redo it on its input (Note [View records]).
+// Steps chain towards the root: replaying one first replays `prev` (or takes the root), then
+// redoes `in` from that with as_strided, then calls `fn`.
+class EMBER_API ViewStep : public IntrusiveTarget {
+ public:
+  using Fn = std::function<Tensor(const Tensor& input)>;
+  ViewStep(IntrusivePtr<const ViewStep> prev, ViewGeometry in, ViewGeometry out, Fn fn)
+      : prev(std::move(prev)), in(std::move(in)), out(std::move(out)), fn(std::move(fn)) {}
+  const IntrusivePtr<const ViewStep> prev;  // the step nearer the root, or null
+  const ViewGeometry in;                    // fn's input when the view was made
+  const ViewGeometry out;                   // fn's result when the view was made
+  const Fn fn;
+};
+
+// As make_view, for a view that as_strided cannot redo: `replay(base)` redoes it on a tensor
+// like `base`.
+EMBER_API Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset,
+                           ViewStep::Fn replay);
+
+namespace detail {
+// What a view records, read at one moment (PyTorch's ViewInfo; autograd's CopySlices takes it
+// when an in-place op hits a view).
+struct ViewInfo {
+  Tensor base;                    // the root base
+  SmallVector<int64_t, 5> sizes;  // the view's geometry, its offset relative to base's
+  SmallVector<int64_t, 5> strides;
+  int64_t storage_offset = 0;
+  IntrusivePtr<const ViewStep> step;  // null: as_strided redoes the view
+};
+// The record of `view`; nullopt when it is not a view.
+EMBER_API std::optional<ViewInfo> view_info(const Tensor& view);
+}  // namespace detail
 
 using TensorList = ArrayRef<Tensor>;
 

@@ -13,6 +13,7 @@ namespace ember {
 
 class Tensor;
 class TensorImpl;
+class ViewStep;  // Tensor.h
 
 // Owned by the autograd plugin; core only stores and destroys it. See AutogradHooks.h.
 class EMBER_API AutogradMetaInterface {
@@ -65,8 +66,32 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   uint64_t version() const { return storage_->version(); }
   void bump_version() { storage_->bump_version(); }
 
+  // Note [View records]
+  // ~~~~~~~~~~~~~~~~~~~
+  // An in-place op on a view must rebase the autograd graph of its base (PyTorch's CopySlices),
+  // which needs the base and a way to redo the view on another tensor (the base's gradient).
+  // Every view (what make_view returns: every view op, and views of views) records its *root*
+  // base, as PyTorch does: a view of a view records the original base, never the intermediate.
+  // The view's own sizes, strides and storage offset, taken relative to the base's offset, are
+  // the default way to redo it (as_strided, PyTorch's default); a view that as_strided cannot
+  // express (none today; e.g. a future view_as_real, which changes the dtype) also records a
+  // ViewStep, its replay function, chained to the steps before it (Tensor.h). A non-view has
+  // neither; contiguous() of a contiguous tensor returns it with its own record.
+  // Cost: two pointers per tensor and one reference-count increment per view made; no
+  // allocation unless a view has a replay step. The record is metadata the caller reads with
+  // Tensor::_is_view(), _base(), detail::view_info() and detail::replay_view() (ember/api/Views.h).
+  bool is_view() const { return view_base_.get() != nullptr; }
+  // The root base (null when not a view).
+  TensorImpl* view_base() const { return view_base_.get(); }
+  // The last step on the way from the root that as_strided cannot express (null: none).
+  const IntrusivePtr<const ViewStep>& view_step() const { return view_step_; }
+  void set_view_record(IntrusivePtr<TensorImpl> base, IntrusivePtr<const ViewStep> step);
+
   // Recomputes numel and contiguity after sizes or strides change.
   void refresh();
+  // Takes `o`'s storage, geometry, dtype, device and backend keys; keeps this tensor's autograd
+  // meta and Autograd key; drops its view record (Tensor::set_data).
+  void shallow_copy_from(const TensorImpl& o);
 
  private:
   Storage storage_;
@@ -80,6 +105,8 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   Layout layout_;
   bool is_contiguous_ = true;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  IntrusivePtr<TensorImpl> view_base_;  // Note [View records]
+  IntrusivePtr<const ViewStep> view_step_;
 };
 
 // Contiguous strides for `sizes` (row-major; a size-0 or size-1 dim gets the stride it would

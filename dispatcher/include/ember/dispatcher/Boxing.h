@@ -248,6 +248,28 @@ Ret call_empty_lambda(OperatorKernel*, DispatchKeySet ks, Args... a) {
   else return L{}(std::forward<Args>(a)...);
 }
 
+// ---- version-bumping variants (Note [Version counters] in KernelFunction.h) ---------------
+// A `Tensor&` argument is a `Tensor(a!)` of the schema (the signature check enforces it).
+EMBER_ALWAYS_INLINE void bump_if_written(Tensor& t) {
+  if (t.defined()) t.unsafeGetTensorImpl()->bump_version();
+}
+template <class T>
+EMBER_ALWAYS_INLINE void bump_if_written(const T&) {}
+
+// Runs the adapter U (known at compile time: a direct call), then bumps every written argument.
+// A kernel that throws bumps nothing.
+template <auto U, class Ret, class... Args>
+Ret call_bumping(OperatorKernel* f, DispatchKeySet ks, Args... a) {
+  if constexpr (std::is_void_v<Ret>) {
+    U(f, ks, std::forward<Args>(a)...);
+    (bump_if_written(a), ...);
+  } else {
+    Ret r = U(f, ks, std::forward<Args>(a)...);
+    (bump_if_written(a), ...);
+    return r;
+  }
+}
+
 // Builds the table entry (unboxed entry, boxed adapter) for each way of giving a kernel.
 template <class Ret, class ArgsTuple>
 struct KernelMaker;
@@ -285,6 +307,33 @@ struct KernelMaker<Ret, std::tuple<Args...>> {
     return make<&call_empty_lambda<L, Keys, Ret, Args...>>(nullptr);
   }
   static CppSignature signature() { return make_cpp_signature<Ret, Args...>(); }
+
+  // The same entries, bumping the version of every `Tensor&` argument after the kernel returns;
+  // an empty KernelFunction when the kernel has none (see Note [Version counters]).
+  static constexpr bool kWrites = (std::is_same_v<Args, Tensor&> || ...);
+  template <Unboxed U>
+  static KernelFunction make_bumping(OperatorKernel* functor) {
+    if constexpr (kWrites)
+      return make<&call_bumping<U, Ret, Args...>>(functor);
+    else
+      return KernelFunction{};
+  }
+  template <class FnPtr, bool Keys>
+  static KernelFunction fnptr_bumping(FnPtr f) {
+    return make_bumping<&call_fnptr<FnPtr, Keys, Ret, Args...>>(reinterpret_cast<OperatorKernel*>(f));
+  }
+  template <auto Fn, bool Keys>
+  static KernelFunction fixed_bumping() {
+    return make_bumping<&call_static<Fn, Keys, Ret, Args...>>(nullptr);
+  }
+  template <class L, bool Keys>
+  static KernelFunction lambda_bumping(OperatorKernel* k) {
+    return make_bumping<&call_lambda<L, Keys, Ret, Args...>>(k);
+  }
+  template <class L, bool Keys>
+  static KernelFunction empty_lambda_bumping() {
+    return make_bumping<&call_empty_lambda<L, Keys, Ret, Args...>>(nullptr);
+  }
 };
 
 }  // namespace ember::detail

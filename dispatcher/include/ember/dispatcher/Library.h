@@ -73,6 +73,7 @@ class EMBER_API CppFunction {
     using T = detail::FnTraits<R(A...)>;
     using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
     fn_ = M::template fnptr<R (*)(A...), T::takes_keyset>(fn);
+    bumping_fn_ = M::template fnptr_bumping<R (*)(A...), T::takes_keyset>(fn);
     sig_ = M::signature();
   }
   CppFunction(BoxedFn f);      // NOLINT
@@ -90,9 +91,11 @@ class EMBER_API CppFunction {
       using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
       if constexpr (std::is_empty_v<D> && std::is_default_constructible_v<D>) {
         fn_ = M::template empty_lambda<D, T::takes_keyset>();
+        bumping_fn_ = M::template empty_lambda_bumping<D, T::takes_keyset>();
       } else {
         auto k = std::make_shared<detail::LambdaKernel<D>>(std::forward<L>(l));
         fn_ = M::template lambda<D, T::takes_keyset>(k.get());
+        bumping_fn_ = M::template lambda_bumping<D, T::takes_keyset>(k.get());
         owner_ = std::move(k);
       }
       sig_ = M::signature();
@@ -105,6 +108,7 @@ class EMBER_API CppFunction {
     using M = detail::KernelMaker<typename T::Ret, typename T::Args>;
     CppFunction f;
     f.fn_ = M::template fixed<Fn, T::takes_keyset>();
+    f.bumping_fn_ = M::template fixed_bumping<Fn, T::takes_keyset>();
     f.sig_ = M::signature();
     return f;
   }
@@ -114,6 +118,9 @@ class EMBER_API CppFunction {
   static CppFunction makeFallthrough();
 
   const KernelFunction& kernel() const { return fn_; }
+  // kernel() bumping its `Tensor&` arguments' versions; empty when it has none or is boxed
+  // (see Note [Version counters]).
+  const KernelFunction& bumping_kernel() const { return bumping_fn_; }
   const std::optional<CppSignature>& signature() const { return sig_; }
   bool is_fallthrough() const { return fallthrough_; }
   bool is_boxed_only() const { return fn_.unboxed == nullptr; }
@@ -125,6 +132,7 @@ class EMBER_API CppFunction {
   void init_boxed_lambda(L&& l);
 
   KernelFunction fn_;
+  KernelFunction bumping_fn_;
   std::shared_ptr<OperatorKernel> owner_;
   std::optional<CppSignature> sig_;
   bool fallthrough_ = false;

@@ -1,0 +1,127 @@
+#include "ember/api/Autograd.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace ember::autograd {
+
+variable_list grad(const variable_list& outputs, const variable_list& inputs, const variable_list& grad_outputs,
+                   std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  auto fn = require_autograd_hook("autograd::grad", &AutogradHooks::grad, "grad");
+  return fn(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused);
+}
+
+void backward(const variable_list& tensors, const variable_list& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph) {
+  auto fn = require_autograd_hook("autograd::backward", &AutogradHooks::backward, "backward");
+  fn(tensors, grad_tensors, retain_graph, create_graph);
+}
+
+std::string grad_fn_name(const Tensor& t) {
+  EMBER_CHECK(t.defined(), "[grad_fn_name] called on an undefined tensor");
+  if (!t.unsafeGetTensorImpl()->autograd_meta()) return "";
+  return require_autograd_hook("grad_fn_name", &AutogradHooks::grad_fn_name, "grad_fn_name")(t);
+}
+
+const variable_list& AutogradContext::get_saved_variables() const {
+  EMBER_CHECK(in_backward_, "[get_saved_variables] the saved tensors are available in backward only");
+  return saved_;
+}
+
+bool AutogradContext::needs_input_grad(size_t index) const {
+  EMBER_CHECK_INDEX(index < needs_input_grad_.size(),
+                    "[needs_input_grad] index {} out of range: forward has {} tensor inputs", index,
+                    needs_input_grad_.size());
+  return needs_input_grad_[index];
+}
+
+namespace detail {
+
+std::string function_name(const std::type_info& t) {
+  int status = 0;
+  char* d = abi::__cxa_demangle(t.name(), nullptr, nullptr, &status);
+  std::string name = status == 0 && d ? d : t.name();
+  std::free(d);
+  // Unqualified, as PyTorch names a custom function's node: ns::Cube -> CubeBackward.
+  const size_t sep = name.rfind("::", name.find('<'));
+  if (sep != std::string::npos) name.erase(0, sep + 2);
+  return name + "Backward";
+}
+
+void NodeState::begin_forward(const variable_list& inputs) {
+  const bool grad_on = GradMode::is_enabled();
+  ctx.needs_input_grad_.clear();
+  for (const Tensor& t : inputs) ctx.needs_input_grad_.push_back(grad_on && t.defined() && t.requires_grad());
+}
+
+void NodeState::set_saved(const Tensor* saved, size_t n) {
+  ctx.saved_.assign(saved, saved + n);
+  ctx.in_backward_ = true;
+}
+
+void NodeState::scatter(const variable_list& grads, Tensor* grad_inputs, size_t num_inputs) const {
+  EMBER_CHECK(grads.size() == arg_is_input.size(),
+              "[{}] backward returned {} gradients, expected {} (one per forward argument, undefined for the "
+              "arguments that are not tensors)",
+              name, grads.size(), arg_is_input.size());
+  size_t k = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!arg_is_input[i]) {
+      EMBER_CHECK(!grads[i].defined(),
+                  "[{}] backward returned a defined gradient at position {}, but forward argument {} is not a "
+                  "tensor",
+                  name, i, i);
+      continue;
+    }
+    EMBER_INTERNAL_ASSERT(k < num_inputs, "{} tensor inputs recorded, more in the arguments", num_inputs);
+    grad_inputs[k++] = grads[i];
+  }
+}
+
+namespace {
+void release_state(void* s) { delete static_cast<NodeState*>(s); }
+
+bool contains(const variable_list& v, const Tensor& t) {
+  return std::any_of(v.begin(), v.end(), [&](const Tensor& x) { return x.is_same(t); });
+}
+}  // namespace
+
+void NodeState::record(std::unique_ptr<NodeState> st, const variable_list& inputs, variable_list& outputs,
+                       BackwardFn backward) {
+  const AutogradContext& ctx = st->ctx;
+  const std::string& name = st->name;
+  for (const Tensor& t : ctx.dirty_)
+    EMBER_CHECK(contains(inputs, t), "[{}] mark_dirty was given a tensor that is not an input of forward", name);
+  for (const Tensor& t : ctx.non_differentiable_)
+    EMBER_CHECK(contains(outputs, t),
+                "[{}] mark_non_differentiable was given a tensor that is not an output of forward", name);
+  for (const Tensor& t : outputs) EMBER_CHECK(t.defined(), "[{}] forward returned an undefined tensor", name);
+  const bool record = GradMode::is_enabled() && std::any_of(inputs.begin(), inputs.end(), [](const Tensor& t) {
+                        return t.defined() && t.requires_grad();
+                      });
+  if (!record) return;  // no graph: plain outputs, the state dies here
+  auto fn = require_autograd_hook(name.c_str(), &AutogradHooks::record_function_node, "record_function_node");
+  FunctionNodeArgs a;
+  a.name = name.c_str();
+  a.inputs = inputs.data();
+  a.num_inputs = inputs.size();
+  a.outputs = outputs.data();
+  a.num_outputs = outputs.size();
+  a.saved = ctx.to_save_.data();
+  a.num_saved = ctx.to_save_.size();
+  a.dirty = ctx.dirty_.data();
+  a.num_dirty = ctx.dirty_.size();
+  a.non_differentiable = ctx.non_differentiable_.data();
+  a.num_non_differentiable = ctx.non_differentiable_.size();
+  a.materialize_grads = ctx.materialize_grads_;
+  a.state = st.get();
+  a.release = &release_state;
+  a.backward = backward;
+  fn(a);         // throws: nothing was recorded and the state is still ours
+  st.release();  // the node owns it now
+}
+
+}  // namespace detail
+}  // namespace ember::autograd
