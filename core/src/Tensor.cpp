@@ -38,9 +38,12 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
-                                         base.layout());
-  // A view keeps the base's extra keys (Autograd is re-added by the autograd plugin as needed).
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
+  // The base's subclass and data (see Note [TensorImpl subclasses and storage-less tensors]);
+  // Autograd is re-added by the autograd plugin as needed.
+  IntrusivePtr<TensorImpl> impl = base.impl()->shallow_copy_and_detach();
+  impl->set_sizes_and_strides(sizes, strides);
+  impl->set_storage_offset(storage_offset);
   return Tensor(std::move(impl));
 }
 

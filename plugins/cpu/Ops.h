@@ -140,18 +140,26 @@ Tensor bmm(const Tensor& self, const Tensor& mat2);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
 Tensor matmul(const Tensor& self, const Tensor& other);
 
-// random.cpp. CPU fills on the default CPU generator:
-Tensor& uniform_(Tensor& self, double from, double to);
-Tensor& normal_(Tensor& self, double mean, double std);
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to);
-Tensor& bernoulli_float(Tensor& self, double p);
+// random.cpp. CPU fills on the given CPU generator (None: the default one):
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator);
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator);
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator);
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator);
 // CompositeExplicitAutograd (they dispatch empty and a fill):
 Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                      OptDevice device, OptBool pin_memory);
 Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                       OptDevice device, OptBool pin_memory);
 Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
                OptBool pin_memory);
+Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator> generator, OptDtype dtype,
+                         OptLayout layout, OptDevice device, OptBool pin_memory);
 Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
                    OptDevice device, OptBool pin_memory);
+Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
+                             OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
 
 // indexing.cpp (see Note [CPU advanced indexing]). CPU:
 Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices);

@@ -1,11 +1,12 @@
-// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on the default CPU generator,
-// and the device-generic rand, randn, randint (CompositeExplicitAutograd: empty + a fill).
+// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on a CPU generator (the one
+// given, else the default CPU generator), and the device-generic rand, randn, randint and their
+// .generator overloads (CompositeExplicitAutograd: empty + a fill).
 //
-// Each fill reserves its Philox blocks from ember::detail::default_cpu_generator() once and
-// gives element i (in row-major order) a value computed from block offset + i / k alone (k
-// elements per block), so results do not depend on threads or memory layout (see Note
-// [Counter-based random numbers] in ember/api/Random.h). A non-contiguous self is filled through
-// a contiguous buffer and copy_.
+// Each fill reserves its Philox blocks from the generator once, under its mutex, and gives
+// element i (in row-major order) a value computed from block offset + i / k alone (k elements
+// per block), so results do not depend on threads or memory layout (see Note [Counter-based
+// random numbers] in ember/core/Philox.h). A non-contiguous self is filled through a contiguous
+// buffer and copy_.
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -13,7 +14,7 @@
 #include "Loops.h"
 #include "ember/native/Rules.h"
 #include "Ops.h"
-#include "ember/api/Random.h"
+#include "ember/core/CPUGeneratorImpl.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -64,6 +65,17 @@ uint64_t blocks_for(int64_t n, int64_t per_block) {
   return static_cast<uint64_t>((n + per_block - 1) / per_block);
 }
 
+// `gen` (None or undefined: the default CPU generator), checked to be a CPU generator.
+CPUGeneratorImpl* cpu_generator(const std::optional<Generator>& gen, const char* op) {
+  return get_generator_or_default<CPUGeneratorImpl>(gen, ember::detail::getDefaultCPUGenerator(), op);
+}
+
+// Reserves `blocks` consecutive Philox blocks of `g` for one call.
+PhiloxRange reserve(CPUGeneratorImpl* g, uint64_t blocks) {
+  std::lock_guard<std::mutex> lock(g->mutex_);
+  return g->reserve(blocks);
+}
+
 
 // The factory's own checks, before it dispatches empty (so errors name it, not empty).
 void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
@@ -73,9 +85,10 @@ void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
 
 }  // namespace
 
-Tensor& uniform_(Tensor& self, double from, double to) {
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
   check_defined("uniform_", self, "self");
   check_cpu("uniform_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "uniform_");
   native::check_uniform(self, from, to);
   visit_dtype(self.dtype(), "uniform_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -83,7 +96,7 @@ Tensor& uniform_(Tensor& self, double from, double to) {
       fill_contiguous<T>(self, [&](T* p, int64_t n) {
         if constexpr (std::is_same_v<T, double>) {
           // Two elements a block, 53 bits each.
-          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+          const auto r = reserve(gen, blocks_for(n, 2));
           for_blocks(n, 2, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
             for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j)
@@ -92,7 +105,7 @@ Tensor& uniform_(Tensor& self, double from, double to) {
         } else {
           // Four elements a block, with T's digits of precision (so rand is exact and < 1).
           constexpr int bits = digits_of<T>();
-          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+          const auto r = reserve(gen, blocks_for(n, 4));
           const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
           for_blocks(n, 4, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
@@ -107,9 +120,10 @@ Tensor& uniform_(Tensor& self, double from, double to) {
   return self;
 }
 
-Tensor& normal_(Tensor& self, double mean, double std) {
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   check_defined("normal_", self, "self");
   check_cpu("normal_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "normal_");
   native::check_normal(self, std);
   visit_dtype(self.dtype(), "normal_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -118,7 +132,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
       // (2b, 2b + 1) gets r cos(2 pi u2) and r sin(2 pi u2), r = sqrt(-2 log u1).
       using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
       fill_contiguous<T>(self, [&](T* p, int64_t n) {
-        const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+        const auto r = reserve(gen, blocks_for(n, 2));
         const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(std);
         constexpr Acc two_pi = static_cast<Acc>(2 * std::numbers::pi);
         for_blocks(n, 2, [&](int64_t b) {
@@ -142,16 +156,17 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   return self;
 }
 
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
   check_defined("random_", self, "self");
   check_cpu("random_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "random_");
   const __int128 end = native::random_from_end(self, from, to);
   visit_dtype(self.dtype(), "random_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto range = static_cast<unsigned __int128>(end - from);  // in [1, 2^64]
     fill_contiguous<T>(self, [&](T* p, int64_t n) {
       // Two elements a block, 64 bits each.
-      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+      const auto r = reserve(gen, blocks_for(n, 2));
       for_blocks(n, 2, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j) {
@@ -166,15 +181,16 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
   return self;
 }
 
-Tensor& bernoulli_float(Tensor& self, double p) {
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator) {
   check_defined("bernoulli_", self, "self");
   check_cpu("bernoulli_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "bernoulli_");
   native::check_bernoulli(p);
   visit_dtype(self.dtype(), "bernoulli_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     fill_contiguous<T>(self, [&](T* out, int64_t n) {
       // Four elements a block: 1 where a 32-bit uniform in [0, 1) is below p.
-      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+      const auto r = reserve(gen, blocks_for(n, 4));
       for_blocks(n, 4, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
@@ -188,36 +204,56 @@ Tensor& bernoulli_float(Tensor& self, double p) {
 
 // ---- CompositeExplicitAutograd ----------------------------------------------------------------
 
-Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                      OptDevice device, OptBool pin_memory) {
   check_factory("rand", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   native::check_floating_fill("rand", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.uniform_(0, 1);
+  t.uniform_(0, 1, std::move(generator));
   return t;
 }
 
-Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return cpu::rand_generator(size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                       OptDevice device, OptBool pin_memory) {
   check_factory("randn", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   native::check_floating_fill("randn", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.normal_(0, 1);
+  t.normal_(0, 1, std::move(generator));
+  return t;
+}
+
+Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return cpu::randn_generator(size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
+                             OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_factory("randint", size, pin_memory);
+  EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
+  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
+  t.random_(low, high, std::move(generator));
   return t;
 }
 
 Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
                    OptDevice device, OptBool pin_memory) {
-  check_factory("randint", size, pin_memory);
-  EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
-  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
-  t.random_(low, high);
-  return t;
+  return cpu::randint_low_generator(low, high, size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator> generator, OptDtype dtype,
+                         OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return cpu::randint_low_generator(0, high, size, std::move(generator), dtype, layout, device, pin_memory);
 }
 
 Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
                OptBool pin_memory) {
-  return cpu::randint_low(0, high, size, dtype, layout, device, pin_memory);
+  return cpu::randint_low_generator(0, high, size, std::nullopt, dtype, layout, device, pin_memory);
 }
 
 }  // namespace ember::cpu

@@ -237,6 +237,10 @@ EMBER_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("randn", EMBER_FN(cpu::randn));
   m.impl("randint", EMBER_FN(cpu::randint));
   m.impl("randint.low", EMBER_FN(cpu::randint_low));
+  m.impl("rand.generator", EMBER_FN(cpu::rand_generator));
+  m.impl("randn.generator", EMBER_FN(cpu::randn_generator));
+  m.impl("randint.generator", EMBER_FN(cpu::randint_generator));
+  m.impl("randint.low_generator", EMBER_FN(cpu::randint_low_generator));
 }
 
 // Reductions (see Note [CPU row reductions] in reduce2.cpp).

@@ -102,10 +102,11 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking);
 Tensor& fill_(Tensor& self, const Scalar& value);
 Tensor& zero_(Tensor& self);
-Tensor& uniform_(Tensor& self, double from, double to);
-Tensor& normal_(Tensor& self, double mean, double std);
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to);
-Tensor& bernoulli_float(Tensor& self, double p);
+// The random fills draw nothing (no values), so they leave the generator as it was.
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator);
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator);
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator);
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator);
 
 // ---- other.cpp ----------------------------------------------------------------------------------
 

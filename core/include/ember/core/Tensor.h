@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/core/TensorOptions.h"
@@ -96,6 +97,7 @@ class EMBER_API Tensor {
     return TensorOptions().dtype(dtype()).device(device()).layout(layout());
   }
   uint64_t _version() const { return impl_->version(); }
+  bool has_storage() const { return impl_->has_storage(); }
 
   // Never dispatches: the address of the first element.
   void* data_ptr() const { return impl_->data(); }
@@ -163,7 +165,8 @@ EMBER_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 // A fresh contiguous tensor with the device's registered allocator (used by kernels).
 EMBER_API Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device = kCPU);
-// A tensor viewing `base`'s storage with new geometry.
+// A tensor viewing `base`'s data with new geometry, of base's TensorImpl subclass (see Note
+// [TensorImpl subclasses and storage-less tensors]).
 EMBER_API Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
                            int64_t storage_offset);
 
