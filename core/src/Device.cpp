@@ -49,8 +49,7 @@ DeviceType register_device_type(std::string_view name) {
   int n = r.count.load();
   for (int i = 0; i < n; ++i)
     if (r.names[i] == name) return static_cast<DeviceType>(i);
-  EMBER_CHECK(n < kMaxDeviceTypes,
-              "[register_device_type] cannot register '{}': all {} device type ids are taken ({})",
+  EMBER_CHECK(n < kMaxDeviceTypes, "[register_device_type] cannot register '{}': all {} device type ids are taken ({})",
               name, kMaxDeviceTypes, known_device_type_names());
   r.names[n] = std::string(name);
   r.count.store(n + 1);
@@ -77,8 +76,8 @@ std::optional<DeviceType> find_device_type(std::string_view name) {
 
 DeviceType parse_device_type(std::string_view name) {
   if (auto t = find_device_type(name)) return *t;
-  EMBER_THROW(ValueError, "[Device] unknown device type '{}': expected one of {} (plugins register more)",
-              name, known_device_type_names());
+  EMBER_THROW(ValueError, "[Device] unknown device type '{}': expected one of {} (plugins register more)", name,
+              known_device_type_names());
 }
 
 Device::Device(std::string_view spec) : type_(kCPU), index_(-1) {

@@ -114,8 +114,10 @@ OptionalDeviceGuard::OptionalDeviceGuard(std::optional<Device> device) {
 }
 
 void OptionalDeviceGuard::reset_device(Device device) {
-  if (guard_) guard_->reset_device(device);
-  else guard_.emplace(device);
+  if (guard_)
+    guard_->reset_device(device);
+  else
+    guard_.emplace(device);
 }
 
 std::optional<Device> OptionalDeviceGuard::original_device() const {

@@ -15,9 +15,7 @@ namespace ember {
 GeneratorImpl::GeneratorImpl(Device device, DispatchKeySet key_set) : device_(device), key_set_(key_set) {}
 GeneratorImpl::~GeneratorImpl() = default;
 
-IntrusivePtr<GeneratorImpl> GeneratorImpl::clone() const {
-  return IntrusivePtr<GeneratorImpl>(clone_impl());
-}
+IntrusivePtr<GeneratorImpl> GeneratorImpl::clone() const { return IntrusivePtr<GeneratorImpl>(clone_impl()); }
 
 Generator::Generator(IntrusivePtr<GeneratorImpl> impl) : impl_(std::move(impl)) {
   EMBER_CHECK(impl_ != nullptr, "[Generator] cannot wrap a null GeneratorImpl");

@@ -102,8 +102,8 @@ IntrusivePtr<TensorImpl> TensorImpl::shallow_copy_and_detach() const {
 void TensorImpl::shallow_copy_from(const IntrusivePtr<TensorImpl>& impl) {
   EMBER_CHECK(impl != nullptr, "[shallow_copy_from] the source TensorImpl is null");
   EMBER_CHECK(typeid(*impl) == typeid(*this),
-              "[shallow_copy_from] cannot copy a {} into a {}: the TensorImpl subclasses differ",
-              typeid(*impl).name(), typeid(*this).name());
+              "[shallow_copy_from] cannot copy a {} into a {}: the TensorImpl subclasses differ", typeid(*impl).name(),
+              typeid(*this).name());
   EMBER_CHECK_NOT_IMPLEMENTED(typeid(*this) == typeid(TensorImpl),
                               "[shallow_copy_from] the TensorImpl subclass {} does not override "
                               "shallow_copy_from",
@@ -117,8 +117,7 @@ void TensorImpl::set_storage(Storage s) {
 }
 
 void TensorImpl::throw_no_storage() const {
-  EMBER_THROW(ValueError,
-              "[data_ptr] this {} tensor on {} has no storage: its data lives in its TensorImpl subclass",
+  EMBER_THROW(ValueError, "[data_ptr] this {} tensor on {} has no storage: its data lives in its TensorImpl subclass",
               layout_, device_);
 }
 

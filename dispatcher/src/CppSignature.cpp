@@ -22,8 +22,10 @@ std::optional<std::string> base_spelling(const Type& t) {
     case TypeKind::Layout: return "Layout";
     case TypeKind::Device: return "Device";
     case TypeKind::Complex: return "std::complex<double>";
-    case TypeKind::Generator: return "Generator";  // Generator? is taken by value, as LibTorch
-    case TypeKind::Stream: return "Stream";
+    case TypeKind::Generator:
+      return "Generator";  // Generator? is taken by value, as LibTorch
+    case TypeKind::Stream:
+      return "Stream";
     case TypeKind::Str: return "std::string_view";
     default: return std::nullopt;
   }

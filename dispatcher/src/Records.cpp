@@ -97,8 +97,7 @@ std::string block_name(const LibraryRecord& r) {
   if (!r.device) return fmt::format("EMBER_LIBRARY_IMPL({}, {})", r.ns, to_string(key));
   const Functionality f = functionality_of(key);
   if (f == Functionality::Dense) return fmt::format("EMBER_LIBRARY_IMPL_DEVICE({}, \"{}\")", r.ns, r.device);
-  return fmt::format("EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY({}, {}, \"{}\")", r.ns, functionality_name(f),
-                     r.device);
+  return fmt::format("EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY({}, {}, \"{}\")", r.ns, functionality_name(f), r.device);
 }
 
 // The key a record registers under: its own, or for a device block the key's functionality on

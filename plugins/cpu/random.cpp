@@ -12,10 +12,10 @@
 #include <numbers>
 
 #include "Loops.h"
-#include "ember/native/Rules.h"
 #include "Ops.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -75,7 +75,6 @@ PhiloxRange reserve(CPUGeneratorImpl* g, uint64_t blocks) {
   std::lock_guard<std::mutex> lock(g->mutex_);
   return g->reserve(blocks);
 }
-
 
 // The factory's own checks, before it dispatches empty (so errors name it, not empty).
 void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
@@ -241,8 +240,8 @@ Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::o
   return t;
 }
 
-Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
-                   OptDevice device, OptBool pin_memory) {
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+                   OptBool pin_memory) {
   return cpu::randint_low_generator(low, high, size, std::nullopt, dtype, layout, device, pin_memory);
 }
 

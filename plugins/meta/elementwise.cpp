@@ -354,8 +354,7 @@ Tensor& normal_(Tensor& self, double /*mean*/, double std, std::optional<Generat
   return self;
 }
 
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to,
-                    std::optional<Generator> /*generator*/) {
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> /*generator*/) {
   native::check_defined("random_", self, "self");
   native::random_from_end(self, from, to);
   check_fill_target(self);

@@ -58,14 +58,30 @@ TEST(CpuGenerator, ValuesAreThePhiloxBlocksOfTheGeneratorGiven) {
 
 TEST(CpuGenerator, ExplicitAndDefaultGeneratorsGiveTheSameStream) {
   // The default generator after manual_seed(s) and a fresh generator seeded s agree, op by op.
-  for (auto make : {+[](std::optional<Generator> g) { return rand({37, 5}, g); },
-                    +[](std::optional<Generator> g) { return randn({37, 5}, g, kFloat64); },
-                    +[](std::optional<Generator> g) { return randint(-5, 100, {37, 5}, g); },
-                    +[](std::optional<Generator> g) { return randint(100, {37, 5}, g, kInt32); },
-                    +[](std::optional<Generator> g) { return empty({37, 5}).bernoulli_(0.3, g); },
-                    +[](std::optional<Generator> g) { return empty({37, 5}, kInt16).random_(-3, 9, g); },
-                    +[](std::optional<Generator> g) { return empty({37, 5}).normal_(2, 3, g); },
-                    +[](std::optional<Generator> g) { return empty({37, 5}).t().uniform_(-1, 1, g); }}) {
+  for (auto make : {+[](std::optional<Generator> g) {
+                      return rand({37, 5}, g);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return randn({37, 5}, g, kFloat64);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return randint(-5, 100, {37, 5}, g);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return randint(100, {37, 5}, g, kInt32);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return empty({37, 5}).bernoulli_(0.3, g);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return empty({37, 5}, kInt16).random_(-3, 9, g);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return empty({37, 5}).normal_(2, 3, g);
+                    },
+                    +[](std::optional<Generator> g) {
+                      return empty({37, 5}).t().uniform_(-1, 1, g);
+                    }}) {
     manual_seed(42);
     Tensor by_default = make(std::nullopt);
     Tensor by_default_undefined = make(Generator());  // an undefined Generator is None
@@ -140,7 +156,8 @@ TEST(CpuGenerator, BoxedCallsTakeAGenerator) {
   // By name alone, a Generator argument picks the .generator overload.
   r = ops::call("aten::randn", std::vector<int64_t>{6}, g);
   EXPECT_TRUE(r.toTensor().equal(randn({6}, g2)));
-  EXPECT_ERROR(TypeError, ops::call("aten::uniform_", a, 0.0, 1.0, 5), "argument 4 'generator' expects Generator?, got int");
+  EXPECT_ERROR(TypeError, ops::call("aten::uniform_", a, 0.0, 1.0, 5),
+               "argument 4 'generator' expects Generator?, got int");
   // Without the argument: the default generator.
   manual_seed(4);
   Tensor b = empty({6});

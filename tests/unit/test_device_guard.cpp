@@ -75,9 +75,7 @@ class FakeGuardImpl final : public impl::DeviceGuardImplInterface {
     --live_events;
   }
   bool queryStream(const Stream& s) const override { return queued_[s.device_index()][s.id()] <= done_; }
-  void synchronizeStream(const Stream& s) const override {
-    done_ = std::max(done_, queued_[s.device_index()][s.id()]);
-  }
+  void synchronizeStream(const Stream& s) const override { done_ = std::max(done_, queued_[s.device_index()][s.id()]); }
 
   mutable int live_events = 0;
   mutable int blocked_on = 0;
@@ -159,8 +157,9 @@ TEST(DeviceGuard, UnknownImplementationIsAClearError) {
       << e;
   EXPECT_THROW(current_stream(Device(t, 0)), NotImplementedError);
   EXPECT_THROW(Event{t}, NotImplementedError);
-  EXPECT_NE(error_of([&] { register_device_guard_impl(t, fake().impl); })
-                .find("the implementation is for device type 'tfakegpu', not 'tnoguard'"),
+  EXPECT_NE(error_of([&] {
+              register_device_guard_impl(t, fake().impl);
+            }).find("the implementation is for device type 'tfakegpu', not 'tnoguard'"),
             std::string::npos);
 }
 

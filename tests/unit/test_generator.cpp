@@ -24,8 +24,8 @@ std::string error_of(F&& f) {
   return "<no error>";
 }
 
-#define EXPECT_MSG(stmt, part) EXPECT_NE(error_of([&] { (void)(stmt); }).find(part), std::string::npos) \
-    << error_of([&] { (void)(stmt); })
+#define EXPECT_MSG(stmt, part) \
+  EXPECT_NE(error_of([&] { (void)(stmt); }).find(part), std::string::npos) << error_of([&] { (void)(stmt); })
 
 // A generator for a device type of the test's own: counts up from its seed, one per device index.
 class CountingGeneratorImpl final : public GeneratorImpl {
@@ -255,9 +255,8 @@ TEST(Generator, SchemasKernelsAndBoxedCallsTakeGeneratorOptional) {
   def->def("g(Tensor self, Stream s) -> Tensor");
   auto impl = std::make_unique<Library>(Library::Kind::IMPL, "tgen", DispatchKey::CPU, __FILE__, __LINE__);
   // By const reference is refused, with LibTorch's convention in the message.
-  std::string e = error_of([&] {
-    impl->impl("f", [](const Tensor& x, const std::optional<Generator>&) { return x; });
-  });
+  std::string e =
+      error_of([&] { impl->impl("f", [](const Tensor& x, const std::optional<Generator>&) { return x; }); });
   EXPECT_NE(e.find("C++ must take `std::optional<Generator>`, but it takes `const std::optional<Generator>&` "
                    "(LibTorch takes `Generator?` by value)"),
             std::string::npos)
@@ -274,7 +273,8 @@ TEST(Generator, SchemasKernelsAndBoxedCallsTakeGeneratorOptional) {
   });
 
   Tensor x = make_empty({2}, kFloat32);
-  auto f = Dispatcher::singleton().findSchemaOrThrow("tgen::f", "").typed<Tensor(const Tensor&, std::optional<Generator>)>();
+  auto f =
+      Dispatcher::singleton().findSchemaOrThrow("tgen::f", "").typed<Tensor(const Tensor&, std::optional<Generator>)>();
   f.call(x, detail::createCPUGenerator(31));
   EXPECT_EQ(seen_seed, 31u);
   const std::optional<Generator> none;

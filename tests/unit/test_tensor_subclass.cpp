@@ -48,8 +48,7 @@ class FakeSparseImpl final : public TensorImpl {
 // Quantized-like: a plain storage plus a field of its own.
 class FakeQuantImpl final : public TensorImpl {
  public:
-  FakeQuantImpl(Storage s, IntArrayRef sizes, double scale)
-      : TensorImpl(std::move(s), kQUInt8, sizes), scale_(scale) {}
+  FakeQuantImpl(Storage s, IntArrayRef sizes, double scale) : TensorImpl(std::move(s), kQUInt8, sizes), scale_(scale) {}
   FakeQuantImpl(ShallowCopy t, const FakeQuantImpl& src) : TensorImpl(t, src), scale_(src.scale_) {}
   IntrusivePtr<TensorImpl> shallow_copy_and_detach() const override {
     return IntrusivePtr<TensorImpl>(new FakeQuantImpl(SHALLOW_COPY, *this));
@@ -170,9 +169,9 @@ TEST(TensorSubclass, ShallowCopyFrom) {
   EXPECT_EQ(p.dtype(), kFloat64);
   EXPECT_EQ(p.numel(), 5);
   EXPECT_EQ(p.unsafeGetTensorImpl()->storage().get(), r.unsafeGetTensorImpl()->storage().get());
-  EXPECT_NE(error_of([&] { p.unsafeGetTensorImpl()->shallow_copy_from(a.impl()); })
-                .find("[shallow_copy_from] cannot copy a"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of([&] { p.unsafeGetTensorImpl()->shallow_copy_from(a.impl()); }).find("[shallow_copy_from] cannot copy a"),
+      std::string::npos);
 }
 
 TEST(TensorSubclass, ASubclassWithoutTheHookIsRefused) {

@@ -110,8 +110,10 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
 
   uint64_t version() const { return storage_ ? storage_->version() : version_counter_->version(); }
   void bump_version() {
-    if (storage_) storage_->bump_version();
-    else version_counter_->bump();
+    if (storage_)
+      storage_->bump_version();
+    else
+      version_counter_->bump();
   }
 
   // Recomputes numel and contiguity after sizes or strides change.

@@ -189,7 +189,7 @@ struct alignas(8) LibraryRecord {
   uint32_t abi_version;
   uint32_t kind;  // Library::Kind
   const char* ns;
-  uint32_t key;   // DispatchKey, or UINT32_MAX for none; with `device`, the key's functionality on CPU
+  uint32_t key;  // DispatchKey, or UINT32_MAX for none; with `device`, the key's functionality on CPU
   uint32_t line;
   void (*init)(Library&);
   const char* file;
@@ -227,19 +227,19 @@ class EMBER_API RegistrantScope {
 }  // namespace ember
 
 #define EMBER_LIBRARY_RECORD_(KIND, ns, KEY, m, uid) EMBER_LIBRARY_RECORD_DEV_(KIND, ns, KEY, nullptr, m, uid)
-#define EMBER_LIBRARY_RECORD_DEV_(KIND, ns, KEY, DEVICE, m, uid)                           \
-  static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                \
-  EMBER_NOTE_RECORDS_AND_BUILD_                                                           \
-  [[gnu::used, gnu::retain, gnu::section("ember_libs"), gnu::aligned(8)]] static const     \
-      ::ember::detail::                                                                     \
-      LibraryRecord EMBER_CONCAT(uid, _rec) = {EMBER_PLUGIN_ABI_VERSION,                   \
-                                               static_cast<uint32_t>(KIND),               \
-                                               #ns,                                       \
-                                               KEY,                                       \
-                                               __LINE__,                                  \
-                                               &EMBER_CONCAT(uid, _init),                 \
-                                               __FILE__,                                  \
-                                               DEVICE};                                   \
+#define EMBER_LIBRARY_RECORD_DEV_(KIND, ns, KEY, DEVICE, m, uid)                              \
+  static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                    \
+  EMBER_NOTE_RECORDS_AND_BUILD_                                                               \
+  [[gnu::used, gnu::retain, gnu::section("ember_libs"),                                       \
+    gnu::aligned(8)]] static const ::ember::detail::LibraryRecord EMBER_CONCAT(uid, _rec) = { \
+      EMBER_PLUGIN_ABI_VERSION,                                                               \
+      static_cast<uint32_t>(KIND),                                                            \
+      #ns,                                                                                    \
+      KEY,                                                                                    \
+      __LINE__,                                                                               \
+      &EMBER_CONCAT(uid, _init),                                                              \
+      __FILE__,                                                                               \
+      DEVICE};                                                                                \
   static void EMBER_CONCAT(uid, _init)(::ember::Library & m)
 
 // Declares the operators of namespace `ns` (once per namespace in the process).
@@ -265,7 +265,7 @@ class EMBER_API RegistrantScope {
 // plugin registers its device type (register_device_type) in one of those, or depends on the
 // plugin that does.
 #define EMBER_LIBRARY_IMPL_DEVICE(ns, device, m) EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, Dense, device, m)
-#define EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, f, device, m)                          \
-  EMBER_LIBRARY_RECORD_DEV_(::ember::Library::Kind::IMPL, ns,                            \
-                            ::ember::detail::device_record_key(::ember::Functionality::f), \
-                            device, m, EMBER_CONCAT(ember_impl_dev_##ns##_##f##_, __COUNTER__))
+#define EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, f, device, m)                                     \
+  EMBER_LIBRARY_RECORD_DEV_(::ember::Library::Kind::IMPL, ns,                                         \
+                            ::ember::detail::device_record_key(::ember::Functionality::f), device, m, \
+                            EMBER_CONCAT(ember_impl_dev_##ns##_##f##_, __COUNTER__))
