@@ -38,13 +38,9 @@ Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 }
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
   // The base's subclass and data (see Note [TensorImpl subclasses and storage-less tensors]);
   // Autograd is re-added by the autograd plugin as needed.
-  IntrusivePtr<TensorImpl> impl = base.impl()->shallow_copy_and_detach();
-  impl->set_sizes_and_strides(sizes, strides);
-  impl->set_storage_offset(storage_offset);
-  return Tensor(std::move(impl));
+  return Tensor(base.impl()->make_view(sizes, strides, storage_offset));
 }
 
 Tensor Tensor::operator[](int64_t i) const { return select(0, i); }

@@ -74,7 +74,31 @@ TensorImpl::TensorImpl(ShallowCopy, const TensorImpl& src)
   copy_tensor_metadata(src, *this);
 }
 
+TensorImpl::TensorImpl(ShallowCopy, const TensorImpl& src, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(src.storage_),
+      version_counter_(src.version_counter_),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      key_set_(src.key_set_ - DispatchKeySet::of(Functionality::Autograd)),
+      dtype_(src.dtype_),
+      device_(src.device_),
+      layout_(src.layout_) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
+  refresh();
+}
+
 TensorImpl::~TensorImpl() = default;
+
+IntrusivePtr<TensorImpl> TensorImpl::make_view(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) const {
+  if (EMBER_LIKELY(typeid(*this) == typeid(TensorImpl)))
+    return IntrusivePtr<TensorImpl>(new TensorImpl(SHALLOW_COPY, *this, sizes, strides, storage_offset));
+  IntrusivePtr<TensorImpl> impl = shallow_copy_and_detach();
+  impl->set_sizes_and_strides(sizes, strides);
+  impl->set_storage_offset(storage_offset);
+  return impl;
+}
 
 void TensorImpl::copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest) {
   dest.storage_ = src.storage_;
@@ -83,8 +107,9 @@ void TensorImpl::copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest) {
   dest.strides_ = src.strides_;
   dest.storage_offset_ = src.storage_offset_;
   dest.numel_ = src.numel_;
-  // No autograd meta travels, so neither does the Autograd key (the plugin re-adds it).
-  dest.key_set_ = src.key_set_ - DispatchKeySet::of(Functionality::Autograd);
+  // Autograd meta does not travel, so neither does the Autograd key: dest keeps its own.
+  const DispatchKeySet autograd = DispatchKeySet::of(Functionality::Autograd);
+  dest.key_set_ = (src.key_set_ - autograd) | (dest.key_set_ & autograd);
   dest.dtype_ = src.dtype_;
   dest.device_ = src.device_;
   dest.layout_ = src.layout_;

@@ -147,9 +147,24 @@ TEST(TensorSubclass, ShallowCopyAndViewsKeepTheSubclass) {
   EXPECT_EQ(q._version(), 1u);
   EXPECT_EQ(v2._version(), 1u);
 
-  // A plain tensor's view is a plain TensorImpl.
+  // A plain tensor's view is a plain TensorImpl, without the base's Autograd key.
   Tensor p = make_empty({2, 3}, kFloat32);
-  EXPECT_EQ(typeid(*make_view(p, {3, 2}, {1, 3}, 0).unsafeGetTensorImpl()), typeid(TensorImpl));
+  p.unsafeGetTensorImpl()->add_keys(DispatchKeySet::of(Functionality::Autograd));
+  Tensor pv = make_view(p, {3, 2}, {1, 3}, 1);
+  EXPECT_EQ(typeid(*pv.unsafeGetTensorImpl()), typeid(TensorImpl));
+  EXPECT_EQ(pv.key_set(), DispatchKeySet(DispatchKey::CPU));
+  EXPECT_EQ(pv.storage_offset(), 1);
+  EXPECT_EQ(pv.strides(), IntArrayRef({1, 3}));
+  EXPECT_FALSE(pv.is_contiguous());
+  // A plain TensorImpl without storage takes the same path and keeps its device and counter.
+  Tensor bare(make_intrusive<TensorImpl>(DispatchKeySet(DispatchKey::SparseMeta), kFloat32, Device(kMeta), kSparse,
+                                         IntArrayRef{6}));
+  bare.unsafeGetTensorImpl()->bump_version();
+  Tensor bv = make_view(bare, {2, 3}, {3, 1}, 0);
+  EXPECT_EQ(bv.device(), Device(kMeta));
+  EXPECT_FALSE(bv.has_storage());
+  bv.unsafeGetTensorImpl()->bump_version();
+  EXPECT_EQ(bare._version(), 2u);
 }
 
 TEST(TensorSubclass, ShallowCopyFrom) {
@@ -157,9 +172,12 @@ TEST(TensorSubclass, ShallowCopyFrom) {
   Tensor b_values = make_empty({7}, kFloat32);
   Tensor b(make_intrusive<FakeSparseImpl>(Device(kMeta), IntArrayRef{3, 3}, b_values));
   b.unsafeGetTensorImpl()->bump_version();
+  a.unsafeGetTensorImpl()->add_keys(DispatchKeySet::of(Functionality::Autograd));
   a.unsafeGetTensorImpl()->shallow_copy_from(b.impl());
   EXPECT_EQ(a.sizes(), IntArrayRef({3, 3}));
   EXPECT_EQ(a.device(), Device(kMeta));
+  // b's backend and layout, a's own Autograd state.
+  EXPECT_EQ(a.key_set(), DispatchKeySet(DispatchKey::SparseMeta) | DispatchKeySet(DispatchKey::AutogradMeta));
   EXPECT_TRUE(static_cast<FakeSparseImpl*>(a.unsafeGetTensorImpl())->values().is_same(b_values));
   EXPECT_EQ(a._version(), 1u);
 

@@ -16,9 +16,11 @@
 //   sharing the data (storage or members) and the version counter, with the same metadata and
 //   no autograd meta (its key set loses Autograd). A subclass overrides it, builds its copy with
 //   the protected ShallowCopy constructor (or copy_tensor_metadata) and copies its own fields.
-//   make_view builds every view this way and then sets the view's geometry, so a view of a
-//   quantized tensor is a quantized tensor; detach does the same. shallow_copy_from() is the
-//   reverse (LibTorch's, for set_data): this impl takes the metadata and data of another.
+//   make_view builds every view this way and then sets the view's geometry (a plain TensorImpl
+//   directly, with no virtual call), so a view of a quantized tensor is a quantized tensor;
+//   detach does the same. shallow_copy_from() is the
+//   reverse (LibTorch's, for set_data): this impl takes the metadata and data of another and
+//   keeps its autograd meta.
 //   The base implementation refuses a subclass that does not override it, rather than
 //   silently returning a plain TensorImpl.
 #include <atomic>
@@ -72,9 +74,12 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   // A new impl of this one's subclass sharing its data and version counter, without autograd
   // meta. See Note [TensorImpl subclasses and storage-less tensors].
   virtual IntrusivePtr<TensorImpl> shallow_copy_and_detach() const;
-  // Takes `impl`'s metadata, storage and version counter (not its autograd meta). `impl` must be
-  // of this impl's subclass; subclasses that add fields override this and copy them too.
+  // Takes `impl`'s metadata, storage and version counter, keeping its own autograd meta. `impl`
+  // must be of this impl's subclass; subclasses that add fields override this and copy them too.
   virtual void shallow_copy_from(const IntrusivePtr<TensorImpl>& impl);
+  // shallow_copy_and_detach() with the given geometry: what make_view builds (a plain TensorImpl
+  // takes a direct path, without the virtual call and the copy of the old geometry).
+  IntrusivePtr<TensorImpl> make_view(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) const;
 
   IntArrayRef sizes() const { return sizes_; }
   IntArrayRef strides() const { return strides_; }
@@ -123,8 +128,10 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   enum ShallowCopy { SHALLOW_COPY };
   // The base part of shallow_copy_and_detach: `src`'s metadata and data, no autograd meta.
   TensorImpl(ShallowCopy, const TensorImpl& src);
-  // Copies the base metadata, storage and version counter of `src` into `dest` (autograd meta
-  // and the Autograd keys excepted).
+  // The same with new geometry.
+  TensorImpl(ShallowCopy, const TensorImpl& src, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Copies the base metadata, storage and version counter of `src` into `dest`; dest keeps its
+  // autograd meta and with it its Autograd key.
   static void copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest);
 
  private:
