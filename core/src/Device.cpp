@@ -30,14 +30,14 @@ bool valid_name(std::string_view n) {
   return true;
 }
 
-std::string known_names() {
+}  // namespace
+
+std::string known_device_type_names() {
   auto& r = registry();
   std::string s;
   for (int i = 0; i < r.count.load(); ++i) s += (i ? ", " : "") + r.names[i];
   return s;
 }
-
-}  // namespace
 
 DeviceType register_device_type(std::string_view name) {
   EMBER_CHECK(valid_name(name),
@@ -49,9 +49,8 @@ DeviceType register_device_type(std::string_view name) {
   int n = r.count.load();
   for (int i = 0; i < n; ++i)
     if (r.names[i] == name) return static_cast<DeviceType>(i);
-  EMBER_CHECK(n < kMaxDeviceTypes,
-              "[register_device_type] cannot register '{}': all {} device type ids are taken ({})",
-              name, kMaxDeviceTypes, known_names());
+  EMBER_CHECK(n < kMaxDeviceTypes, "[register_device_type] cannot register '{}': all {} device type ids are taken ({})",
+              name, kMaxDeviceTypes, known_device_type_names());
   r.names[n] = std::string(name);
   r.count.store(n + 1);
   return static_cast<DeviceType>(n);
@@ -67,13 +66,18 @@ std::string_view device_type_name(DeviceType t) {
   return registry().names[static_cast<int>(t)];
 }
 
-DeviceType parse_device_type(std::string_view name) {
+std::optional<DeviceType> find_device_type(std::string_view name) {
   auto& r = registry();
   int n = r.count.load();
   for (int i = 0; i < n; ++i)
     if (r.names[i] == name) return static_cast<DeviceType>(i);
-  EMBER_THROW(ValueError, "[Device] unknown device type '{}': expected one of {} (plugins register more)",
-              name, known_names());
+  return std::nullopt;
+}
+
+DeviceType parse_device_type(std::string_view name) {
+  if (auto t = find_device_type(name)) return *t;
+  EMBER_THROW(ValueError, "[Device] unknown device type '{}': expected one of {} (plugins register more)", name,
+              known_device_type_names());
 }
 
 Device::Device(std::string_view spec) : type_(kCPU), index_(-1) {

@@ -57,7 +57,9 @@ std::string_view IValue::tag_name() const {
     case Tag::TensorList: return "Tensor[]";
     case Tag::List: return "list";
     case Tag::Tuple: return "tuple";
+    case Tag::Generator: return "Generator";
     case Tag::Device: return "Device";
+    case Tag::Stream: return "Stream";
   }
   return "?";
 }
@@ -97,6 +99,14 @@ Device IValue::toDevice() const {
   if (tag_ == Tag::Device) return Device(static_cast<DeviceType>(pl_.dev[0]), pl_.dev[1]);
   if (tag_ == Tag::String) return Device(toStringView());
   type_error("Device");
+}
+Generator IValue::toGenerator() const {
+  if (tag_ == Tag::Generator) return Generator(IntrusivePtr<GeneratorImpl>(static_cast<GeneratorImpl*>(pl_.p)));
+  type_error("Generator");
+}
+Stream IValue::toStream() const {
+  if (tag_ == Tag::Stream) return Stream::unpack(static_cast<uint64_t>(pl_.i));
+  type_error("Stream");
 }
 std::string_view IValue::toStringView() const {
   if (tag_ == Tag::String) return static_cast<const StringHolder*>(pl_.p)->str;
@@ -157,7 +167,12 @@ std::string IValue::repr() const {
       for (size_t i = 0; i < l.size(); ++i) s += (i ? ", " : "") + l[i].repr();
       return s + (tag_ == Tag::List ? "]" : ")");
     }
+    case Tag::Generator: return fmt::format("Generator({})", toGenerator().device());
     case Tag::Device: return toDevice().str();
+    case Tag::Stream: {
+      const Stream st = toStream();
+      return fmt::format("Stream(device={}, id={})", st.device(), st.id());
+    }
   }
   return "?";
 }

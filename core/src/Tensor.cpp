@@ -48,11 +48,11 @@ IntrusivePtr<TensorImpl> root_of(const Tensor& base) {
 }  // namespace
 
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
-  auto impl = make_intrusive<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset,
-                                         base.layout());
+  // The base's subclass and data (Note [TensorImpl subclasses and storage-less tensors]).
+  IntrusivePtr<TensorImpl> impl = base.impl()->make_view(sizes, strides, storage_offset);
   // As_strided from the root, or from the output of the last step that as_strided cannot redo.
   impl->set_view_record(root_of(base), base.unsafeGetTensorImpl()->view_step());
-  // A view keeps the base's extra keys (Autograd is re-added by the autograd plugin as needed).
+  // Autograd is re-added by the autograd plugin as needed.
   return Tensor(std::move(impl));
 }
 

@@ -1,5 +1,7 @@
 #include "ember/core/TensorImpl.h"
 
+#include <typeinfo>
+
 #include "ember/core/Tensor.h"
 
 namespace ember {
@@ -51,7 +53,98 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
   refresh();
 }
 
+TensorImpl::TensorImpl(DispatchKeySet key_set, ScalarType dtype, Device device, Layout layout, IntArrayRef sizes)
+    : version_counter_(make_intrusive<VersionCounter>()),
+      sizes_(sizes),
+      strides_(contiguous_strides(sizes)),
+      key_set_(key_set),
+      dtype_(dtype),
+      device_(device),
+      layout_(layout) {
+  EMBER_CHECK(is_valid_device_type(device.type()), "[TensorImpl] unknown device type id {}",
+              static_cast<int>(device.type()));
+  EMBER_CHECK(key_set.has_backend(device.type()),
+              "[TensorImpl] the key set {} has no backend bit for the tensor's device {}", key_set, device);
+  checked_numel(sizes, "TensorImpl");
+  refresh();
+}
+
+TensorImpl::TensorImpl(ShallowCopy, const TensorImpl& src)
+    : dtype_(src.dtype_), device_(src.device_), layout_(src.layout_) {
+  copy_tensor_metadata(src, *this);
+}
+
+TensorImpl::TensorImpl(ShallowCopy, const TensorImpl& src, IntArrayRef sizes, IntArrayRef strides,
+                       int64_t storage_offset)
+    : storage_(src.storage_),
+      version_counter_(src.version_counter_),
+      sizes_(sizes),
+      strides_(strides),
+      storage_offset_(storage_offset),
+      key_set_(src.key_set_ - DispatchKeySet::of(Functionality::Autograd)),
+      dtype_(src.dtype_),
+      device_(src.device_),
+      layout_(src.layout_) {
+  EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
+  refresh();
+}
+
 TensorImpl::~TensorImpl() = default;
+
+IntrusivePtr<TensorImpl> TensorImpl::make_view(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) const {
+  if (EMBER_LIKELY(typeid(*this) == typeid(TensorImpl)))
+    return IntrusivePtr<TensorImpl>(new TensorImpl(SHALLOW_COPY, *this, sizes, strides, storage_offset));
+  IntrusivePtr<TensorImpl> impl = shallow_copy_and_detach();
+  impl->set_sizes_and_strides(sizes, strides);
+  impl->set_storage_offset(storage_offset);
+  return impl;
+}
+
+void TensorImpl::copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest) {
+  dest.storage_ = src.storage_;
+  dest.version_counter_ = src.version_counter_;
+  dest.sizes_ = src.sizes_;
+  dest.strides_ = src.strides_;
+  dest.storage_offset_ = src.storage_offset_;
+  dest.numel_ = src.numel_;
+  // Autograd meta does not travel, so neither does the Autograd key: dest keeps its own.
+  const DispatchKeySet autograd = DispatchKeySet::of(Functionality::Autograd);
+  dest.key_set_ = (src.key_set_ - autograd) | (dest.key_set_ & autograd);
+  dest.dtype_ = src.dtype_;
+  dest.device_ = src.device_;
+  dest.layout_ = src.layout_;
+  dest.is_contiguous_ = src.is_contiguous_;
+}
+
+IntrusivePtr<TensorImpl> TensorImpl::shallow_copy_and_detach() const {
+  EMBER_CHECK_NOT_IMPLEMENTED(typeid(*this) == typeid(TensorImpl),
+                              "[shallow_copy_and_detach] the TensorImpl subclass {} does not override "
+                              "shallow_copy_and_detach, so a view or detach of it would lose the subclass",
+                              typeid(*this).name());
+  return IntrusivePtr<TensorImpl>(new TensorImpl(SHALLOW_COPY, *this));
+}
+
+void TensorImpl::shallow_copy_from(const IntrusivePtr<TensorImpl>& impl) {
+  EMBER_CHECK(impl != nullptr, "[shallow_copy_from] the source TensorImpl is null");
+  EMBER_CHECK(typeid(*impl) == typeid(*this),
+              "[shallow_copy_from] cannot copy a {} into a {}: the TensorImpl subclasses differ", typeid(*impl).name(),
+              typeid(*this).name());
+  EMBER_CHECK_NOT_IMPLEMENTED(typeid(*this) == typeid(TensorImpl),
+                              "[shallow_copy_from] the TensorImpl subclass {} does not override "
+                              "shallow_copy_from",
+                              typeid(*this).name());
+  copy_tensor_metadata(*impl, *this);
+}
+
+void TensorImpl::set_storage(Storage s) {
+  if (!s && !version_counter_) version_counter_ = make_intrusive<VersionCounter>();  // keeps version() valid
+  storage_ = std::move(s);
+}
+
+void TensorImpl::throw_no_storage() const {
+  EMBER_THROW(ValueError, "[data_ptr] this {} tensor on {} has no storage: its data lives in its TensorImpl subclass",
+              layout_, device_);
+}
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef sizes) {
   sizes_ = sizes;

@@ -22,6 +22,10 @@ std::optional<std::string> base_spelling(const Type& t) {
     case TypeKind::Layout: return "Layout";
     case TypeKind::Device: return "Device";
     case TypeKind::Complex: return "std::complex<double>";
+    case TypeKind::Generator:
+      return "Generator";  // Generator? is taken by value, as LibTorch
+    case TypeKind::Stream:
+      return "Stream";
     case TypeKind::Str: return "std::string_view";
     default: return std::nullopt;
   }
@@ -93,6 +97,8 @@ std::string signature_mismatch(const FunctionSchema& schema, const CppSignature&
     if (want == "const Tensor&" && got == "Tensor") return " (take Tensor by const reference)";
     if (want == "int64_t" && got == "int") return " (schema `int` is C++ int64_t)";
     if (want == "const Scalar&" && got == "Scalar") return " (take Scalar by const reference)";
+    if (want == "std::optional<Generator>" && got == "const std::optional<Generator>&")
+      return " (LibTorch takes `Generator?` by value)";
     if (want == "Tensor&" && got == "const Tensor&")
       return " (a mutable argument `Tensor(a!)` is taken as Tensor&)";
     return "";

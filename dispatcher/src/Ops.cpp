@@ -46,6 +46,10 @@ bool accepts(const Type& t, const IValue& v) {
     case TypeKind::Scalar: return v.isScalar();
     case TypeKind::Str: return v.isString();
     case TypeKind::Device: return v.isDevice() || v.isString();
+    case TypeKind::Generator:
+      return v.isGenerator();
+    case TypeKind::Stream:
+      return v.isStream();
     case TypeKind::ScalarType:
     case TypeKind::Layout: return v.isInt();
     case TypeKind::List: {

@@ -92,8 +92,28 @@ std::string block_name(const LibraryRecord& r) {
   switch (static_cast<Library::Kind>(r.kind)) {
     case Library::Kind::DEF: return fmt::format("EMBER_LIBRARY({})", r.ns);
     case Library::Kind::FRAGMENT: return fmt::format("EMBER_LIBRARY_FRAGMENT({})", r.ns);
-    default: return fmt::format("EMBER_LIBRARY_IMPL({}, {})", r.ns, to_string(static_cast<DispatchKey>(r.key)));
+    default: break;
   }
+  const auto key = static_cast<DispatchKey>(r.key);
+  if (!r.device) return fmt::format("EMBER_LIBRARY_IMPL({}, {})", r.ns, to_string(key));
+  const Functionality f = functionality_of(key);
+  if (f == Functionality::Dense) return fmt::format("EMBER_LIBRARY_IMPL_DEVICE({}, \"{}\")", r.ns, r.device);
+  return fmt::format("EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY({}, {}, \"{}\")", r.ns, functionality_name(f), r.device);
+}
+
+// The key a record registers under: its own, or for a device block the key's functionality on
+// the named device type, which must be registered by now.
+std::optional<DispatchKey> record_key(const LibraryRecord& r) {
+  if (r.key == UINT32_MAX) return std::nullopt;
+  const auto key = static_cast<DispatchKey>(r.key);
+  if (!r.device) return key;
+  const std::optional<DeviceType> t = find_device_type(r.device);
+  EMBER_CHECK(t.has_value(),
+              "unknown device type '{}' (known: {}): register it with ember::register_device_type(\"{}\") "
+              "before this block runs, in an EMBER_LIBRARY or EMBER_LIBRARY_FRAGMENT block of the same library "
+              "(those run before its EMBER_LIBRARY_IMPL blocks) or in a plugin this one depends on",
+              r.device, known_device_type_names(), r.device);
+  return make_dispatch_key(functionality_of(key), *t);
 }
 
 // One object's blocks, published together: see Note [Registration is published per object].
@@ -114,8 +134,7 @@ size_t run_records(const ObjectRecords& obj, const std::string& owner) {
       EMBER_CHECK(r->abi_version == EMBER_PLUGIN_ABI_VERSION,
                   "built for Ember plugin ABI {}, this libember has ABI {}", r->abi_version,
                   EMBER_PLUGIN_ABI_VERSION);
-      std::optional<DispatchKey> key;
-      if (r->key != UINT32_MAX) key = static_cast<DispatchKey>(r->key);
+      std::optional<DispatchKey> key = record_key(*r);
       auto lib = std::make_unique<Library>(static_cast<Library::Kind>(r->kind), r->ns, key, r->file, r->line);
       r->init(*lib);
       libs.push_back(std::move(lib));

@@ -6,8 +6,6 @@
 
 namespace ember::native {
 
-
-
 // ---- TensorIter -----------------------------------------------------------------------------
 
 TensorIter& TensorIter::add_output(Tensor* t, ScalarType dtype, bool resizable) {

@@ -1,20 +1,22 @@
-// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on the default CPU generator,
-// (rand, randn and randint are composites in libember: empty, then these fills).
+// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on a CPU generator (the one
+// given, else the default CPU generator). rand, randn, randint and their .generator overloads
+// are composites in libember (api/src/native/factories.cpp): empty, then these fills.
 //
-// Each fill reserves its Philox blocks from ember::detail::default_cpu_generator() once and
-// gives element i (in row-major order) a value computed from block offset + i / k alone (k
-// elements per block), so results do not depend on threads or memory layout (see Note
-// [Counter-based random numbers] in ember/api/Random.h). A non-contiguous self is filled through
-// a contiguous buffer and copy_.
+// Each fill reserves its Philox blocks from the generator once, under its mutex, and gives
+// element i (in row-major order) a value computed from block offset + i / k alone (k elements
+// per block), so results do not depend on threads or memory layout (see Note [Counter-based
+// random numbers] in ember/core/Philox.h). A non-contiguous self is filled through a contiguous
+// buffer and copy_.
 #include <cmath>
 #include <limits>
 #include <numbers>
 
 #include "Loops.h"
-#include "ember/native/Rules.h"
 #include "CPUKernels.h"
-#include "ember/api/Random.h"
+#include "ember/core/CPUGeneratorImpl.h"
+#include "ember/native/Rules.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/Rules.h"
 
 namespace ember::cpu {
 namespace {
@@ -64,12 +66,23 @@ uint64_t blocks_for(int64_t n, int64_t per_block) {
   return static_cast<uint64_t>((n + per_block - 1) / per_block);
 }
 
+// `gen` (None or undefined: the default CPU generator), checked to be a CPU generator.
+CPUGeneratorImpl* cpu_generator(const std::optional<Generator>& gen, const char* op) {
+  return get_generator_or_default<CPUGeneratorImpl>(gen, ember::detail::getDefaultCPUGenerator(), op);
+}
+
+// Reserves `blocks` consecutive Philox blocks of `g` for one call.
+PhiloxRange reserve(CPUGeneratorImpl* g, uint64_t blocks) {
+  std::lock_guard<std::mutex> lock(g->mutex_);
+  return g->reserve(blocks);
+}
 
 }  // namespace
 
-Tensor& uniform_(Tensor& self, double from, double to) {
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
   check_defined("uniform_", self, "self");
   check_cpu("uniform_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "uniform_");
   native::check_uniform(self, from, to);
   visit_dtype(self.dtype(), "uniform_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -77,7 +90,7 @@ Tensor& uniform_(Tensor& self, double from, double to) {
       fill_contiguous<T>(self, [&](T* p, int64_t n) {
         if constexpr (std::is_same_v<T, double>) {
           // Two elements a block, 53 bits each.
-          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+          const auto r = reserve(gen, blocks_for(n, 2));
           for_blocks(n, 2, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
             for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j)
@@ -86,7 +99,7 @@ Tensor& uniform_(Tensor& self, double from, double to) {
         } else {
           // Four elements a block, with T's digits of precision (so rand is exact and < 1).
           constexpr int bits = digits_of<T>();
-          const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+          const auto r = reserve(gen, blocks_for(n, 4));
           const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
           for_blocks(n, 4, [&](int64_t b) {
             const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
@@ -100,9 +113,10 @@ Tensor& uniform_(Tensor& self, double from, double to) {
   return self;
 }
 
-Tensor& normal_(Tensor& self, double mean, double std) {
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
   check_defined("normal_", self, "self");
   check_cpu("normal_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "normal_");
   native::check_normal(self, std);
   visit_dtype(self.dtype(), "normal_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -111,7 +125,7 @@ Tensor& normal_(Tensor& self, double mean, double std) {
       // (2b, 2b + 1) gets r cos(2 pi u2) and r sin(2 pi u2), r = sqrt(-2 log u1).
       using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
       fill_contiguous<T>(self, [&](T* p, int64_t n) {
-        const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+        const auto r = reserve(gen, blocks_for(n, 2));
         const Acc m = static_cast<Acc>(mean), s = static_cast<Acc>(std);
         constexpr Acc two_pi = static_cast<Acc>(2 * std::numbers::pi);
         for_blocks(n, 2, [&](int64_t b) {
@@ -134,16 +148,17 @@ Tensor& normal_(Tensor& self, double mean, double std) {
   return self;
 }
 
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
   check_defined("random_", self, "self");
   check_cpu("random_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "random_");
   const __int128 end = native::random_from_end(self, from, to);
   visit_dtype(self.dtype(), "random_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const auto range = static_cast<unsigned __int128>(end - from);  // in [1, 2^64]
     fill_contiguous<T>(self, [&](T* p, int64_t n) {
       // Two elements a block, 64 bits each.
-      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 2));
+      const auto r = reserve(gen, blocks_for(n, 2));
       for_blocks(n, 2, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 2 && b * 2 + j < n; ++j) {
@@ -157,15 +172,16 @@ Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
   return self;
 }
 
-Tensor& bernoulli_float(Tensor& self, double p) {
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator) {
   check_defined("bernoulli_", self, "self");
   check_cpu("bernoulli_", self);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "bernoulli_");
   native::check_bernoulli(p);
   visit_dtype(self.dtype(), "bernoulli_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     fill_contiguous<T>(self, [&](T* out, int64_t n) {
       // Four elements a block: 1 where a 32-bit uniform in [0, 1) is below p.
-      const auto r = ember::detail::default_cpu_generator().reserve(blocks_for(n, 4));
+      const auto r = reserve(gen, blocks_for(n, 4));
       for_blocks(n, 4, [&](int64_t b) {
         const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
         for (int64_t j = 0; j < 4 && b * 4 + j < n; ++j)
@@ -175,8 +191,6 @@ Tensor& bernoulli_float(Tensor& self, double p) {
   });
   return self;
 }
-
-
 
 
 

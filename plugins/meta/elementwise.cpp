@@ -242,28 +242,28 @@ void check_fill_target(Tensor& self) {
 }
 }  // namespace
 
-Tensor& uniform_(Tensor& self, double from, double to) {
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> /*generator*/) {
   native::check_defined("uniform_", self, "self");
   native::check_uniform(self, from, to);
   check_fill_target(self);
   return self;
 }
 
-Tensor& normal_(Tensor& self, double /*mean*/, double std) {
+Tensor& normal_(Tensor& self, double /*mean*/, double std, std::optional<Generator> /*generator*/) {
   native::check_defined("normal_", self, "self");
   native::check_normal(self, std);
   check_fill_target(self);
   return self;
 }
 
-Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to) {
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> /*generator*/) {
   native::check_defined("random_", self, "self");
   native::random_from_end(self, from, to);
   check_fill_target(self);
   return self;
 }
 
-Tensor& bernoulli_float(Tensor& self, double p) {
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> /*generator*/) {
   native::check_defined("bernoulli_", self, "self");
   native::check_bernoulli(p);
   check_fill_target(self);

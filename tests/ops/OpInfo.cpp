@@ -393,6 +393,30 @@ std::map<std::string, OpInfo> build() {
       },
       Values::Random);
 
+  // The .generator overloads with None: the device's default generator, which the harness reseeds
+  // for each run (an explicit generator would be shared by both runs and advance between them;
+  // tests/ops/test_cpu_generator.cpp covers that path).
+  for (const char* name : {"rand.generator", "randn.generator"}) {
+    add(
+        name,
+        [](SampleCtx& c) -> Samples {
+          return {S({ints({2, 3}), IValue(), c.dtype()}, "[2, 3], default generator")};
+        },
+        {}, Values::Random);
+  }
+  add(
+      "randint.generator",
+      [](SampleCtx& c) -> Samples {
+        return {S({10, ints({2, 3}), IValue(), c.dtype()}, "[0, 10), default generator")};
+      },
+      {}, Values::Random);
+  add(
+      "randint.low_generator",
+      [](SampleCtx& c) -> Samples {
+        return {S({-3, 10, ints({2, 3}), IValue(), c.dtype()}, "[-3, 10), default generator")};
+      },
+      {}, Values::Random);
+
   // ---- *_like: strides of a dense input are kept (PyTorch's preserve_format)
   for (const char* name : {"empty_like", "zeros_like", "ones_like"}) {
     add(

@@ -430,6 +430,46 @@ TEST(Plugins, UndefinedSymbolFailsToLoad) {
   expect_unchanged(before);
 }
 
+TEST(Plugins, KernelsForADeviceTypeRegisteredByName) {
+  plugins::load(plugin_file("mydev"));
+  const std::optional<DeviceType> t = find_device_type("mydev");
+  ASSERT_TRUE(t.has_value());
+  const DispatchKey dense = make_dispatch_key(Functionality::Dense, *t);
+  const DispatchKey autograd = make_dispatch_key(Functionality::Autograd, *t);
+  auto op = Dispatcher::singleton().findSchemaOrThrow("tmydev::mark", "");
+  // Registered under the keys the names resolved to, with provenance.
+  const std::string dump = op.dump_table();
+  EXPECT_THAT(dump, HasSubstr("mydev: 'mydev'"));
+  EXPECT_THAT(dump, HasSubstr("Autogradmydev: 'mydev'"));
+  EXPECT_THAT(dump, HasSubstr(source_line_of("mydev.cpp", "return fill(x, 1)")));
+  EXPECT_THAT(dump, HasSubstr(source_line_of("mydev.cpp", "return fill(x, 2)")));
+  EXPECT_EQ(to_string(dense), "mydev");
+
+  auto mark = op.typed<Tensor(const Tensor&)>();
+  Tensor x = make_empty({3}, kFloat32, Device(*t, 0));
+  EXPECT_EQ(x.key_set(), DispatchKeySet(dense));
+  Tensor y = mark.call(x);
+  EXPECT_EQ(y.device(), Device(*t, 0));
+  EXPECT_EQ(y.data_ptr<float>()[2], 1.0f);  // the dense kernel
+  x.unsafeGetTensorImpl()->add_keys(DispatchKeySet::of(Functionality::Autograd));
+  EXPECT_EQ(x.key_set(), DispatchKeySet(dense) | DispatchKeySet(autograd));
+  EXPECT_EQ(mark.call(x).data_ptr<float>()[0], 2.0f);  // the Autograd kernel
+  // Not for CPU: the kernels are mydev's only.
+  EXPECT_THROW(mark.call(make_empty({1}, kFloat32)), NotImplementedError);
+}
+
+TEST(Plugins, KernelsForAnUnknownDeviceTypeFailTheLoad) {
+  Snapshot before = Snapshot::take();
+  std::string msg = load_error(plugin_file("unknown_device"), PluginErrorKind::RegistrationFailed);
+  EXPECT_THAT(msg, HasSubstr("EMBER_LIBRARY_IMPL_DEVICE(tunkdev, \"nosuchdev\")"));
+  EXPECT_THAT(msg, HasSubstr(source_line_of("unknown_device.cpp", "EMBER_LIBRARY_IMPL_DEVICE(tunkdev")));
+  EXPECT_THAT(msg, HasSubstr("unknown device type 'nosuchdev' (known: cpu, cuda, hip, meta"));
+  EXPECT_THAT(msg, HasSubstr("register it with ember::register_device_type(\"nosuchdev\")"));
+  EXPECT_FALSE(Dispatcher::singleton().findSchema("tunkdev::f").has_value());  // the def is undone too
+  EXPECT_FALSE(plugins::is_loaded("unknown_device"));
+  expect_unchanged(before);
+}
+
 TEST(Plugins, SearchPath) {
   const char* saved = std::getenv("EMBER_PLUGIN_PATH");
   std::string keep = saved ? saved : "";

@@ -248,6 +248,7 @@ def cpp_arg_type(a: Arg) -> str:
     elif t.kind == "optional":
         if e.kind in ("Tensor", "Scalar"):
             return f"const std::optional<{e.kind}>&"
+        if e.kind == "Generator": return "std::optional<Generator>"  # by value, as LibTorch
         if e.kind in _CPP_VALUE:
             return f"std::optional<{_CPP_VALUE[e.kind]}>"
         if e.kind == "list" and e.elem.kind == "int":  # int[]? and int[1]? alike

@@ -1,6 +1,10 @@
 #pragma once
 // The one header users include.
 #include "ember/core/AutogradHooks.h"
+#include "ember/core/CPUGeneratorImpl.h"
+#include "ember/core/DeviceGuard.h"
+#include "ember/core/Event.h"
+#include "ember/core/Generator.h"
 #include "ember/core/IValue.h"
 #include "ember/core/LocalState.h"
 #include "ember/core/Schema.h"
@@ -13,6 +17,5 @@
 #include "ember/api/Operators.h"
 #include "ember/api/Indexing.h"
 #include "ember/api/Threads.h"
-#include "ember/api/Random.h"
 #include "ember/api/Views.h"
 #include "ember/api/Autograd.h"

@@ -36,7 +36,8 @@ bool has_internal_overlap(const Tensor& t) {
 }
 
 bool same_storage(const Tensor& a, const Tensor& b) {
-  return a.unsafeGetTensorImpl()->storage().get() == b.unsafeGetTensorImpl()->storage().get();
+  const StorageImpl* s = a.unsafeGetTensorImpl()->storage().get();
+  return s != nullptr && s == b.unsafeGetTensorImpl()->storage().get();  // storage-less: none shared
 }
 
 namespace {
@@ -132,6 +133,7 @@ void resize_output(Tensor& out, IntArrayRef sizes, const char* op) {
   for (int64_t s : sizes) n *= s;
   const size_t need = static_cast<size_t>(impl->storage_offset() + n) * impl->itemsize();
   const Storage& st = impl->storage();
+  EMBER_CHECK(st != nullptr, "[{}] the out= tensor has no storage ({} layout) and cannot be resized", op, out.layout());
   if (st->nbytes() < need) {
     EMBER_CHECK(st->resizable() && st->allocator() != nullptr,
                 "[{}] the out= tensor must be resized from {} to {}, but its storage is not resizable",

@@ -71,36 +71,56 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, O
   return t;
 }
 
-Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                      OptDevice device, OptBool pin_memory) {
   check_factory("rand", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   native::check_floating_fill("rand", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.uniform_(0, 1);
+  t.uniform_(0, 1, std::move(generator));
   return t;
 }
 
-Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return native::rand_generator(size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                       OptDevice device, OptBool pin_memory) {
   check_factory("randn", size, pin_memory);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   native::check_floating_fill("randn", dt);
   Tensor t = ember::empty(size, make_options(dt, layout, device));
-  t.normal_(0, 1);
+  t.normal_(0, 1, std::move(generator));
   return t;
 }
 
-Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout,
-                   OptDevice device, OptBool pin_memory) {
+Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return native::randn_generator(size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
+                             OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_factory("randint", size, pin_memory);
   EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
   Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
-  t.random_(low, high);
+  t.random_(low, high, std::move(generator));
   return t;
+}
+
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+                   OptBool pin_memory) {
+  return native::randint_low_generator(low, high, size, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator> generator, OptDtype dtype,
+                         OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return native::randint_low_generator(0, high, size, std::move(generator), dtype, layout, device, pin_memory);
 }
 
 Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
                OptBool pin_memory) {
-  return native::randint_low(0, high, size, dtype, layout, device, pin_memory);
+  return native::randint_low_generator(0, high, size, std::nullopt, dtype, layout, device, pin_memory);
 }
 
 }  // namespace ember::native

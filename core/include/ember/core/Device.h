@@ -2,6 +2,7 @@
 // Devices. Built-in device types have fixed ids; plugins register new ones by name at run time
 // (no closed PrivateUse1 slot). A device type's id is also its backend id in DispatchKeySet.
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -16,6 +17,9 @@ constexpr DeviceType kCUDA = DeviceType::CUDA;
 constexpr DeviceType kHIP = DeviceType::HIP;
 constexpr DeviceType kMeta = DeviceType::Meta;
 
+// A device's index within its type (-1: none given, e.g. "cuda" for the current CUDA device).
+using DeviceIndex = int8_t;
+
 constexpr int kNumBuiltinDeviceTypes = 4;
 // Backend bits available in a DispatchKeySet; runtime device types take the ids after the
 // built-in ones.
@@ -28,18 +32,22 @@ EMBER_API DeviceType register_device_type(std::string_view name);
 EMBER_API std::string_view device_type_name(DeviceType t);
 // Throws ValueError naming the known types when `name` is unknown.
 EMBER_API DeviceType parse_device_type(std::string_view name);
+// The type registered as `name`, or nullopt.
+EMBER_API std::optional<DeviceType> find_device_type(std::string_view name);
+// "cpu, cuda, hip, meta, mydev": every type known now (for error messages).
+EMBER_API std::string known_device_type_names();
 EMBER_API bool is_valid_device_type(DeviceType t);
 
 class EMBER_API Device {
  public:
-  constexpr Device(DeviceType type, int8_t index = -1) : type_(type), index_(index) {}  // NOLINT
+  constexpr Device(DeviceType type, DeviceIndex index = -1) : type_(type), index_(index) {}  // NOLINT
   // "cpu", "cuda:1", "mydev:0"
   Device(std::string_view spec);  // NOLINT
   Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT
   Device(const std::string& spec) : Device(std::string_view(spec)) {}  // NOLINT
 
   constexpr DeviceType type() const { return type_; }
-  constexpr int8_t index() const { return index_; }
+  constexpr DeviceIndex index() const { return index_; }
   constexpr bool has_index() const { return index_ >= 0; }
   constexpr bool is_cpu() const { return type_ == kCPU; }
   constexpr bool is_cuda() const { return type_ == kCUDA; }
@@ -48,7 +56,7 @@ class EMBER_API Device {
 
  private:
   DeviceType type_;
-  int8_t index_;
+  DeviceIndex index_;
 };
 
 EMBER_API std::ostream& operator<<(std::ostream& os, DeviceType t);
@@ -74,5 +82,13 @@ struct fmt::formatter<ember::DeviceType> : fmt::formatter<std::string_view> {
   template <class Ctx>
   auto format(ember::DeviceType t, Ctx& ctx) const {
     return fmt::formatter<std::string_view>::format(ember::device_type_name(t), ctx);
+  }
+};
+template <>
+struct fmt::formatter<ember::Layout> : fmt::formatter<std::string_view> {
+  template <class Ctx>
+  auto format(ember::Layout l, Ctx& ctx) const {
+    std::string_view n = l == ember::kStrided ? "Strided" : l == ember::kSparse ? "Sparse" : "SparseCsr";
+    return fmt::formatter<std::string_view>::format(n, ctx);
   }
 };

@@ -1,6 +1,8 @@
 #pragma once
 // Boxed values: what a boxed kernel receives on its Stack. 16 bytes; the Tensor payload is a
 // Tensor object in place, so a boxed kernel can take `const Tensor&` from the stack for free.
+// A Generator is its GeneratorImpl pointer (counted like the list holders); a Stream is packed
+// into 64 bits (Stream::pack).
 #include <complex>
 #include <cstdint>
 #include <optional>
@@ -8,8 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/SmallVector.h"
+#include "ember/core/Stream.h"
 #include "ember/core/Tensor.h"
 
 namespace ember {
@@ -36,7 +40,7 @@ class EMBER_API IValue {
  public:
   enum class Tag : uint8_t {
     None, Tensor, Double, Int, Bool, Complex, String, IntList, DoubleList, BoolList,
-    TensorList, List, Tuple, Device
+    TensorList, List, Tuple, Generator, Device, Stream  // Complex..Generator hold a pointer
   };
 
   IValue() : tag_(Tag::None) { pl_.i = 0; }
@@ -56,6 +60,11 @@ class EMBER_API IValue {
     pl_.dev[0] = static_cast<int8_t>(d.type());
     pl_.dev[1] = d.index();
   }
+  // An undefined Generator is None, as `Generator?` treats it.
+  IValue(const Generator& g) : IValue() {  // NOLINT
+    if (g.defined()) set_ptr(Tag::Generator, g.unsafeGetGeneratorImpl());
+  }
+  IValue(Stream s) : tag_(Tag::Stream) { pl_.i = static_cast<int64_t>(s.pack()); }  // NOLINT
   IValue(std::string_view s);  // NOLINT
   IValue(const char* s) : IValue(std::string_view(s)) {}  // NOLINT
   IValue(const std::string& s) : IValue(std::string_view(s)) {}  // NOLINT
@@ -111,6 +120,8 @@ class EMBER_API IValue {
   bool isList() const { return tag_ == Tag::List; }
   bool isTuple() const { return tag_ == Tag::Tuple; }
   bool isDevice() const { return tag_ == Tag::Device; }
+  bool isGenerator() const { return tag_ == Tag::Generator; }
+  bool isStream() const { return tag_ == Tag::Stream; }
 
   // Each accessor throws TypeError naming both tags when the tag differs.
   const Tensor& toTensor() const& {
@@ -133,6 +144,8 @@ class EMBER_API IValue {
   ScalarType toScalarType() const { return static_cast<ScalarType>(toInt()); }
   Layout toLayout() const { return static_cast<Layout>(toInt()); }
   Device toDevice() const;
+  Generator toGenerator() const;
+  Stream toStream() const;
   std::string_view toStringView() const;
   const std::vector<int64_t>& toIntVector() const;
   IntArrayRef toIntList() const { return toIntVector(); }
@@ -147,7 +160,7 @@ class EMBER_API IValue {
 
  private:
   [[noreturn]] void type_error(const char* want) const;
-  bool is_ptr() const { return tag_ >= Tag::Complex && tag_ <= Tag::Tuple; }
+  bool is_ptr() const { return tag_ >= Tag::Complex && tag_ <= Tag::Generator; }
   void copy_from(const IValue& o) {
     if (tag_ == Tag::Tensor) {
       new (&pl_.t) Tensor(o.pl_.t);
@@ -187,6 +200,7 @@ class EMBER_API IValue {
   } pl_;
   Tag tag_;
 };
+static_assert(sizeof(IValue) == 16, "IValue is a 16-byte value: a payload word and a tag");
 
 // The boxed calling convention: arguments pushed in schema order, results left in their place.
 // Inline capacity keeps a typical boxed call off the heap.

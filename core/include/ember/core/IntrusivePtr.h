@@ -38,7 +38,12 @@ class IntrusivePtr {
   IntrusivePtr(const IntrusivePtr& o) noexcept : p_(o.p_) {
     if (p_) p_->retain_();
   }
+// GCC 12 warns that p_ "may be used uninitialized" when a disengaged std::optional of a handle
+// (std::optional<Generator>) is moved through an inlined call: a known false positive (gcc#80635).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
   IntrusivePtr(IntrusivePtr&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+#pragma GCC diagnostic pop
   template <class U>
   IntrusivePtr(IntrusivePtr<U>&& o) noexcept : p_(o.release()) {}  // NOLINT
   template <class U>

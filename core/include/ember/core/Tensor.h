@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ember/core/Generator.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/core/TensorOptions.h"
@@ -103,6 +104,7 @@ class EMBER_API Tensor {
   bool is_view() const { return impl_->is_view(); }
   bool _is_view() const { return impl_->is_view(); }
   Tensor _base() const;
+  bool has_storage() const { return impl_->has_storage(); }
 
   // Never dispatches: the address of the first element.
   void* data_ptr() const { return impl_->data(); }
@@ -195,7 +197,8 @@ EMBER_API int64_t maybe_wrap_dim(int64_t dim, int64_t ndim, const char* op);
 
 // A fresh contiguous tensor with the device's registered allocator (used by kernels).
 EMBER_API Tensor make_empty(IntArrayRef sizes, ScalarType dtype, Device device = kCPU);
-// A tensor viewing `base`'s storage with new geometry; it records its root base (Note [View
+// A tensor viewing `base`'s data with new geometry, of base's TensorImpl subclass (see Note
+// [TensorImpl subclasses and storage-less tensors]); it records its root base (Note [View
 // records]). Every view kernel makes its result with it.
 EMBER_API Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides,
                            int64_t storage_offset);

@@ -93,6 +93,14 @@ struct FromIValue<Device> {
   static Device get(IValue& v) { return v.toDevice(); }
 };
 template <>
+struct FromIValue<Generator> {
+  static Generator get(IValue& v) { return v.toGenerator(); }
+};
+template <>
+struct FromIValue<Stream> {
+  static Stream get(IValue& v) { return v.toStream(); }
+};
+template <>
 struct FromIValue<std::complex<double>> {
   static std::complex<double> get(IValue& v) { return v.toComplexDouble(); }
 };

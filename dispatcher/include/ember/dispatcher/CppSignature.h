@@ -67,6 +67,11 @@ EMBER_SPELL(std::optional<std::string_view>, "std::optional<std::string_view>")
 EMBER_SPELL(std::optional<ScalarType>, "std::optional<ScalarType>")
 EMBER_SPELL(std::optional<Layout>, "std::optional<Layout>")
 EMBER_SPELL(std::optional<Device>, "std::optional<Device>")
+EMBER_SPELL(Generator, "Generator")
+EMBER_SPELL(std::optional<Generator>, "std::optional<Generator>")
+EMBER_SPELL(const std::optional<Generator>&, "const std::optional<Generator>&")
+EMBER_SPELL(Stream, "Stream")
+EMBER_SPELL(std::optional<Stream>, "std::optional<Stream>")
 EMBER_SPELL(void, "void")
 #undef EMBER_SPELL
 

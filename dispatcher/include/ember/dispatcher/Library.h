@@ -231,11 +231,20 @@ struct alignas(8) LibraryRecord {
   uint32_t abi_version;
   uint32_t kind;  // Library::Kind
   const char* ns;
-  uint32_t key;   // DispatchKey, or UINT32_MAX for none
+  uint32_t key;  // DispatchKey, or UINT32_MAX for none; with `device`, the key's functionality on CPU
   uint32_t line;
   void (*init)(Library&);
   const char* file;
+  // EMBER_LIBRARY_IMPL_DEVICE: the device type's name, resolved when the block runs; else null.
+  const char* device;
 };
+
+// The record key of an EMBER_LIBRARY_IMPL_DEVICE block: `f` on a placeholder backend (CPU). A
+// functionality that is not per backend (Tracer, Profiler) does not compile.
+consteval uint32_t device_record_key(Functionality f) {
+  if (!is_per_backend(f)) throw "EMBER_LIBRARY_IMPL_DEVICE needs a per-backend functionality";
+  return static_cast<uint32_t>(make_dispatch_key(f, kCPU));
+}
 
 // The records of an object are read as one array: the variable's own aligned(8) stops GCC from
 // over-aligning it (it aligns large statics to 32 bytes otherwise, leaving gaps).
@@ -278,18 +287,20 @@ class EMBER_API RegistrantScope {
 }  // namespace detail
 }  // namespace ember
 
-#define EMBER_LIBRARY_RECORD_(KIND, ns, KEY, m, uid)                                       \
-  static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                \
-  EMBER_NOTE_RECORDS_AND_BUILD_                                                           \
-  [[gnu::used, gnu::retain, gnu::section("ember_libs"), gnu::aligned(8)]] static const     \
-      ::ember::detail::                                                                     \
-      LibraryRecord EMBER_CONCAT(uid, _rec) = {EMBER_PLUGIN_ABI_VERSION,                   \
-                                               static_cast<uint32_t>(KIND),               \
-                                               #ns,                                       \
-                                               KEY,                                       \
-                                               __LINE__,                                  \
-                                               &EMBER_CONCAT(uid, _init),                 \
-                                               __FILE__};                                 \
+#define EMBER_LIBRARY_RECORD_(KIND, ns, KEY, m, uid) EMBER_LIBRARY_RECORD_DEV_(KIND, ns, KEY, nullptr, m, uid)
+#define EMBER_LIBRARY_RECORD_DEV_(KIND, ns, KEY, DEVICE, m, uid)                              \
+  static void EMBER_CONCAT(uid, _init)(::ember::Library&);                                    \
+  EMBER_NOTE_RECORDS_AND_BUILD_                                                               \
+  [[gnu::used, gnu::retain, gnu::section("ember_libs"),                                       \
+    gnu::aligned(8)]] static const ::ember::detail::LibraryRecord EMBER_CONCAT(uid, _rec) = { \
+      EMBER_PLUGIN_ABI_VERSION,                                                               \
+      static_cast<uint32_t>(KIND),                                                            \
+      #ns,                                                                                    \
+      KEY,                                                                                    \
+      __LINE__,                                                                               \
+      &EMBER_CONCAT(uid, _init),                                                              \
+      __FILE__,                                                                               \
+      DEVICE};                                                                                \
   static void EMBER_CONCAT(uid, _init)(::ember::Library & m)
 
 // Declares the operators of namespace `ns` (once per namespace in the process).
@@ -306,3 +317,16 @@ class EMBER_API RegistrantScope {
   EMBER_LIBRARY_RECORD_(::ember::Library::Kind::IMPL, ns,                                \
                         static_cast<uint32_t>(::ember::DispatchKey::k), m,               \
                         EMBER_CONCAT(ember_impl_##ns##_##k##_, __COUNTER__))
+// Registers kernels of `ns` for a device type registered by name at run time (a plugin's own
+// device): EMBER_LIBRARY_IMPL_DEVICE(ns, "mydev", m) for its dense backend key,
+// EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, Autograd, "mydev", m) for another per-backend
+// functionality (Dense, Quantized, Sparse, SparseCsr, Autocast, Autograd) of it. The name is
+// resolved when the block runs; an unknown name fails the block (and the plugin's load). A
+// library's EMBER_LIBRARY and EMBER_LIBRARY_FRAGMENT blocks run before its IMPL blocks, so a
+// plugin registers its device type (register_device_type) in one of those, or depends on the
+// plugin that does.
+#define EMBER_LIBRARY_IMPL_DEVICE(ns, device, m) EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, Dense, device, m)
+#define EMBER_LIBRARY_IMPL_DEVICE_FUNCTIONALITY(ns, f, device, m)                                     \
+  EMBER_LIBRARY_RECORD_DEV_(::ember::Library::Kind::IMPL, ns,                                         \
+                            ::ember::detail::device_record_key(::ember::Functionality::f), device, m, \
+                            EMBER_CONCAT(ember_impl_dev_##ns##_##f##_, __COUNTER__))

@@ -1,25 +1,25 @@
 #pragma once
-// Seeded random numbers: the Philox4x32-10 counter-based generator and the default CPU generator.
+// The Philox4x32-10 counter-based generator: the one random-number function every backend's
+// generator uses (the CPU one here; a GPU backend computes the same blocks in its kernels).
 //
 // Note [Counter-based random numbers]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // A generator holds a 64-bit seed (the Philox key) and a 64-bit offset (a counter of Philox
 // blocks handed out so far). A random kernel reserves the blocks it needs in one call
-// (CpuGenerator::reserve) and derives element i's value from block (offset + f(i)) alone, so a
-// tensor's values depend only on (seed, offset, element index): the same whatever the thread
-// count or the order the elements are written in, and two calls never share blocks.
+// (CPUGeneratorImpl::reserve, under the generator's mutex) and derives element i's value from
+// block (offset + f(i)) alone, so a tensor's values depend only on (seed, offset, element index):
+// the same whatever the thread count or the order the elements are written in, and two calls
+// never share blocks.
 #include <array>
 #include <cstdint>
-#include <functional>
-#include <mutex>
-
-#include "ember/core/Macros.h"
 
 namespace ember {
 
-// Seeds every registered generator (the default CPU generator, and those plugins registered with
-// detail::add_seed_hook), as torch::manual_seed does.
-EMBER_API void manual_seed(uint64_t seed);
+// What one random kernel reserved: the seed and the first of its consecutive blocks.
+struct PhiloxRange {
+  uint64_t seed;
+  uint64_t offset;
+};
 
 namespace detail {
 
@@ -48,35 +48,6 @@ constexpr std::array<uint32_t, 4> philox_block(uint64_t seed, uint64_t block) {
   return philox4x32_10({static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32), 0u, 0u},
                        {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
 }
-
-// A seed and a block offset behind a mutex (see Note [Counter-based random numbers]).
-class EMBER_API CpuGenerator {
- public:
-  static constexpr uint64_t kDefaultSeed = 67280421310721ull;  // PyTorch's default
-
-  struct Range {
-    uint64_t seed;
-    uint64_t offset;  // the first of the reserved blocks
-  };
-
-  void set_seed(uint64_t seed);  // also resets the offset to 0
-  uint64_t seed() const;
-  uint64_t offset() const;
-  void set_offset(uint64_t offset);
-  // Reserves `blocks` consecutive Philox blocks for one call.
-  Range reserve(uint64_t blocks);
-
- private:
-  mutable std::mutex mu_;
-  uint64_t seed_ = kDefaultSeed;
-  uint64_t offset_ = 0;
-};
-
-// The process-wide CPU generator the cpu plugin's random kernels draw from.
-EMBER_API CpuGenerator& default_cpu_generator();
-
-// Registers a function manual_seed calls with the new seed (a plugin's own generators).
-EMBER_API void add_seed_hook(std::function<void(uint64_t)> hook);
 
 }  // namespace detail
 }  // namespace ember
