@@ -1,7 +1,6 @@
 #pragma once
-// Internal to the CPU plugin: the reductions of issue 3 (reduce2.cpp), registered in their own
-// block of register.cpp. Each has the exact C++ signature its schema maps to. Also the row
-// machinery of Note [CPU row reductions] (reduce2.cpp), shared with sort.cpp.
+// Internal to the CPU plugin: the row machinery of Note [CPU row reductions] (reduction.cpp),
+// shared with sort.cpp. The reduction kernels are declared in the generated CPUFunctions.h.
 #include <optional>
 #include <tuple>
 

@@ -1,4 +1,4 @@
-// The cpu plugin's pointwise operators (issue 3) against float64 references computed with std::
+// The cpu plugin's pointwise operators against float64 references computed with std::
 // functions: every op, every dtype, contiguous and non-contiguous inputs, broadcasting, in-place
 // aliasing, out= dtype rules, and the error messages. The raw-memory helpers are the same as in
 // test_cpu_ops.cpp (values() reads through sizes and strides, never through the operators).

@@ -1,4 +1,4 @@
-// The reductions of issue 3 (mean, prod, amax/amin, max/min, max.dim/min.dim, argmax/argmin,
+// The reductions (mean, prod, amax/amin, max/min, max.dim/min.dim, argmax/argmin,
 // any/all) against naive float64 references: several dtypes, contiguous and non-contiguous
 // inputs, negative and multiple dims, keepdim, NaN propagation, empty inputs, and the error
 // messages. Reference values are read straight from memory through sizes and strides.
