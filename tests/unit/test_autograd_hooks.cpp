@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -15,15 +16,7 @@ using autograd::variable_list;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 #define EXPECT_HAS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 Tensor filled(std::initializer_list<float> v) {

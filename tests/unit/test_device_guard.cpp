@@ -9,21 +9,14 @@
 #include <thread>
 #include <unordered_set>
 
+#include "UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 // Four devices. Stream ids: 0 is each device's default stream, 1..8 the pool. An event is an
 // int holding the "time" it was recorded at; a stream is done once its device's clock has passed

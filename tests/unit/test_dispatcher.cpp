@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -24,15 +25,7 @@ TypedOperatorHandle<Sig> op(const char* name) {
   return Dispatcher::singleton().findSchemaOrThrow(name, "").typed<Sig>();
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 Tensor mark(const char* what, const Tensor& x) {
   g_trace += what;

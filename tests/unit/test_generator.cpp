@@ -8,21 +8,14 @@
 #include <thread>
 #include <vector>
 
+#include "UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 #define EXPECT_MSG(stmt, part) \
   EXPECT_NE(error_of([&] { (void)(stmt); }).find(part), std::string::npos) << error_of([&] { (void)(stmt); })

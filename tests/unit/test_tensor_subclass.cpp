@@ -6,21 +6,14 @@
 
 #include <string>
 
+#include "UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using test::error_of;
 
 // Sparse-like: no storage; its "values" live in a member tensor shared by shallow copies.
 class FakeSparseImpl final : public TensorImpl {
