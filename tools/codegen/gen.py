@@ -728,40 +728,41 @@ def backend_keys(ops: list[Op]) -> list[str]:
     return [k for k in BACKEND_KEYS if k in keys]
 
 
+def render_decls_h(yaml_name: str, about: str, ns: str, decls: list[tuple[Op, str]]) -> str:
+    """A header declaring kernels or meta functions: (entry, C++ name) pairs, each once."""
+    out = [BANNER.format(yaml=yaml_name),
+           f"#pragma once\n{about}\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
+           f"#include <vector>\n\n#include \"ember/core/Tensor.h\"\n"
+           f"#include \"ember/plugin/Structured.h\"\n\nnamespace {ns} {{\n"]
+    declared = set()
+    for op, fn in decls:
+        d = kernel_decl(op, fn)
+        if d not in declared:
+            out.append(f"// aten::{op.schema.text}\n{d}\n")
+            declared.add(d)
+    out.append(f"\n}}  // namespace {ns}\n")
+    return "".join(out)
+
+
 def render_kernel_decls(ops: list[Op], key: str, yaml_name: str) -> str:
     """<Key>Functions.h: the kernels a backend (or, for composites, libember) must define."""
-    out = [BANNER.format(yaml=yaml_name),
-           f"#pragma once\n// The kernels registered at {key}; defined by hand, registered by "
-           f"generated code.\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
-           f"#include <vector>\n\n#include \"ember/core/Tensor.h\"\n"
-           f"#include \"ember/plugin/Structured.h\"\n\nnamespace {backend_ns(key)} {{\n"]
-    declared = set()
+    decls = []
     for op in ops:
         fn = (op.dispatch.get("CompositeExplicitAutograd") or
               op.dispatch.get("CompositeImplicitAutograd")) if key == "Composite" \
             else op.dispatch.get(key)
         if fn and not (op.structured and key == "Meta"):
-            d = kernel_decl(op, fn)
-            if d not in declared:
-                out.append(f"// aten::{op.schema.text}\n{d}\n")
-                declared.add(d)
-    out.append(f"\n}}  // namespace {backend_ns(key)}\n")
-    return "".join(out)
+            decls.append((op, fn))
+    return render_decls_h(yaml_name, f"// The kernels registered at {key}; defined by hand, registered "
+                          f"by generated code.", backend_ns(key), decls)
 
 
 def render_structured_meta_h(ops: list[Op], yaml_name: str) -> str:
-    out = [BANNER.format(yaml=yaml_name),
-           "#pragma once\n// The shared meta function of every structured family (Note [Structured "
-           "kernels]):\n// checks, output dtype and size, and outputs allocated, resized or checked "
-           "by `kind`.\n// Every backend's kernel calls it (or its parts); it is the Meta kernel."
-           "\n#include <optional>\n#include <string_view>\n#include <tuple>\n#include <vector>\n"
-           "\n#include \"ember/core/Tensor.h\"\n#include \"ember/plugin/Structured.h\"\n\n"
-           "namespace ember::native {\n"]
-    for op in ops:
-        if op.structured:
-            out.append(f"// aten::{op.schema.text}\n{kernel_decl(op, op.meta_fn)}\n")
-    out.append("\n}  // namespace ember::native\n")
-    return "".join(out)
+    about = ("// The shared meta function of every structured family (Note [Structured kernels]):\n"
+             "// checks, output dtype and size, and outputs allocated, resized or checked by `kind`.\n"
+             "// Every backend's kernel calls it (or its parts); it is the Meta kernel.")
+    return render_decls_h(yaml_name, about, "ember::native",
+                          [(op, op.meta_fn) for op in ops if op.structured])
 
 
 def render_register(ops: list[Op], keys: tuple[str, ...], header: str, yaml_name: str) -> str:
