@@ -6,11 +6,16 @@ namespace ember {
 namespace {
 int int_rank(ScalarType t) {
   switch (t) {
-    case kInt8: return 1;
-    case kInt16: return 2;
-    case kInt32: return 3;
-    case kInt64: return 4;
-    default: return 0;  // uint8
+    case kInt8:
+      return 1;
+    case kInt16:
+      return 2;
+    case kInt32:
+      return 3;
+    case kInt64:
+      return 4;
+    default:
+      return 0;  // uint8
   }
 }
 }  // namespace
@@ -63,19 +68,21 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
 }  // namespace
 
 void ResultTypeState::add(const Tensor& t) {
-  if (t.dim() == 0) zero = promote_types(zero, t.dtype());
-  else dim = promote_types(dim, t.dtype());
+  if (t.dim() == 0)
+    zero = promote_types(zero, t.dtype());
+  else
+    dim = promote_types(dim, t.dtype());
 }
 
 void ResultTypeState::add(const Scalar& s) {
   ScalarType t = s.type();
-  if (s.isFloatingPoint()) t = get_default_dtype();
-  else if (s.isComplex()) t = get_default_dtype() == kFloat64 ? kComplex128 : kComplex64;
+  if (s.isFloatingPoint())
+    t = get_default_dtype();
+  else if (s.isComplex())
+    t = get_default_dtype() == kFloat64 ? kComplex128 : kComplex64;
   wrapped = promote_types(wrapped, t);
 }
 
-ScalarType ResultTypeState::result() const {
-  return combine_categories(dim, combine_categories(zero, wrapped));
-}
+ScalarType ResultTypeState::result() const { return combine_categories(dim, combine_categories(zero, wrapped)); }
 
 }  // namespace ember

@@ -17,8 +17,10 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
   const ScalarType result = unary_result(name, rule, self);
   if (kind != OutKind::Functional) {
     // logical_not writes 0/1 in any output dtype.
-    if (rule.result != UnaryRule::Bool) check_out(name, kind, out, result);
-    else check_defined(name, out, kind == OutKind::Out ? "out" : "self");
+    if (rule.result != UnaryRule::Bool)
+      check_out(name, kind, out, result);
+    else
+      check_defined(name, out, kind == OutKind::Out ? "out" : "self");
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
@@ -49,11 +51,11 @@ namespace {
 TensorIter meta_iter(const char* name) { return TensorIter(name, kMeta, nullptr); }
 }  // namespace
 
-#define EMBER_META_UNARY(name, rule)                                            \
-  void meta_##name(const Tensor& self, Tensor& out, OutKind kind) {             \
-    const char* op = EMBER_VARIANT_NAME(#name, kind);                           \
-    TensorIter it = meta_iter(op);                                              \
-    unary_meta(it, op, unary_rules::rule, self, out, kind); \
+#define EMBER_META_UNARY(name, rule)                                \
+  void meta_##name(const Tensor& self, Tensor& out, OutKind kind) { \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);               \
+    TensorIter it = meta_iter(op);                                  \
+    unary_meta(it, op, unary_rules::rule, self, out, kind);         \
   }
 EMBER_META_UNARY(neg, neg)
 EMBER_META_UNARY(abs, no_bool)
@@ -79,11 +81,11 @@ void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, Ou
   unary_meta(it, op, unary_rules::floating_only, self, out, kind);
 }
 
-#define EMBER_META_ARITH(name, Op)                                                                     \
+#define EMBER_META_ARITH(name, Op)                                                                            \
   void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
-    const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
-    TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind); \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                                         \
+    TensorIter it = meta_iter(op);                                                                            \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind);                           \
   }
 EMBER_META_ARITH(add, Add)
 EMBER_META_ARITH(sub, Sub)
@@ -93,7 +95,7 @@ EMBER_META_ARITH(sub, Sub)
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind); \
+    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind);          \
   }
 EMBER_META_MULDIV(mul, Mul)
 EMBER_META_MULDIV(div, Div)
@@ -103,7 +105,7 @@ EMBER_META_MULDIV(div, Div)
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    logical_meta(it, op, self, other, out, kind); \
+    logical_meta(it, op, self, other, out, kind);                                        \
   }
 EMBER_META_LOGICAL(logical_and)
 EMBER_META_LOGICAL(logical_or)

@@ -1,8 +1,8 @@
 // The cpu plugin's descriptor. Its kernels are declared and registered by generated code
 // (ember/generated/CPUFunctions.h, RegisterCPU.cpp) from the `dispatch:` lines of
 // schemas/ops.yaml; the device-generic composites they used to sit beside live in libember.
-#include "Loops.h"
 #include "ember/plugin/Plugin.h"
+#include "Loops.h"
 
 EMBER_PLUGIN("cpu", EMBER_VERSION_STRING)
 

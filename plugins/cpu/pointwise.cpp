@@ -8,7 +8,6 @@
 namespace ember::cpu {
 namespace {
 
-
 void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
   if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
 }

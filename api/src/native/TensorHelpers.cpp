@@ -48,8 +48,10 @@ std::pair<uintptr_t, uintptr_t> byte_range(const Tensor& t) {
   IntArrayRef sz = t.sizes(), st = t.strides();
   for (size_t i = 0; i < sz.size(); ++i) {
     const int64_t ext = (sz[i] - 1) * st[i];
-    if (ext < 0) lo += ext;
-    else hi += ext;
+    if (ext < 0)
+      lo += ext;
+    else
+      hi += ext;
   }
   const auto isz = static_cast<int64_t>(t.itemsize());
   return {base + lo * isz, base + (hi + 1) * isz};
@@ -61,8 +63,8 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
   auto [a0, a1] = byte_range(a);
   auto [b0, b1] = byte_range(b);
   if (a1 <= b0 || b1 <= a0) return false;
-  const bool full = a.data_ptr() == b.data_ptr() && a.itemsize() == b.itemsize() &&
-                    a.sizes() == b.sizes() && a.strides() == b.strides();
+  const bool full = a.data_ptr() == b.data_ptr() && a.itemsize() == b.itemsize() && a.sizes() == b.sizes() &&
+                    a.strides() == b.strides();
   return !full;
 }
 
@@ -106,15 +108,17 @@ Tensor empty_on(DeviceType dev, IntArrayRef sizes, ScalarType dtype) {
 }
 
 Tensor empty_strided_on(DeviceType dev, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
-  EMBER_CHECK(sizes.size() == strides.size(),
-              "[empty_strided] mismatch in length of size {} and stride {}", sizes, strides);
+  EMBER_CHECK(sizes.size() == strides.size(), "[empty_strided] mismatch in length of size {} and stride {}", sizes,
+              strides);
   int64_t span = 1;  // elements reached, +1
   bool empty = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     EMBER_CHECK(sizes[i] >= 0, "[empty_strided] negative dimension {} in size {}", sizes[i], sizes);
     EMBER_CHECK(strides[i] >= 0, "[empty_strided] negative stride {} in stride {}", strides[i], strides);
-    if (sizes[i] == 0) empty = true;
-    else span += (sizes[i] - 1) * strides[i];
+    if (sizes[i] == 0)
+      empty = true;
+    else
+      span += (sizes[i] - 1) * strides[i];
   }
   if (empty) span = 0;
   Allocator* a = allocator_for(dev);
@@ -136,8 +140,8 @@ void resize_output(Tensor& out, IntArrayRef sizes, const char* op) {
   EMBER_CHECK(st != nullptr, "[{}] the out= tensor has no storage ({} layout) and cannot be resized", op, out.layout());
   if (st->nbytes() < need) {
     EMBER_CHECK(st->resizable() && st->allocator() != nullptr,
-                "[{}] the out= tensor must be resized from {} to {}, but its storage is not resizable",
-                op, out.sizes(), sizes);
+                "[{}] the out= tensor must be resized from {} to {}, but its storage is not resizable", op, out.sizes(),
+                sizes);
     DataPtr p = st->allocator()->allocate(need);
     p.device = st->device();
     if (st->nbytes() > 0 && st->data() != nullptr) std::memcpy(p.ptr, st->data(), st->nbytes());

@@ -4,8 +4,8 @@
 
 namespace ember::native {
 
-Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device,
-                OptBool pin_memory, bool non_blocking) {
+Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+                bool non_blocking) {
   check_defined("_to_copy", self, "self");
   Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory);
   r.copy_(self, non_blocking);
@@ -30,8 +30,8 @@ Tensor to_device(const Tensor& self, Device device, OptDtype dtype, bool non_blo
   const ScalarType dt = dtype.value_or(self.dtype());
   const Device cur = self.device();
   // A device without an index matches any index of its type; the CPU has only one.
-  const bool same_device = cur.type() == device.type() &&
-                           (device.type() == kCPU || !device.has_index() || device.index() == cur.index());
+  const bool same_device =
+      cur.type() == device.type() && (device.type() == kCPU || !device.has_index() || device.index() == cur.index());
   if (same_device && dt == self.dtype() && !copy) return self;
   return ember::_to_copy(self, dt, std::nullopt, device, std::nullopt, non_blocking);
 }

@@ -10,6 +10,15 @@ void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
   check_pin_memory(op, pin_memory);
   for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
 }
+
+// The uninitialised result of a floating random factory, after the factory's own checks.
+Tensor empty_floating(const char* op, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
+                      OptBool pin_memory) {
+  check_factory(op, size, pin_memory);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  check_floating_fill(op, dt);
+  return ember::empty(size, make_options(dt, layout, device));
+}
 }  // namespace
 
 Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
@@ -26,12 +35,12 @@ Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device
   return t;
 }
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
-            OptDevice device, OptBool pin_memory) {
+Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout, OptDevice device,
+            OptBool pin_memory) {
   check_pin_memory("full", pin_memory);
   // LibTorch infers the dtype from the value: bool, int64, or the default floating dtype.
-  ScalarType dt = dtype ? *dtype
-                  : fill_value.isBoolean()      ? kBool
+  ScalarType dt = dtype                          ? *dtype
+                  : fill_value.isBoolean()       ? kBool
                   : fill_value.isIntegral(false) ? kInt64
                   : fill_value.isComplex()       ? (get_default_dtype() == kFloat64 ? kComplex128 : kComplex64)
                                                  : get_default_dtype();
@@ -46,8 +55,7 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevic
   const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
   // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
   // transposed result); anything else gets contiguous strides.
-  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided &&
-      is_non_overlapping_and_dense(self))
+  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided && is_non_overlapping_and_dense(self))
     return ember::empty_strided(self.sizes(), self.strides(), o);
   return ember::empty(self.sizes(), o);
 }
@@ -64,8 +72,8 @@ Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice
   return t;
 }
 
-Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout,
-                 OptDevice device, OptBool pin_memory) {
+Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout, OptDevice device,
+                 OptBool pin_memory) {
   Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
   t.fill_(fill_value);
   return t;
@@ -73,10 +81,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, O
 
 Tensor rand_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
                       OptDevice device, OptBool pin_memory) {
-  check_factory("rand", size, pin_memory);
-  const ScalarType dt = dtype.value_or(get_default_dtype());
-  native::check_floating_fill("rand", dt);
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  Tensor t = empty_floating("rand", size, dtype, layout, device, pin_memory);
   t.uniform_(0, 1, std::move(generator));
   return t;
 }
@@ -87,10 +92,7 @@ Tensor rand(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device
 
 Tensor randn_generator(IntArrayRef size, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
                        OptDevice device, OptBool pin_memory) {
-  check_factory("randn", size, pin_memory);
-  const ScalarType dt = dtype.value_or(get_default_dtype());
-  native::check_floating_fill("randn", dt);
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  Tensor t = empty_floating("randn", size, dtype, layout, device, pin_memory);
   t.normal_(0, 1, std::move(generator));
   return t;
 }
@@ -118,8 +120,7 @@ Tensor randint_generator(int64_t high, IntArrayRef size, std::optional<Generator
   return native::randint_low_generator(0, high, size, std::move(generator), dtype, layout, device, pin_memory);
 }
 
-Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
-               OptBool pin_memory) {
+Tensor randint(int64_t high, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   return native::randint_low_generator(0, high, size, std::nullopt, dtype, layout, device, pin_memory);
 }
 

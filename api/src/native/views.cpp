@@ -58,8 +58,7 @@ bool compute_stride(IntArrayRef oldshape, IntArrayRef oldstride, IntArrayRef new
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = static_cast<int64_t>(oldshape.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= oldshape[tensor_d];
-    if (tensor_d == 0 ||
-        (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 || (oldshape[tensor_d - 1] != 1 && oldstride[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || newshape[view_d] == 1)) {
         newstride[view_d] = view_numel * chunk_base_stride;
         view_numel *= newshape[view_d];
@@ -104,9 +103,8 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   EMBER_CHECK_INDEX(self.dim() > 0, "[select] select() cannot be applied to a 0-dim tensor.");
   const int64_t d = maybe_wrap_dim(dim, self.dim(), "select");
   const int64_t n = self.size(d);
-  EMBER_CHECK_INDEX(index >= -n && index < n,
-                    "[select] index {} out of range for tensor of size {} at dimension {}", index,
-                    self.sizes(), d);
+  EMBER_CHECK_INDEX(index >= -n && index < n, "[select] index {} out of range for tensor of size {} at dimension {}",
+                    index, self.sizes(), d);
   if (index < 0) index += n;
   DimVector sz(self.sizes()), st(self.strides());
   const int64_t offset = self.storage_offset() + index * st[d];
@@ -115,8 +113,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return make_view(self, sz, st, offset);
 }
 
-Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
-             int64_t step) {
+Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   check_defined("slice", self, "self");
   EMBER_CHECK_INDEX(self.dim() > 0, "[slice] slice() cannot be applied to a 0-dim tensor.");
   const int64_t d = maybe_wrap_dim(dim, self.dim(), "slice");
@@ -199,8 +196,7 @@ Tensor expand(const Tensor& self, IntArrayRef size, bool /*implicit*/) {
 
 Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   check_defined("as_strided", self, "self");
-  EMBER_CHECK(size.size() == stride.size(), "[as_strided] mismatch in length of strides {} and shape {}",
-              stride, size);
+  EMBER_CHECK(size.size() == stride.size(), "[as_strided] mismatch in length of strides {} and shape {}", stride, size);
   const int64_t offset = storage_offset.value_or(self.storage_offset());
   EMBER_CHECK(offset >= 0, "[as_strided] invalid storage offset {}", offset);
   int64_t span = 1;
@@ -208,8 +204,10 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
   for (size_t i = 0; i < size.size(); ++i) {
     EMBER_CHECK(size[i] >= 0, "[as_strided] negative size {} in {}", size[i], size);
     EMBER_CHECK(stride[i] >= 0, "[as_strided] negative strides are not supported, got strides {}", stride);
-    if (size[i] == 0) empty = true;
-    else span += (size[i] - 1) * stride[i];
+    if (size[i] == 0)
+      empty = true;
+    else
+      span += (size[i] - 1) * stride[i];
   }
   if (!empty) {
     const auto itemsize = static_cast<int64_t>(self.itemsize());

@@ -22,7 +22,6 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
 ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& a, const Tensor* bt, const Scalar* bs,
                       const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
-void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out,
-                  OutKind kind);
+void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
