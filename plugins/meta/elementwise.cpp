@@ -4,8 +4,7 @@
 // an existing family is one macro line here and its `Meta` key in ops.yaml. Structured families
 // (unary, add/sub/mul/div.Tensor, logical_*) have none here: see plugins/common/ElementwiseMeta.cpp.
 #include "MetaKernels.h"
-#include "ember/native/Geometry.h"
-#include "ember/native/Rules.h"
+#include "ember/native/ElementwiseMeta.h"
 
 namespace ember::meta {
 namespace {
@@ -25,12 +24,12 @@ void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType resul
   if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
 }
 
+// The scalar overloads of the arith family: its metadata step (shared with the cpu kernels and
+// the structured meta functions) on kMeta.
 void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& a, const Tensor* bt, const Scalar* bs,
            const Scalar& alpha) {
-  const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
-  check_out(name, ok, out, result);
-  if (bt) iterate(name, out, ok, result, {&a, bt});
-  else iterate(name, out, ok, result, {&a});
+  native::TensorIter it(name, kMeta, nullptr);
+  native::arith_meta(it, name, kind, a, bt, bs, bt, alpha, out, ok);
 }
 
 Tensor compare(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs) {
@@ -44,15 +43,9 @@ Tensor compare(const char* name, const Tensor& a, const Tensor* bt, const Scalar
 }
 
 void unary(const char* name, const native::UnaryRule& rule, Tensor& out, OutKind ok, const Tensor& self) {
-  const ScalarType result = native::unary_result(name, rule, self);
-  if (ok != OutKind::Functional) {
-    // logical_not writes 0/1 in any output dtype.
-    if (rule.result != native::UnaryRule::Bool) check_out(name, ok, out, result);
-    else native::check_defined(name, out, ok == OutKind::Out ? "out" : "self");
-  }
-  iterate(name, out, ok, result, {&self});
+  native::TensorIter it(name, kMeta, nullptr);
+  native::unary_meta(it, name, rule, self, out, ok);
 }
-
 
 }  // namespace
 
