@@ -183,7 +183,11 @@ void Tensor::remove_hook(unsigned handle) const {
 
 Tensor Tensor::detach() const {
   EMBER_CHECK(defined(), "[detach] called on an undefined tensor");
-  return Tensor(make_intrusive<TensorImpl>(impl_->storage(), dtype(), sizes(), strides(), storage_offset(), layout()));
+  // Same data and subclass (Note [TensorImpl subclasses and storage-less tensors]); an alias, not a
+  // view, and without autograd meta.
+  IntrusivePtr<TensorImpl> impl = impl_->shallow_copy_and_detach();
+  impl->set_view_record({}, {});
+  return Tensor(std::move(impl));
 }
 
 void Tensor::set_data(const Tensor& new_data) const {
@@ -192,7 +196,7 @@ void Tensor::set_data(const Tensor& new_data) const {
   EMBER_CHECK_TYPE(layout() == new_data.layout(), "[set_data] new_data must have self's layout ({}), got {}",
                    fmt::streamed(layout()), fmt::streamed(new_data.layout()));
   if (meta_of(*this)) require_autograd_hook("set_data", &AutogradHooks::set_data, "set_data")(*this, new_data);
-  impl_->shallow_copy_from(*new_data.unsafeGetTensorImpl());
+  impl_->shallow_copy_from(new_data.impl());
 }
 
 }  // namespace ember

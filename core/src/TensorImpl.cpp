@@ -114,6 +114,9 @@ void TensorImpl::copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest) {
   dest.device_ = src.device_;
   dest.layout_ = src.layout_;
   dest.is_contiguous_ = src.is_contiguous_;
+  // dest now views what src views, not what it viewed before (Tensor::set_data).
+  dest.view_base_ = src.view_base_;
+  dest.view_step_ = src.view_step_;
 }
 
 IntrusivePtr<TensorImpl> TensorImpl::shallow_copy_and_detach() const {
@@ -126,6 +129,7 @@ IntrusivePtr<TensorImpl> TensorImpl::shallow_copy_and_detach() const {
 
 void TensorImpl::shallow_copy_from(const IntrusivePtr<TensorImpl>& impl) {
   EMBER_CHECK(impl != nullptr, "[shallow_copy_from] the source TensorImpl is null");
+  if (impl.get() == this) return;
   EMBER_CHECK(typeid(*impl) == typeid(*this),
               "[shallow_copy_from] cannot copy a {} into a {}: the TensorImpl subclasses differ", typeid(*impl).name(),
               typeid(*this).name());
@@ -184,23 +188,6 @@ void TensorImpl::set_view_record(IntrusivePtr<TensorImpl> base, IntrusivePtr<con
   EMBER_INTERNAL_ASSERT(!base || !base->is_view(), "a view's base must be the root base");
   view_base_ = std::move(base);
   view_step_ = std::move(step);
-}
-
-void TensorImpl::shallow_copy_from(const TensorImpl& o) {
-  if (&o == this) return;
-  storage_ = o.storage_;
-  sizes_ = o.sizes_;
-  strides_ = o.strides_;
-  storage_offset_ = o.storage_offset_;
-  numel_ = o.numel_;
-  dtype_ = o.dtype_;
-  device_ = o.device_;
-  layout_ = o.layout_;
-  is_contiguous_ = o.is_contiguous_;
-  const DispatchKeySet autograd = DispatchKeySet::of(Functionality::Autograd);
-  key_set_ = (o.key_set_ - autograd) | (key_set_ & autograd);
-  view_base_.reset();
-  view_step_.reset();
 }
 
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {

@@ -193,3 +193,29 @@ TEST(TensorSubclass, ASubclassWithoutTheHookIsRefused) {
   EXPECT_NE(e.find("a view or detach of it would lose the subclass"), std::string::npos) << e;
   EXPECT_THROW(make_view(f, {2}, {1}, 0), NotImplementedError);
 }
+
+TEST(TensorSubclass, DetachKeepsTheSubclassAndIsNotAView) {
+  Storage s = make_storage(12, Device(kCPU));
+  Tensor q(make_intrusive<FakeQuantImpl>(s, IntArrayRef{3, 4}, 0.25));
+  Tensor v = make_view(q, {4, 3}, {1, 4}, 0);
+  for (const Tensor& t : {q, v}) {
+    Tensor d = t.detach();
+    auto* qd = dynamic_cast<FakeQuantImpl*>(d.unsafeGetTensorImpl());
+    ASSERT_NE(qd, nullptr) << "detach lost the subclass";
+    EXPECT_EQ(qd->scale(), 0.25);
+    EXPECT_FALSE(d.is_view()) << "detach is an alias, not a view";
+    EXPECT_EQ(d.sizes(), t.sizes());
+    EXPECT_EQ(d.strides(), t.strides());
+    EXPECT_EQ(d.unsafeGetTensorImpl()->storage().get(), s.get());
+    const uint64_t before = t._version();
+    d.unsafeGetTensorImpl()->bump_version();
+    EXPECT_EQ(t._version(), before + 1) << "detach shares the version counter";
+  }
+  // A storage-less subclass too: its own version counter is shared.
+  Tensor values = make_empty({3}, kFloat32);
+  Tensor sp(make_intrusive<FakeSparseImpl>(Device(kCPU), IntArrayRef{4, 5}, values));
+  Tensor ds = sp.detach();
+  ASSERT_NE(dynamic_cast<FakeSparseImpl*>(ds.unsafeGetTensorImpl()), nullptr);
+  ds.unsafeGetTensorImpl()->bump_version();
+  EXPECT_EQ(sp._version(), 1u);
+}

@@ -145,9 +145,6 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
 
   // Recomputes numel and contiguity after sizes or strides change.
   void refresh();
-  // Takes `o`'s storage, geometry, dtype, device and backend keys; keeps this tensor's autograd
-  // meta and Autograd key; drops its view record (Tensor::set_data).
-  void shallow_copy_from(const TensorImpl& o);
 
  protected:
   enum ShallowCopy { SHALLOW_COPY };
