@@ -85,8 +85,10 @@ class IntrusivePtr {
   T* p_ = nullptr;
 };
 
+// Always inlined: on a hot path (a kernel's fresh output) an out-of-line copy per argument list
+// costs a call and the constructor's arguments passed twice.
 template <class T, class... A>
-IntrusivePtr<T> make_intrusive(A&&... a) {
+EMBER_ALWAYS_INLINE IntrusivePtr<T> make_intrusive(A&&... a) {
   return IntrusivePtr<T>(new T(std::forward<A>(a)...));
 }
 

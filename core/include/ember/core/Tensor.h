@@ -107,7 +107,7 @@ class EMBER_API Tensor {
   bool has_storage() const { return impl_->has_storage(); }
 
   // Never dispatches: the address of the first element.
-  void* data_ptr() const { return impl_->data(); }
+  EMBER_ALWAYS_INLINE void* data_ptr() const { return impl_->data(); }
   template <class T>
   T* data_ptr() const {
     check_dtype(scalar_type_of<T>, "data_ptr");

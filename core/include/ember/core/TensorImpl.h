@@ -96,8 +96,9 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   // Null for a storage-less tensor.
   const Storage& storage() const { return storage_; }
   bool has_storage() const { return storage_.get() != nullptr; }
-  // First element (storage data + offset). Throws ValueError for a storage-less tensor.
-  void* data() const {
+  // First element (storage data + offset). Throws ValueError for a storage-less tensor. Always
+  // inlined: every kernel calls it, and with the throw GCC would otherwise emit a call.
+  EMBER_ALWAYS_INLINE void* data() const {
     if (EMBER_UNLIKELY(!storage_)) throw_no_storage();
     return static_cast<char*>(storage_->data()) + storage_offset_ * static_cast<int64_t>(itemsize());
   }
