@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ember/core/LocalState.h"
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember {
 namespace {
@@ -96,8 +96,7 @@ std::pair<double, int64_t> print_format(std::ostream& s, const double* p, int64_
 }
 
 // A rows x cols row-major matrix.
-void print_matrix(std::ostream& s, const double* data, int64_t rows, int64_t cols, int64_t linesize,
-                  int64_t indent) {
+void print_matrix(std::ostream& s, const double* data, int64_t rows, int64_t cols, int64_t linesize, int64_t indent) {
   auto [scale, sz] = print_format(s, data, rows * cols);
   print_indent(s, indent);
   int64_t per_line = (linesize - indent) / (sz + 1);
@@ -155,8 +154,10 @@ void print_blocks(std::ostream& s, const double* data, IntArrayRef sizes, int64_
       }
     }
     if (finished) break;
-    if (start) start = false;
-    else s << std::endl;
+    if (start)
+      start = false;
+    else
+      s << std::endl;
     s << "(";
     int64_t offset = 0;
     for (int64_t i = 0; i < nd - 2; ++i) {

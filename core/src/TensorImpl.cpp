@@ -2,7 +2,7 @@
 
 #include <typeinfo>
 
-#include "ember/core/Tensor.h"
+#include "ember/core/TensorBase.h"
 
 namespace ember {
 
@@ -192,8 +192,7 @@ void TensorImpl::set_view_record(IntrusivePtr<TensorImpl> base, IntrusivePtr<con
 
 void TensorImpl::set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m) {
   autograd_meta_ = std::move(m);
-  if (autograd_meta_ && autograd_meta_->requires_grad())
-    add_keys(DispatchKeySet::of(Functionality::Autograd));
+  if (autograd_meta_ && autograd_meta_->requires_grad()) add_keys(DispatchKeySet::of(Functionality::Autograd));
 }
 
 }  // namespace ember

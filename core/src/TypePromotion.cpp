@@ -67,7 +67,7 @@ ScalarType combine_categories(ScalarType higher, ScalarType lower) {
 }
 }  // namespace
 
-void ResultTypeState::add(const Tensor& t) {
+void ResultTypeState::add(const TensorBase& t) {
   if (t.dim() == 0)
     zero = promote_types(zero, t.dtype());
   else

@@ -30,10 +30,10 @@
 #include <limits>
 #include <type_traits>
 
-#include "ember/core/Tensor.h"
-#include "ember/plugin/Parallel.h"
+#include "ember/dispatcher/Tensor.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
+#include "ember/plugin/Parallel.h"
 
 namespace ember::cpu {
 
@@ -50,37 +50,55 @@ struct Tag {
 template <class F>
 EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&& f) {
   switch (t) {
-    case ScalarType::Bool: return f(Tag<bool>{});
-    case ScalarType::UInt8: return f(Tag<uint8_t>{});
-    case ScalarType::Int8: return f(Tag<int8_t>{});
-    case ScalarType::Int16: return f(Tag<int16_t>{});
-    case ScalarType::Int32: return f(Tag<int32_t>{});
-    case ScalarType::Int64: return f(Tag<int64_t>{});
-    case ScalarType::Float16: return f(Tag<Half>{});
-    case ScalarType::BFloat16: return f(Tag<BFloat16>{});
-    case ScalarType::Float32: return f(Tag<float>{});
-    case ScalarType::Float64: return f(Tag<double>{});
-    default: throw_unsupported_dtype(op, t);
+    case ScalarType::Bool:
+      return f(Tag<bool>{});
+    case ScalarType::UInt8:
+      return f(Tag<uint8_t>{});
+    case ScalarType::Int8:
+      return f(Tag<int8_t>{});
+    case ScalarType::Int16:
+      return f(Tag<int16_t>{});
+    case ScalarType::Int32:
+      return f(Tag<int32_t>{});
+    case ScalarType::Int64:
+      return f(Tag<int64_t>{});
+    case ScalarType::Float16:
+      return f(Tag<Half>{});
+    case ScalarType::BFloat16:
+      return f(Tag<BFloat16>{});
+    case ScalarType::Float32:
+      return f(Tag<float>{});
+    case ScalarType::Float64:
+      return f(Tag<double>{});
+    default:
+      throw_unsupported_dtype(op, t);
   }
 }
 
 // The type a kernel computes in for dtype t: float16 and bfloat16 compute in float.
-constexpr ScalarType compute_dtype(ScalarType t) {
-  return t == kFloat16 || t == kBFloat16 ? kFloat32 : t;
-}
+constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
 // Like visit_dtype over the compute types only (bool, integers, float, double).
 template <class F>
 EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {
   switch (t) {
-    case ScalarType::Bool: return f(Tag<bool>{});
-    case ScalarType::UInt8: return f(Tag<uint8_t>{});
-    case ScalarType::Int8: return f(Tag<int8_t>{});
-    case ScalarType::Int16: return f(Tag<int16_t>{});
-    case ScalarType::Int32: return f(Tag<int32_t>{});
-    case ScalarType::Int64: return f(Tag<int64_t>{});
-    case ScalarType::Float32: return f(Tag<float>{});
-    case ScalarType::Float64: return f(Tag<double>{});
-    default: throw_unsupported_dtype(op, t);
+    case ScalarType::Bool:
+      return f(Tag<bool>{});
+    case ScalarType::UInt8:
+      return f(Tag<uint8_t>{});
+    case ScalarType::Int8:
+      return f(Tag<int8_t>{});
+    case ScalarType::Int16:
+      return f(Tag<int16_t>{});
+    case ScalarType::Int32:
+      return f(Tag<int32_t>{});
+    case ScalarType::Int64:
+      return f(Tag<int64_t>{});
+    case ScalarType::Float32:
+      return f(Tag<float>{});
+    case ScalarType::Float64:
+      return f(Tag<double>{});
+    default:
+      throw_unsupported_dtype(op, t);
   }
 }
 
@@ -108,12 +126,15 @@ EMBER_ALWAYS_INLINE To convert(From v) {
 
 template <class T>
 EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
-  if constexpr (std::is_same_v<T, bool>) return s.toBool();
+  if constexpr (std::is_same_v<T, bool>)
+    return s.toBool();
   else if constexpr (std::is_integral_v<T>) {
     // Through int64 (wrapping), or from the double for a floating Scalar.
     return s.isFloatingPoint() ? convert<T>(s.toDouble()) : static_cast<T>(s.toLong());
-  } else if constexpr (is_reduced_float_v<T>) return T(static_cast<float>(s.toDouble()));
-  else return static_cast<T>(s.toDouble());
+  } else if constexpr (is_reduced_float_v<T>)
+    return T(static_cast<float>(s.toDouble()));
+  else
+    return static_cast<T>(s.toDouble());
 }
 
 // A Scalar converted to dtype T, throwing when the value does not fit (c10's checked_convert,
@@ -162,8 +183,8 @@ inline Isa cpu_isa() { return detail::g_isa; }
 // broadcast over the run (stride 0). Each body is inlined into one function per ISA below, so
 // the compiler vectorizes it for that ISA.
 template <class R, class C, class Op>
-EMBER_ALWAYS_INLINE void binary_body(R* __restrict out, const C* __restrict a, const C* __restrict b,
-                                     int64_t n, bool a_vec, bool b_vec, const Op& op) {
+EMBER_ALWAYS_INLINE void binary_body(R* __restrict out, const C* __restrict a, const C* __restrict b, int64_t n,
+                                     bool a_vec, bool b_vec, const Op& op) {
   if (a_vec && b_vec) {
     for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
   } else if (a_vec) {
@@ -179,27 +200,24 @@ EMBER_ALWAYS_INLINE void binary_body(R* __restrict out, const C* __restrict a, c
 }
 
 template <class R, class C, class Op>
-EMBER_NOINLINE void binary_loop_baseline(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
-                                         const Op& op) {
+EMBER_NOINLINE void binary_loop_baseline(R* out, const C* a, const C* b, int64_t n, bool av, bool bv, const Op& op) {
   binary_body(out, a, b, n, av, bv, op);
 }
 #if defined(EMBER_CPU_MULTI_ISA)
 template <class R, class C, class Op>
-EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void binary_loop_avx2(R* out, const C* a, const C* b, int64_t n,
-                                                           bool av, bool bv, const Op& op) {
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void binary_loop_avx2(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
+                                                           const Op& op) {
   binary_body(out, a, b, n, av, bv, op);
 }
 template <class R, class C, class Op>
-EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void binary_loop_avx512(R* out, const C* a, const C* b,
-                                                               int64_t n, bool av, bool bv,
-                                                               const Op& op) {
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void binary_loop_avx512(R* out, const C* a, const C* b, int64_t n, bool av,
+                                                               bool bv, const Op& op) {
   binary_body(out, a, b, n, av, bv, op);
 }
 #endif
 
 template <class R, class C, class Op>
-EMBER_ALWAYS_INLINE void binary_loop_serial(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
-                                            const Op& op) {
+EMBER_ALWAYS_INLINE void binary_loop_serial(R* out, const C* a, const C* b, int64_t n, bool av, bool bv, const Op& op) {
 #if defined(EMBER_CPU_MULTI_ISA)
   if (cpu_isa() == Isa::Avx512) return binary_loop_avx512(out, a, b, n, av, bv, op);
   if (cpu_isa() == Isa::Avx2) return binary_loop_avx2(out, a, b, n, av, bv, op);
@@ -208,8 +226,7 @@ EMBER_ALWAYS_INLINE void binary_loop_serial(R* out, const C* a, const C* b, int6
 }
 
 template <class R, class C, class Op>
-EMBER_NOINLINE void binary_loop_parallel(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
-                                         const Op& op) {
+EMBER_NOINLINE void binary_loop_parallel(R* out, const C* a, const C* b, int64_t n, bool av, bool bv, const Op& op) {
   parallel_for(0, n, kGrainSize, [&](int64_t s, int64_t e) {
     binary_loop_serial(out + s, av ? a + s : a, bv ? b + s : b, e - s, av, bv, op);
   });
@@ -217,8 +234,7 @@ EMBER_NOINLINE void binary_loop_parallel(R* out, const C* a, const C* b, int64_t
 
 // The contiguous loop, split over the intra-op threads when it is long enough.
 template <class R, class C, class Op>
-EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, bool av, bool bv,
-                                     const Op& op) {
+EMBER_ALWAYS_INLINE void binary_loop(R* out, const C* a, const C* b, int64_t n, bool av, bool bv, const Op& op) {
   if (n >= 2 * kGrainSize && !in_parallel_region()) return binary_loop_parallel(out, a, b, n, av, bv, op);
   binary_loop_serial(out, a, b, n, av, bv, op);
 }
@@ -276,8 +292,8 @@ void run_binary(const TensorIter& it, const Op& op) {
   const CastFn put = store ? store : cast_fn(rdt, rdt);
   it.for_each([&](char** d, const int64_t* s, int64_t n) {
     const bool a_vec = s[1] != 0, b_vec = s[2] != 0;
-    if (!store && s[0] == int64_t{sizeof(R)} && !load_a && !load_b &&
-        (!a_vec || s[1] == int64_t{sizeof(C)}) && (!b_vec || s[2] == int64_t{sizeof(C)})) {
+    if (!store && s[0] == int64_t{sizeof(R)} && !load_a && !load_b && (!a_vec || s[1] == int64_t{sizeof(C)}) &&
+        (!b_vec || s[2] == int64_t{sizeof(C)})) {
       binary_loop<R, C, Op>(reinterpret_cast<R*>(d[0]), reinterpret_cast<const C*>(d[1]),
                             reinterpret_cast<const C*>(d[2]), n, a_vec, b_vec, op);
       return;
@@ -287,12 +303,16 @@ void run_binary(const TensorIter& it, const Op& op) {
     alignas(64) R obuf[kChunk];
     // A broadcast input is converted once.
     if (!a_vec) {
-      if (load_a) load_a(d[1], 0, reinterpret_cast<char*>(abuf), sizeof(C), 1);
-      else abuf[0] = *reinterpret_cast<const C*>(d[1]);
+      if (load_a)
+        load_a(d[1], 0, reinterpret_cast<char*>(abuf), sizeof(C), 1);
+      else
+        abuf[0] = *reinterpret_cast<const C*>(d[1]);
     }
     if (!b_vec) {
-      if (load_b) load_b(d[2], 0, reinterpret_cast<char*>(bbuf), sizeof(C), 1);
-      else bbuf[0] = *reinterpret_cast<const C*>(d[2]);
+      if (load_b)
+        load_b(d[2], 0, reinterpret_cast<char*>(bbuf), sizeof(C), 1);
+      else
+        bbuf[0] = *reinterpret_cast<const C*>(d[2]);
     }
     for (int64_t i = 0; i < n; i += kChunk) {
       const int64_t m = std::min(kChunk, n - i);
@@ -300,13 +320,17 @@ void run_binary(const TensorIter& it, const Op& op) {
       const C* pb = bbuf;
       if (a_vec) {
         const char* src = d[1] + i * s[1];
-        if (!load_a && s[1] == int64_t{sizeof(C)}) pa = reinterpret_cast<const C*>(src);
-        else gather_a(src, s[1], reinterpret_cast<char*>(abuf), sizeof(C), m);
+        if (!load_a && s[1] == int64_t{sizeof(C)})
+          pa = reinterpret_cast<const C*>(src);
+        else
+          gather_a(src, s[1], reinterpret_cast<char*>(abuf), sizeof(C), m);
       }
       if (b_vec) {
         const char* src = d[2] + i * s[2];
-        if (!load_b && s[2] == int64_t{sizeof(C)}) pb = reinterpret_cast<const C*>(src);
-        else gather_b(src, s[2], reinterpret_cast<char*>(bbuf), sizeof(C), m);
+        if (!load_b && s[2] == int64_t{sizeof(C)})
+          pb = reinterpret_cast<const C*>(src);
+        else
+          gather_b(src, s[2], reinterpret_cast<char*>(bbuf), sizeof(C), m);
       }
       char* dst = d[0] + i * s[0];
       if (!store && s[0] == int64_t{sizeof(R)}) {

@@ -5,10 +5,9 @@
 #include <tuple>
 
 #include "Loops.h"
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember::cpu {
-
 
 // ---- the row machinery of Note [CPU row reductions] -----------------------------------------
 
@@ -57,8 +56,10 @@ using CmpOf = std::conditional_t<is_reduced_float_v<T>, float, T>;
 
 template <class T>
 EMBER_ALWAYS_INLINE bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
 }
 
 // Writes f(row, len) (a double) per row of r into a fresh tensor of dtype out_dt; the row is

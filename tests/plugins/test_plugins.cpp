@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "ember/core/Tensor.h"
 #include "ember/dispatcher/Dispatcher.h"
 #include "ember/dispatcher/Plugins.h"
+#include "ember/dispatcher/Tensor.h"
 #include "ember/plugin/Notes.h"
 
 namespace ember {
@@ -70,8 +70,7 @@ std::string load_error(const std::string& arg, PluginErrorKind kind) {
   return {};
 }
 
-const plugins::PluginInfo* find_loaded(const std::vector<plugins::PluginInfo>& list,
-                                       const std::string& name) {
+const plugins::PluginInfo* find_loaded(const std::vector<plugins::PluginInfo>& list, const std::string& name) {
   for (const auto& p : list)
     if (p.name == name) return &p;
   return nullptr;
@@ -135,8 +134,7 @@ TEST(Plugins, LoadedPluginsOperatorsCanBeCalled) {
   EXPECT_TRUE(r.is_same(t));
 
   plugins::load("good");
-  auto twice =
-      Dispatcher::singleton().findSchemaOrThrow("tgood::twice", "").typed<Tensor(const Tensor&)>();
+  auto twice = Dispatcher::singleton().findSchemaOrThrow("tgood::twice", "").typed<Tensor(const Tensor&)>();
   Tensor y = twice.call(float_tensor({1.5f, -2.0f}));
   ASSERT_EQ(y.numel(), 2);
   EXPECT_EQ(y.data_ptr<float>()[0], 3.0f);
@@ -233,7 +231,8 @@ TEST(Plugins, NotASharedLibrary) {
     std::memcpy(&eh, bytes.data(), sizeof eh);
     eh.e_machine = eh.e_machine == EM_AARCH64 ? EM_X86_64 : EM_AARCH64;
     std::memcpy(bytes.data(), &eh, sizeof eh);
-    std::ofstream(tmp.path / "libforeign.so", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(tmp.path / "libforeign.so", std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     msg = load_error((tmp.path / "libforeign.so").string(), PluginErrorKind::NotSharedLibrary);
     EXPECT_THAT(msg, HasSubstr("built for another machine"));
     EXPECT_THAT(msg, HasSubstr("e_machine"));
@@ -272,8 +271,7 @@ TEST(Plugins, AbiMismatchIsRefusedBeforeAnyPluginCodeRuns) {
 
 TEST(Plugins, FingerprintMismatchIsRefusedBeforeAnyPluginCodeRuns) {
   Snapshot before = Snapshot::take();
-  std::string msg =
-      load_error(plugin_file("fingerprint_mismatch"), PluginErrorKind::FingerprintMismatch);
+  std::string msg = load_error(plugin_file("fingerprint_mismatch"), PluginErrorKind::FingerprintMismatch);
   EXPECT_THAT(msg, HasSubstr("plugin 'fingerprint_mismatch'"));
   EXPECT_THAT(msg, HasSubstr(plugin_file("fingerprint_mismatch")));
   EXPECT_THAT(msg, HasSubstr("stdlib=libc++"));
@@ -481,8 +479,7 @@ TEST(Plugins, SearchPath) {
   EXPECT_EQ(dirs[0], "/opt/a");
   EXPECT_EQ(dirs[1], "/opt/b");
   // Then the plugins directory beside libember (the build tree has the install's layout).
-  EXPECT_TRUE(fs::path(dirs[2]).filename() == "plugins" &&
-              fs::path(dirs[2]).parent_path().filename() == "ember")
+  EXPECT_TRUE(fs::path(dirs[2]).filename() == "plugins" && fs::path(dirs[2]).parent_path().filename() == "ember")
       << dirs[2];
   EXPECT_EQ(std::count(dirs.begin(), dirs.end(), "/opt/a"), 1);
 }
@@ -500,8 +497,8 @@ TEST(Plugins, AvailableReadsNotesWithoutLoading) {
       if (a.info.path == plugin_file(name)) return &a;
     return nullptr;
   };
-  for (const char* name : {"good", "good_dep", "plain", "abi_mismatch", "fingerprint_mismatch",
-                           "not_a_plugin", "garbage", "missing_dep", "bad_dep_user", "cycle_a"})
+  for (const char* name : {"good", "good_dep", "plain", "abi_mismatch", "fingerprint_mismatch", "not_a_plugin",
+                           "garbage", "missing_dep", "bad_dep_user", "cycle_a"})
     ASSERT_NE(find(name), nullptr) << name << " not listed";
 
   const auto* good = find("good");

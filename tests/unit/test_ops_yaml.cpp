@@ -2,7 +2,7 @@
 // every schema round-trips and is registered verbatim, every generated handle's C++ signature
 // matches its schema, every operator method comes from ops.yaml, and Tensor.h hand-writes none.
 //
-// Needs EMBER_OPS_YAML, EMBER_TENSOR_H and EMBER_TENSOR_METHODS_H (paths) from CMake.
+// Needs EMBER_OPS_YAML, EMBER_TENSOR_BASE_H, EMBER_TENSOR_H and EMBER_TENSOR_METHODS_H (paths) from CMake.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -77,8 +77,7 @@ TEST(OpsYaml, EveryOperatorIsRegisteredVerbatim) {
   for (const Entry& e : read_ops_yaml()) {
     FunctionSchema s = parse_schema(e.func);
     auto op = Dispatcher::singleton().findSchema("aten::" + s.name(), s.overload_name());
-    ASSERT_TRUE(op.has_value()) << "aten::" << s.name() << "." << s.overload_name()
-                                << " is not registered";
+    ASSERT_TRUE(op.has_value()) << "aten::" << s.name() << "." << s.overload_name() << " is not registered";
     EXPECT_EQ(op->schema().str(), "aten::" + e.func);
   }
 }
@@ -98,8 +97,7 @@ std::set<std::string> generated_method_names() {
     EXPECT_NE(paren, std::string::npos) << "unexpected line in TensorMethods.h: " << line;
     if (paren == std::string::npos) continue;
     size_t b = paren;
-    while (b > 0 && (std::isalnum(static_cast<unsigned char>(line[b - 1])) || line[b - 1] == '_'))
-      --b;
+    while (b > 0 && (std::isalnum(static_cast<unsigned char>(line[b - 1])) || line[b - 1] == '_')) --b;
     names.insert(line.substr(b, paren - b));
   }
   return names;
@@ -138,8 +136,7 @@ std::vector<std::string> cpp_tokens(const std::string& src) {
       line_start = false;
     } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
       size_t b = i;
-      while (i < src.size() && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_'))
-        ++i;
+      while (i < src.size() && (std::isalnum(static_cast<unsigned char>(src[i])) || src[i] == '_')) ++i;
       toks.push_back(src.substr(b, i - b));
       line_start = false;
     } else {
@@ -152,12 +149,12 @@ std::vector<std::string> cpp_tokens(const std::string& src) {
   return toks;
 }
 
-// The names of the member functions declared in `class EMBER_API Tensor { ... };` of Tensor.h,
-// leaving out the generated include (a preprocessor line) and every function body.
-std::vector<std::string> hand_written_tensor_members() {
-  std::string src = read_file(EMBER_TENSOR_H);
-  size_t at = src.find("class EMBER_API Tensor {");
-  EXPECT_NE(at, std::string::npos) << "no `class EMBER_API Tensor {` in " << EMBER_TENSOR_H;
+// The names of the member functions declared in the body of the class that `head` opens in
+// `path`, leaving out the generated include (a preprocessor line) and every function body.
+std::vector<std::string> hand_written_members(const char* path, const char* head) {
+  std::string src = read_file(path);
+  size_t at = src.find(head);
+  EXPECT_NE(at, std::string::npos) << "no `" << head << "` in " << path;
   if (at == std::string::npos) return {};
   std::vector<std::string> t = cpp_tokens(src.substr(at));
   auto skip = [&](size_t i, const char* open, const char* close) {  // past the match of t[i]
@@ -167,9 +164,10 @@ std::vector<std::string> hand_written_tensor_members() {
     }
     return i;
   };
-  std::vector<std::string> names, decl;  // decl: the current declaration's tokens so far
-  bool named = false;                    // its name (before its first '(') is recorded
-  for (size_t i = 4; i < t.size() && t[i] != "}";) {  // from after "class EMBER_API Tensor {"
+  std::vector<std::string> names, decl;                           // decl: the current declaration's tokens so far
+  bool named = false;                                             // its name (before its first '(') is recorded
+  size_t i = std::find(t.begin(), t.end(), "{") - t.begin() + 1;  // after the class head
+  while (i < t.size() && t[i] != "}") {
     if (t[i] == "{") {  // a function body (ends the declaration) or a braced initializer
       i = skip(i, "{", "}");
       if (named) decl.clear(), named = false;
@@ -199,20 +197,18 @@ std::vector<std::string> hand_written_tensor_members() {
 // dispatch (or go through AutogradHooks). Anything that computes belongs in schemas/ops.yaml.
 const std::set<std::string> kHandWritten = {
     // handle
-    "Tensor", "operator=", "defined", "unsafeGetTensorImpl", "impl", "reset", "use_count",
-    "is_same",
+    "Tensor", "TensorBase", "operator=", "defined", "unsafeGetTensorImpl", "impl", "reset", "use_count", "is_same",
     // metadata
-    "sizes", "strides", "size", "stride", "dim", "ndimension", "numel", "storage_offset",
-    "element_size", "itemsize", "nbytes", "scalar_type", "dtype", "device", "layout",
-    "is_contiguous", "is_cpu", "is_cuda", "is_hip", "is_meta", "is_sparse", "is_quantized",
-    "is_floating_point", "is_complex", "key_set", "options", "_version", "has_storage",
+    "sizes", "strides", "size", "stride", "dim", "ndimension", "numel", "storage_offset", "element_size", "itemsize",
+    "nbytes", "scalar_type", "dtype", "device", "layout", "is_contiguous", "is_cpu", "is_cuda", "is_hip", "is_meta",
+    "is_sparse", "is_quantized", "is_floating_point", "is_complex", "key_set", "options", "_version", "has_storage",
     "get_device", "toString", "print", "name", "is_view", "_is_view", "_base",
     // data access
     "data_ptr", "mutable_data_ptr", "const_data_ptr", "accessor", "item",
     // autograd, through AutogradHooks
-    "requires_grad_", "set_requires_grad", "requires_grad", "is_leaf", "grad", "mutable_grad",
-    "backward", "detach", "retain_grad", "retains_grad", "output_nr", "is_inference",
-    "register_hook", "_register_hook", "remove_hook", "set_data",
+    "requires_grad_", "set_requires_grad", "requires_grad", "is_leaf", "grad", "mutable_grad", "backward", "detach",
+    "retain_grad", "retains_grad", "output_nr", "is_inference", "register_hook", "_register_hook", "remove_hook",
+    "set_data",
     // indexing sugar over operators
     "operator[]", "index", "index_put_",
     // private helpers
@@ -223,8 +219,13 @@ const std::set<std::string> kOverloadsOfOps = {
 };
 
 TEST(OpsYaml, TensorHDeclaresNoOperatorMethodByHand) {
-  std::vector<std::string> members = hand_written_tensor_members();
-  ASSERT_GT(members.size(), 20u) << "could not read Tensor's class body in " << EMBER_TENSOR_H;
+  // TensorBase (core) and Tensor: together the methods a Tensor has besides the generated ones.
+  std::vector<std::string> members = hand_written_members(EMBER_TENSOR_BASE_H, "class EMBER_API TensorBase {");
+  ASSERT_GT(members.size(), 20u) << "could not read TensorBase's class body in " << EMBER_TENSOR_BASE_H;
+  const size_t base_members = members.size();
+  for (auto& m : hand_written_members(EMBER_TENSOR_H, "class EMBER_API Tensor : public TensorBase {"))
+    members.push_back(m);
+  ASSERT_GT(members.size(), base_members + 10) << "could not read Tensor's class body in " << EMBER_TENSOR_H;
   std::set<std::string> ops = method_names_in_ops_yaml();
   for (const std::string& n : members) {
     EXPECT_TRUE(kHandWritten.count(n))
@@ -242,16 +243,12 @@ TEST(OpsYaml, TensorHDeclaresNoOperatorMethodByHand) {
 // A few of API.md's precise signatures, at compile time.
 template <class F>
 using Fn = F*;
-static_assert(
-    std::is_same_v<decltype(std::declval<Tensor&>().add_(std::declval<Tensor>())), Tensor&>);
+static_assert(std::is_same_v<decltype(std::declval<Tensor&>().add_(std::declval<Tensor>())), Tensor&>);
 static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().mul_(2)), Tensor&>);
 static_assert(std::is_same_v<decltype(std::declval<const Tensor&>().add(1)), Tensor>);
-static_assert(std::is_same_v<decltype(&add_outf),
-                             Fn<Tensor&(const Tensor&, const Tensor&, const Scalar&, Tensor&)>>);
-static_assert(std::is_same_v<decltype(&add_out),
-                             Fn<Tensor&(Tensor&, const Tensor&, const Tensor&, const Scalar&)>>);
-static_assert(std::is_same_v<decltype(&allclose),
-                             Fn<bool(const Tensor&, const Tensor&, double, double, bool)>>);
+static_assert(std::is_same_v<decltype(&add_outf), Fn<Tensor&(const Tensor&, const Tensor&, const Scalar&, Tensor&)>>);
+static_assert(std::is_same_v<decltype(&add_out), Fn<Tensor&(Tensor&, const Tensor&, const Tensor&, const Scalar&)>>);
+static_assert(std::is_same_v<decltype(&allclose), Fn<bool(const Tensor&, const Tensor&, double, double, bool)>>);
 
 // Overload sets cannot be named in a static_assert: these calls must compile (never run).
 [[maybe_unused]] void api_md_calls_compile(const Tensor& a) {

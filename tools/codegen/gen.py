@@ -596,7 +596,7 @@ def render_functions_h(ops: list[Op], yaml_name: str) -> str:
     out = [BANNER.format(yaml=yaml_name),
            "#pragma once\n// The typed operator functions. Tensor's operator methods are in "
            "TensorMethods.h.\n#include <limits>\n#include <optional>\n#include <string_view>\n"
-           "#include <tuple>\n#include <vector>\n\n#include \"ember/core/Tensor.h\"\n\n"
+           "#include <tuple>\n#include <vector>\n\n#include \"ember/dispatcher/Tensor.h\"\n\n"
            "namespace ember {\n"]
     for op in ops:
         if op.function:
@@ -611,7 +611,7 @@ def render_functions_h(ops: list[Op], yaml_name: str) -> str:
 
 def render_tensor_methods_h(ops: list[Op], yaml_name: str) -> str:
     out = [BANNER.format(yaml=yaml_name),
-           "// Included once, inside `class Tensor` (ember/core/Tensor.h): operator methods "
+           "// Included once, inside `class Tensor` (ember/dispatcher/Tensor.h): operator methods "
            "only.\n"]
     for op in ops:
         if op.method:
@@ -732,7 +732,7 @@ def render_decls_h(yaml_name: str, about: str, ns: str, decls: list[tuple[Op, st
     """A header declaring kernels or meta functions: (entry, C++ name) pairs, each once."""
     out = [BANNER.format(yaml=yaml_name),
            f"#pragma once\n{about}\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
-           f"#include <vector>\n\n#include \"ember/core/Tensor.h\"\n"
+           f"#include <vector>\n\n#include \"ember/dispatcher/Tensor.h\"\n"
            f"#include \"ember/plugin/Structured.h\"\n\nnamespace {ns} {{\n"]
     declared = set()
     for op, fn in decls:
@@ -808,7 +808,7 @@ def render_redispatch_h(ops: list[Op], yaml_name: str) -> str:
            "calls the keys below it.\n// Every operator, schema arguments in schema order (out= "
            "operators as name_outf), no defaults.\n#include <limits>\n#include <optional>\n"
            "#include <string_view>\n#include <tuple>\n#include <vector>\n\n"
-           "#include \"ember/core/Tensor.h\"\n\nnamespace ember::redispatch {\n"]
+           "#include \"ember/dispatcher/Tensor.h\"\n\nnamespace ember::redispatch {\n"]
     seen: dict[tuple, str] = {}
     for op in ops:
         fn = redispatch_fn(op)

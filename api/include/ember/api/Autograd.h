@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "ember/core/AutogradHooks.h"
-#include "ember/core/IValue.h"
 #include "ember/core/LocalState.h"
+#include "ember/dispatcher/IValue.h"
 
 namespace ember::autograd {
 

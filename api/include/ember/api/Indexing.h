@@ -17,7 +17,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember::indexing {
 
@@ -45,15 +45,15 @@ enum class TensorIndexType : uint8_t { None, Ellipsis, Integer, Boolean, Slice, 
 
 class EMBER_API TensorIndex {
  public:
-  TensorIndex(std::nullopt_t) : type_(TensorIndexType::None) {}             // NOLINT
-  TensorIndex(EllipsisIndexType) : type_(TensorIndexType::Ellipsis) {}      // NOLINT
-  TensorIndex(const char* s);                                               // NOLINT: "..." only
+  TensorIndex(std::nullopt_t) : type_(TensorIndexType::None) {}         // NOLINT
+  TensorIndex(EllipsisIndexType) : type_(TensorIndexType::Ellipsis) {}  // NOLINT
+  TensorIndex(const char* s);                                           // NOLINT: "..." only
   // Any integer type (int, int64_t, size_t, ...); bool is its own kind of index.
   template <class T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   TensorIndex(T i) : type_(TensorIndexType::Integer), integer_(static_cast<int64_t>(i)) {}  // NOLINT
-  TensorIndex(bool b) : type_(TensorIndexType::Boolean), boolean_(b) {}  // NOLINT
-  TensorIndex(Slice s) : type_(TensorIndexType::Slice), slice_(s) {}        // NOLINT
-  TensorIndex(Tensor t) : type_(TensorIndexType::Tensor), tensor_(std::move(t)) {}  // NOLINT
+  TensorIndex(bool b) : type_(TensorIndexType::Boolean), boolean_(b) {}                     // NOLINT
+  TensorIndex(Slice s) : type_(TensorIndexType::Slice), slice_(s) {}                        // NOLINT
+  TensorIndex(Tensor t) : type_(TensorIndexType::Tensor), tensor_(std::move(t)) {}          // NOLINT
 
   TensorIndexType type() const { return type_; }
   bool is_none() const { return type_ == TensorIndexType::None; }

@@ -1,7 +1,7 @@
 #pragma once
 // Replaying a recorded view on another tensor (Note [View records] in ember/core/TensorImpl.h):
 // what autograd's CopySlices does with the base's gradient when an in-place op hits a view.
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember::detail {
 

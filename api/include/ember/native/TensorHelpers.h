@@ -1,8 +1,8 @@
 #pragma once
 // Device-generic helpers for kernels of any backend and for libember's composite kernels:
 // broadcasting, overlap checks, argument checks, allocation on a device and out= resizing.
-#include "ember/core/Tensor.h"
 #include "ember/core/TypePromotion.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember::native {
 

@@ -37,7 +37,7 @@
 #include <string>
 #include <vector>
 
-#include "ember/core/Tensor.h"
+#include "ember/core/TensorBase.h"
 
 namespace ember {
 

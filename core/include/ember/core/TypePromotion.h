@@ -1,7 +1,8 @@
 #pragma once
 // PyTorch's type promotion, public as in LibTorch (c10::promoteTypes, c10::canCast,
 // at::result_type), so out-of-tree backends and composite kernels use the same rules.
-#include "ember/core/Tensor.h"
+#include "ember/core/Scalar.h"
+#include "ember/core/TensorBase.h"
 
 namespace ember {
 
@@ -18,17 +19,17 @@ struct EMBER_API ResultTypeState {
   ScalarType dim = ScalarType::Undefined;
   ScalarType zero = ScalarType::Undefined;
   ScalarType wrapped = ScalarType::Undefined;
-  void add(const Tensor& t);
+  void add(const TensorBase& t);
   void add(const Scalar& s);
   ScalarType result() const;
 };
-inline ScalarType result_type(const Tensor& a, const Tensor& b) {
+inline ScalarType result_type(const TensorBase& a, const TensorBase& b) {
   ResultTypeState r;
   r.add(a);
   r.add(b);
   return r.result();
 }
-inline ScalarType result_type(const Tensor& a, const Scalar& b) {
+inline ScalarType result_type(const TensorBase& a, const Scalar& b) {
   ResultTypeState r;
   r.add(a);
   r.add(b);

@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "ember/core/IValue.h"
 #include "ember/core/Schema.h"
+#include "ember/dispatcher/IValue.h"
 
 namespace ember {
 
@@ -31,9 +31,11 @@ struct TypeSpelling {
     return b == std::string_view::npos ? p : p.substr(b + 4, e - b - 4);
   }
 };
-#define EMBER_SPELL(T, S) \
-  template <>             \
-  struct TypeSpelling<T> { static std::string_view get() { return S; } };
+#define EMBER_SPELL(T, S)                       \
+  template <>                                   \
+  struct TypeSpelling<T> {                      \
+    static std::string_view get() { return S; } \
+  };
 EMBER_SPELL(const Tensor&, "const Tensor&")
 EMBER_SPELL(Tensor&, "Tensor&")
 EMBER_SPELL(const Tensor&&, "const Tensor&&")

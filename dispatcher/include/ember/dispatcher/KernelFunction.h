@@ -37,7 +37,7 @@
 #include <cstdint>
 
 #include "ember/core/DispatchKey.h"
-#include "ember/core/IValue.h"
+#include "ember/dispatcher/IValue.h"
 
 namespace ember {
 
@@ -51,8 +51,7 @@ class EMBER_API OperatorKernel {
 
 // `ks` is the computed key set (fallthrough keys removed) whose highest key selected this
 // kernel.
-using BoxedKernelFn = void (*)(OperatorKernel* functor, const OperatorHandle& op,
-                               DispatchKeySet ks, Stack* stack);
+using BoxedKernelFn = void (*)(OperatorKernel* functor, const OperatorHandle& op, DispatchKeySet ks, Stack* stack);
 
 struct KernelFunction {
   // Ret (*)(OperatorKernel*, DispatchKeySet, Args...) for the schema's C++ signature.

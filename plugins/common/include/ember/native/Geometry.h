@@ -14,7 +14,7 @@
 // are in Rules.h.
 #include <optional>
 
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 #include "ember/native/TensorHelpers.h"
 #include "ember/plugin/Parallel.h"
 

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember {
 

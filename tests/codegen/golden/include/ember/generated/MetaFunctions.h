@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 #include "ember/plugin/Structured.h"
 
 namespace ember::meta {

@@ -9,7 +9,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember::redispatch {
 

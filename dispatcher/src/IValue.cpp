@@ -1,4 +1,4 @@
-#include "ember/core/IValue.h"
+#include "ember/dispatcher/IValue.h"
 
 namespace ember {
 

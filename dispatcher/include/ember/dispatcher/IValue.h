@@ -14,7 +14,7 @@
 #include "ember/core/Scalar.h"
 #include "ember/core/SmallVector.h"
 #include "ember/core/Stream.h"
-#include "ember/core/Tensor.h"
+#include "ember/dispatcher/Tensor.h"
 
 namespace ember {
 
