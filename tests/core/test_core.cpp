@@ -14,10 +14,10 @@
 using namespace ember;
 
 TEST(ScalarTypes, SizesNamesAndParsingForEveryDtype) {
-  const std::pair<ScalarType, size_t> sizes[] = {
-      {kBool, 1}, {kUInt8, 1}, {kInt8, 1}, {kInt16, 2}, {kInt32, 4}, {kInt64, 8}, {kFloat16, 2},
-      {kBFloat16, 2}, {kFloat32, 4}, {kFloat64, 8}, {kComplex64, 8}, {kComplex128, 16},
-      {kQUInt8, 1}, {kQInt8, 1}, {kQInt32, 4}};
+  const std::pair<ScalarType, size_t> sizes[] = {{kBool, 1},    {kUInt8, 1},   {kInt8, 1},      {kInt16, 2},
+                                                 {kInt32, 4},   {kInt64, 8},   {kFloat16, 2},   {kBFloat16, 2},
+                                                 {kFloat32, 4}, {kFloat64, 8}, {kComplex64, 8}, {kComplex128, 16},
+                                                 {kQUInt8, 1},  {kQInt8, 1},   {kQInt32, 4}};
   for (auto [t, n] : sizes) {
     EXPECT_EQ(element_size(t), n) << t;
     EXPECT_EQ(parse_scalar_type(dtype_name(t)), t);
@@ -42,8 +42,8 @@ TEST(ScalarTypes, HalfAndBFloat16RoundToNearestEven) {
   }
   EXPECT_EQ(Half(1.0f).x, 0x3c00);
   EXPECT_EQ(Half(65504.0f).x, 0x7bff);
-  EXPECT_EQ(Half(65520.0f).x, 0x7c00);  // rounds to inf
-  EXPECT_EQ(Half(5.9604645e-08f).x, 0x0001);  // smallest subnormal
+  EXPECT_EQ(Half(65520.0f).x, 0x7c00);            // rounds to inf
+  EXPECT_EQ(Half(5.9604645e-08f).x, 0x0001);      // smallest subnormal
   EXPECT_EQ(Half(1.0f + 1.0f / 2048).x, 0x3c00);  // tie goes to even
   EXPECT_EQ(BFloat16(1.0f).x, 0x3f80);
   EXPECT_EQ(BFloat16(1.0f + 1.0f / 256).x, 0x3f80);  // tie to even

@@ -85,9 +85,7 @@ class EMBER_API TensorBase {
   bool is_meta() const { return device().type() == kMeta; }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   DispatchKeySet key_set() const { return impl_->key_set(); }
-  TensorOptions options() const {
-    return TensorOptions().dtype(dtype()).device(device()).layout(layout());
-  }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()).layout(layout()); }
   uint64_t _version() const { return impl_->version(); }
   // Note [View records]: whether this tensor views another (LibTorch's is_view(); _is_view() is
   // PyTorch's Python spelling).
@@ -103,9 +101,13 @@ class EMBER_API TensorBase {
     return static_cast<T*>(impl_->data());
   }
   template <class T>
-  T* mutable_data_ptr() const { return data_ptr<T>(); }
+  T* mutable_data_ptr() const {
+    return data_ptr<T>();
+  }
   template <class T>
-  const T* const_data_ptr() const { return data_ptr<T>(); }
+  const T* const_data_ptr() const {
+    return data_ptr<T>();
+  }
 
   template <class T, size_t N>
   TensorAccessor<T, N> accessor() const& {
