@@ -1,7 +1,8 @@
 include(EmberHelpers)  # ember_link_whole_archive and the static-archive check, as consumers get them
 # ember_add_plugin(name SOURCES ... [LIBS ...] [OPENMP]): a MODULE library with hidden visibility,
 # linked to ember::ember and its own backend libraries only, written to the plugin directory.
-# OPENMP: compiled and linked with OpenMP, for ember/plugin/Parallel.h (the one intra-op pool).
+# OPENMP: compiled and linked with OpenMP, for a plugin's own `#pragma omp` (parallel_for, in
+# ember/core/Parallel.h, needs none: Note [One intra-op pool]).
 # Third parties need nothing of this: a plain add_library(x MODULE) linked to ember::ember works.
 function(ember_add_plugin name)
   cmake_parse_arguments(P "OPENMP" "" "SOURCES;LIBS;INCLUDES" ${ARGN})

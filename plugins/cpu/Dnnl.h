@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <utility>
 
-#include "ember/plugin/Parallel.h"
+#include "ember/core/Parallel.h"
 
 namespace ember::cpu {
 

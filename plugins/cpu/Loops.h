@@ -33,7 +33,7 @@
 #include "ember/dispatcher/Tensor.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
-#include "ember/plugin/Parallel.h"
+#include "ember/core/Parallel.h"
 
 namespace ember::cpu {
 

@@ -2,12 +2,19 @@
 // dispatch keys, Scalar, type promotion, TensorImpl and TensorBase, the CPU allocator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+#include <vector>
 
 #include "ember/core/Allocator.h"
 #include "ember/core/Exception.h"
 #include "ember/core/Half.h"
+#include "ember/core/Parallel.h"
 #include "ember/core/TensorBase.h"
 #include "ember/core/TypePromotion.h"
 
@@ -173,4 +180,48 @@ TEST(Allocator, CachesAndAligns) {
   big.reset();
   TensorBase again = empty_base({8 << 20}, kFloat32);
   EXPECT_EQ(again.data_ptr(), p);  // served from the cache, no new pages to fault in
+}
+
+TEST(Threads, ParallelForSplitsOverTheThreadsNestsSeriallyAndRethrows) {
+  const int saved = get_num_threads();
+  set_num_threads(2);
+  std::mutex mu;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::set<std::thread::id> threads;
+  bool nested_serial = true;
+  parallel_for(10, 100010, 1000, [&](int64_t b, int64_t e) {
+    EXPECT_TRUE(in_parallel_region());
+    int calls = 0;  // a nested parallel_for runs its whole range on this thread
+    parallel_for(0, 1 << 20, 1, [&](int64_t nb, int64_t ne) { calls += nb == 0 && ne == (1 << 20); });
+    std::lock_guard<std::mutex> lock(mu);
+    ranges.emplace_back(b, e);
+    threads.insert(std::this_thread::get_id());
+    nested_serial = nested_serial && calls == 1;
+  });
+  std::sort(ranges.begin(), ranges.end());
+  EXPECT_EQ(ranges, (std::vector<std::pair<int64_t, int64_t>>{{10, 50010}, {50010, 100010}}));
+  EXPECT_EQ(threads.size(), 2u) << "libgomp.so.1 should be found on this machine";
+  EXPECT_TRUE(nested_serial);
+  EXPECT_FALSE(in_parallel_region());
+
+  // Not longer than the grain: one call, on the caller.
+  ranges.clear();
+  const std::thread::id caller = std::this_thread::get_id();
+  parallel_for(0, 1000, 1000, [&](int64_t b, int64_t e) {
+    ranges.emplace_back(b, e);
+    EXPECT_EQ(std::this_thread::get_id(), caller);
+  });
+  EXPECT_EQ(ranges, (std::vector<std::pair<int64_t, int64_t>>{{0, 1000}}));
+  parallel_for(5, 5, 1, [&](int64_t, int64_t) { ADD_FAILURE() << "called on an empty range"; });
+
+  // The first exception of a body reaches the caller once every thread is done.
+  try {
+    parallel_for(0, 100000, 1, [](int64_t b, int64_t) {
+      if (b != 0) EMBER_THROW(ValueError, "[test] chunk at {}", b);
+    });
+    ADD_FAILURE() << "no exception";
+  } catch (const ValueError& e) {
+    EXPECT_STREQ(e.what(), "[test] chunk at 50000");
+  }
+  set_num_threads(saved);
 }

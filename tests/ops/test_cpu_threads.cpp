@@ -1,4 +1,4 @@
-// The intra-op pool (Note [One intra-op pool] in ember/api/Threads.h): kernels split over two
+// The intra-op pool (Note [One intra-op pool] in ember/core/Parallel.h): kernels split over two
 // threads give the same bits as on one, on every path a split can take (contiguous loops,
 // TensorIter runs that start and end mid-row, conversions, fills), and stay serial where a split
 // would race (reductions, stride-0 outputs).

@@ -3,7 +3,7 @@
 #include "ember/api/Autograd.h"
 #include "ember/api/Indexing.h"
 #include "ember/api/Operators.h"
-#include "ember/api/Threads.h"
+#include "ember/core/Parallel.h"
 #include "ember/api/Views.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"

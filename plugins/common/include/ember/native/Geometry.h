@@ -16,7 +16,7 @@
 
 #include "ember/dispatcher/Tensor.h"
 #include "ember/native/TensorHelpers.h"
-#include "ember/plugin/Parallel.h"
+#include "ember/core/Parallel.h"
 
 namespace ember::native {
 
@@ -66,7 +66,7 @@ class TensorIter {
   IntArrayRef full_shape() const { return full_shape_; }
 
   // Calls loop(char** data, const int64_t* strides, int64_t n) on every 1-d run. Runs are split
-  // over the intra-op threads (in a plugin compiled with OpenMP, ember/plugin/Parallel.h) when the
+  // over the intra-op threads (parallel_for, ember/core/Parallel.h) when the
   // iterator writes outputs whose elements are all distinct (no reduction, no stride-0 output):
   // each run then writes only its own elements. An iterator with inputs only (equal, allclose)
   // runs serially, so its loop may update shared state.
