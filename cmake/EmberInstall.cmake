@@ -16,11 +16,12 @@ install(TARGETS ember EXPORT EmberTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
-# Public headers: core, dispatcher (with the plugin SDK, ember/plugin/), api, and the generated
+# Public headers: core, dispatcher, the plugin SDK (ember/plugin/), api, and the generated
 # operator API. Internal headers live beside their sources (core/src, dispatcher/src) and stay out.
 install(DIRECTORY
     ${PROJECT_SOURCE_DIR}/core/include/
     ${PROJECT_SOURCE_DIR}/dispatcher/include/
+    ${PROJECT_SOURCE_DIR}/sdk/include/
     ${PROJECT_SOURCE_DIR}/api/include/
     ${EMBER_GENERATED_INCLUDE_DIR}/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -15,11 +15,11 @@
 #include <boost/dll/shared_library.hpp>
 #include <fmt/ranges.h>
 
-#include "ElfNotes.h"
+#include "ElfNoteReader.h"
 #include "Registration.h"
 #include "ember/dispatcher/Dispatcher.h"
 #include "ember/dispatcher/Plugins.h"
-#include "ember/plugin/Notes.h"
+#include "ember/dispatcher/ElfNotes.h"
 
 #ifndef EMBER_PLUGIN_SUBDIR_FROM_LIB
 #define EMBER_PLUGIN_SUBDIR_FROM_LIB "ember/plugins"

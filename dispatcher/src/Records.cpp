@@ -12,7 +12,7 @@
 
 #include "Registration.h"
 #include "Registry.h"
-#include "ember/plugin/Notes.h"
+#include "ember/dispatcher/ElfNotes.h"
 
 namespace ember {
 namespace detail {

@@ -22,7 +22,7 @@
 #include "ember/dispatcher/Dispatcher.h"
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
-#include "ember/plugin/Notes.h"
+#include "ember/dispatcher/ElfNotes.h"
 
 namespace ember {
 namespace {

@@ -730,18 +730,18 @@ def backend_keys(ops: list[Op]) -> list[str]:
 
 def render_decls_h(yaml_name: str, about: str, ns: str, decls: list[tuple[Op, str]]) -> str:
     """A header declaring kernels or meta functions: (entry, C++ name) pairs, each once."""
-    out = [BANNER.format(yaml=yaml_name),
-           f"#pragma once\n{about}\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
-           f"#include <vector>\n\n#include \"ember/dispatcher/Tensor.h\"\n"
-           f"#include \"ember/plugin/Structured.h\"\n\nnamespace {ns} {{\n"]
-    declared = set()
+    body, declared = [], set()
     for op, fn in decls:
         d = kernel_decl(op, fn)
         if d not in declared:
-            out.append(f"// aten::{op.schema.text}\n{d}\n")
+            body.append(f"// aten::{op.schema.text}\n{d}\n")
             declared.add(d)
-    out.append(f"\n}}  // namespace {ns}\n")
-    return "".join(out)
+    # OutKind (the plugin SDK's) only where a structured kernel is declared.
+    sdk = "#include \"ember/plugin/Structured.h\"\n" if any(op.structured for op, _ in decls) else ""
+    return "".join([BANNER.format(yaml=yaml_name),
+                    f"#pragma once\n{about}\n#include <optional>\n#include <string_view>\n#include <tuple>\n"
+                    f"#include <vector>\n\n#include \"ember/dispatcher/Tensor.h\"\n{sdk}\nnamespace {ns} {{\n",
+                    *body, f"\n}}  // namespace {ns}\n"])
 
 
 def render_kernel_decls(ops: list[Op], key: str, yaml_name: str) -> str:

@@ -1,6 +1,6 @@
 // Claims Ember plugin ABI 999. Its constructor must never run: the loader refuses it from
 // its notes, before dlopen.
-#include <ember/plugin/Notes.h>
+#include <ember/dispatcher/ElfNotes.h>
 
 #include <cstdlib>
 

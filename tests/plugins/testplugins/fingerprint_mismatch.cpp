@@ -1,5 +1,5 @@
 // The right ABI version, but built against libc++. Its constructor must never run.
-#include <ember/plugin/Notes.h>
+#include <ember/dispatcher/ElfNotes.h>
 
 #include <cstdlib>
 

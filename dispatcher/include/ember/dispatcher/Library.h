@@ -56,7 +56,7 @@
 #include <vector>
 
 #include "ember/dispatcher/Dispatcher.h"
-#include "ember/plugin/Notes.h"
+#include "ember/dispatcher/ElfNotes.h"
 
 namespace ember {
 

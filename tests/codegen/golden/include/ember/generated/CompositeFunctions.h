@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ember/dispatcher/Tensor.h"
-#include "ember/plugin/Structured.h"
 
 namespace ember::native {
 // aten::_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False) -> Tensor

@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "ember/dispatcher/Tensor.h"
-#include "ember/plugin/Structured.h"
 
 namespace ember::meta {
 // aten::empty(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor

@@ -1,7 +1,7 @@
 // Reads a plugin's Ember notes straight from the file, so nothing of it runs before the loader
 // has checked it (see Note [Plugin notes], Note [Plugin loading]). The file may be anything a
 // user points at: every offset and size read from it is bounds-checked before use.
-#include "ElfNotes.h"
+#include "ElfNoteReader.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <system_error>
 #include <vector>
 
-#include "ember/plugin/Notes.h"
+#include "ember/dispatcher/ElfNotes.h"
 
 namespace ember::plugins {
 namespace detail {

@@ -12,8 +12,9 @@
 //                     "compiler=gcc-12;stdlib=libstdc++;cxx11abi=1;ember=0.1". Emitted by every
 //                     registration block, so a plain MODULE library using EMBER_LIBRARY* has it.
 //   type 3 (plugin)   uint32 ABI version, then NUL-terminated strings: name, version, each
-//                     dependency, and an empty string. Emitted by EMBER_PLUGIN (optional: a
-//                     library without it is named after its file and has no dependencies).
+//                     dependency, and an empty string. Emitted by EMBER_PLUGIN (ember/plugin/
+//                     Plugin.h; optional: a library without it is named after its file and has
+//                     no dependencies).
 // The loader compares the ABI version exactly and, of the fingerprint, the standard library,
 // its dual-ABI flag and Ember's major.minor; the compiler is shown, not compared (GCC and Clang
 // share the Itanium ABI).
@@ -34,47 +35,27 @@
 #define EMBER_FP_STDLIB "libstdc++"
 #define EMBER_FP_CXX11ABI EMBER_STRINGIFY(_GLIBCXX_USE_CXX11_ABI)
 #endif
-#define EMBER_BUILD_FINGERPRINT                                                  \
+#define EMBER_BUILD_FINGERPRINT                                                           \
   "compiler=" EMBER_FP_COMPILER ";stdlib=" EMBER_FP_STDLIB ";cxx11abi=" EMBER_FP_CXX11ABI \
   ";ember=" EMBER_STRINGIFY(EMBER_VERSION_MAJOR) "." EMBER_STRINGIFY(EMBER_VERSION_MINOR)
 
-#define EMBER_NOTE_HEADER_(type)                 \
-  ".pushsection .note.ember,\"a\",@note\n"       \
-  ".balign 4\n"                                  \
-  ".long 6\n"                                    \
-  ".long 2f - 1f\n"                              \
-  ".long " #type "\n"                            \
-  ".asciz \"Ember\"\n"                           \
-  ".balign 4\n"                                  \
+#define EMBER_NOTE_HEADER_(type)           \
+  ".pushsection .note.ember,\"a\",@note\n" \
+  ".balign 4\n"                            \
+  ".long 6\n"                              \
+  ".long 2f - 1f\n"                        \
+  ".long " #type                           \
+  "\n"                                     \
+  ".asciz \"Ember\"\n"                     \
+  ".balign 4\n"                            \
   "1:\n"
 #define EMBER_NOTE_FOOTER_ "2:\n.balign 4\n.popsection\n"
 
-#define EMBER_NOTE_RECORDS_AND_BUILD_                                             \
+#define EMBER_NOTE_RECORDS_AND_BUILD_ \
   __asm__(EMBER_NOTE_HEADER_(1) ".quad __start_ember_libs - 1b\n"                 \
           ".quad __stop_ember_libs - 1b\n" EMBER_NOTE_FOOTER_                     \
           EMBER_NOTE_HEADER_(2) ".long " EMBER_STRINGIFY(EMBER_PLUGIN_ABI_VERSION) "\n" \
           ".asciz \"" EMBER_BUILD_FINGERPRINT "\"\n" EMBER_NOTE_FOOTER_);
-
-#define EMBER_PLUGIN_DEP_(d) ".asciz \"" d "\"\n"
-// Names this library as plugin `name` (a string literal) with `version` and the plugins it
-// needs loaded first, e.g. EMBER_PLUGIN("nn", "0.1.0", "cpu", "autograd"). One per plugin.
-#define EMBER_PLUGIN(name, version, ...)                                          \
-  __asm__(EMBER_NOTE_HEADER_(3) ".long " EMBER_STRINGIFY(EMBER_PLUGIN_ABI_VERSION) "\n" \
-          ".asciz \"" name "\"\n.asciz \"" version "\"\n"                        \
-          EMBER_PLUGIN_DEPS_(__VA_ARGS__) ".asciz \"\"\n" EMBER_NOTE_FOOTER_);
-
-// Up to 8 dependencies.
-#define EMBER_PLUGIN_DEPS_(...) EMBER_PLUGIN_DEPS_N_(__VA_ARGS__ __VA_OPT__(,) 8, 7, 6, 5, 4, 3, 2, 1, 0)(__VA_ARGS__)
-#define EMBER_PLUGIN_DEPS_N_(a, b, c, d, e, f, g, h, N, ...) EMBER_PLUGIN_DEPS_##N
-#define EMBER_PLUGIN_DEPS_0()
-#define EMBER_PLUGIN_DEPS_1(a) EMBER_PLUGIN_DEP_(a)
-#define EMBER_PLUGIN_DEPS_2(a, b) EMBER_PLUGIN_DEP_(a) EMBER_PLUGIN_DEP_(b)
-#define EMBER_PLUGIN_DEPS_3(a, b, c) EMBER_PLUGIN_DEPS_2(a, b) EMBER_PLUGIN_DEP_(c)
-#define EMBER_PLUGIN_DEPS_4(a, b, c, d) EMBER_PLUGIN_DEPS_3(a, b, c) EMBER_PLUGIN_DEP_(d)
-#define EMBER_PLUGIN_DEPS_5(a, b, c, d, e) EMBER_PLUGIN_DEPS_4(a, b, c, d) EMBER_PLUGIN_DEP_(e)
-#define EMBER_PLUGIN_DEPS_6(a, b, c, d, e, f) EMBER_PLUGIN_DEPS_5(a, b, c, d, e) EMBER_PLUGIN_DEP_(f)
-#define EMBER_PLUGIN_DEPS_7(a, b, c, d, e, f, g) EMBER_PLUGIN_DEPS_6(a, b, c, d, e, f) EMBER_PLUGIN_DEP_(g)
-#define EMBER_PLUGIN_DEPS_8(a, b, c, d, e, f, g, h) EMBER_PLUGIN_DEPS_7(a, b, c, d, e, f, g) EMBER_PLUGIN_DEP_(h)
 
 namespace ember::detail {
 enum class NoteType : unsigned { Records = 1, Build = 2, Plugin = 3 };
