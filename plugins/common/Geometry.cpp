@@ -61,8 +61,10 @@ void TensorIter::compute_shape() {
     if (is_out && (o.will_allocate || o.resizable)) continue;
     if (!is_out) check_defined(op_, o.tensor, "input");
     check_device(*ref, o.tensor);
-    if (first) full_shape_ = DimVector(o.tensor.sizes());
-    else full_shape_ = broadcast_shapes(full_shape_, o.tensor.sizes(), op_);
+    if (first)
+      full_shape_ = DimVector(o.tensor.sizes());
+    else
+      full_shape_ = broadcast_shapes(full_shape_, o.tensor.sizes(), op_);
     first = false;
   }
   numel_ = 1;
@@ -75,8 +77,8 @@ void TensorIter::check_and_prepare_outputs() {
     if (o.will_allocate) continue;
     if (o.resizable && nops_ > nout_) check_device(ops_[nout_].tensor, o.tensor);
     if (o.tensor.sizes() != IntArrayRef(full_shape_)) {
-      EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_,
-                  o.tensor.sizes(), IntArrayRef(full_shape_));
+      EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_, o.tensor.sizes(),
+                  IntArrayRef(full_shape_));
       resize_output(*o.out, full_shape_, op_);
     }
     if (!reduction_ && check_overlap_)
@@ -115,6 +117,17 @@ void TensorIter::reorder_dimensions() {
   perm_.resize(nd);
   for (int k = 0; k < nd; ++k) perm_[k] = k;
   if (nd <= 1) return;
+  // PyTorch's fast setup: operands of the result's shape that are all contiguous (an empty tensor
+  // always is, whatever its strides) give contiguous outputs.
+  if (!reduction_) {
+    bool contiguous = true;
+    for (int j = 0; j < nops_ && contiguous; ++j) {
+      const Operand& o = ops_[j];
+      if (o.will_allocate) continue;
+      contiguous = o.tensor.is_contiguous() && o.tensor.sizes() == IntArrayRef(full_shape_);
+    }
+    if (contiguous) return;
+  }
   // PyTorch's order: sort dimensions by the strides of the first operand that tells them apart
   // (outputs to be allocated, and a reduction's output, do not vote; broadcast dims are skipped).
   auto should_swap = [&](int64_t d0, int64_t d1) {
@@ -166,12 +179,13 @@ void TensorIter::allocate_outputs() {
     if (identity) {
       o.tensor = empty_on(device_, full_shape_, o.dtype);
     } else {
-      // Dense in iteration order, which follows the inputs' memory order.
+      // Dense in iteration order, which follows the inputs' memory order (as PyTorch, the
+      // strides outside a dimension of size 0 are 0).
       DimVector st(nd, 0);
       int64_t next = 1;
       for (int k = 0; k < nd; ++k) {
         st[nd - 1 - perm_[k]] = next;
-        next *= std::max<int64_t>(shape_[k], 1);
+        next *= shape_[k];
       }
       o.tensor = empty_strided_on(device_, full_shape_, st, o.dtype);
     }

@@ -1735,13 +1735,6 @@ const std::vector<KnownFailure>& known_failures() {
          "float32/float64 path, meta and PyTorch do not"},
         {"meta", "aten::batch_norm", "expanded | training", "expanded running stats: as native_batch_norm"},
     };
-    // The shared elementwise geometry (meta; the cpu's float16/bfloat16 path) gives an empty
-    // transposed input's result strides [1, 1]; the cpu's other paths and PyTorch give [3, 1].
-    for (const char* op : {"abs", "cos", "erf", "exp", "gelu", "log", "log1p", "logical_not", "neg", "relu", "rsqrt",
-                           "sigmoid", "sign", "silu", "sin", "sqrt", "tanh"}) {
-      r.push_back({"meta", std::string("aten::") + op, "transposed | empty",
-                   "result strides of an empty transposed input differ: [1, 1] on meta, [3, 1] on the cpu"});
-    }
     return r;
   }();
   return k;
