@@ -10,8 +10,8 @@
 // reduction runs on TensorIter with an accumulator output of stride 0 along the reduced
 // dimensions, dimensions ordered by the input's strides: a run along a reduced dimension is one
 // vector sum, a run along a kept dimension is an elementwise accumulate.
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
 #include "Reduce.h"
 #include "ember/native/Rules.h"
 
@@ -279,23 +279,17 @@ Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype
 }
 
 Scalar item(const Tensor& self) {
-  check_defined("item", self, "self");
+  native::check_item(self);
   check_cpu("item", self);
-  EMBER_CHECK(self.numel() == 1, "[item] a Tensor with {} elements cannot be converted to Scalar", self.numel());
   return load_scalar(self.data_ptr(), self.dtype());
 }
 
 bool equal(const Tensor& self, const Tensor& other) {
-  check_defined("equal", self, "self");
-  check_defined("equal", other, "other");
-  check_cpu("equal", self, other);
-  EMBER_CHECK_TYPE(self.dtype() == other.dtype(),
-                   "[equal] expected both tensors to have the same dtype, got {} and {}", self.dtype(),
-                   other.dtype());
+  const ScalarType common = native::equal_dtype(kCPU, self, other);
   if (self.sizes() != other.sizes()) return false;
   if (self.numel() == 0) return true;
   bool eq = true;
-  visit_dtype(self.dtype(), "equal", [&](auto tag) {
+  visit_dtype(common, "equal", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
     auto run = [&](const char* a, int64_t sa, const char* b, int64_t sb, int64_t n) {
@@ -309,28 +303,38 @@ bool equal(const Tensor& self, const Tensor& other) {
       }
     };
     const auto isz = static_cast<int64_t>(sizeof(T));
-    if (self.is_contiguous() && other.is_contiguous()) {
+    const bool cast = self.dtype() != common || other.dtype() != common;
+    if (!cast && self.is_contiguous() && other.is_contiguous()) {
       run(static_cast<const char*>(self.data_ptr()), isz, static_cast<const char*>(other.data_ptr()), isz,
           self.numel());
       return;
     }
     TensorIter it("equal");
     it.add_input(self).add_input(other).build();
+    if (!cast) {
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (eq) run(d[0], s[0], d[1], s[1], n);
+      });
+      return;
+    }
+    // Two dtypes: each chunk converted to the promoted dtype, then compared.
+    const CastFn load_a = cast_fn(self.dtype(), common), load_b = cast_fn(other.dtype(), common);
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      if (eq) run(d[0], s[0], d[1], s[1], n);
+      alignas(64) T a[kChunk];
+      alignas(64) T b[kChunk];
+      for (int64_t i = 0; i < n && eq; i += kChunk) {
+        const int64_t m = std::min(kChunk, n - i);
+        load_a(d[0] + i * s[0], s[0], reinterpret_cast<char*>(a), isz, m);
+        load_b(d[1] + i * s[1], s[1], reinterpret_cast<char*>(b), isz, m);
+        run(reinterpret_cast<const char*>(a), isz, reinterpret_cast<const char*>(b), isz, m);
+      }
     });
   });
   return eq;
 }
 
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  check_defined("allclose", self, "self");
-  check_defined("allclose", other, "other");
-  check_cpu("allclose", self, other);
-  EMBER_CHECK_TYPE(self.dtype() == other.dtype(), "[allclose] dtype {} did not match {}", self.dtype(),
-                   other.dtype());
-  EMBER_CHECK(rtol >= 0, "[allclose] rtol must be greater than or equal to zero, but got {}", rtol);
-  EMBER_CHECK(atol >= 0, "[allclose] atol must be greater than or equal to zero, but got {}", atol);
+  native::check_allclose(kCPU, self, other, rtol, atol);
   // Float types compare in their compute type (as LibTorch's isclose); integers and bool in double.
   const ScalarType cdt = is_floating_type(self.dtype()) ? compute_dtype(self.dtype()) : kFloat64;
   TensorIter it("allclose");

@@ -577,13 +577,23 @@ std::map<std::string, OpInfo> build() {
   add("equal", [](SampleCtx& c) -> Samples {
     const Tensor x = c.t({3, 4});
     return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"), D({x, c.t({4})}, "other shape"),
-            D({x, x.to(kFloat64)}, "other dtype")};
+            D({x, x.to(kFloat64)}, "other dtype"), D({x, x.to(kBool)}, "bool other")};
   });
-  add("allclose", [](SampleCtx& c) -> Samples {
-    const Tensor x = c.t({3, 4});
-    return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"),
-            D({x, c.t({4}), 1e-3, 1e-3, true}, "broadcast, tolerances, equal_nan")};
-  });
+  add(
+      "allclose",
+      [](SampleCtx& c) -> Samples {
+        const Tensor x = c.t({3, 4});
+        return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"),
+                D({x, c.t({4}), 1e-3, 1e-3, true}, "broadcast, tolerances, equal_nan")};
+      },
+      // Argument errors come before the values are read, on a backend without data too.
+      [](SampleCtx& c) -> Errors {
+        const Tensor x = c.t({3, 4});
+        return {E({x, c.t({3, 4}, kInt64)}, "other dtype", "TypeError", "[allclose] dtype float32 did not match int64"),
+                E({x, x, -1.0}, "negative rtol", "ValueError", "[allclose] rtol must be greater than or equal to zero"),
+                E({x, x, 1e-5, -1.0}, "negative atol", "ValueError", "[allclose] atol must be greater than or equal"),
+                E({x, c.t({3})}, "shapes that do not broadcast", "ValueError", "cannot be broadcast")};
+      });
 
   // ---- reductions
   auto dtype_arg = [](SampleCtx& c) -> Samples {
@@ -1721,12 +1731,6 @@ const std::map<std::string, std::string>& skipped_ops() {
 const std::vector<KnownFailure>& known_failures() {
   static const std::vector<KnownFailure> k = [] {
     std::vector<KnownFailure> r = {
-        {"meta", "aten::equal", "other dtype",
-         "meta raises NotImplementedError (no values) before the cpu's dtype check raises TypeError; argument "
-         "errors should come first (and PyTorch's equal accepts two dtypes)"},
-        {"meta", "aten::item", "two elements",
-         "meta raises NotImplementedError where the cpu raises ValueError for a tensor of 2 elements (PyTorch's "
-         "meta raises the ValueError)"},
         {"meta", "aten::mm.out", "out float64",
          "bool operands, float64 out: the cpu checks out's dtype first (TypeError), meta the dtype's support "
          "(NotImplementedError); an expanded out raises in the cpu's copy_ (it writes a temporary, then copies)"},

@@ -786,4 +786,28 @@ inline void check_logsumexp_out(const Tensor& out) {
                    "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
 }
 
+// ---- item, equal, allclose: their argument errors come before any value is read ------------------
+
+inline void check_item(const Tensor& self) {
+  check_defined("item", self, "self");
+  EMBER_CHECK(self.numel() == 1, "[item] a Tensor with {} elements cannot be converted to Scalar", self.numel());
+}
+
+// Two dtypes compare in their promoted dtype, as LibTorch 1.13's equal (float32 0.1 != float64 0.1).
+inline ScalarType equal_dtype(DeviceType dev, const Tensor& self, const Tensor& other) {
+  check_defined("equal", self, "self");
+  check_defined("equal", other, "other");
+  check_same_device("equal", dev, self, other);
+  return promote_types(self.dtype(), other.dtype());
+}
+
+inline void check_allclose(DeviceType dev, const Tensor& self, const Tensor& other, double rtol, double atol) {
+  check_defined("allclose", self, "self");
+  check_defined("allclose", other, "other");
+  check_same_device("allclose", dev, self, other);
+  EMBER_CHECK_TYPE(self.dtype() == other.dtype(), "[allclose] dtype {} did not match {}", self.dtype(), other.dtype());
+  EMBER_CHECK(rtol >= 0, "[allclose] rtol must be greater than or equal to zero, but got {}", rtol);
+  EMBER_CHECK(atol >= 0, "[allclose] atol must be greater than or equal to zero, but got {}", atol);
+}
+
 }  // namespace ember::native
