@@ -13,13 +13,19 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return empty_meta({self.size(0), mat2.size(1)}, self.dtype());
 }
 
+// The cpu kernel's order: the operands, out's dtype, the dtype's support, out's resize and overlap.
 Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
-  const Tensor r = meta::mm(self, mat2);
+  native::check_defined("mm", self, "self");
+  native::check_defined("mm", mat2, "mat2");
+  native::check_same_device("mm", kMeta, self, mat2);
+  native::check_matmul_pair("mm", self, mat2, 2, "self", "mat2");
   native::check_defined("mm", out, "out");
   native::check_same_device("mm", kMeta, self, out);
   EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
                    out.dtype());
-  native::resize_output(out, r.sizes(), "mm");
+  native::check_matmul_dtype("mm", self.dtype());
+  native::resize_output(out, {self.size(0), mat2.size(1)}, "mm");
+  native::check_out_writable("mm", out);
   return out;
 }
 

@@ -1731,9 +1731,6 @@ const std::map<std::string, std::string>& skipped_ops() {
 const std::vector<KnownFailure>& known_failures() {
   static const std::vector<KnownFailure> k = [] {
     std::vector<KnownFailure> r = {
-        {"meta", "aten::mm.out", "out float64",
-         "bool operands, float64 out: the cpu checks out's dtype first (TypeError), meta the dtype's support "
-         "(NotImplementedError); an expanded out raises in the cpu's copy_ (it writes a temporary, then copies)"},
         {"meta", "aten::native_batch_norm", "expanded | training",
          "expanded (stride 0) running stats: the cpu's float16/bfloat16 path raises writing them (copy_), its "
          "float32/float64 path, meta and PyTorch do not"},

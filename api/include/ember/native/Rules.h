@@ -622,6 +622,14 @@ inline void check_writable(const char* op, const Tensor& self) {
               op);
 }
 
+// An out= argument written element by element, after its resize (PyTorch's assert_no_internal_overlap).
+inline void check_out_writable(const char* op, const Tensor& out) {
+  EMBER_CHECK(!has_internal_overlap(out),
+              "[{}] unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.",
+              op);
+}
+
 // index_select's and embedding's index may be int64 or int32.
 inline void check_int_index(const char* op, const Tensor& index, const char* arg) {
   EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
