@@ -44,9 +44,11 @@ inline void check_out(const char* op, const Tensor& out, ScalarType expected, co
   native::check_out_dtype(op, out, expected, name);
 }
 
-// out = result, as the cpu's write_out: resized to result's shape when it differs, then copied.
+// out = result, as the cpu's out= kernels: resized to result's shape when it differs, checked
+// writable, then written.
 inline Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
   native::resize_output(out, result.sizes(), op);
+  native::check_out_writable(op, out);
   return meta::copy_(out, result, false);
 }
 
