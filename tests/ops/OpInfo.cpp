@@ -1729,15 +1729,7 @@ const std::map<std::string, std::string>& skipped_ops() {
 // Each entry is a bug in a kernel under plugins/, left for its owner: fix the kernel, then drop the
 // entry (the harness fails while a listed case passes).
 const std::vector<KnownFailure>& known_failures() {
-  static const std::vector<KnownFailure> k = [] {
-    std::vector<KnownFailure> r = {
-        {"meta", "aten::native_batch_norm", "expanded | training",
-         "expanded (stride 0) running stats: the cpu's float16/bfloat16 path raises writing them (copy_), its "
-         "float32/float64 path, meta and PyTorch do not"},
-        {"meta", "aten::batch_norm", "expanded | training", "expanded running stats: as native_batch_norm"},
-    };
-    return r;
-  }();
+  static const std::vector<KnownFailure> k = {};  // none now
   return k;
 }
 
