@@ -115,9 +115,10 @@ void TensorIter::reorder_dimensions() {
   perm_.resize(nd);
   for (int k = 0; k < nd; ++k) perm_[k] = k;
   if (nd <= 1) return;
-  // PyTorch's fast setup: operands of the result's shape that are all contiguous (an empty tensor
-  // always is, whatever its strides) give contiguous outputs.
-  if (!reduction_) {
+  // PyTorch's fast setup: operands of the result's shape that are all contiguous give contiguous
+  // outputs. The order below gives that for non-empty ones; an empty tensor is contiguous
+  // whatever its strides, so only an empty result needs the check.
+  if (numel_ == 0 && !reduction_) {
     bool contiguous = true;
     for (int j = 0; j < nops_ && contiguous; ++j) {
       const Operand& o = ops_[j];
