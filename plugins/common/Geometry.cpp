@@ -115,6 +115,18 @@ void TensorIter::reorder_dimensions() {
   perm_.resize(nd);
   for (int k = 0; k < nd; ++k) perm_[k] = k;
   if (nd <= 1) return;
+  // PyTorch's fast setup: operands of the result's shape that are all contiguous give contiguous
+  // outputs. The order below gives that for non-empty ones; an empty tensor is contiguous
+  // whatever its strides, so only an empty result needs the check.
+  if (numel_ == 0 && !reduction_) {
+    bool contiguous = true;
+    for (int j = 0; j < nops_ && contiguous; ++j) {
+      const Operand& o = ops_[j];
+      if (o.will_allocate) continue;
+      contiguous = o.tensor.is_contiguous() && o.tensor.sizes() == IntArrayRef(full_shape_);
+    }
+    if (contiguous) return;
+  }
   // PyTorch's order: sort dimensions by the strides of the first operand that tells them apart
   // (outputs to be allocated, and a reduction's output, do not vote; broadcast dims are skipped).
   auto should_swap = [&](int64_t d0, int64_t d1) {
@@ -166,12 +178,13 @@ void TensorIter::allocate_outputs() {
     if (identity) {
       o.tensor = empty_on(device_, full_shape_, o.dtype);
     } else {
-      // Dense in iteration order, which follows the inputs' memory order.
+      // Dense in iteration order, which follows the inputs' memory order (as PyTorch, the
+      // strides outside a dimension of size 0 are 0).
       DimVector st(nd, 0);
       int64_t next = 1;
       for (int k = 0; k < nd; ++k) {
         st[nd - 1 - perm_[k]] = next;
-        next *= std::max<int64_t>(shape_[k], 1);
+        next *= shape_[k];
       }
       o.tensor = empty_strided_on(device_, full_shape_, st, o.dtype);
     }

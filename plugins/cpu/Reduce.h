@@ -62,11 +62,43 @@ EMBER_ALWAYS_INLINE bool is_nan(T v) {
     return false;
 }
 
-// Writes f(row, len) (a double) per row of r into a fresh tensor of dtype out_dt; the row is
+// ---- out= arguments ------------------------------------------------------------------------
+
+// Note [CPU out= results]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// An out= kernel computes into its out argument, as LibTorch's do: the kernel takes the tensor
+// its final values go to from result_tensor(), which is `out` itself (resized first as
+// resize_output does: kept when it has the result's shape) when out is then contiguous, of the
+// result's dtype and shares no storage with the input (which is read while out is written).
+// Otherwise the kernel writes a fresh contiguous tensor (its loops write dense rows), which
+// write_out() copies into out through out's strides. Accumulators rounded into the result
+// (double, int64) stay the kernels' own.
+struct OutArg {
+  Tensor* out = nullptr;  // null: a functional call
+  const Tensor* input = nullptr;
+  const char* op = "";
+};
+
+// A contiguous tensor of `shape` and `dtype` for a kernel's result: *o->out when it can take the
+// values directly, else a fresh one.
+Tensor result_tensor(const OutArg* o, IntArrayRef shape, ScalarType dtype);
+
+// Throws TypeError unless out (argument `name`) is a defined CPU tensor of dtype `expected`.
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out");
+// out = result: nothing to do when the kernel wrote out itself; else out is resized to result's
+// shape (resize_output), checked writable and written through its own strides, converting the dtype.
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
+
+// sum.cpp: sum over dim (Note [CPU sum accumulation]); with `acc_out` in its accumulator dtype
+// (float64 for floating inputs, int64 otherwise), so mean divides before rounding once.
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype, bool acc_out,
+                const OutArg* o);
+
+// Writes f(row, len) (a double) per row of r into a result of dtype out_dt; the row is
 // r.in's element type T (visited), so nothing is converted up front.
 template <class F>
-Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, const char* op, F f) {
-  Tensor acc = empty_cpu(r.out_shape, kFloat64);
+Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, const char* op, F f, const OutArg* o = nullptr) {
+  Tensor acc = out_dt == kFloat64 ? result_tensor(o, r.out_shape, kFloat64) : empty_cpu(r.out_shape, kFloat64);
   auto* q = static_cast<double*>(acc.data_ptr());
   visit_dtype(r.in.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -74,22 +106,10 @@ Tensor reduce_rows_double(const Rows& r, ScalarType out_dt, const char* op, F f)
     for (int64_t i = 0; i < r.outer; ++i) q[i] = f(p + i * r.len, r.len);
   });
   if (out_dt == kFloat64) return acc;
-  Tensor out = empty_cpu(r.out_shape, out_dt);
+  Tensor out = result_tensor(o, r.out_shape, out_dt);
   cast_fn(kFloat64, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
                             static_cast<int64_t>(out.itemsize()), out.numel());
   return out;
 }
-
-// reduce.cpp: sum over dim (Note [CPU sum accumulation]) returned in its accumulator dtype,
-// float64 for floating inputs and int64 otherwise, so mean divides before rounding once.
-Tensor sum_accumulated(const Tensor& self, IntArrayRef dim, bool keepdim);
-
-// ---- out= arguments ------------------------------------------------------------------------
-
-// Throws TypeError unless out (argument `name`) is a defined CPU tensor of dtype `expected`.
-void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out");
-// out = result: resized to result's shape when it differs (resize_output), then written
-// through its own strides, converting the dtype.
-Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
 
 }  // namespace ember::cpu

@@ -1,9 +1,9 @@
 // Matrix products: mm, mm.out, bmm, addmm (matmul is a composite in libember).
 //
 // Note [CPU matrix product paths]
-// Every product goes through product(): a [B, M, K] x [B, K, N] batch into a fresh contiguous
-// [B, M, N] tensor of the compute dtype, which the callers then cast (f16, bf16) or combine
-// (addmm) into the result.
+// Every product goes through product_into(): a [B, M, K] x [B, K, N] batch into a contiguous
+// [B, M, N] tensor of the compute dtype (mm.out's own out when it is one), which the callers
+// otherwise cast (f16, bf16, integers) or combine (addmm) into the result.
 //   - float32, one matrix: dnnl_sgemm (row-major with transpose flags, so the same layouts pass
 //     without copies). Batches (bmm) use the matmul primitive below.
 //   - float32 batches: oneDNN's matmul primitive. Operands whose last two strides are row- or
@@ -198,46 +198,55 @@ ScalarType product_dtype(ScalarType t) {
   }
 }
 
-// a3 [B, M, K] x b3 [B, K, N] -> a fresh contiguous [B, M, N] of product_dtype(dtype).
-// Shapes and dtypes are checked by the callers.
-Tensor product(const Tensor& a3, const Tensor& b3, const char* op) {
+// a3 [B, M, K] x b3 [B, K, N] into `out`, a contiguous [B, M, N] of product_dtype(dtype) that
+// shares no memory with the operands. Shapes and dtypes are checked by the callers.
+void product_into(const Tensor& a3, const Tensor& b3, Tensor& out, const char* op) {
   const ScalarType dt = a3.dtype();
-  native::check_matmul_dtype(op, dt);
-  const ScalarType pdt = product_dtype(dt);
-  const int64_t B = a3.size(0), M = a3.size(1), K = a3.size(2), N = b3.size(2);
-  Tensor out = empty_cpu({B, M, N}, pdt);
-  if (out.numel() == 0) return out;
+  const int64_t K = a3.size(2);
+  if (out.numel() == 0) return;
   if (K == 0) {
     cpu::zero_(out);
-    return out;
+    return;
   }
   switch (dt) {
     case kFloat32:
-      if (B == 1) {
+      if (a3.size(0) == 1) {
         sgemm_product(as_mat(a3), as_mat(b3), out);
-        return out;
+        return;
       }
       [[fallthrough]];
     case kBFloat16: {
-      if (dnnl_product(as_mat(a3), as_mat(b3), dt, out)) return out;
+      if (dnnl_product(as_mat(a3), as_mat(b3), dt, out)) return;
       // No primitive for these strides: retry contiguous, and bf16 in float32.
-      if (dnnl_product(as_mat(materialize(a3)), as_mat(materialize(b3)), dt, out)) return out;
+      if (dnnl_product(as_mat(materialize(a3)), as_mat(materialize(b3)), dt, out)) return;
       if (dt == kBFloat16) {
         const Tensor af = cast_to(a3, kFloat32), bf = cast_to(b3, kFloat32);
-        if (dnnl_product(as_mat(af), as_mat(bf), kFloat32, out)) return out;
+        if (dnnl_product(as_mat(af), as_mat(bf), kFloat32, out)) return;
       }
       EMBER_THROW(InternalError, "[{}] oneDNN has no matmul for shapes {} and {} ({})", op, a3.sizes(),
                   b3.sizes(), dt);
     }
     case kFloat16: {
       const Tensor af = cast_to(a3, kFloat32), bf = cast_to(b3, kFloat32);
-      if (dnnl_product(as_mat(af), as_mat(bf), kFloat32, out)) return out;
+      if (dnnl_product(as_mat(af), as_mat(bf), kFloat32, out)) return;
       EMBER_THROW(InternalError, "[{}] oneDNN has no matmul for shapes {} and {} ({})", op, a3.sizes(),
                   b3.sizes(), dt);
     }
-    case kFloat64: dgemm_product(as_mat(a3), as_mat(b3), out); return out;
-    default: int_product(a3, b3, out); return out;
+    case kFloat64:
+      dgemm_product(as_mat(a3), as_mat(b3), out);
+      return;
+    default:
+      int_product(a3, b3, out);
+      return;
   }
+}
+
+// The product into a fresh tensor.
+Tensor product(const Tensor& a3, const Tensor& b3, const char* op) {
+  native::check_matmul_dtype(op, a3.dtype());
+  Tensor out = empty_cpu({a3.size(0), a3.size(1), b3.size(2)}, product_dtype(a3.dtype()));
+  product_into(a3, b3, out, op);
+  return out;
 }
 
 // ---- checks ----------------------------------------------------------------------------------
@@ -272,15 +281,27 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return cast_to(mm_product(self, mat2, "mm"), self.dtype());
 }
 
+// As LibTorch: out's dtype is checked before the dtype's support, out is resized (kept when it has
+// the result's shape) and must not be expanded.
 Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_pair("mm", self, mat2, 2, "self", "mat2");
   check_defined("mm", out, "out");
   check_cpu("mm", out);
   EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
                    out.dtype());
-  const Tensor p = mm_product(self, mat2, "mm");  // fresh: out may alias the inputs
-  resize_output(out, p.sizes(), "mm");
-  cpu::copy_(out, p, false);
+  native::check_matmul_dtype("mm", self.dtype());
+  resize_output(out, {self.size(0), mat2.size(1)}, "mm");
+  native::check_out_writable("mm", out);
+  if (out.dtype() == product_dtype(out.dtype()) && out.is_contiguous() && !same_storage(out, self) &&
+      !same_storage(out, mat2)) {
+    Tensor o3 = out.unsqueeze(0);
+    product_into(self.unsqueeze(0), mat2.unsqueeze(0), o3, "mm");
+    return out;
+  }
+  // The libraries write a dense result in the compute dtype: an out that is not contiguous, in
+  // another dtype (float16, bfloat16, integers) or sharing memory with an operand (read while
+  // written) gets it through a temporary.
+  cpu::copy_(out, mm_product(self, mat2, "mm"), false);
   return out;
 }
 

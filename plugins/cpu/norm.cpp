@@ -86,13 +86,21 @@ void bn_stats(const BnShape& s, const T* x, double* mean, double* var) {
   });
 }
 
-// running = (1 - momentum) * running + momentum * v, written into the caller's tensor.
+// running = (1 - momentum) * running + momentum * v in the caller's tensor, channel by channel
+// through its own stride: as LibTorch, an expanded (stride 0) statistic takes the channels'
+// updates in order on its one element.
 void update_running(Tensor& running, const std::vector<double>& v, double momentum) {
-  Tensor r = empty_cpu(running.sizes(), kFloat64);
-  cpu::copy_(r, running, false);
-  double* p = r.data_ptr<double>();
-  for (size_t i = 0; i < v.size(); ++i) p[i] = (1 - momentum) * p[i] + momentum * v[i];
-  cpu::copy_(running, r, false);
+  const ScalarType dt = running.dtype();
+  const CastFn load = cast_fn(dt, kFloat64), store = cast_fn(kFloat64, dt);
+  char* p = static_cast<char*>(running.data_ptr());
+  const int64_t step = running.stride(0) * static_cast<int64_t>(running.itemsize());
+  for (size_t i = 0; i < v.size(); ++i) {
+    char* e = p + static_cast<int64_t>(i) * step;
+    double r = 0;
+    load(e, 0, reinterpret_cast<char*>(&r), 0, 1);
+    r = (1 - momentum) * r + momentum * v[i];
+    store(reinterpret_cast<const char*>(&r), 0, e, 0, 1);
+  }
   // The schema (LibTorch 1.13's) does not mark the running statistics written, so the
   // dispatcher cannot bump them: see Note [Version counters].
   running.unsafeGetTensorImpl()->bump_version();

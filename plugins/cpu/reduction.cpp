@@ -21,9 +21,8 @@
 // softmax, log_softmax and floating cumsum/cumprod compute in double (the input is converted
 // once; float32 softmax along a contiguous last dimension computes in float with vector exp, as
 // LibTorch's), integer cumsum/cumprod in int64 with wrap-around; softmax and logsumexp subtract the
-// row's maximum first, so they are stable for large inputs. An out= variant computes the
-// functional result and writes it into out (resized to its shape when different, written
-// through out's own strides), so out may alias the input.
+// row's maximum first, so they are stable for large inputs. An out= variant computes into out
+// (Note [CPU out= results] in Reduce.h).
 #include <memory>
 
 #include "Loops.h"
@@ -260,7 +259,7 @@ void extreme_columns(const T* p, int64_t rows, int64_t inner, T* out) {
 }
 
 template <bool IsMax>
-Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op) {
+Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op, const OutArg* o = nullptr) {
   check_defined(op, self, "self");
   const auto red = reduced_mask(self, dims, op);
   const int64_t nd = self.dim();
@@ -272,7 +271,7 @@ Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const 
       if (!red[d]) shape.push_back(self.size(d));
       else if (keepdim) shape.push_back(1);
     }
-    Tensor out = empty_cpu(shape, self.dtype());
+    Tensor out = result_tensor(o, shape, self.dtype());
     visit_dtype(self.dtype(), op, [&](auto tag) {
       using T = typename decltype(tag)::type;
       extreme_columns<IsMax>(static_cast<const T*>(self.data_ptr()), rows, self.numel() / rows,
@@ -281,7 +280,7 @@ Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const 
     return out;
   }
   Rows r = prepare(self, dims, keepdim, op, true);
-  Tensor out = empty_cpu(r.out_shape, self.dtype());
+  Tensor out = result_tensor(o, r.out_shape, self.dtype());
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
@@ -293,11 +292,12 @@ Tensor extreme_values(const Tensor& self, IntArrayRef dims, bool keepdim, const 
 
 template <bool IsMax>
 std::tuple<Tensor, Tensor> extreme_with_index(const Tensor& self, IntArrayRef dims, bool keepdim, const char* op,
-                                              bool want_values) {
+                                              bool want_values, const OutArg* ov = nullptr,
+                                              const OutArg* oi = nullptr) {
   Rows r = prepare(self, dims, keepdim, op, true);
   if (!want_values) native::check_arg_extreme_dtype(op, self.dtype());
-  Tensor values = want_values ? empty_cpu(r.out_shape, self.dtype()) : Tensor();
-  Tensor indices = empty_cpu(r.out_shape, kInt64);
+  Tensor values = want_values ? result_tensor(ov, r.out_shape, self.dtype()) : Tensor();
+  Tensor indices = result_tensor(oi, r.out_shape, kInt64);
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
@@ -336,7 +336,8 @@ Tensor any_all(const Tensor& self, IntArrayRef dims, bool keepdim, const char* o
   return out;
 }
 
-Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype,
+                 const OutArg* o = nullptr) {
   check_defined("prod", self, "self");
   check_cpu("prod", self);
   const ScalarType out_dt = native::sum_like_dtype("prod", self, dtype);
@@ -344,7 +345,7 @@ Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   const ScalarType in_dt = r.in.dtype();
   const bool integral = is_integral_type(in_dt, true);
   const ScalarType acc_dt = integral ? kInt64 : kFloat64;
-  Tensor acc = empty_cpu(r.out_shape, acc_dt);
+  Tensor acc = acc_dt == out_dt ? result_tensor(o, r.out_shape, acc_dt) : empty_cpu(r.out_shape, acc_dt);
   visit_dtype(in_dt, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* p = static_cast<const T*>(r.in.data_ptr());
@@ -362,13 +363,14 @@ Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
     }
   });
   if (acc_dt == out_dt) return acc;
-  Tensor out = empty_cpu(r.out_shape, out_dt);
+  Tensor out = result_tensor(o, r.out_shape, out_dt);
   cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
                           static_cast<int64_t>(out.itemsize()), out.numel());
   return out;
 }
 
-Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype,
+                 const OutArg* o = nullptr) {
   check_defined("mean", self, "self");
   check_cpu("mean", self);
   const ScalarType out_dt = native::mean_dtype(self, dtype);
@@ -377,12 +379,13 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   for (int64_t d = 0; d < self.dim(); ++d)
     if (red[d]) count *= self.size(d);
   // The input is converted only for an explicit dtype; float inputs sum in double anyway.
-  Tensor s = sum_accumulated(converted(self, dtype), dims, keepdim);
+  // The sum's float64 accumulator is the result (out itself) for a float64 mean.
+  Tensor s = sum_impl(converted(self, dtype), dims, keepdim, std::nullopt, true, out_dt == kFloat64 ? o : nullptr);
   auto* p = static_cast<double*>(s.data_ptr());
   const double n = static_cast<double>(count);
   for (int64_t i = 0; i < s.numel(); ++i) p[i] /= n;  // 0 / 0 is NaN, as PyTorch's empty mean
   if (out_dt == kFloat64) return s;
-  Tensor out = empty_cpu(s.sizes(), out_dt);
+  Tensor out = result_tensor(o, s.sizes(), out_dt);
   cast_fn(kFloat64, out_dt)(static_cast<const char*>(s.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
                             static_cast<int64_t>(out.itemsize()), out.numel());
   return out;
@@ -391,22 +394,25 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
 // f(in, out, n) over every line of `self` along `dim`, computing in Acc (int64_t or double):
 // returns a contiguous tensor of self's shape in out_dt.
 template <class Acc, class F>
-Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, F f) {
+Tensor along_dim(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, F f, const OutArg* o = nullptr) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   const int64_t w = maybe_wrap_dim(dim, self.dim(), op);
   const ScalarType acc_dt = std::is_same_v<Acc, double> ? kFloat64 : kInt64;
   Rows r = prepare(converted(self, acc_dt), one_dim(w), true, op, false);
-  // r.in has the kept dimensions first and `dim` last; write through the same permutation.
-  Tensor tmp = empty_cpu(r.in.sizes(), acc_dt);
+  // r.in has the kept dimensions first and `dim` last; the lines are written through the same
+  // permutation of the result, straight into it when that view is dense and of Acc, else through
+  // a buffer of Acc that is then converted into it.
+  Tensor out = result_tensor(o, self.sizes(), out_dt);
+  Tensor ov = dim_last_view(out, w);
+  const bool direct = out_dt == acc_dt && ov.is_contiguous();
+  Tensor tmp = direct ? ov : empty_cpu(r.in.sizes(), acc_dt);
   const Acc* p = static_cast<const Acc*>(r.in.data_ptr());
   Acc* q = static_cast<Acc*>(tmp.data_ptr());
   parallel_for(0, r.outer, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(r.len, 1)), [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) f(p + i * r.len, q + i * r.len, r.len);
   });
-  Tensor out = empty_cpu(self.sizes(), out_dt);
-  Tensor ov = dim_last_view(out, w);
-  cpu::copy_(ov, tmp, false);
+  if (!direct) cpu::copy_(ov, tmp, false);
   return out;
 }
 
@@ -470,18 +476,21 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> d
   });
 }
 
-Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
+Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim, const OutArg* o = nullptr) {
   check_defined("logsumexp", self, "self");
   check_cpu("logsumexp", self);
   const ScalarType out_dt = native::logsumexp_dtype(self);
   Rows r = prepare(self, dims, keepdim, "logsumexp", false);
-  return reduce_rows_double(r, out_dt, "logsumexp", [](const auto* x, int64_t n) {
-    double m = row_max(x, n);
-    if (std::isinf(m)) m = 0;  // all -inf gives log(0) = -inf; an inf gives inf
-    double s = 0;
-    for (int64_t i = 0; i < n; ++i) s += std::exp(convert<double>(x[i]) - m);
-    return std::log(s) + m;
-  });
+  return reduce_rows_double(
+      r, out_dt, "logsumexp",
+      [](const auto* x, int64_t n) {
+        double m = row_max(x, n);
+        if (std::isinf(m)) m = 0;  // all -inf gives log(0) = -inf; an inf gives inf
+        double s = 0;
+        for (int64_t i = 0; i < n; ++i) s += std::exp(convert<double>(x[i]) - m);
+        return std::log(s) + m;
+      },
+      o);
 }
 
 // The variance with divisor max(0, n - correction) (PyTorch: a zero divisor gives inf, or NaN for
@@ -574,24 +583,31 @@ namespace {
 // Running sums (Prod: products) along dim: integers and bool in int64 with wrap-around, floating
 // types in double.
 template <bool Prod>
-Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
+Tensor cumulative(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op,
+                  const OutArg* o = nullptr) {
   check_defined(op, self, "self");
   const ScalarType out_dt = native::sum_like_dtype(op, self, dtype);
   const Tensor in = converted(self, dtype);  // as PyTorch, a dtype converts the input first
   if (is_integral_type(in.dtype(), true)) {
-    return along_dim<int64_t>(in, dim, out_dt, op, [](const int64_t* x, int64_t* y, int64_t n) {
-      uint64_t a = Prod ? 1 : 0;  // wraps
-      for (int64_t i = 0; i < n; ++i) {
-        const auto v = static_cast<uint64_t>(x[i]);
-        a = Prod ? a * v : a + v;
-        y[i] = static_cast<int64_t>(a);
-      }
-    });
+    return along_dim<int64_t>(
+        in, dim, out_dt, op,
+        [](const int64_t* x, int64_t* y, int64_t n) {
+          uint64_t a = Prod ? 1 : 0;  // wraps
+          for (int64_t i = 0; i < n; ++i) {
+            const auto v = static_cast<uint64_t>(x[i]);
+            a = Prod ? a * v : a + v;
+            y[i] = static_cast<int64_t>(a);
+          }
+        },
+        o);
   }
-  return along_dim<double>(in, dim, out_dt, op, [](const double* x, double* y, int64_t n) {
-    double a = Prod ? 1 : 0;
-    for (int64_t i = 0; i < n; ++i) y[i] = a = Prod ? a * x[i] : a + x[i];
-  });
+  return along_dim<double>(
+      in, dim, out_dt, op,
+      [](const double* x, double* y, int64_t n) {
+        double a = Prod ? 1 : 0;
+        for (int64_t i = 0; i < n; ++i) y[i] = a = Prod ? a * x[i] : a + x[i];
+      },
+      o);
 }
 
 }  // namespace
@@ -681,7 +697,17 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
                    "linalg_vector_norm");
 }
 
-// ---- out= variants: the functional kernel, then written into out ------------------------------
+// ---- out= variants: each writes into out (Note [CPU out= results] in Reduce.h) --------------
+
+Tensor result_tensor(const OutArg* o, IntArrayRef shape, ScalarType dtype) {
+  if (o && o->out) {
+    Tensor& out = *o->out;
+    resize_output(out, shape, o->op);
+    native::check_out_writable(o->op, out);
+    if (out.dtype() == dtype && out.is_contiguous() && !(o->input && same_storage(out, *o->input))) return out;
+  }
+  return empty_cpu(shape, dtype);
+}
 
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
   check_defined(op, out, name);
@@ -690,8 +716,9 @@ void check_out(const char* op, const Tensor& out, ScalarType expected, const cha
 }
 
 Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
-  // result is fresh, so out may alias self.
+  if (result.is_same(out)) return out;
   resize_output(out, result.sizes(), op);
+  native::check_out_writable(op, out);
   cpu::copy_(out, result, false);
   return out;
 }
@@ -700,10 +727,11 @@ namespace {
 
 // The dtype rule is native::reduction_out_dtype.
 template <class F>
-Tensor& out_in_dtype(const char* op, Tensor& out, std::optional<ScalarType> dtype, F compute) {
+Tensor& out_in_dtype(const char* op, const Tensor& self, Tensor& out, std::optional<ScalarType> dtype, F compute) {
   const ScalarType dt = native::reduction_out_dtype(op, out, dtype);
   check_out(op, out, dt);
-  return write_out(out, compute(dt), op);
+  const OutArg o{&out, &self, op};
+  return write_out(out, compute(dt, &o), op);
 }
 
 template <bool IsMax>
@@ -713,7 +741,8 @@ std::tuple<Tensor&, Tensor&> extreme_dim_out(const Tensor& self, int64_t dim, bo
   check_defined(op, self, "self");
   check_out(op, values, self.dtype(), values_name);
   check_out(op, indices, kInt64, indices_name);
-  const auto [v, i] = extreme_with_index<IsMax>(self, one_dim(dim), keepdim, op, true);
+  const OutArg ov{&values, &self, op}, oi{&indices, &self, op};
+  const auto [v, i] = extreme_with_index<IsMax>(self, one_dim(dim), keepdim, op, true, &ov, &oi);
   write_out(values, v, op);
   write_out(indices, i, op);
   return {values, indices};
@@ -723,26 +752,43 @@ template <bool IsMax>
 Tensor& extreme_values_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out, const char* op) {
   check_defined(op, self, "self");
   check_out(op, out, self.dtype());
-  return write_out(out, extreme_values<IsMax>(self, dim, keepdim, op), op);
+  const OutArg o{&out, &self, op};
+  return write_out(out, extreme_values<IsMax>(self, dim, keepdim, op, &o), op);
+}
+
+template <bool IsMax>
+Tensor& arg_extreme_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out, const char* op) {
+  check_out(op, out, kInt64);
+  const int64_t d = dim.value_or(0);
+  const OutArg o{&out, &self, op};
+  return write_out(out,
+                   std::get<1>(extreme_with_index<IsMax>(self, dim ? one_dim(d) : IntArrayRef(), dim && keepdim, op,
+                                                         false, nullptr, &o)),
+                   op);
 }
 
 }  // namespace
 
 Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
                         Tensor& out) {
-  return out_in_dtype("sum", out, dtype, [&](ScalarType dt) { return cpu::sum_dim(self, dim, keepdim, dt); });
+  return out_in_dtype("sum", self, out, dtype,
+                      [&](ScalarType dt, const OutArg* o) { return sum_impl(self, dim, keepdim, dt, false, o); });
 }
 Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  return out_in_dtype("mean", out, dtype, [&](ScalarType dt) { return mean_impl(self, dim, keepdim, dt); });
+  return out_in_dtype("mean", self, out, dtype,
+                      [&](ScalarType dt, const OutArg* o) { return mean_impl(self, dim, keepdim, dt, o); });
 }
 Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
-  return out_in_dtype("prod", out, dtype, [&](ScalarType dt) { return prod_impl(self, one_dim(dim), keepdim, dt); });
+  return out_in_dtype("prod", self, out, dtype,
+                      [&](ScalarType dt, const OutArg* o) { return prod_impl(self, one_dim(dim), keepdim, dt, o); });
 }
 Tensor& cumsum_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  return out_in_dtype("cumsum", out, dtype, [&](ScalarType dt) { return cumulative<false>(self, dim, dt, "cumsum"); });
+  return out_in_dtype("cumsum", self, out, dtype,
+                      [&](ScalarType dt, const OutArg* o) { return cumulative<false>(self, dim, dt, "cumsum", o); });
 }
 Tensor& cumprod_out(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, Tensor& out) {
-  return out_in_dtype("cumprod", out, dtype, [&](ScalarType dt) { return cumulative<true>(self, dim, dt, "cumprod"); });
+  return out_in_dtype("cumprod", self, out, dtype,
+                      [&](ScalarType dt, const OutArg* o) { return cumulative<true>(self, dim, dt, "cumprod", o); });
 }
 Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   return extreme_values_out<true>(self, dim, keepdim, out, "amax");
@@ -759,16 +805,16 @@ std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool k
   return extreme_dim_out<false>(self, dim, keepdim, min, min_indices, "min", "min", "min_indices");
 }
 Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
-  check_out("argmax", out, kInt64);
-  return write_out(out, cpu::argmax(self, dim, keepdim), "argmax");
+  return arg_extreme_out<true>(self, dim, keepdim, out, "argmax");
 }
 Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
-  check_out("argmin", out, kInt64);
-  return write_out(out, cpu::argmin(self, dim, keepdim), "argmin");
+  return arg_extreme_out<false>(self, dim, keepdim, out, "argmin");
 }
 Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
   native::check_logsumexp_out(out);
-  return write_out(out, logsumexp_impl(self, dim, keepdim), "logsumexp");
+  check_cpu("logsumexp", out);
+  const OutArg o{&out, &self, "logsumexp"};
+  return write_out(out, logsumexp_impl(self, dim, keepdim, &o), "logsumexp");
 }
 
 }  // namespace ember::cpu

@@ -158,17 +158,19 @@ void select_rows(const T* p, int64_t outer, int64_t len, int64_t k, bool sorted,
 }
 
 // The first k elements along dim (all of them when k is nullopt), in the order of Note [CPU sort
-// order]: (values, indices), contiguous, of self's shape with k along dim.
+// order]: (values, indices), contiguous, of self's shape with k along dim (into the out=
+// arguments ov, oi when given: Note [CPU out= results]).
 std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool desc, std::optional<int64_t> k,
-                                        bool sorted, const char* op) {
+                                        bool sorted, const char* op, const OutArg* ov = nullptr,
+                                        const OutArg* oi = nullptr) {
   check_defined(op, self, "self");
   check_cpu(op, self);
   const native::SortShape ss = native::sort_shape(op, self, dim, k);
   const int64_t w = ss.dim, kk = ss.k;
   const DimVector& shape = ss.sizes;
   Rows r = prepare(self, one_dim(w), true, op, false);
-  Tensor values = empty_cpu(shape, self.dtype());
-  Tensor indices = empty_cpu(shape, kInt64);
+  Tensor values = result_tensor(ov, shape, self.dtype());
+  Tensor indices = result_tensor(oi, shape, kInt64);
   // Results are computed with dim last; when dim is not last they go through a permuted view.
   const bool last = self.dim() == 0 || w == self.dim() - 1;
   Tensor vview = dim_last_view(values, w), iview = dim_last_view(indices, w);
@@ -191,17 +193,16 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
   return {values, indices};
 }
 
-std::tuple<Tensor&, Tensor&> sorted_out(const std::tuple<Tensor, Tensor>& r, Tensor& values, Tensor& indices,
-                                        const char* op) {
-  write_out(values, std::get<0>(r), op);
-  write_out(indices, std::get<1>(r), op);
-  return {values, indices};
-}
-
-void check_sorted_outs(const Tensor& self, const Tensor& values, const Tensor& indices, const char* op) {
+std::tuple<Tensor&, Tensor&> sorted_out(const Tensor& self, int64_t dim, bool desc, std::optional<int64_t> k,
+                                        bool sorted, Tensor& values, Tensor& indices, const char* op) {
   check_defined(op, self, "self");
   check_out(op, values, self.dtype(), "values");
   check_out(op, indices, kInt64, "indices");
+  const OutArg ov{&values, &self, op}, oi{&indices, &self, op};
+  const auto r = sorted_along(self, dim, desc, k, sorted, op, &ov, &oi);
+  write_out(values, std::get<0>(r), op);
+  write_out(indices, std::get<1>(r), op);
+  return {values, indices};
 }
 
 }  // namespace
@@ -223,13 +224,11 @@ std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool
 
 std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
                                          Tensor& indices) {
-  check_sorted_outs(self, values, indices, "sort");
-  return sorted_out(sorted_along(self, dim, descending, std::nullopt, true, "sort"), values, indices, "sort");
+  return sorted_out(self, dim, descending, std::nullopt, true, values, indices, "sort");
 }
 std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
                                          Tensor& values, Tensor& indices) {
-  check_sorted_outs(self, values, indices, "topk");
-  return sorted_out(sorted_along(self, dim, largest, k, sorted, "topk"), values, indices, "topk");
+  return sorted_out(self, dim, largest, k, sorted, values, indices, "topk");
 }
 
 }  // namespace ember::cpu

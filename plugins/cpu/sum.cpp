@@ -10,8 +10,8 @@
 // reduction runs on TensorIter with an accumulator output of stride 0 along the reduced
 // dimensions, dimensions ordered by the input's strides: a run along a reduced dimension is one
 // vector sum, a run along a kept dimension is an elementwise accumulate.
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
 #include "Reduce.h"
 #include "ember/native/Rules.h"
 
@@ -169,8 +169,10 @@ void accumulate_run(char* acc, int64_t sa, const char* in, int64_t si, int64_t n
   }
 }
 
+}  // namespace
+
 // `acc_out`: return the accumulator (int64 or float64) itself, not converted to the sum's dtype.
-Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype, bool acc_out = false) {
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype, bool acc_out, const OutArg* o) {
   check_defined("sum", self, "self");
   check_cpu("sum", self);
   ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
@@ -185,9 +187,8 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
   // An empty dim list reduces every dimension (LibTorch 1.13).
   const int64_t nd = in.dim();
   const SmallVector<bool, 8> reduced = native::reduced_mask(in, dims, "sum");
-  DimVector keep_shape, out_shape;
+  DimVector out_shape;
   for (int64_t d = 0; d < nd; ++d) {
-    keep_shape.push_back(reduced[d] ? 1 : in.size(d));
     if (!reduced[d]) out_shape.push_back(in.size(d));
     else if (keepdim) out_shape.push_back(1);
   }
@@ -197,7 +198,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
 
   if (all && in.is_contiguous()) {
     // One vector sum, stored straight into the result.
-    Tensor out = empty_cpu(out_shape, out_dt);
+    Tensor out = result_tensor(o, out_shape, out_dt);
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const AccOf<T> v = sum_contiguous_parallel(static_cast<const T*>(in.data_ptr()), in.numel());
@@ -206,11 +207,12 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     });
     return out;
   }
-  // The result from an accumulator holding its values in order (out_shape carries keepdim's 1s).
+  // The accumulator, contiguous in out_shape (which carries keepdim's 1s): the result itself when
+  // it has the result's dtype, else rounded into the result by finish().
+  auto new_acc = [&] { return acc_dt == out_dt ? result_tensor(o, out_shape, acc_dt) : empty_cpu(out_shape, acc_dt); };
   auto finish = [&](Tensor acc) {
-    acc.unsafeGetTensorImpl()->set_sizes_contiguous(out_shape);
     if (acc_dt == out_dt) return acc;
-    Tensor out = empty_cpu(out_shape, out_dt);
+    Tensor out = result_tensor(o, out_shape, out_dt);
     cast_fn(acc_dt, out_dt)(static_cast<const char*>(acc.data_ptr()), int64_t{8}, static_cast<char*>(out.data_ptr()),
                             static_cast<int64_t>(out.itemsize()), out.numel());
     return out;
@@ -219,7 +221,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     // Reducing the trailing dimensions of a contiguous tensor: independent rows, split over the
     // intra-op threads (each row's value is what the iterator below would compute).
     const int64_t len = in.numel() / outer;
-    Tensor acc = empty_cpu(out_shape, acc_dt);
+    Tensor acc = new_acc();
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* p = static_cast<const T*>(in.data_ptr());
@@ -234,7 +236,7 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     // Reducing the leading dimensions of a contiguous tensor: column ranges split over the
     // intra-op threads, each summing its columns over all rows in order (as the iterator would).
     const int64_t inner = in.numel() / nrows;
-    Tensor acc = empty_cpu(out_shape, acc_dt);
+    Tensor acc = new_acc();
     std::memset(acc.data_ptr(), 0, acc.nbytes());
     visit_dtype(in.dtype(), "sum", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -247,13 +249,18 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
     });
     return finish(acc);
   }
-  // Accumulate into a wider tensor that is broadcast (stride 0) along the reduced dimensions.
-  Tensor acc = empty_cpu(keep_shape, acc_dt);
+  // Accumulate into the accumulator viewed with in's dimensions, broadcast (stride 0) along the
+  // reduced ones.
+  Tensor acc = new_acc();
   std::memset(acc.data_ptr(), 0, acc.nbytes());
-  DimVector st(acc.strides());
-  for (int64_t d = 0; d < nd; ++d)
-    if (reduced[d]) st[d] = 0;
-  Tensor view = make_view(acc, in.sizes(), st, 0);
+  DimVector st(nd, 0);
+  int64_t next = 1;
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    if (reduced[d]) continue;
+    st[d] = next;
+    next *= in.size(d);
+  }
+  Tensor view = make_view(acc, in.sizes(), st, acc.storage_offset());
   TensorIter it("sum");
   it.is_reduction().add_output(&view, acc_dt).add_input(in).build();
   visit_dtype(in.dtype(), "sum", [&](auto tag) {
@@ -266,36 +273,24 @@ Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dty
   return finish(acc);
 }
 
-}  // namespace
-
-Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }
-
-Tensor sum_accumulated(const Tensor& self, IntArrayRef dim, bool keepdim) {
-  return sum_impl(self, dim, keepdim, std::nullopt, true);
-}
+Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype, false, nullptr); }
 
 Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
-  return sum_impl(self, dim, keepdim, dtype);
+  return sum_impl(self, dim, keepdim, dtype, false, nullptr);
 }
 
 Scalar item(const Tensor& self) {
-  check_defined("item", self, "self");
+  native::check_item(self);
   check_cpu("item", self);
-  EMBER_CHECK(self.numel() == 1, "[item] a Tensor with {} elements cannot be converted to Scalar", self.numel());
   return load_scalar(self.data_ptr(), self.dtype());
 }
 
 bool equal(const Tensor& self, const Tensor& other) {
-  check_defined("equal", self, "self");
-  check_defined("equal", other, "other");
-  check_cpu("equal", self, other);
-  EMBER_CHECK_TYPE(self.dtype() == other.dtype(),
-                   "[equal] expected both tensors to have the same dtype, got {} and {}", self.dtype(),
-                   other.dtype());
+  const ScalarType common = native::equal_dtype(kCPU, self, other);
   if (self.sizes() != other.sizes()) return false;
   if (self.numel() == 0) return true;
   bool eq = true;
-  visit_dtype(self.dtype(), "equal", [&](auto tag) {
+  visit_dtype(common, "equal", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
     auto run = [&](const char* a, int64_t sa, const char* b, int64_t sb, int64_t n) {
@@ -309,28 +304,38 @@ bool equal(const Tensor& self, const Tensor& other) {
       }
     };
     const auto isz = static_cast<int64_t>(sizeof(T));
-    if (self.is_contiguous() && other.is_contiguous()) {
+    const bool cast = self.dtype() != common || other.dtype() != common;
+    if (!cast && self.is_contiguous() && other.is_contiguous()) {
       run(static_cast<const char*>(self.data_ptr()), isz, static_cast<const char*>(other.data_ptr()), isz,
           self.numel());
       return;
     }
     TensorIter it("equal");
     it.add_input(self).add_input(other).build();
+    if (!cast) {
+      it.for_each([&](char** d, const int64_t* s, int64_t n) {
+        if (eq) run(d[0], s[0], d[1], s[1], n);
+      });
+      return;
+    }
+    // Two dtypes: each chunk converted to the promoted dtype, then compared.
+    const CastFn load_a = cast_fn(self.dtype(), common), load_b = cast_fn(other.dtype(), common);
     it.for_each([&](char** d, const int64_t* s, int64_t n) {
-      if (eq) run(d[0], s[0], d[1], s[1], n);
+      alignas(64) T a[kChunk];
+      alignas(64) T b[kChunk];
+      for (int64_t i = 0; i < n && eq; i += kChunk) {
+        const int64_t m = std::min(kChunk, n - i);
+        load_a(d[0] + i * s[0], s[0], reinterpret_cast<char*>(a), isz, m);
+        load_b(d[1] + i * s[1], s[1], reinterpret_cast<char*>(b), isz, m);
+        run(reinterpret_cast<const char*>(a), isz, reinterpret_cast<const char*>(b), isz, m);
+      }
     });
   });
   return eq;
 }
 
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
-  check_defined("allclose", self, "self");
-  check_defined("allclose", other, "other");
-  check_cpu("allclose", self, other);
-  EMBER_CHECK_TYPE(self.dtype() == other.dtype(), "[allclose] dtype {} did not match {}", self.dtype(),
-                   other.dtype());
-  EMBER_CHECK(rtol >= 0, "[allclose] rtol must be greater than or equal to zero, but got {}", rtol);
-  EMBER_CHECK(atol >= 0, "[allclose] atol must be greater than or equal to zero, but got {}", atol);
+  native::check_allclose(kCPU, self, other, rtol, atol);
   // Float types compare in their compute type (as LibTorch's isclose); integers and bool in double.
   const ScalarType cdt = is_floating_type(self.dtype()) ? compute_dtype(self.dtype()) : kFloat64;
   TensorIter it("allclose");

@@ -2,17 +2,13 @@
 // of Rules.h's indexing section, which the cpu kernels run too. What needs index values is
 // skipped (bounds) or refused: a bool/uint8 mask index, masked_select and nonzero have a result
 // size that depends on the data, so they raise NotImplementedError, as PyTorch's meta tensors do.
-#include "MetaKernels.h"
-#include "ember/native/Geometry.h"
-#include "ember/native/Rules.h"
+#include "MetaHelpers.h"
 
 namespace ember::meta {
 
 using native::DimVector;
 
 namespace {
-
-Tensor empty_meta(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kMeta, sizes, dtype); }
 
 [[noreturn]] void data_dependent_shape(const char* op, const char* what) {
   EMBER_THROW(NotImplementedError,

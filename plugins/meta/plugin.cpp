@@ -20,10 +20,11 @@
 //
 // Adding the Meta kernel of a non-structured op: move the dtype rule and argument checks of its
 // cpu kernel into ember/native/Rules.h (the cpu kernel calls them too), write the meta kernel
-// from them (elementwise.cpp, reduction.cpp, indexing.cpp, nn.cpp mirror the cpu files), and
-// add `Meta` to the op's `dispatch:` line. An op whose result size depends on the values
-// (nonzero, masked_select, a bool mask index) checks its arguments, then raises
-// NotImplementedError ("data-dependent output shape"), as PyTorch's meta tensors do.
+// from them in the file named as the cpu kernel's (meta/reduction.cpp for cpu/reduction.cpp,
+// ...; shared steps in MetaHelpers.h), and add `Meta` to the op's `dispatch:` line. An op whose
+// result size depends on the values (nonzero, masked_select, a bool mask index) checks its
+// arguments, then raises NotImplementedError ("data-dependent output shape"), as PyTorch's meta
+// tensors do.
 #include "ember/plugin/Plugin.h"
 
 EMBER_PLUGIN("meta", EMBER_VERSION_STRING)

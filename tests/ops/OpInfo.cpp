@@ -577,13 +577,23 @@ std::map<std::string, OpInfo> build() {
   add("equal", [](SampleCtx& c) -> Samples {
     const Tensor x = c.t({3, 4});
     return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"), D({x, c.t({4})}, "other shape"),
-            D({x, x.to(kFloat64)}, "other dtype")};
+            D({x, x.to(kFloat64)}, "other dtype"), D({x, x.to(kBool)}, "bool other")};
   });
-  add("allclose", [](SampleCtx& c) -> Samples {
-    const Tensor x = c.t({3, 4});
-    return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"),
-            D({x, c.t({4}), 1e-3, 1e-3, true}, "broadcast, tolerances, equal_nan")};
-  });
+  add(
+      "allclose",
+      [](SampleCtx& c) -> Samples {
+        const Tensor x = c.t({3, 4});
+        return {D({x, x.clone()}, "equal"), D({x, c.t({3, 4})}, "different"),
+                D({x, c.t({4}), 1e-3, 1e-3, true}, "broadcast, tolerances, equal_nan")};
+      },
+      // Argument errors come before the values are read, on a backend without data too.
+      [](SampleCtx& c) -> Errors {
+        const Tensor x = c.t({3, 4});
+        return {E({x, c.t({3, 4}, kInt64)}, "other dtype", "TypeError", "[allclose] dtype float32 did not match int64"),
+                E({x, x, -1.0}, "negative rtol", "ValueError", "[allclose] rtol must be greater than or equal to zero"),
+                E({x, x, 1e-5, -1.0}, "negative atol", "ValueError", "[allclose] atol must be greater than or equal"),
+                E({x, c.t({3})}, "shapes that do not broadcast", "ValueError", "cannot be broadcast")};
+      });
 
   // ---- reductions
   auto dtype_arg = [](SampleCtx& c) -> Samples {
@@ -1719,31 +1729,7 @@ const std::map<std::string, std::string>& skipped_ops() {
 // Each entry is a bug in a kernel under plugins/, left for its owner: fix the kernel, then drop the
 // entry (the harness fails while a listed case passes).
 const std::vector<KnownFailure>& known_failures() {
-  static const std::vector<KnownFailure> k = [] {
-    std::vector<KnownFailure> r = {
-        {"meta", "aten::equal", "other dtype",
-         "meta raises NotImplementedError (no values) before the cpu's dtype check raises TypeError; argument "
-         "errors should come first (and PyTorch's equal accepts two dtypes)"},
-        {"meta", "aten::item", "two elements",
-         "meta raises NotImplementedError where the cpu raises ValueError for a tensor of 2 elements (PyTorch's "
-         "meta raises the ValueError)"},
-        {"meta", "aten::mm.out", "out float64",
-         "bool operands, float64 out: the cpu checks out's dtype first (TypeError), meta the dtype's support "
-         "(NotImplementedError); an expanded out raises in the cpu's copy_ (it writes a temporary, then copies)"},
-        {"meta", "aten::native_batch_norm", "expanded | training",
-         "expanded (stride 0) running stats: the cpu's float16/bfloat16 path raises writing them (copy_), its "
-         "float32/float64 path, meta and PyTorch do not"},
-        {"meta", "aten::batch_norm", "expanded | training", "expanded running stats: as native_batch_norm"},
-    };
-    // The shared elementwise geometry (meta; the cpu's float16/bfloat16 path) gives an empty
-    // transposed input's result strides [1, 1]; the cpu's other paths and PyTorch give [3, 1].
-    for (const char* op : {"abs", "cos", "erf", "exp", "gelu", "log", "log1p", "logical_not", "neg", "relu", "rsqrt",
-                           "sigmoid", "sign", "silu", "sin", "sqrt", "tanh"}) {
-      r.push_back({"meta", std::string("aten::") + op, "transposed | empty",
-                   "result strides of an empty transposed input differ: [1, 1] on meta, [3, 1] on the cpu"});
-    }
-    return r;
-  }();
+  static const std::vector<KnownFailure> k = {};  // none now
   return k;
 }
 

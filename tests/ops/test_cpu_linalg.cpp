@@ -187,6 +187,60 @@ TEST(CpuLinalg, MmOut) {
                "float64");
 }
 
+// As LibTorch: out is written in place with its own strides (a contiguous out of the compute dtype
+// directly, keeping its storage), resized from another shape, and refused when expanded; out's
+// dtype is checked before the dtype's support.
+TEST(CpuLinalg, MmOutWritesIntoOut) {
+  for (ScalarType dt : {kInt64, kInt32, kFloat16, kFloat32, kFloat64}) {
+    for (Kind ka : kKinds) {
+      const Tensor a = make({4, 6}, dt, ka, 1), b = make({6, 3}, dt, Kind::Transposed, 2);
+      const Ref ref = ref_bmm(values(a), values(b), 1, 4, 6, 3);
+      const std::string w = name(dt) + " " + kind_name(ka);
+      // A view into a larger buffer: the product lands in it, the rest is untouched.
+      Tensor buf = ember::full({20}, 7, dt);
+      Tensor out = buf.narrow(0, 4, 12).view({4, 3});
+      ember::mm_out(out, a, b);
+      EXPECT_EQ(out.data_ptr(), static_cast<char*>(buf.data_ptr()) + 4 * buf.itemsize()) << w;
+      expect_close(out, ref.v, ref.mag, w);
+      for (int64_t i : {0, 1, 2, 3, 16, 17, 18, 19}) EXPECT_EQ(values(buf)[static_cast<size_t>(i)], 7) << w;
+      // Transposed and column-sliced outs keep their strides.
+      for (Kind ko : {Kind::Transposed, Kind::ColSliced}) {
+        Tensor o = make({4, 3}, dt, ko, 5);
+        const std::vector<int64_t> st(o.strides().begin(), o.strides().end());
+        ember::mm_out(o, a, b);
+        EXPECT_EQ(o.strides(), IntArrayRef(st)) << w << " into " << kind_name(ko);
+        expect_close(o, ref.v, ref.mag, w + " into " + kind_name(ko));
+      }
+      // Another shape: resized to a contiguous [4, 3].
+      Tensor o = ember::empty({2, 2}, dt);
+      ember::mm_out(o, a, b);
+      EXPECT_EQ(o.strides(), IntArrayRef({3, 1})) << w;
+      expect_close(o, ref.v, ref.mag, w + " resized");
+    }
+  }
+  // A contiguous out of the compute dtype is the libraries' destination: no temporary is allocated.
+  for (ScalarType dt : {kInt64, kFloat32, kFloat64}) {
+    // (The integer loop reads contiguous operands; the float libraries take transposed ones as they are.)
+    const Tensor a = make({40, 60}, dt, Kind::Contiguous, 1);
+    const Tensor b = make({60, 30}, dt, dt == kInt64 ? Kind::Contiguous : Kind::Transposed, 2);
+    Tensor out = ember::empty({40, 30}, dt);
+    const Ref ref = ref_bmm(values(a), values(b), 1, 40, 60, 30);
+    const auto before = cpu_allocator_stats().allocations;
+    ember::mm_out(out, a, b);
+    EXPECT_EQ(cpu_allocator_stats().allocations, before) << name(dt);
+    expect_close(out, ref.v, ref.mag, name(dt) + " direct");
+  }
+  Tensor expanded = ember::zeros({1, 3}).expand({4, 3});
+  EXPECT_ERROR(ValueError, ember::mm_out(expanded, ember::ones({4, 6}), ember::ones({6, 3})), "[mm]",
+               "more than one element of the written-to tensor");
+  EXPECT_EQ(values(expanded), std::vector<double>(12, 0.0));
+  const Tensor t = ember::ones({2, 3}, kBool), u = ember::ones({3, 4}, kBool);
+  Tensor f64 = ember::empty({2, 4}, kFloat64), bools = ember::empty({0}, kBool);
+  EXPECT_ERROR(TypeError, ember::mm_out(f64, t, u), "[mm]", "bool", "float64");
+  EXPECT_ERROR(NotImplementedError, ember::mm_out(bools, t, u), "[mm]", "bool");
+  EXPECT_EQ(bools.sizes(), IntArrayRef({0}));  // not resized by a call that fails
+}
+
 TEST(CpuLinalg, BmmEveryDtypeAndLayout) {
   for (ScalarType dt : kDtypes)
     for (Kind ka : kKinds)

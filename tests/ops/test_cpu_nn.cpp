@@ -719,6 +719,31 @@ TEST(CpuNNNorm, BatchNormTrainingAndEval) {
       }
 }
 
+// Expanded (stride 0) running statistics take the channels' updates in order on their one
+// element, as LibTorch 1.13's (libtorch: running_mean 0.5 -> 3.5570, running_var 2 -> 12.9949 for
+// x = arange(24).view({2, 3, 4}), momentum 0.1); every dtype, the float16 path included.
+TEST(CpuNNNorm, BatchNormExpandedRunningStats) {
+  for (ScalarType dt : kFloats) {
+    const Tensor x = ember::arange(0, 24, TensorOptions(kFloat64)).view({2, 3, 4}).to(dt);
+    Tensor rm = ember::full({1}, 0.5, dt).expand({3}), rv = ember::full({1}, 2.0, dt).expand({3});
+    auto [y, sm, si] = ember::native_batch_norm(x, {}, {}, rm, rv, true, 0.1, 1e-5);
+    // Relative: a rounding per channel update in the statistic's dtype.
+    const double tol = dt == kFloat64 ? 1e-12 : dt == kFloat32 ? 1e-6 : dt == kFloat16 ? 3e-3 : 1.5e-2;
+    double m = 0.5, v = 2;
+    for (double cm : {7.5, 11.5, 15.5}) {
+      m = 0.9 * m + 0.1 * cm;
+      v = 0.9 * v + 0.1 * 42.5714285714285714;  // the unbiased variance of each channel
+    }
+    EXPECT_NEAR(m, 3.5570, 1e-4);
+    EXPECT_NEAR(v, 12.9949, 1e-4);
+    for (double g : values(rm)) EXPECT_NEAR(g, m, tol * m) << dtype_name(dt);
+    for (double g : values(rv)) EXPECT_NEAR(g, v, tol * v) << dtype_name(dt);
+    EXPECT_EQ(rm.strides(), IntArrayRef({0}));
+    // The output normalizes with the batch statistics, which the running ones do not change.
+    expect_close(sm, {7.5, 11.5, 15.5}, {3}, tol_for(dt), std::string(dtype_name(dt)) + " save_mean");
+  }
+}
+
 TEST(CpuNNNorm, BatchNormBackward) {
   const Shape xs = {3, 4, 5, 2};
   const double eps = 1e-5;

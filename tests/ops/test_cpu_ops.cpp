@@ -684,7 +684,21 @@ TEST(CpuReduce, ItemEqualAllclose) {
   EXPECT_FALSE(ember::equal(ember::ones({2}), ember::zeros({2})));
   Tensor nan = ember::full({2}, std::numeric_limits<double>::quiet_NaN());
   EXPECT_FALSE(ember::equal(nan, nan));
-  EXPECT_ERROR(TypeError, ember::equal(ember::ones({2}), ember::ones({2}, kInt64)), "[equal]", "float32", "int64");
+  // Two dtypes compare in their promoted dtype (LibTorch 1.13's values).
+  EXPECT_TRUE(ember::equal(ember::ones({2}), ember::ones({2}, kInt64)));
+  const Tensor tenth = ember::full({2}, 0.1);
+  EXPECT_TRUE(ember::equal(tenth, tenth.to(kFloat64)));
+  EXPECT_FALSE(ember::equal(tenth, ember::full({2}, 0.1, kFloat64)));  // float32 0.1 != float64 0.1
+  EXPECT_FALSE(ember::equal(ember::full({2}, 0.5), ember::zeros({2}, kInt64)));
+  EXPECT_TRUE(ember::equal(ember::full({2}, 1, kBool), ember::ones({2}, kUInt8)));
+  for (Kind k : kKinds) {
+    Tensor a = make({3, 4}, kFloat16, k, 2);
+    Tensor b = a.to(kFloat32).contiguous();
+    EXPECT_TRUE(ember::equal(a, b)) << kind_name(k);
+    EXPECT_EQ(ember::equal(a, a.to(kBFloat16)), values(a.to(kBFloat16)) == values(a)) << kind_name(k);
+    b.view({-1}).narrow(0, 11, 1).fill_(100);
+    EXPECT_FALSE(ember::equal(a, b)) << kind_name(k);
+  }
 
   Tensor x = ember::full({3}, 1.0), y = ember::full({3}, 1.0 + 1e-6);
   EXPECT_TRUE(ember::allclose(x, y));

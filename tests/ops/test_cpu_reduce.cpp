@@ -829,3 +829,75 @@ TEST(CpuReduce2, OutVariants) {
   EXPECT_EQ(w.sizes(), IntArrayRef({4}));
   expect_values(w, values(a.amax(IntArrayRef(d1))), "resized from a wrong shape");
 }
+
+// Note [CPU out= results]: an out that is contiguous, of the result's dtype and apart from the
+// input is where the kernel writes (no temporary allocated, a view at an offset into a larger
+// buffer included); an expanded out is refused naming the operator, as LibTorch's.
+TEST(CpuReduce2, OutVariantsWriteIntoOut) {
+  auto direct = [](const std::function<void(std::vector<Tensor*>)>& f, std::vector<Tensor> want,
+                   const std::string& what) {
+    SCOPED_TRACE(what);
+    std::vector<Tensor> bufs, outs;
+    for (const Tensor& w : want) {
+      bufs.push_back(ember::full({w.numel() + 6}, 7, w.dtype()));
+      outs.push_back(bufs.back().narrow(0, 3, w.numel()).view(w.sizes()));
+    }
+    std::vector<Tensor*> ptrs;
+    for (Tensor& o : outs) ptrs.push_back(&o);
+    const auto before = cpu_allocator_stats().allocations;
+    f(ptrs);
+    EXPECT_EQ(cpu_allocator_stats().allocations, before) << "a temporary was allocated";
+    for (size_t k = 0; k < want.size(); ++k) {
+      EXPECT_EQ(outs[k].data_ptr(), static_cast<char*>(bufs[k].data_ptr()) + 3 * bufs[k].itemsize());
+      expect_values(outs[k], values(want[k]), "result " + std::to_string(k));
+      const auto b = values(bufs[k]);
+      const size_t n = b.size();
+      for (size_t i : {size_t{0}, size_t{1}, size_t{2}, n - 3, n - 2, n - 1}) EXPECT_EQ(b[i], 7) << "outside out";
+    }
+  };
+  const Tensor x = make({4, 6}, kFloat64, Kind::Contiguous, 5, true);
+  const Tensor x3 = make({2, 3, 4}, kFloat64, Kind::Contiguous, 6);
+  const Tensor xi = make({4, 6}, kInt64, Kind::Contiguous, 7);
+  const std::vector<int64_t> d0 = {0}, d1 = {1}, dlast = {-1};
+  direct([&](auto o) { ember::sum_out(*o[0], x, IntArrayRef(d1)); }, {x.sum(IntArrayRef(d1))}, "sum rows");
+  direct([&](auto o) { ember::sum_out(*o[0], x, IntArrayRef(d0), true); }, {x.sum(IntArrayRef(d0), true)},
+         "sum columns, keepdim");
+  direct([&](auto o) { ember::sum_out(*o[0], x3, IntArrayRef(d1)); }, {x3.sum(IntArrayRef(d1))}, "sum middle dim");
+  direct([&](auto o) { ember::sum_out(*o[0], xi, IntArrayRef(d1)); }, {xi.sum(IntArrayRef(d1))}, "int64 sum");
+  direct([&](auto o) { ember::mean_out(*o[0], x3, IntArrayRef(d1)); }, {x3.mean(IntArrayRef(d1))}, "mean");
+  direct([&](auto o) { ember::prod_out(*o[0], x, 1); }, {x.prod(1)}, "prod");
+  direct([&](auto o) { ember::prod_out(*o[0], xi, 1, true); }, {xi.prod(1, true)}, "int64 prod, keepdim");
+  direct([&](auto o) { ember::amax_out(*o[0], x, IntArrayRef(d1)); }, {x.amax(IntArrayRef(d1))}, "amax rows");
+  direct([&](auto o) { ember::amin_out(*o[0], x, IntArrayRef(d0)); }, {x.amin(IntArrayRef(d0))}, "amin columns");
+  direct([&](auto o) { ember::logsumexp_out(*o[0], x, IntArrayRef(d1)); }, {x.logsumexp(IntArrayRef(d1))}, "logsumexp");
+  direct([&](auto o) { ember::cumsum_out(*o[0], x, -1); }, {x.cumsum(-1)}, "cumsum");
+  direct([&](auto o) { ember::cumprod_out(*o[0], xi, -1); }, {xi.cumprod(-1)}, "int64 cumprod");
+  direct([&](auto o) { ember::argmax_out(*o[0], x, 1); }, {x.argmax(1)}, "argmax");
+  direct([&](auto o) { ember::argmin_out(*o[0], x, std::nullopt); }, {x.argmin()}, "argmin, all");
+  auto [mv, mi] = x.max(1);
+  direct([&](auto o) { ember::max_out(*o[0], *o[1], x, 1); }, {mv, mi}, "max.dim");
+  auto [sv, si] = x.sort(-1, true);
+  direct([&](auto o) { ember::sort_out(*o[0], *o[1], x, -1, true); }, {sv, si}, "sort");
+  auto [tv, ti] = x.topk(2);
+  direct([&](auto o) { ember::topk_out(*o[0], *o[1], x, 2); }, {tv, ti}, "topk");
+
+  // An expanded out (of the result's shape) is refused by the operator, and left unwritten.
+  Tensor ex = ember::zeros({1}, kFloat64).expand({4});
+  EXPECT_ERROR(ValueError, ember::sum_out(ex, x, IntArrayRef(d1)), "[sum]", "written-to tensor");
+  EXPECT_ERROR(ValueError, ember::cumsum_out(ex, x.select(1, 0), 0), "[cumsum]", "written-to tensor");
+  Tensor exi = ember::zeros({1}, kInt64).expand({4});
+  Tensor vals = ember::empty({4}, kFloat64);
+  EXPECT_ERROR(ValueError, ember::max_out(vals, exi, x, 1), "[max]", "written-to tensor");
+  EXPECT_ERROR(ValueError, ember::sort_out(vals, exi, x.select(1, 0)), "[sort]", "written-to tensor");
+  EXPECT_EQ(values(ex), std::vector<double>(4, 0.0));
+  // An out aliasing the input is written after the input is read (through a temporary).
+  Tensor s = x.clone();
+  const Tensor want = x.cumsum(1);
+  ember::cumsum_out(s, s, 1);
+  expect_values(s, values(want), "cumsum in place through out=");
+  Tensor m = x3.clone();
+  Tensor m0 = m.select(1, 0);
+  const Tensor wm = x3.amax(IntArrayRef(d1));
+  ember::amax_out(m0, m, IntArrayRef(d1));
+  expect_values(m0, values(wm), "amax into a slice of its input");
+}

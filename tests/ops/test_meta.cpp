@@ -1,7 +1,8 @@
 // The meta plugin's own behaviour: every operator with a CPU kernel has a Meta kernel, meta
-// tensors (printing, data access, copies in and out), data-dependent operators, and the composites
-// that serve meta. Each operator's sizes, strides, dtypes and errors against the cpu's, for every
-// dtype and layout, are the backend harness's (test_backend_ops.cpp, EMBER_TEST_BACKEND=meta).
+// tensors (printing, data access, copies in and out), data-dependent operators, the composites
+// that serve meta, and the layout of empty elementwise results (shared with the cpu). Each
+// operator's sizes, strides, dtypes and errors against the cpu's, for every dtype and layout, are
+// the backend harness's (test_backend_ops.cpp, EMBER_TEST_BACKEND=meta).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -38,6 +39,34 @@ std::set<std::string> ops_with_kernel(const std::string& key) {
 }
 
 }  // namespace
+
+// Empty results are laid out as LibTorch 1.13's TensorIterator lays them out: inputs of the
+// result's shape that are all contiguous (an empty tensor always is) give a contiguous result;
+// otherwise the inputs' order, with 0 strides outside a dimension of size 0. The cpu's dtype
+// paths and the meta kernels share this geometry.
+TEST(MetaTensors, EmptyResultsAreLaidOutAsLibTorch) {
+  for (ScalarType dt : {kFloat32, kFloat16, kInt64}) {
+    for (Device dev : {Device(kCPU), Device(kMeta)}) {
+      SCOPED_TRACE(fmt::format("{} on {}", dt, dev));
+      const auto opts = TensorOptions(dt).device(dev);
+      const Tensor a = ember::zeros({3, 0}, opts).t();  // [0, 3], strides [1, 1]
+      EXPECT_EQ(a.abs().strides(), IntArrayRef({3, 1}));
+      EXPECT_EQ((a + a).strides(), IntArrayRef({3, 1}));
+      EXPECT_EQ(ember::zeros({0, 3}, opts).t().neg().strides(), IntArrayRef({1, 1}));
+      EXPECT_EQ(ember::zeros({2, 3, 4, 0}, opts).permute({0, 3, 1, 2}).abs().strides(), IntArrayRef({12, 12, 4, 1}));
+      // Broadcast: the inputs' order.
+      Tensor r = ember::zeros({4, 0}, opts).t() + ember::zeros({4}, opts);
+      EXPECT_EQ(r.sizes(), IntArrayRef({0, 4}));
+      EXPECT_EQ(r.strides(), IntArrayRef({1, 0}));
+      EXPECT_EQ((ember::zeros({3, 0, 2}, opts).permute({2, 1, 0}) + ember::zeros({3}, opts)).strides(),
+                IntArrayRef({1, 2, 0}));
+      // A 0 stride in an empty tensor is no overlap: it can be written in place.
+      EXPECT_NO_THROW(r.add_(1));
+      EXPECT_NO_THROW(r.abs_());
+      EXPECT_EQ(ember::empty_like(r).strides(), IntArrayRef({1, 0}));  // dense: its strides kept
+    }
+  }
+}
 
 TEST(MetaTensors, FactoryAndData) {
   Tensor m = ember::empty({2, 3}, TensorOptions().device(kMeta));

@@ -29,6 +29,7 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 }
 
 bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;  // no elements, none shared (an empty result may have 0 strides)
   IntArrayRef sz = t.sizes(), st = t.strides();
   for (size_t i = 0; i < sz.size(); ++i)
     if (sz[i] > 1 && st[i] == 0) return true;
@@ -69,6 +70,7 @@ bool partially_overlaps(const Tensor& a, const Tensor& b) {
 }
 
 bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;  // an empty tensor too, whatever its strides (PyTorch's rule)
   const int64_t nd = t.dim();
   IntArrayRef sz = t.sizes(), st = t.strides();
   if (nd == 0) return true;

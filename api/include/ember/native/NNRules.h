@@ -1,9 +1,9 @@
 #pragma once
 // Argument checks and output shapes of the CNN operators (convolution, pooling, batch and layer
 // norm), shared by the cpu kernels (plugins/cpu/conv.cpp, pool.cpp, norm.cpp) and the meta kernels
-// (plugins/meta/nn.cpp), so both give the same sizes and the same errors. `dev` is the device type
-// the calling kernel serves: tensors on another device are rejected with the message the cpu
-// kernels always gave ("expected a CPU tensor").
+// (the same names in plugins/meta), so both give the same sizes and the same errors. `dev` is the
+// device type the calling kernel serves: tensors on another device are rejected with the message
+// the cpu kernels always gave ("expected a CPU tensor").
 #include <array>
 #include <optional>
 #include <vector>

@@ -622,6 +622,14 @@ inline void check_writable(const char* op, const Tensor& self) {
               op);
 }
 
+// An out= argument written element by element, after its resize (PyTorch's assert_no_internal_overlap).
+inline void check_out_writable(const char* op, const Tensor& out) {
+  EMBER_CHECK(!has_internal_overlap(out),
+              "[{}] unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.",
+              op);
+}
+
 // index_select's and embedding's index may be int64 or int32.
 inline void check_int_index(const char* op, const Tensor& index, const char* arg) {
   EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
@@ -784,6 +792,30 @@ inline void check_logsumexp_out(const Tensor& out) {
   check_defined("logsumexp", out, "out");
   EMBER_CHECK_TYPE(is_floating_type(out.dtype()),
                    "[logsumexp] expected a floating point type for the out tensor, but got {}", out.dtype());
+}
+
+// ---- item, equal, allclose: their argument errors come before any value is read ------------------
+
+inline void check_item(const Tensor& self) {
+  check_defined("item", self, "self");
+  EMBER_CHECK(self.numel() == 1, "[item] a Tensor with {} elements cannot be converted to Scalar", self.numel());
+}
+
+// Two dtypes compare in their promoted dtype, as LibTorch 1.13's equal (float32 0.1 != float64 0.1).
+inline ScalarType equal_dtype(DeviceType dev, const Tensor& self, const Tensor& other) {
+  check_defined("equal", self, "self");
+  check_defined("equal", other, "other");
+  check_same_device("equal", dev, self, other);
+  return promote_types(self.dtype(), other.dtype());
+}
+
+inline void check_allclose(DeviceType dev, const Tensor& self, const Tensor& other, double rtol, double atol) {
+  check_defined("allclose", self, "self");
+  check_defined("allclose", other, "other");
+  check_same_device("allclose", dev, self, other);
+  EMBER_CHECK_TYPE(self.dtype() == other.dtype(), "[allclose] dtype {} did not match {}", self.dtype(), other.dtype());
+  EMBER_CHECK(rtol >= 0, "[allclose] rtol must be greater than or equal to zero, but got {}", rtol);
+  EMBER_CHECK(atol >= 0, "[allclose] atol must be greater than or equal to zero, but got {}", atol);
 }
 
 }  // namespace ember::native

@@ -1,0 +1,44 @@
+// Meta random fills (plugins/cpu/random.cpp): the cpu kernels' argument checks, no values drawn.
+#include "MetaHelpers.h"
+
+namespace ember::meta {
+namespace {
+
+// The cpu fills write a non-contiguous tensor through copy_, with copy_'s overlap check.
+void check_fill_target(Tensor& self) {
+  if (self.is_contiguous()) return;
+  const Tensor src = empty_meta(self.sizes(), self.dtype());
+  iterate("copy_", self, OutKind::InPlace, self.dtype(), {&src});
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> /*generator*/) {
+  native::check_defined("uniform_", self, "self");
+  native::check_uniform(self, from, to);
+  check_fill_target(self);
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double /*mean*/, double std, std::optional<Generator> /*generator*/) {
+  native::check_defined("normal_", self, "self");
+  native::check_normal(self, std);
+  check_fill_target(self);
+  return self;
+}
+
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> /*generator*/) {
+  native::check_defined("random_", self, "self");
+  native::random_from_end(self, from, to);
+  check_fill_target(self);
+  return self;
+}
+
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> /*generator*/) {
+  native::check_defined("bernoulli_", self, "self");
+  native::check_bernoulli(p);
+  check_fill_target(self);
+  return self;
+}
+
+}  // namespace ember::meta
