@@ -6,6 +6,7 @@
 #include "MetaKernels.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
+#include "ember/plugin/Structured.h"
 
 namespace ember::meta {
 
