@@ -45,6 +45,16 @@ void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Te
   it.add_output(&out, kBool, kind == OutKind::Out).add_input(self).add_input(other).build();
 }
 
+ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
+                    const Tensor* e_operand, Tensor& out, OutKind kind) {
+  const ScalarType result = pow_result(name, self, et, es);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self);
+  if (e_operand) it.add_input(*e_operand);
+  it.build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -111,5 +121,16 @@ EMBER_META_LOGICAL(logical_and)
 EMBER_META_LOGICAL(logical_or)
 EMBER_META_LOGICAL(logical_xor)
 #undef EMBER_META_LOGICAL
+
+void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("pow", kind);
+  TensorIter it = meta_iter(op);
+  pow_meta(it, op, self, &exponent, nullptr, &exponent, out, kind);
+}
+void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("pow", kind);
+  TensorIter it = meta_iter(op);
+  pow_meta(it, op, self, nullptr, &exponent, nullptr, out, kind);
+}
 
 }  // namespace ember::native

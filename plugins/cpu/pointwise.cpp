@@ -47,18 +47,18 @@ struct PowOp {
   }
 };
 
+// The family's metadata step (shared with its meta function), then the loop; a Scalar exponent
+// becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
-  const ScalarType result = native::pow_result(name, self, et, es);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
+  const ScalarType cdt = compute_dtype(native::pow_result(name, self, et, es));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
       EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);
     } else {
-      const Tensor e = es ? scalar_tensor<C>(*es) : *et;
+      const Tensor e = es ? scalar_tensor<C>(*es) : Tensor();
       TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(e).build();
+      native::pow_meta(it, name, self, et, es, es ? &e : et, out, ok);
       run_binary<C, C>(it, PowOp<C>{});
     }
   });
@@ -227,31 +227,11 @@ void logical_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self,
 
 }  // namespace
 
-Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
-  Tensor out;
-  pow_impl("pow", out, OutKind::Functional, self, &exponent, nullptr);
-  return out;
+void pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
+  pow_impl(EMBER_VARIANT_NAME("pow", kind), out, kind, self, &exponent, nullptr);
 }
-Tensor& pow__tensor(Tensor& self, const Tensor& exponent) {
-  pow_impl("pow_", self, OutKind::InPlace, self, &exponent, nullptr);
-  return self;
-}
-Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  pow_impl("pow", out, OutKind::Out, self, &exponent, nullptr);
-  return out;
-}
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  Tensor out;
-  pow_impl("pow", out, OutKind::Functional, self, nullptr, &exponent);
-  return out;
-}
-Tensor& pow__scalar(Tensor& self, const Scalar& exponent) {
-  pow_impl("pow_", self, OutKind::InPlace, self, nullptr, &exponent);
-  return self;
-}
-Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  pow_impl("pow", out, OutKind::Out, self, nullptr, &exponent);
-  return out;
+void pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
+  pow_impl(EMBER_VARIANT_NAME("pow", kind), out, kind, self, nullptr, &exponent);
 }
 
 Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
@@ -317,9 +297,9 @@ Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& ten
   return out;
 }
 
-#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                                   \
-  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {        \
-    logical_impl<Logic::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self, other);        \
+#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                            \
+  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    logical_impl<Logic::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self, other); \
   }
 EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
 EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)

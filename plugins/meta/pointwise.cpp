@@ -1,6 +1,6 @@
-// Pointwise meta kernels (plugins/cpu/pointwise.cpp): pow, clamp, where, masked_fill, lerp and
+// Pointwise meta kernels (plugins/cpu/pointwise.cpp): clamp, where, masked_fill, lerp and
 // addcmul. Each is its dtype rule (ember/native/Rules.h, shared with the cpu kernels) and one
-// TensorIter build on kMeta; the structured logical ops have none here
+// TensorIter build on kMeta; the structured families (pow, the logical ops) have none here
 // (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 
@@ -21,26 +21,6 @@ Tensor functional(const char* name, ScalarType result, std::initializer_list<con
 }
 
 }  // namespace
-
-Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
-  return functional("pow", native::pow_result("pow", self, &exponent, nullptr), {&self, &exponent});
-}
-Tensor& pow__tensor(Tensor& self, const Tensor& exponent) {
-  return pointwise("pow_", self, OutKind::InPlace, native::pow_result("pow_", self, &exponent, nullptr),
-                   {&self, &exponent});
-}
-Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  return pointwise("pow", out, OutKind::Out, native::pow_result("pow", self, &exponent, nullptr), {&self, &exponent});
-}
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  return functional("pow", native::pow_result("pow", self, nullptr, &exponent), {&self});
-}
-Tensor& pow__scalar(Tensor& self, const Scalar& exponent) {
-  return pointwise("pow_", self, OutKind::InPlace, native::pow_result("pow_", self, nullptr, &exponent), {&self});
-}
-Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  return pointwise("pow", out, OutKind::Out, native::pow_result("pow", self, nullptr, &exponent), {&self});
-}
 
 Tensor clamp(const Tensor& self, const OptScalar& min, const OptScalar& max) {
   return functional("clamp", native::clamp_result("clamp", self, min, max), {&self});

@@ -23,5 +23,9 @@ ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& 
                       const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
+// out = self ** exponent, the exponent a tensor (`et`) or a Scalar (`es`); `e_operand` as
+// arith_meta's `b_operand`. Returns the result dtype.
+ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
+                    const Tensor* e_operand, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
