@@ -55,6 +55,14 @@ ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const 
   return result;
 }
 
+ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max, Tensor& out, OutKind kind) {
+  const ScalarType result = clamp_result(name, self, min, max);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -131,6 +139,13 @@ void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& 
   const char* op = EMBER_VARIANT_NAME("pow", kind);
   TensorIter it = meta_iter(op);
   pow_meta(it, op, self, nullptr, &exponent, nullptr, out, kind);
+}
+
+void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
+                OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("clamp", kind);
+  TensorIter it = meta_iter(op);
+  clamp_meta(it, op, self, min, max, out, kind);
 }
 
 }  // namespace ember::native

@@ -74,9 +74,7 @@ struct ClampOp {
 
 void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
                 const std::optional<Scalar>& max) {
-  const ScalarType result = native::clamp_result(name, self, min, max);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
+  const ScalarType cdt = compute_dtype(native::clamp_result(name, self, min, max));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
@@ -93,7 +91,7 @@ void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, c
       if (min) lo = scalar_to<C>(*min);
       if (max) hi = scalar_to<C>(*max);
       TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
+      native::clamp_meta(it, name, self, min, max, out, ok);  // the family's metadata step
       run_nary<C, C, 1>(it, ClampOp<C>{lo, hi});
     }
   });
@@ -234,18 +232,9 @@ void pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& o
   pow_impl(EMBER_VARIANT_NAME("pow", kind), out, kind, self, nullptr, &exponent);
 }
 
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out;
-  clamp_impl("clamp", out, OutKind::Functional, self, min, max);
-  return out;
-}
-Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  clamp_impl("clamp_", self, OutKind::InPlace, self, min, max);
-  return self;
-}
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out) {
-  clamp_impl("clamp", out, OutKind::Out, self, min, max);
-  return out;
+void clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
+               OutKind kind) {
+  clamp_impl(EMBER_VARIANT_NAME("clamp", kind), out, kind, self, min, max);
 }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {

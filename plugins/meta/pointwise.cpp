@@ -1,7 +1,6 @@
-// Pointwise meta kernels (plugins/cpu/pointwise.cpp): clamp, where, masked_fill, lerp and
-// addcmul. Each is its dtype rule (ember/native/Rules.h, shared with the cpu kernels) and one
-// TensorIter build on kMeta; the structured families (pow, the logical ops) have none here
-// (plugins/common/ElementwiseMeta.cpp).
+// Pointwise meta kernels (plugins/cpu/pointwise.cpp): where, masked_fill, lerp and addcmul. Each is its dtype rule
+// (ember/native/Rules.h, shared with the cpu kernels) and one TensorIter build on kMeta; the structured families (pow,
+// clamp, the logical ops) have none here (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 
 namespace ember::meta {
@@ -21,16 +20,6 @@ Tensor functional(const char* name, ScalarType result, std::initializer_list<con
 }
 
 }  // namespace
-
-Tensor clamp(const Tensor& self, const OptScalar& min, const OptScalar& max) {
-  return functional("clamp", native::clamp_result("clamp", self, min, max), {&self});
-}
-Tensor& clamp_(Tensor& self, const OptScalar& min, const OptScalar& max) {
-  return pointwise("clamp_", self, OutKind::InPlace, native::clamp_result("clamp_", self, min, max), {&self});
-}
-Tensor& clamp_out(const Tensor& self, const OptScalar& min, const OptScalar& max, Tensor& out) {
-  return pointwise("clamp", out, OutKind::Out, native::clamp_result("clamp", self, min, max), {&self});
-}
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   return functional("where", native::where_result("where", condition, self, other), {&condition, &self, &other});

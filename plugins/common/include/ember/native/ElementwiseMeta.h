@@ -27,5 +27,8 @@ void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Te
 // arith_meta's `b_operand`. Returns the result dtype.
 ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
                     const Tensor* e_operand, Tensor& out, OutKind kind);
+// out = min(max(self, min), max). Returns the result dtype.
+ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
