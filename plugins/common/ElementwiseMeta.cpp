@@ -63,6 +63,14 @@ ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, cons
   return result;
 }
 
+ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
+                     OutKind kind) {
+  const ScalarType result = lerp_result(name, self, end);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).add_input(end).build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -146,6 +154,12 @@ void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std:
   const char* op = EMBER_VARIANT_NAME("clamp", kind);
   TensorIter it = meta_iter(op);
   clamp_meta(it, op, self, min, max, out, kind);
+}
+
+void meta_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("lerp", kind);
+  TensorIter it = meta_iter(op);
+  lerp_meta(it, op, self, end, out, kind);
 }
 
 }  // namespace ember::native

@@ -151,13 +151,11 @@ struct LerpOp {
 };
 
 void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& end, const Scalar& weight) {
-  const ScalarType result = native::lerp_result(name, self, end);
-  check_out(name, ok, out, result);
+  TensorIter it(name);
+  const ScalarType result = native::lerp_meta(it, name, self, end, out, ok);  // the family's metadata step
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(end).build();
       run_binary<C, C>(it, LerpOp<C>{scalar_to<C>(weight)});
     }
   });
@@ -257,18 +255,8 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   return self;
 }
 
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  Tensor out;
-  lerp_impl("lerp", out, OutKind::Functional, self, end, weight);
-  return out;
-}
-Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
-  lerp_impl("lerp_", self, OutKind::InPlace, self, end, weight);
-  return self;
-}
-Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
-  lerp_impl("lerp", out, OutKind::Out, self, end, weight);
-  return out;
+void lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out, OutKind kind) {
+  lerp_impl(EMBER_VARIANT_NAME("lerp", kind), out, kind, self, end, weight);
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {

@@ -1,6 +1,7 @@
-// Pointwise meta kernels (plugins/cpu/pointwise.cpp): where, masked_fill, lerp and addcmul. Each is its dtype rule
-// (ember/native/Rules.h, shared with the cpu kernels) and one TensorIter build on kMeta; the structured families (pow,
-// clamp, the logical ops) have none here (plugins/common/ElementwiseMeta.cpp).
+// Pointwise meta kernels (plugins/cpu/pointwise.cpp): where, masked_fill and addcmul. Each is its
+// dtype rule (ember/native/Rules.h, shared with the cpu kernels) and one TensorIter build on kMeta;
+// the structured families (pow, clamp, lerp, the logical ops) have none here
+// (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 
 namespace ember::meta {
@@ -40,16 +41,6 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_scalar_fits(value, self.dtype(), "masked_fill_");
   iterate("masked_fill_", self, OutKind::InPlace, self.dtype(), {&mask, &self});
   return self;
-}
-
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& /*weight*/) {
-  return functional("lerp", native::lerp_result("lerp", self, end), {&self, &end});
-}
-Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& /*weight*/) {
-  return pointwise("lerp_", self, OutKind::InPlace, native::lerp_result("lerp_", self, end), {&self, &end});
-}
-Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out) {
-  return pointwise("lerp", out, OutKind::Out, native::lerp_result("lerp", self, end), {&self, &end});
 }
 
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/) {

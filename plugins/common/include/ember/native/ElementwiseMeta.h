@@ -30,5 +30,8 @@ ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const 
 // out = min(max(self, min), max). Returns the result dtype.
 ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max, Tensor& out, OutKind kind);
+// out = lerp(self, end, weight) (floating, one dtype); the weight needs no check.
+ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
+                     OutKind kind);
 
 }  // namespace ember::native
