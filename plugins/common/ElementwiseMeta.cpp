@@ -71,6 +71,14 @@ ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const
   return result;
 }
 
+ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& tensor1,
+                        const Tensor& tensor2, Tensor& out, OutKind kind) {
+  const ScalarType result = addcmul_result(name, self, tensor1, tensor2);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).add_input(tensor1).add_input(tensor2).build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -160,6 +168,13 @@ void meta_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& /*wei
   const char* op = EMBER_VARIANT_NAME("lerp", kind);
   TensorIter it = meta_iter(op);
   lerp_meta(it, op, self, end, out, kind);
+}
+
+void meta_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/,
+                  Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("addcmul", kind);
+  TensorIter it = meta_iter(op);
+  addcmul_meta(it, op, self, tensor1, tensor2, out, kind);
 }
 
 }  // namespace ember::native

@@ -180,13 +180,11 @@ struct AddcmulOp {
 
 void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& t1, const Tensor& t2,
                   const Scalar& value) {
-  const ScalarType result = native::addcmul_result(name, self, t1, t2);
-  check_out(name, ok, out, result);
+  TensorIter it(name);
+  const ScalarType result = native::addcmul_meta(it, name, self, t1, t2, out, ok);  // the family's metadata step
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
-      TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(t1).add_input(t2).build();
       run_nary<C, C, 3>(it, AddcmulOp<C>{scalar_to<C>(value)});
     }
   });
@@ -259,19 +257,9 @@ void lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tenso
   lerp_impl(EMBER_VARIANT_NAME("lerp", kind), out, kind, self, end, weight);
 }
 
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  Tensor out;
-  addcmul_impl("addcmul", out, OutKind::Functional, self, tensor1, tensor2, value);
-  return out;
-}
-Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  addcmul_impl("addcmul_", self, OutKind::InPlace, self, tensor1, tensor2, value);
-  return self;
-}
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
-                    Tensor& out) {
-  addcmul_impl("addcmul", out, OutKind::Out, self, tensor1, tensor2, value);
-  return out;
+void addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, Tensor& out,
+                 OutKind kind) {
+  addcmul_impl(EMBER_VARIANT_NAME("addcmul", kind), out, kind, self, tensor1, tensor2, value);
 }
 
 #define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                            \

@@ -1,6 +1,6 @@
-// Pointwise meta kernels (plugins/cpu/pointwise.cpp): where, masked_fill and addcmul. Each is its
+// Pointwise meta kernels (plugins/cpu/pointwise.cpp): where and masked_fill. Each is its
 // dtype rule (ember/native/Rules.h, shared with the cpu kernels) and one TensorIter build on kMeta;
-// the structured families (pow, clamp, lerp, the logical ops) have none here
+// the structured families (pow, clamp, lerp, addcmul, the logical ops) have none here
 // (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 
@@ -41,19 +41,6 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_scalar_fits(value, self.dtype(), "masked_fill_");
   iterate("masked_fill_", self, OutKind::InPlace, self.dtype(), {&mask, &self});
   return self;
-}
-
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/) {
-  return functional("addcmul", native::addcmul_result("addcmul", self, tensor1, tensor2), {&self, &tensor1, &tensor2});
-}
-Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/) {
-  return pointwise("addcmul_", self, OutKind::InPlace, native::addcmul_result("addcmul_", self, tensor1, tensor2),
-                   {&self, &tensor1, &tensor2});
-}
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/,
-                    Tensor& out) {
-  return pointwise("addcmul", out, OutKind::Out, native::addcmul_result("addcmul", self, tensor1, tensor2),
-                   {&self, &tensor1, &tensor2});
 }
 
 }  // namespace ember::meta

@@ -33,5 +33,8 @@ ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, cons
 // out = lerp(self, end, weight) (floating, one dtype); the weight needs no check.
 ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
                      OutKind kind);
+// out = self + value * tensor1 * tensor2; the value needs no check.
+ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& tensor1,
+                        const Tensor& tensor2, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
