@@ -79,6 +79,14 @@ ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, co
   return result;
 }
 
+ScalarType where_meta(TensorIter& it, const char* name, const Tensor& condition, const Tensor& self,
+                      const Tensor& other, Tensor& out, OutKind kind) {
+  const ScalarType result = where_result(name, condition, self, other);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(condition).add_input(self).add_input(other).build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -175,6 +183,11 @@ void meta_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tenso
   const char* op = EMBER_VARIANT_NAME("addcmul", kind);
   TensorIter it = meta_iter(op);
   addcmul_meta(it, op, self, tensor1, tensor2, out, kind);
+}
+
+void meta_where_self(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  TensorIter it = meta_iter("where");
+  where_meta(it, "where", condition, self, other, out, kind);
 }
 
 }  // namespace ember::native

@@ -8,10 +8,6 @@
 namespace ember::cpu {
 namespace {
 
-void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
-  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
-}
-
 // A 0-dim CPU tensor of dtype C holding s (a Scalar operand of a TensorIter).
 template <class C>
 Tensor scalar_tensor(const Scalar& s) {
@@ -112,13 +108,10 @@ struct MaskedFillOp {
 
 void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, const Tensor& self,
                 const Tensor& other) {
-  const ScalarType result = native::where_result(name, cond, self, other);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
-  visit_compute(cdt, name, [&](auto tag) {
+  TensorIter it(name);
+  const ScalarType result = native::where_meta(it, name, cond, self, other, out, ok);  // the family's metadata step
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    TensorIter it(name);
-    it.add_output(&out, result, ok == OutKind::Out).add_input(cond).add_input(self).add_input(other).build();
     run_nary<C, C, 3>(it, WhereOp<C>{});
   });
 }
@@ -233,14 +226,8 @@ void clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::
   clamp_impl(EMBER_VARIANT_NAME("clamp", kind), out, kind, self, min, max);
 }
 
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  Tensor out;
-  where_impl("where", out, OutKind::Functional, condition, self, other);
-  return out;
-}
-Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
-  where_impl("where", out, OutKind::Out, condition, self, other);
-  return out;
+void where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  where_impl("where", out, kind, condition, self, other);
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {

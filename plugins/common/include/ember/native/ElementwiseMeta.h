@@ -36,5 +36,8 @@ ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const
 // out = self + value * tensor1 * tensor2; the value needs no check.
 ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& tensor1,
                         const Tensor& tensor2, Tensor& out, OutKind kind);
+// out = condition ? self : other (condition a bool tensor; self and other promoted).
+ScalarType where_meta(TensorIter& it, const char* name, const Tensor& condition, const Tensor& self,
+                      const Tensor& other, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
