@@ -45,6 +45,48 @@ void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Te
   it.add_output(&out, kBool, kind == OutKind::Out).add_input(self).add_input(other).build();
 }
 
+ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
+                    const Tensor* e_operand, Tensor& out, OutKind kind) {
+  const ScalarType result = pow_result(name, self, et, es);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self);
+  if (e_operand) it.add_input(*e_operand);
+  it.build();
+  return result;
+}
+
+ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max, Tensor& out, OutKind kind) {
+  const ScalarType result = clamp_result(name, self, min, max);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
+  return result;
+}
+
+ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
+                     OutKind kind) {
+  const ScalarType result = lerp_result(name, self, end);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).add_input(end).build();
+  return result;
+}
+
+ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& tensor1,
+                        const Tensor& tensor2, Tensor& out, OutKind kind) {
+  const ScalarType result = addcmul_result(name, self, tensor1, tensor2);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).add_input(tensor1).add_input(tensor2).build();
+  return result;
+}
+
+ScalarType where_meta(TensorIter& it, const char* name, const Tensor& condition, const Tensor& self,
+                      const Tensor& other, Tensor& out, OutKind kind) {
+  const ScalarType result = where_result(name, condition, self, other);
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(condition).add_input(self).add_input(other).build();
+  return result;
+}
+
 // ---- the meta functions: the metadata step on kMeta ---------------------------------------
 
 namespace {
@@ -111,5 +153,41 @@ EMBER_META_LOGICAL(logical_and)
 EMBER_META_LOGICAL(logical_or)
 EMBER_META_LOGICAL(logical_xor)
 #undef EMBER_META_LOGICAL
+
+void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("pow", kind);
+  TensorIter it = meta_iter(op);
+  pow_meta(it, op, self, &exponent, nullptr, &exponent, out, kind);
+}
+void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("pow", kind);
+  TensorIter it = meta_iter(op);
+  pow_meta(it, op, self, nullptr, &exponent, nullptr, out, kind);
+}
+
+void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
+                OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("clamp", kind);
+  TensorIter it = meta_iter(op);
+  clamp_meta(it, op, self, min, max, out, kind);
+}
+
+void meta_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("lerp", kind);
+  TensorIter it = meta_iter(op);
+  lerp_meta(it, op, self, end, out, kind);
+}
+
+void meta_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/,
+                  Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("addcmul", kind);
+  TensorIter it = meta_iter(op);
+  addcmul_meta(it, op, self, tensor1, tensor2, out, kind);
+}
+
+void meta_where_self(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  TensorIter it = meta_iter("where");
+  where_meta(it, "where", condition, self, other, out, kind);
+}
 
 }  // namespace ember::native

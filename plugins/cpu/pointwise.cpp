@@ -8,10 +8,6 @@
 namespace ember::cpu {
 namespace {
 
-void check_out(const char* name, OutKind ok, const Tensor& out, ScalarType result) {
-  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
-}
-
 // A 0-dim CPU tensor of dtype C holding s (a Scalar operand of a TensorIter).
 template <class C>
 Tensor scalar_tensor(const Scalar& s) {
@@ -47,18 +43,18 @@ struct PowOp {
   }
 };
 
+// The family's metadata step (shared with its meta function), then the loop; a Scalar exponent
+// becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
-  const ScalarType result = native::pow_result(name, self, et, es);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
+  const ScalarType cdt = compute_dtype(native::pow_result(name, self, et, es));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
       EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);
     } else {
-      const Tensor e = es ? scalar_tensor<C>(*es) : *et;
+      const Tensor e = es ? scalar_tensor<C>(*es) : Tensor();
       TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(e).build();
+      native::pow_meta(it, name, self, et, es, es ? &e : et, out, ok);
       run_binary<C, C>(it, PowOp<C>{});
     }
   });
@@ -74,9 +70,7 @@ struct ClampOp {
 
 void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
                 const std::optional<Scalar>& max) {
-  const ScalarType result = native::clamp_result(name, self, min, max);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
+  const ScalarType cdt = compute_dtype(native::clamp_result(name, self, min, max));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
@@ -93,7 +87,7 @@ void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, c
       if (min) lo = scalar_to<C>(*min);
       if (max) hi = scalar_to<C>(*max);
       TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).build();
+      native::clamp_meta(it, name, self, min, max, out, ok);  // the family's metadata step
       run_nary<C, C, 1>(it, ClampOp<C>{lo, hi});
     }
   });
@@ -114,13 +108,10 @@ struct MaskedFillOp {
 
 void where_impl(const char* name, Tensor& out, OutKind ok, const Tensor& cond, const Tensor& self,
                 const Tensor& other) {
-  const ScalarType result = native::where_result(name, cond, self, other);
-  check_out(name, ok, out, result);
-  const ScalarType cdt = compute_dtype(result);
-  visit_compute(cdt, name, [&](auto tag) {
+  TensorIter it(name);
+  const ScalarType result = native::where_meta(it, name, cond, self, other, out, ok);  // the family's metadata step
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    TensorIter it(name);
-    it.add_output(&out, result, ok == OutKind::Out).add_input(cond).add_input(self).add_input(other).build();
     run_nary<C, C, 3>(it, WhereOp<C>{});
   });
 }
@@ -153,13 +144,11 @@ struct LerpOp {
 };
 
 void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& end, const Scalar& weight) {
-  const ScalarType result = native::lerp_result(name, self, end);
-  check_out(name, ok, out, result);
+  TensorIter it(name);
+  const ScalarType result = native::lerp_meta(it, name, self, end, out, ok);  // the family's metadata step
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(end).build();
       run_binary<C, C>(it, LerpOp<C>{scalar_to<C>(weight)});
     }
   });
@@ -184,13 +173,11 @@ struct AddcmulOp {
 
 void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& t1, const Tensor& t2,
                   const Scalar& value) {
-  const ScalarType result = native::addcmul_result(name, self, t1, t2);
-  check_out(name, ok, out, result);
+  TensorIter it(name);
+  const ScalarType result = native::addcmul_meta(it, name, self, t1, t2, out, ok);  // the family's metadata step
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (!std::is_same_v<C, bool>) {
-      TensorIter it(name);
-      it.add_output(&out, result, ok == OutKind::Out).add_input(self).add_input(t1).add_input(t2).build();
       run_nary<C, C, 3>(it, AddcmulOp<C>{scalar_to<C>(value)});
     }
   });
@@ -227,55 +214,20 @@ void logical_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self,
 
 }  // namespace
 
-Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
-  Tensor out;
-  pow_impl("pow", out, OutKind::Functional, self, &exponent, nullptr);
-  return out;
+void pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
+  pow_impl(EMBER_VARIANT_NAME("pow", kind), out, kind, self, &exponent, nullptr);
 }
-Tensor& pow__tensor(Tensor& self, const Tensor& exponent) {
-  pow_impl("pow_", self, OutKind::InPlace, self, &exponent, nullptr);
-  return self;
-}
-Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  pow_impl("pow", out, OutKind::Out, self, &exponent, nullptr);
-  return out;
-}
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  Tensor out;
-  pow_impl("pow", out, OutKind::Functional, self, nullptr, &exponent);
-  return out;
-}
-Tensor& pow__scalar(Tensor& self, const Scalar& exponent) {
-  pow_impl("pow_", self, OutKind::InPlace, self, nullptr, &exponent);
-  return self;
-}
-Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  pow_impl("pow", out, OutKind::Out, self, nullptr, &exponent);
-  return out;
+void pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
+  pow_impl(EMBER_VARIANT_NAME("pow", kind), out, kind, self, nullptr, &exponent);
 }
 
-Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  Tensor out;
-  clamp_impl("clamp", out, OutKind::Functional, self, min, max);
-  return out;
-}
-Tensor& clamp_(Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  clamp_impl("clamp_", self, OutKind::InPlace, self, min, max);
-  return self;
-}
-Tensor& clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out) {
-  clamp_impl("clamp", out, OutKind::Out, self, min, max);
-  return out;
+void clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
+               OutKind kind) {
+  clamp_impl(EMBER_VARIANT_NAME("clamp", kind), out, kind, self, min, max);
 }
 
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  Tensor out;
-  where_impl("where", out, OutKind::Functional, condition, self, other);
-  return out;
-}
-Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
-  where_impl("where", out, OutKind::Out, condition, self, other);
-  return out;
+void where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  where_impl("where", out, kind, condition, self, other);
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
@@ -288,38 +240,18 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   return self;
 }
 
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& weight) {
-  Tensor out;
-  lerp_impl("lerp", out, OutKind::Functional, self, end, weight);
-  return out;
-}
-Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& weight) {
-  lerp_impl("lerp_", self, OutKind::InPlace, self, end, weight);
-  return self;
-}
-Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out) {
-  lerp_impl("lerp", out, OutKind::Out, self, end, weight);
-  return out;
+void lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out, OutKind kind) {
+  lerp_impl(EMBER_VARIANT_NAME("lerp", kind), out, kind, self, end, weight);
 }
 
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  Tensor out;
-  addcmul_impl("addcmul", out, OutKind::Functional, self, tensor1, tensor2, value);
-  return out;
-}
-Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
-  addcmul_impl("addcmul_", self, OutKind::InPlace, self, tensor1, tensor2, value);
-  return self;
-}
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
-                    Tensor& out) {
-  addcmul_impl("addcmul", out, OutKind::Out, self, tensor1, tensor2, value);
-  return out;
+void addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value, Tensor& out,
+                 OutKind kind) {
+  addcmul_impl(EMBER_VARIANT_NAME("addcmul", kind), out, kind, self, tensor1, tensor2, value);
 }
 
-#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                                   \
-  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {        \
-    logical_impl<Logic::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self, other);        \
+#define EMBER_CPU_DEFINE_LOGICAL(name, Kind)                                            \
+  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    logical_impl<Logic::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self, other); \
   }
 EMBER_CPU_DEFINE_LOGICAL(logical_and, And)
 EMBER_CPU_DEFINE_LOGICAL(logical_or, Or)

@@ -1,99 +1,24 @@
-// Pointwise meta kernels (plugins/cpu/pointwise.cpp): pow, clamp, where, masked_fill, lerp and
-// addcmul. Each is its dtype rule (ember/native/Rules.h, shared with the cpu kernels) and one
-// TensorIter build on kMeta; the structured logical ops have none here
+// Pointwise meta kernels (plugins/cpu/pointwise.cpp): masked_fill, its dtype rule
+// (ember/native/Rules.h, shared with the cpu kernels) and one TensorIter build on kMeta; the
+// structured families (pow, clamp, where, lerp, addcmul, the logical ops) have none here
 // (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 
 namespace ember::meta {
-namespace {
-
-// A functional, in-place or out= call of an op whose dtype rule gave `result`.
-Tensor& pointwise(const char* name, Tensor& out, OutKind ok, ScalarType result,
-                  std::initializer_list<const Tensor*> inputs) {
-  if (ok != OutKind::Functional) native::check_out_dtype(name, ok == OutKind::Out, out, result);
-  iterate(name, out, ok, result, inputs);
-  return out;
-}
-Tensor functional(const char* name, ScalarType result, std::initializer_list<const Tensor*> inputs) {
-  Tensor out;
-  iterate(name, out, OutKind::Functional, result, inputs);
-  return out;
-}
-
-}  // namespace
-
-Tensor pow_tensor_tensor(const Tensor& self, const Tensor& exponent) {
-  return functional("pow", native::pow_result("pow", self, &exponent, nullptr), {&self, &exponent});
-}
-Tensor& pow__tensor(Tensor& self, const Tensor& exponent) {
-  return pointwise("pow_", self, OutKind::InPlace, native::pow_result("pow_", self, &exponent, nullptr),
-                   {&self, &exponent});
-}
-Tensor& pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& out) {
-  return pointwise("pow", out, OutKind::Out, native::pow_result("pow", self, &exponent, nullptr), {&self, &exponent});
-}
-Tensor pow_tensor_scalar(const Tensor& self, const Scalar& exponent) {
-  return functional("pow", native::pow_result("pow", self, nullptr, &exponent), {&self});
-}
-Tensor& pow__scalar(Tensor& self, const Scalar& exponent) {
-  return pointwise("pow_", self, OutKind::InPlace, native::pow_result("pow_", self, nullptr, &exponent), {&self});
-}
-Tensor& pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out) {
-  return pointwise("pow", out, OutKind::Out, native::pow_result("pow", self, nullptr, &exponent), {&self});
-}
-
-Tensor clamp(const Tensor& self, const OptScalar& min, const OptScalar& max) {
-  return functional("clamp", native::clamp_result("clamp", self, min, max), {&self});
-}
-Tensor& clamp_(Tensor& self, const OptScalar& min, const OptScalar& max) {
-  return pointwise("clamp_", self, OutKind::InPlace, native::clamp_result("clamp_", self, min, max), {&self});
-}
-Tensor& clamp_out(const Tensor& self, const OptScalar& min, const OptScalar& max, Tensor& out) {
-  return pointwise("clamp", out, OutKind::Out, native::clamp_result("clamp", self, min, max), {&self});
-}
-
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  return functional("where", native::where_result("where", condition, self, other), {&condition, &self, &other});
-}
-Tensor& where_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
-  return pointwise("where", out, OutKind::Out, native::where_result("where", condition, self, other),
-                   {&condition, &self, &other});
-}
 
 // masked_fill keeps self's dtype; the in-place form cannot grow self.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_masked_fill("masked_fill", self, mask);
   native::check_scalar_fits(value, self.dtype(), "masked_fill");
-  return functional("masked_fill", self.dtype(), {&mask, &self});
+  Tensor out;
+  iterate("masked_fill", out, OutKind::Functional, self.dtype(), {&mask, &self});
+  return out;
 }
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_masked_fill("masked_fill_", self, mask);
   native::check_scalar_fits(value, self.dtype(), "masked_fill_");
   iterate("masked_fill_", self, OutKind::InPlace, self.dtype(), {&mask, &self});
   return self;
-}
-
-Tensor lerp(const Tensor& self, const Tensor& end, const Scalar& /*weight*/) {
-  return functional("lerp", native::lerp_result("lerp", self, end), {&self, &end});
-}
-Tensor& lerp_(Tensor& self, const Tensor& end, const Scalar& /*weight*/) {
-  return pointwise("lerp_", self, OutKind::InPlace, native::lerp_result("lerp_", self, end), {&self, &end});
-}
-Tensor& lerp_out(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out) {
-  return pointwise("lerp", out, OutKind::Out, native::lerp_result("lerp", self, end), {&self, &end});
-}
-
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/) {
-  return functional("addcmul", native::addcmul_result("addcmul", self, tensor1, tensor2), {&self, &tensor1, &tensor2});
-}
-Tensor& addcmul_(Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/) {
-  return pointwise("addcmul_", self, OutKind::InPlace, native::addcmul_result("addcmul_", self, tensor1, tensor2),
-                   {&self, &tensor1, &tensor2});
-}
-Tensor& addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& /*value*/,
-                    Tensor& out) {
-  return pointwise("addcmul", out, OutKind::Out, native::addcmul_result("addcmul", self, tensor1, tensor2),
-                   {&self, &tensor1, &tensor2});
 }
 
 }  // namespace ember::meta

@@ -448,6 +448,45 @@ TEST(CpuPointwise, AddcmulEveryDtypeLayoutAndBroadcast) {
                "[3]");
 }
 
+// The out= kernels write into `out` itself: a non-contiguous out of the right shape keeps its
+// storage and strides; an empty one is resized in place (same TensorImpl).
+TEST(CpuPointwise, OutWritesIntoOutItself) {
+  const Tensor a = ember::arange(1, 13, kFloat32).view({3, 4}), b = ember::full({4}, 2.0);
+  const Tensor cond = ember::tensor({true, false, true, false});
+  struct Case {
+    const char* name;
+    std::function<Tensor&(Tensor&)> out;
+    Tensor want;
+  };
+  const std::vector<Case> cases = {
+      {"pow tensor", [&](Tensor& o) -> Tensor& { return ember::pow_out(o, a, b); }, ember::pow(a, b)},
+      {"pow scalar", [&](Tensor& o) -> Tensor& { return ember::pow_out(o, a, 2); }, ember::pow(a, 2)},
+      {"clamp", [&](Tensor& o) -> Tensor& { return ember::clamp_out(o, a, 3, 9); }, ember::clamp(a, 3, 9)},
+      {"where", [&](Tensor& o) -> Tensor& { return ember::where_out(o, cond, a, b); }, ember::where(cond, a, b)},
+      {"lerp", [&](Tensor& o) -> Tensor& { return ember::lerp_out(o, a, a * 2, 0.25); }, ember::lerp(a, a * 2, 0.25)},
+      {"addcmul", [&](Tensor& o) -> Tensor& { return ember::addcmul_out(o, a, b, a, 3); }, ember::addcmul(a, b, a, 3)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Tensor o = ember::zeros({4, 3}).t();
+    const void* data = o.data_ptr();
+    const auto* impl = o.unsafeGetTensorImpl();
+    Tensor& r = c.out(o);
+    EXPECT_EQ(&r, &o);
+    EXPECT_EQ(o.unsafeGetTensorImpl(), impl);
+    EXPECT_EQ(o.data_ptr(), data);
+    EXPECT_EQ(o.strides(), IntArrayRef({1, 3}));
+    expect_values(o, values(c.want), "non-contiguous out");
+    Tensor e = ember::empty({0});
+    const auto* eimpl = e.unsafeGetTensorImpl();
+    c.out(e);
+    EXPECT_EQ(e.unsafeGetTensorImpl(), eimpl);
+    EXPECT_EQ(e.sizes(), IntArrayRef({3, 4}));
+    EXPECT_TRUE(e.is_contiguous());
+    expect_values(e, values(c.want), "resized out");
+  }
+}
+
 // ---- logical ------------------------------------------------------------------------------
 
 TEST(CpuPointwise, LogicalEveryDtypePairAndLayout) {

@@ -23,5 +23,21 @@ ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& 
                       const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
+// out = self ** exponent, the exponent a tensor (`et`) or a Scalar (`es`); `e_operand` as
+// arith_meta's `b_operand`. Returns the result dtype.
+ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
+                    const Tensor* e_operand, Tensor& out, OutKind kind);
+// out = min(max(self, min), max). Returns the result dtype.
+ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max, Tensor& out, OutKind kind);
+// out = lerp(self, end, weight) (floating, one dtype); the weight needs no check.
+ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
+                     OutKind kind);
+// out = self + value * tensor1 * tensor2; the value needs no check.
+ScalarType addcmul_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& tensor1,
+                        const Tensor& tensor2, Tensor& out, OutKind kind);
+// out = condition ? self : other (condition a bool tensor; self and other promoted).
+ScalarType where_meta(TensorIter& it, const char* name, const Tensor& condition, const Tensor& self,
+                      const Tensor& other, Tensor& out, OutKind kind);
 
 }  // namespace ember::native
