@@ -135,6 +135,9 @@ bool scalar_keeps_dtype(ScalarType dt, const Scalar& s) {
 
 // The layer-1 fast path: every operand contiguous, of one shape and of the compute dtype.
 // Returns false when the call must take the general path (which also reports every error).
+// Offset in bytes of t's first element in its storage.
+inline int64_t first_byte(const Tensor& t) { return t.storage_offset() * static_cast<int64_t>(t.itemsize()); }
+
 template <class Visit>
 EMBER_ALWAYS_INLINE bool fast_path(const Tensor& a, const Tensor* bt, const Scalar* bs, Tensor& out,
                                    OutKind ok, ScalarType out_dtype_if_new, Visit&& visit) {
@@ -152,9 +155,10 @@ EMBER_ALWAYS_INLINE bool fast_path(const Tensor& a, const Tensor* bt, const Scal
   } else {
     if (out.dtype() != out_dtype_if_new || !out.is_contiguous() || !out.is_cpu()) return false;
     if (ok == OutKind::Out && out.sizes() != a.sizes()) return false;
-    // In place on an input is fine only when it is the very same elements.
-    if (same_storage(out, a) && out.data_ptr() != a.data_ptr()) return false;
-    if (bt && same_storage(out, *bt) && out.data_ptr() != bt->data_ptr()) return false;
+    // In place on an input is fine only when it is the very same elements (in one storage, the
+    // same first byte; compared without data_ptr's storage check, which same_storage did).
+    if (same_storage(out, a) && first_byte(out) != first_byte(a)) return false;
+    if (bt && same_storage(out, *bt) && first_byte(out) != first_byte(*bt)) return false;
   }
   visit(dt);
   return true;
