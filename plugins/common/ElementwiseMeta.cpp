@@ -45,6 +45,22 @@ void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Te
   it.add_output(&out, kBool, kind == OutKind::Out).add_input(self).add_input(other).build();
 }
 
+ScalarType compare_result(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs) {
+  check_defined(name, a, "self");
+  if (bt) check_defined(name, *bt, "other");
+  return bs ? result_type(a, *bs) : result_type(a, *bt);
+}
+
+ScalarType compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs,
+                        const Tensor* b_operand, Tensor& out, OutKind kind) {
+  const ScalarType common = compare_result(name, a, bt, bs);
+  if (kind != OutKind::Functional) check_defined(name, out, kind == OutKind::Out ? "out" : "self");
+  it.add_output(&out, kBool, kind == OutKind::Out).add_input(a);
+  if (b_operand) it.add_input(*b_operand);
+  it.build();
+  return common;
+}
+
 ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
                     const Tensor* e_operand, Tensor& out, OutKind kind) {
   const ScalarType result = pow_result(name, self, et, es);
@@ -153,6 +169,25 @@ EMBER_META_LOGICAL(logical_and)
 EMBER_META_LOGICAL(logical_or)
 EMBER_META_LOGICAL(logical_xor)
 #undef EMBER_META_LOGICAL
+
+#define EMBER_META_COMPARE(name)                                                                  \
+  void meta_##name##_Tensor(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                             \
+    TensorIter it = meta_iter(op);                                                                \
+    compare_meta(it, op, self, &other, nullptr, &other, out, kind);                               \
+  }                                                                                               \
+  void meta_##name##_Scalar(const Tensor& self, const Scalar& other, Tensor& out, OutKind kind) { \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                             \
+    TensorIter it = meta_iter(op);                                                                \
+    compare_meta(it, op, self, nullptr, &other, nullptr, out, kind);                              \
+  }
+EMBER_META_COMPARE(eq)
+EMBER_META_COMPARE(ne)
+EMBER_META_COMPARE(lt)
+EMBER_META_COMPARE(le)
+EMBER_META_COMPARE(gt)
+EMBER_META_COMPARE(ge)
+#undef EMBER_META_COMPARE
 
 void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("pow", kind);

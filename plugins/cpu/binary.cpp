@@ -1,5 +1,5 @@
 // Binary elementwise kernels: add, sub, mul, div (functional, in-place, out=, Scalar) and the
-// comparisons. See Note [CPU elementwise loops] in Loops.h.
+// comparisons (structured, Tensor and Scalar). See Note [CPU elementwise loops] in Loops.h.
 #include "Loops.h"
 #include "CPUKernels.h"
 #include "ember/native/ElementwiseMeta.h"
@@ -216,12 +216,13 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
   });
 }
 
-Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, const Scalar* bs) {
-  Tensor out;
+// The result is kBool; in place and out= write 0/1 in the output's own dtype (as PyTorch).
+void compare(const char* name, Cmp kind, Tensor& out, OutKind ok, const Tensor& a, const Tensor* bt, const Scalar* bs) {
+  // Layer 1 (kBool outputs only): same-shape contiguous operands of one compute dtype.
   if (a.defined()) {
     const ScalarType dt = a.dtype();
     if (dt != kFloat16 && dt != kBFloat16 && !is_complex_type(dt) &&
-        fast_path(a, bt, bs, out, OutKind::Functional, kBool, [&](ScalarType t) {
+        fast_path(a, bt, bs, out, ok, kBool, [&](ScalarType t) {
           const int64_t n = a.numel();
           visit_compute(t, name, [&](auto tag) {
             using C = typename decltype(tag)::type;
@@ -239,26 +240,22 @@ Tensor compare(const char* name, Cmp kind, const Tensor& a, const Tensor* bt, co
             });
           });
         }))
-      return out;
+      return;
   }
-  check_defined(name, a, "self");
-  if (bt) check_defined(name, *bt, "other");
-  const ScalarType common = bs ? result_type(a, *bs) : result_type(a, *bt);
-  const ScalarType cdt = compute_dtype(common);
+  // Layers 2 and 3: the family's metadata step; a Scalar operand becomes a 0-dim tensor of the
+  // compute dtype.
+  const ScalarType cdt = compute_dtype(native::compare_result(name, a, bt, bs));
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;
     if (bs) {
       b = empty_cpu({}, cdt);
       *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
-    } else {
-      b = *bt;
     }
     TensorIter it(name);
-    it.add_output(&out, kBool).add_input(a).add_input(b).build();
+    native::compare_meta(it, name, a, bt, bs, bs ? &b : bt, out, ok);
     with_cmp_op<C>(kind, [&](const auto& op) { run_binary<bool, C>(it, op); });
   });
-  return out;
 }
 
 }  // namespace
@@ -317,12 +314,12 @@ Tensor& div__scalar(Tensor& self, const Scalar& other) {
   return self;
 }
 
-#define EMBER_CPU_DEFINE_CMP(name, Kind)                                       \
-  Tensor name##_tensor(const Tensor& self, const Tensor& other) {              \
-    return compare(#name, Cmp::Kind, self, &other, nullptr);                   \
-  }                                                                            \
-  Tensor name##_scalar(const Tensor& self, const Scalar& other) {              \
-    return compare(#name, Cmp::Kind, self, nullptr, &other);                   \
+#define EMBER_CPU_DEFINE_CMP(name, Kind)                                                       \
+  void name##_tensor_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
+    compare(EMBER_VARIANT_NAME(#name, kind), Cmp::Kind, out, kind, self, &other, nullptr);     \
+  }                                                                                            \
+  void name##_scalar_out(const Tensor& self, const Scalar& other, Tensor& out, OutKind kind) { \
+    compare(EMBER_VARIANT_NAME(#name, kind), Cmp::Kind, out, kind, self, nullptr, &other);     \
   }
 EMBER_CPU_DEFINE_CMP(eq, Eq)
 EMBER_CPU_DEFINE_CMP(ne, Ne)

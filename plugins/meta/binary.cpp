@@ -1,8 +1,8 @@
 // Binary elementwise meta kernels (plugins/cpu/binary.cpp): the Scalar overloads of add, sub,
-// mul, div and the comparisons. Each is its family's dtype rule (ember/native/Rules.h, shared
-// with the cpu kernels) and one TensorIter build on kMeta, which broadcasts, checks in-place and
-// out= shapes, orders dimensions like the inputs and allocates the (dataless) output. The
-// structured add/sub/mul/div.Tensor have none here: see plugins/common/ElementwiseMeta.cpp.
+// mul and div. Each is its family's dtype rule (ember/native/Rules.h, shared with the cpu
+// kernels) and one TensorIter build on kMeta, which broadcasts, checks in-place and out= shapes,
+// orders dimensions like the inputs and allocates the (dataless) output. The structured
+// add/sub/mul/div.Tensor and the comparisons have none here: see plugins/common/ElementwiseMeta.cpp.
 #include "MetaHelpers.h"
 #include "ember/native/ElementwiseMeta.h"
 
@@ -22,18 +22,6 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
 Tensor arith_functional(const char* name, Arith kind, const Tensor& self, const Scalar& other, const Scalar& alpha) {
   Tensor out;
   arith(name, kind, out, OutKind::Functional, self, nullptr, &other, alpha);
-  return out;
-}
-
-Tensor compare(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs) {
-  native::check_defined(name, a, "self");
-  if (bt) native::check_defined(name, *bt, "other");
-  (void)(bs ? native::result_type(a, *bs) : native::result_type(a, *bt));  // rejects what cpu rejects
-  Tensor out;
-  if (bt)
-    iterate(name, out, OutKind::Functional, kBool, {&a, bt});
-  else
-    iterate(name, out, OutKind::Functional, kBool, {&a});
   return out;
 }
 
@@ -62,16 +50,5 @@ EMBER_META_DEFINE_ARITH(sub, Sub)
 EMBER_META_DEFINE_MULDIV(mul, Mul)
 EMBER_META_DEFINE_MULDIV(div, Div)
 #undef EMBER_META_DEFINE_MULDIV
-
-#define EMBER_META_DEFINE_CMP(name)                                                                               \
-  Tensor name##_tensor(const Tensor& self, const Tensor& other) { return compare(#name, self, &other, nullptr); } \
-  Tensor name##_scalar(const Tensor& self, const Scalar& other) { return compare(#name, self, nullptr, &other); }
-EMBER_META_DEFINE_CMP(eq)
-EMBER_META_DEFINE_CMP(ne)
-EMBER_META_DEFINE_CMP(lt)
-EMBER_META_DEFINE_CMP(le)
-EMBER_META_DEFINE_CMP(gt)
-EMBER_META_DEFINE_CMP(ge)
-#undef EMBER_META_DEFINE_CMP
 
 }  // namespace ember::meta

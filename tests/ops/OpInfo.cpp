@@ -473,9 +473,11 @@ std::map<std::string, OpInfo> build() {
   }
   for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge"}) {
     const std::string n(op);
-    add(
-        n + ".Tensor", [](SampleCtx& c) { return binary(c); }, binary_errors);
-    add(n + ".Scalar", [](SampleCtx& c) { return binary_scalar(c); });
+    for (const std::string v : {".Tensor", "_.Tensor", ".Tensor_out"})
+      add(
+          n + v, [](SampleCtx& c) { return binary(c); }, binary_errors);
+    for (const std::string v : {".Scalar", "_.Scalar", ".Scalar_out"})
+      add(n + v, [](SampleCtx& c) { return binary_scalar(c); });
   }
   for (const char* op : {"logical_and", "logical_or", "logical_xor"}) {
     const std::string n(op);

@@ -502,6 +502,66 @@ TEST(CpuBinary, ComparisonsEveryDtypeLayoutAndBroadcast) {
   expect_values(ember::eq(ember::full({1}, 2, kInt64), ember::full({1}, 2.0, kFloat16)), {1}, "int == half");
 }
 
+// In place and out= write 0/1 in the output's own dtype (values and dtypes from libtorch 1.13).
+TEST(CpuBinary, ComparisonsInPlaceAndOut) {
+  const Tensor a = ember::tensor({1.5, 2.0, 3.0}), b = ember::full({3}, 2.0);
+  Tensor of = ember::empty({3}, kFloat32);
+  Tensor& r = ember::eq_out(of, a, b);
+  EXPECT_EQ(r.unsafeGetTensorImpl(), of.unsafeGetTensorImpl());
+  EXPECT_EQ(of.dtype(), kFloat32);
+  expect_values(of, {0, 1, 0}, "eq_out float32");
+  Tensor ol = ember::empty({3}, kInt64);
+  ember::lt_out(ol, a, b);
+  EXPECT_EQ(ol.dtype(), kInt64);
+  expect_values(ol, {1, 0, 0}, "lt_out int64");
+  Tensor oi = ember::empty({0}, kInt32);  // resized to the result's shape
+  ember::ge_out(oi, a, 2);
+  EXPECT_EQ(oi.sizes(), IntArrayRef({3}));
+  EXPECT_EQ(oi.dtype(), kInt32);
+  expect_values(oi, {0, 1, 1}, "ge_out int32, Scalar");
+  Tensor o2 = ember::empty({2, 3}, kFloat64);  // another shape: resized too
+  ember::gt_out(o2, a, b.expand({3}));
+  EXPECT_EQ(o2.sizes(), IntArrayRef({3}));
+  expect_values(o2, {0, 0, 1}, "gt_out float64 of another shape");
+  Tensor ob = ember::empty({3}, kBool);  // the same-shape fast path
+  ember::ne_out(ob, a, 2.0);
+  expect_values(ob, {1, 0, 1}, "ne_out bool, Scalar");
+  ember::le_out(ob, a, b);
+  expect_values(ob, {1, 1, 0}, "le_out bool");
+
+  Tensor x = ember::tensor({1, 2, 3});  // int64
+  Tensor& xr = x.le_(2);
+  EXPECT_EQ(xr.unsafeGetTensorImpl(), x.unsafeGetTensorImpl());
+  EXPECT_EQ(x.dtype(), kInt64);
+  expect_values(x, {1, 1, 0}, "le_ int64, int Scalar");
+  Tensor x2 = ember::tensor({1, 2, 3});
+  x2.le_(2.5);  // compares in float, writes int64
+  expect_values(x2, {1, 1, 0}, "le_ int64, float Scalar");
+  Tensor f = ember::tensor({1.0, 2.0, 3.0});
+  f.gt_(ember::tensor({2}));  // other broadcast and int64
+  EXPECT_EQ(f.dtype(), kFloat32);
+  expect_values(f, {0, 0, 1}, "gt_ float32");
+  Tensor i = ember::tensor({1, 2, 3}).to(kInt32);
+  i.lt_(ember::tensor({1.5, 2.5, 2.5}));
+  EXPECT_EQ(i.dtype(), kInt32);
+  expect_values(i, {1, 1, 0}, "lt_ int32 against float");
+  Tensor bl = ember::tensor({true, false, true});  // the fast path, in place on bool
+  bl.eq_(ember::tensor({true, true, false}));
+  expect_values(bl, {1, 0, 0}, "eq_ bool");
+  Tensor bh = ember::tensor({true, false});
+  bh.ne_(0.5);
+  EXPECT_EQ(bh.dtype(), kBool);
+  expect_values(bh, {1, 1}, "ne_ bool, float Scalar");
+
+  Tensor y = ember::tensor({1.0, 2.0, 3.0});
+  EXPECT_ERROR(ValueError, y.eq_(ember::ones({2, 3})), "[eq_]", "output with shape [3]",
+               "doesn't match the broadcast shape [2, 3]");
+  expect_values(y, {1, 2, 3}, "eq_ error leaves self unchanged");
+  EXPECT_ERROR(ValueError, y.ge_(ember::ones({2, 3})), "[ge_]", "[2, 3]");
+  Tensor ow = ember::empty({3}, kInt64);
+  EXPECT_ERROR(ValueError, ember::ne_out(ow, ember::ones({2}), ember::ones({3})), "[ne]", "[2]", "[3]");
+}
+
 // ---- copies and conversions ---------------------------------------------------------------------
 
 TEST(CpuCopy, EveryDtypePairAndLayout) {

@@ -23,6 +23,13 @@ ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& 
                       const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
+// eq/ne/lt/le/gt/ge of a and b, b a tensor (`bt`) or a Scalar (`bs`): checks the operands and
+// returns the dtype they compare in.
+ScalarType compare_result(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs);
+// Their metadata step: kBool, or 0/1 in the out/self dtype in place and out=; `b_operand` as
+// arith_meta's. Returns the dtype the operands compare in.
+ScalarType compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs,
+                        const Tensor* b_operand, Tensor& out, OutKind kind);
 // out = self ** exponent, the exponent a tensor (`et`) or a Scalar (`es`); `e_operand` as
 // arith_meta's `b_operand`. Returns the result dtype.
 ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
