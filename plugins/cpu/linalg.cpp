@@ -281,17 +281,11 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   return cast_to(mm_product(self, mat2, "mm"), self.dtype());
 }
 
-// As LibTorch: out's dtype is checked before the dtype's support, out is resized (kept when it has
-// the result's shape) and must not be expanded.
 Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_pair("mm", self, mat2, 2, "self", "mat2");
   check_defined("mm", out, "out");
   check_cpu("mm", out);
-  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
-                   out.dtype());
-  native::check_matmul_dtype("mm", self.dtype());
-  resize_output(out, {self.size(0), mat2.size(1)}, "mm");
-  native::check_out_writable("mm", out);
+  native::prepare_mm_out(self, mat2, out);
   if (out.dtype() == product_dtype(out.dtype()) && out.is_contiguous() && !same_storage(out, self) &&
       !same_storage(out, mat2)) {
     Tensor o3 = out.unsqueeze(0);

@@ -21,11 +21,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   native::check_matmul_pair("mm", self, mat2, 2, "self", "mat2");
   native::check_defined("mm", out, "out");
   native::check_same_device("mm", kMeta, self, out);
-  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
-                   out.dtype());
-  native::check_matmul_dtype("mm", self.dtype());
-  native::resize_output(out, {self.size(0), mat2.size(1)}, "mm");
-  native::check_out_writable("mm", out);
+  native::prepare_mm_out(self, mat2, out);
   return out;
 }
 

@@ -630,6 +630,16 @@ inline void check_out_writable(const char* op, const Tensor& out) {
               op);
 }
 
+// mm.out's checks of a defined out on the right device, in LibTorch's order: its dtype, the
+// dtype's support, its resize to the product's shape, then no expanded out.
+inline void prepare_mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  EMBER_CHECK_TYPE(out.dtype() == self.dtype(), "[mm] expected out to have dtype {}, but got {}", self.dtype(),
+                   out.dtype());
+  check_matmul_dtype("mm", self.dtype());
+  resize_output(out, {self.size(0), mat2.size(1)}, "mm");
+  check_out_writable("mm", out);
+}
+
 // index_select's and embedding's index may be int64 or int32.
 inline void check_int_index(const char* op, const Tensor& index, const char* arg) {
   EMBER_CHECK_TYPE(index.dtype() == kInt64 || index.dtype() == kInt32,
