@@ -26,14 +26,12 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
   return result;
 }
 
-ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& a, const Tensor* bt, const Scalar* bs,
-                      const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind) {
-  const ScalarType result = arith_result(name, op, a, bt, bs, alpha);
+void arith_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
+                Tensor& out, OutKind kind) {
   check_out(name, kind, out, result);
   it.add_output(&out, result, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
   it.build();
-  return result;
 }
 
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out,
@@ -51,14 +49,12 @@ ScalarType compare_result(const char* name, const Tensor& a, const Tensor* bt, c
   return bs ? result_type(a, *bs) : result_type(a, *bt);
 }
 
-ScalarType compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs,
-                        const Tensor* b_operand, Tensor& out, OutKind kind) {
-  const ScalarType common = compare_result(name, a, bt, bs);
+void compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* b_operand, Tensor& out,
+                  OutKind kind) {
   if (kind != OutKind::Functional) check_defined(name, out, kind == OutKind::Out ? "out" : "self");
   it.add_output(&out, kBool, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
   it.build();
-  return common;
 }
 
 ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
@@ -143,7 +139,7 @@ void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, Ou
   void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                                         \
     TensorIter it = meta_iter(op);                                                                            \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, alpha, out, kind);                           \
+    arith_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, alpha), self, &other, out, kind);   \
   }
 EMBER_META_ARITH(add, Add)
 EMBER_META_ARITH(sub, Sub)
@@ -153,7 +149,7 @@ EMBER_META_ARITH(sub, Sub)
   void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
     TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, Arith::Op, self, &other, nullptr, &other, 1, out, kind);          \
+    arith_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, 1), self, &other, out, kind); \
   }
 EMBER_META_MULDIV(mul, Mul)
 EMBER_META_MULDIV(div, Div)
@@ -174,12 +170,14 @@ EMBER_META_LOGICAL(logical_xor)
   void meta_##name##_Tensor(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                             \
     TensorIter it = meta_iter(op);                                                                \
-    compare_meta(it, op, self, &other, nullptr, &other, out, kind);                               \
+    compare_result(op, self, &other, nullptr);                                                    \
+    compare_meta(it, op, self, &other, out, kind);                                                \
   }                                                                                               \
   void meta_##name##_Scalar(const Tensor& self, const Scalar& other, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                             \
     TensorIter it = meta_iter(op);                                                                \
-    compare_meta(it, op, self, nullptr, &other, nullptr, out, kind);                              \
+    compare_result(op, self, nullptr, &other);                                                    \
+    compare_meta(it, op, self, nullptr, out, kind);                                               \
   }
 EMBER_META_COMPARE(eq)
 EMBER_META_COMPARE(ne)

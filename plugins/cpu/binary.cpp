@@ -202,7 +202,8 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
   // Layers 2 and 3: TensorIter with promotion, broadcasting, strides and conversions. The
   // metadata step is the family's (shared with its meta function); a Scalar operand becomes a
   // 0-dim tensor of the compute dtype.
-  const ScalarType cdt = compute_dtype(native::arith_result(name, kind, a, bt, bs, alpha));
+  const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
+  const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;
@@ -211,7 +212,7 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
       *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
     }
     TensorIter it(name);
-    native::arith_meta(it, name, kind, a, bt, bs, bs ? &b : bt, alpha, out, ok);
+    native::arith_meta(it, name, result, a, bs ? &b : bt, out, ok);
     with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
   });
 }
@@ -253,7 +254,7 @@ void compare(const char* name, Cmp kind, Tensor& out, OutKind ok, const Tensor& 
       *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
     }
     TensorIter it(name);
-    native::compare_meta(it, name, a, bt, bs, bs ? &b : bt, out, ok);
+    native::compare_meta(it, name, a, bs ? &b : bt, out, ok);
     with_cmp_op<C>(kind, [&](const auto& op) { run_binary<bool, C>(it, op); });
   });
 }

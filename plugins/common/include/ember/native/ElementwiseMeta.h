@@ -17,19 +17,20 @@ namespace ember::native {
 // out = op(self): result dtype from `rule`. Returns the result dtype.
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
                       OutKind kind);
-// out = a (op) b, b a tensor (`bt`) or a Scalar (`bs`); the dtype rule sees them as given, `it`
-// iterates over a and `b_operand` (a backend's 0-dim tensor for a Scalar; null: a only).
-ScalarType arith_meta(TensorIter& it, const char* name, Arith op, const Tensor& a, const Tensor* bt, const Scalar* bs,
-                      const Tensor* b_operand, const Scalar& alpha, Tensor& out, OutKind kind);
+// out = a (op) b: the out checks and `it` over a and `b_operand` (a backend's 0-dim tensor for a
+// Scalar; null: a only), for the `result` dtype arith_result (ember/native/Rules.h) gave. The
+// caller runs the rule first, once: a backend needs its dtype to make the Scalar's operand.
+void arith_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
+                Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
 // eq/ne/lt/le/gt/ge of a and b, b a tensor (`bt`) or a Scalar (`bs`): checks the operands and
 // returns the dtype they compare in.
 ScalarType compare_result(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs);
-// Their metadata step: kBool, or 0/1 in the out/self dtype in place and out=; `b_operand` as
-// arith_meta's. Returns the dtype the operands compare in.
-ScalarType compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs,
-                        const Tensor* b_operand, Tensor& out, OutKind kind);
+// Their metadata step, after compare_result: kBool, or 0/1 in the out/self dtype in place and
+// out=; `b_operand` as arith_meta's.
+void compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* b_operand, Tensor& out,
+                  OutKind kind);
 // out = self ** exponent, the exponent a tensor (`et`) or a Scalar (`es`); `e_operand` as
 // arith_meta's `b_operand`. Returns the result dtype.
 ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
