@@ -26,8 +26,8 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
   return result;
 }
 
-void arith_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
-                Tensor& out, OutKind kind) {
+void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
+                 Tensor& out, OutKind kind) {
   check_out(name, kind, out, result);
   it.add_output(&out, result, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
@@ -55,24 +55,6 @@ void compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tenso
   it.add_output(&out, kBool, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
   it.build();
-}
-
-ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
-                    const Tensor* e_operand, Tensor& out, OutKind kind) {
-  const ScalarType result = pow_result(name, self, et, es);
-  check_out(name, kind, out, result);
-  it.add_output(&out, result, kind == OutKind::Out).add_input(self);
-  if (e_operand) it.add_input(*e_operand);
-  it.build();
-  return result;
-}
-
-ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
-                      const std::optional<Scalar>& max, Tensor& out, OutKind kind) {
-  const ScalarType result = clamp_result(name, self, min, max);
-  check_out(name, kind, out, result);
-  it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
-  return result;
 }
 
 ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
@@ -139,17 +121,17 @@ void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, Ou
   void meta_##name(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) { \
     const char* op = EMBER_VARIANT_NAME(#name, kind);                                                         \
     TensorIter it = meta_iter(op);                                                                            \
-    arith_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, alpha), self, &other, out, kind);   \
+    binary_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, alpha), self, &other, out, kind);  \
   }
 EMBER_META_ARITH(add, Add)
 EMBER_META_ARITH(sub, Sub)
 #undef EMBER_META_ARITH
 
-#define EMBER_META_MULDIV(name, Op)                                                      \
-  void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) { \
-    const char* op = EMBER_VARIANT_NAME(#name, kind);                                    \
-    TensorIter it = meta_iter(op);                                                       \
-    arith_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, 1), self, &other, out, kind); \
+#define EMBER_META_MULDIV(name, Op)                                                                      \
+  void meta_##name(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {                 \
+    const char* op = EMBER_VARIANT_NAME(#name, kind);                                                    \
+    TensorIter it = meta_iter(op);                                                                       \
+    binary_meta(it, op, arith_result(op, Arith::Op, self, &other, nullptr, 1), self, &other, out, kind); \
   }
 EMBER_META_MULDIV(mul, Mul)
 EMBER_META_MULDIV(div, Div)
@@ -190,19 +172,19 @@ EMBER_META_COMPARE(ge)
 void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("pow", kind);
   TensorIter it = meta_iter(op);
-  pow_meta(it, op, self, &exponent, nullptr, &exponent, out, kind);
+  binary_meta(it, op, pow_result(op, self, &exponent, nullptr), self, &exponent, out, kind);
 }
 void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("pow", kind);
   TensorIter it = meta_iter(op);
-  pow_meta(it, op, self, nullptr, &exponent, nullptr, out, kind);
+  binary_meta(it, op, pow_result(op, self, nullptr, &exponent), self, nullptr, out, kind);
 }
 
 void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
                 OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("clamp", kind);
   TensorIter it = meta_iter(op);
-  clamp_meta(it, op, self, min, max, out, kind);
+  binary_meta(it, op, clamp_result(op, self, min, max), self, nullptr, out, kind);
 }
 
 void meta_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out, OutKind kind) {

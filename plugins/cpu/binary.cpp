@@ -212,7 +212,7 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
       *static_cast<C*>(b.data_ptr()) = scalar_to<C>(*bs);
     }
     TensorIter it(name);
-    native::arith_meta(it, name, result, a, bs ? &b : bt, out, ok);
+    native::binary_meta(it, name, result, a, bs ? &b : bt, out, ok);
     with_arith_op<C>(kind, alpha, [&](const auto& op) { run_binary<C, C>(it, op); });
   });
 }

@@ -46,7 +46,8 @@ struct PowOp {
 // The family's metadata step (shared with its meta function), then the loop; a Scalar exponent
 // becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
-  const ScalarType cdt = compute_dtype(native::pow_result(name, self, et, es));
+  const ScalarType result = native::pow_result(name, self, et, es);
+  const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
@@ -54,7 +55,7 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
     } else {
       const Tensor e = es ? scalar_tensor<C>(*es) : Tensor();
       TensorIter it(name);
-      native::pow_meta(it, name, self, et, es, es ? &e : et, out, ok);
+      native::binary_meta(it, name, result, self, es ? &e : et, out, ok);
       run_binary<C, C>(it, PowOp<C>{});
     }
   });
@@ -70,7 +71,8 @@ struct ClampOp {
 
 void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
                 const std::optional<Scalar>& max) {
-  const ScalarType cdt = compute_dtype(native::clamp_result(name, self, min, max));
+  const ScalarType result = native::clamp_result(name, self, min, max);
+  const ScalarType cdt = compute_dtype(result);
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
@@ -87,7 +89,7 @@ void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, c
       if (min) lo = scalar_to<C>(*min);
       if (max) hi = scalar_to<C>(*max);
       TensorIter it(name);
-      native::clamp_meta(it, name, self, min, max, out, ok);  // the family's metadata step
+      native::binary_meta(it, name, result, self, nullptr, out, ok);  // the family's metadata step
       run_nary<C, C, 1>(it, ClampOp<C>{lo, hi});
     }
   });

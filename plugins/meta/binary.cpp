@@ -16,7 +16,7 @@ using native::Arith;
 void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& a, const Tensor* bt, const Scalar* bs,
            const Scalar& alpha) {
   native::TensorIter it(name, kMeta, nullptr);
-  native::arith_meta(it, name, native::arith_result(name, kind, a, bt, bs, alpha), a, bt, out, ok);
+  native::binary_meta(it, name, native::arith_result(name, kind, a, bt, bs, alpha), a, bt, out, ok);
 }
 
 Tensor arith_functional(const char* name, Arith kind, const Tensor& self, const Scalar& other, const Scalar& alpha) {

@@ -17,27 +17,21 @@ namespace ember::native {
 // out = op(self): result dtype from `rule`. Returns the result dtype.
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
                       OutKind kind);
-// out = a (op) b: the out checks and `it` over a and `b_operand` (a backend's 0-dim tensor for a
-// Scalar; null: a only), for the `result` dtype arith_result (ember/native/Rules.h) gave. The
-// caller runs the rule first, once: a backend needs its dtype to make the Scalar's operand.
-void arith_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
-                Tensor& out, OutKind kind);
+// out = f(a, b) for add/sub/mul/div, pow and clamp: the out checks and `it` over a and
+// `b_operand` (a backend's 0-dim tensor for a Scalar; null: a only), for the `result` dtype the
+// family's rule (arith_result, pow_result, clamp_result in ember/native/Rules.h) gave. The caller
+// runs the rule first, once: a backend needs its dtype to make the Scalar's operand.
+void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
+                 Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
 // eq/ne/lt/le/gt/ge of a and b, b a tensor (`bt`) or a Scalar (`bs`): checks the operands and
 // returns the dtype they compare in.
 ScalarType compare_result(const char* name, const Tensor& a, const Tensor* bt, const Scalar* bs);
 // Their metadata step, after compare_result: kBool, or 0/1 in the out/self dtype in place and
-// out=; `b_operand` as arith_meta's.
+// out=; `b_operand` as binary_meta's.
 void compare_meta(TensorIter& it, const char* name, const Tensor& a, const Tensor* b_operand, Tensor& out,
                   OutKind kind);
-// out = self ** exponent, the exponent a tensor (`et`) or a Scalar (`es`); `e_operand` as
-// arith_meta's `b_operand`. Returns the result dtype.
-ScalarType pow_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor* et, const Scalar* es,
-                    const Tensor* e_operand, Tensor& out, OutKind kind);
-// out = min(max(self, min), max). Returns the result dtype.
-ScalarType clamp_meta(TensorIter& it, const char* name, const Tensor& self, const std::optional<Scalar>& min,
-                      const std::optional<Scalar>& max, Tensor& out, OutKind kind);
 // out = lerp(self, end, weight) (floating, one dtype); the weight needs no check.
 ScalarType lerp_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& end, Tensor& out,
                      OutKind kind);
