@@ -699,15 +699,29 @@ Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, 
   return zeros(self_sizes, grad.options()).scatter_add(dim, index, grad);
 }
 
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  if (index.numel() == 0) return zeros(src_sizes, grad.options());
+  Tensor g = grad.gather(dim, index);
+  // Elements of src beyond the index's extent are never read: pad with zeros up to src's shape.
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    const int64_t missing = src_sizes[static_cast<size_t>(d)] - g.size(d);
+    if (missing <= 0) continue;
+    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
+    shape[static_cast<size_t>(d)] = missing;
+    g = cat({g, zeros(shape, g.options())}, d);
+  }
+  return g;
+}
+
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
   const std::vector<int64_t> shape = infer_size(self_sizes, mask.sizes());
-  const Tensor z = zeros(shape, grad.options()).index_put({mask.expand(shape)}, grad);
+  const Tensor z = zeros(shape, grad.options()).index_put({to_dtype(mask, kBool).expand(shape)}, grad);
   return sum_to(z, self_sizes);
 }
 
 Tensor masked_scatter_backward(const Tensor& grad, const Tensor& mask, IntArrayRef sizes) {
   const int64_t numel = product(sizes);
-  Tensor selected = grad.masked_select(mask);
+  Tensor selected = grad.masked_select(to_dtype(mask, kBool));
   const int64_t missing = numel - selected.numel();
   if (missing > 0) selected = cat({selected, zeros({missing}, grad.options())}, 0);
   return selected.reshape(sizes);

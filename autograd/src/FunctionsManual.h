@@ -135,6 +135,8 @@ Tensor index_put_values_backward(const Tensor& grad, const std::vector<std::opti
                                  IntArrayRef values_sizes, ScalarType values_st);
 Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index);
 Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index, bool sparse_grad);
+// scatter's src: the gradient at the places the index names, zeros where src is larger than index.
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes);
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask);
 Tensor masked_scatter_backward(const Tensor& grad, const Tensor& mask, IntArrayRef sizes);
 Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
