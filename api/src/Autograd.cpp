@@ -119,6 +119,7 @@ void NodeState::record(std::unique_ptr<NodeState> st, const variable_list& input
   a.state = st.get();
   a.release = &release_state;
   a.backward = backward;
+  a.once_differentiable = st->once_differentiable;
   fn(a);         // throws: nothing was recorded and the state is still ours
   st.release();  // the node owns it now
 }

@@ -38,6 +38,9 @@ Tensor to_options(const Tensor& t, const TensorOptions& options);
 Tensor sum_to(const Tensor& t, IntArrayRef shape);
 // The gradient of a broadcast operand: sum_to its shape, cast to its dtype.
 Tensor reduce_grad(const Tensor& grad, IntArrayRef shape, ScalarType st);
+// PyTorch's handle_r_to_c (a complex gradient of a real input keeps its real part): Ember has no
+// complex tensors, so the gradient passes through.
+inline Tensor handle_r_to_c(ScalarType, Tensor gradient) { return gradient; }
 // t * s, skipping the multiplication when s is 1.
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 // The shape `a` and `b` broadcast to.

@@ -91,6 +91,7 @@ struct EMBER_API NodeState {
   std::string name;
   AutogradContext ctx;
   std::vector<bool> arg_is_input;  // per forward argument, a variable_list counting per element
+  bool once_differentiable = false;  // T::is_once_differentiable
 
   // Before forward: which inputs need a gradient.
   void begin_forward(const variable_list& inputs);
@@ -143,7 +144,10 @@ void call_backward(void* s, const Tensor* saved, size_t num_saved, const Tensor*
 //   };
 //   Tensor y = Cube::apply(x);
 // forward runs with grad mode off and returns a Tensor or a variable_list; backward returns one
-// gradient per forward argument (undefined for those that are not tensors).
+// gradient per forward argument (undefined for those that are not tensors). backward runs with
+// grad mode on under create_graph, so a backward written with ember ops is differentiable; one
+// that is not declares `static constexpr bool is_once_differentiable = true;` (Python's
+// @once_differentiable) and differentiating it again is an error instead of a wrong result.
 template <class T>
 struct Function {
   template <class X = T, class... Args>
@@ -153,6 +157,7 @@ struct Function {
                   "Function<T>::forward must return a Tensor or a variable_list");
     auto st = std::make_unique<detail::NodeState>();
     st->name = detail::function_name(typeid(T));
+    if constexpr (requires { X::is_once_differentiable; }) st->once_differentiable = X::is_once_differentiable;
     variable_list inputs;
     (detail::collect_input(*st, inputs, args), ...);
     st->begin_forward(inputs);
