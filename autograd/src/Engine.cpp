@@ -194,9 +194,13 @@ class GraphTask {
   }
 
   void wrap_delayed_error(NodeImpl& fn, const variable_list& grads, variable_list& outputs) {
+    // Its results depend on the grads and on the forward's inputs (through what it saved): both
+    // lead to the error, so a second differentiation cannot silently miss a term.
     edge_list next;
     for (const Tensor& g : grads)
       if (g.defined() && requires_grad(g)) next.push_back(gradient_edge(g));
+    for (const Edge& e : fn.next_edges())
+      if (e.is_valid()) next.push_back(e);
     if (next.empty()) return;
     auto err = NodeImpl::make<DelayedError>(
         fmt::format("[autograd] trying to differentiate twice a function that was marked as once differentiable "
