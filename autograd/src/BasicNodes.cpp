@@ -20,8 +20,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     Tensor r = fn(g);
     if (r.defined()) g = std::move(r);
   }
-  std::lock_guard<std::mutex> lock(m->slot->mu);
-  Tensor& grad = m->slot->grad;
+  GradSlot& slot = m->ensure_slot();
+  std::lock_guard<std::mutex> lock(slot.mu);
+  Tensor& grad = slot.grad;
   if (!grad.defined()) {
     // A fresh gradient is stolen when nothing else holds it and it has the variable's layout;
     // else copied (PyTorch's rule), so .grad never aliases a tensor the user holds.
