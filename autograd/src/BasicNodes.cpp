@@ -170,6 +170,7 @@ void record_function_node(const FunctionNodeArgs& a) {
   next.reserve(a.num_inputs);
   for (size_t i = 0; i < a.num_inputs; ++i) next.push_back(gradient_edge(a.inputs[i]));
   auto node = NodeImpl::make<CppFunctionNode>(a, std::move(next));
+  if (AnomalyMode::is_enabled()) node->record_forward_trace(a.name);
   auto contains = [](const Tensor* v, size_t n, const Tensor& t) {
     for (size_t i = 0; i < n; ++i)
       if (v[i].is_same(t)) return true;
