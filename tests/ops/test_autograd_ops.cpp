@@ -292,6 +292,7 @@ const std::map<std::string, std::string>& not_checked_here() {
 // (operators, a part of the failure's text, why). A listed operator whose failure no longer shows
 // fails the test, so the list cannot go stale.
 struct KnownFailure {
+  std::string test;  // "cpu" (GradcheckAndGradgradcheck) or "meta" (MetaShapes)
   std::set<std::string> ops;
   std::string message;
   std::string reason;
@@ -299,7 +300,8 @@ struct KnownFailure {
 
 const std::vector<KnownFailure>& known_failures() {
   static const std::vector<KnownFailure> k = {
-      {{"aten::abs_",
+      {"cpu",
+       {"aten::abs_",
         "aten::add_.Scalar",
         "aten::add_.Tensor",
         "aten::addcmul_",
@@ -339,17 +341,45 @@ const std::vector<KnownFailure>& known_failures() {
        "an in-place op on a view: the graph a create_graph backward records through CopySlices fails its own "
        "version check in the second backward (x.clone().t().neg_(); (v * w).sum() with w requiring grad; "
        "grad with create_graph, then grad again)"},
-      {{"aten::cos_", "aten::div_.Tensor", "aten::erf_", "aten::gelu_", "aten::log1p_", "aten::log_",
+      {"cpu",
+       {"aten::cos_", "aten::div_.Tensor", "aten::erf_", "aten::gelu_", "aten::log1p_", "aten::log_",
         "aten::mul_.Tensor", "aten::pow_.Scalar", "aten::pow_.Tensor", "aten::silu_", "aten::sin_"},
        "double backward with respect to argument self",
        "an in-place op whose formula reads self: the kernel saves self's clone below autograd, so the "
        "saved self has no history and double backward loses the terms through it"},
-      {{"aten::reshape", "aten::flatten.using_ints", "aten::matmul"},
+      {"cpu",
+       {"aten::reshape", "aten::flatten.using_ints", "aten::matmul"},
        "returned an invalid gradient",
        "reshape of a non-contiguous input (a copy): the next node's input metadata has the input's shape, "
        "not the result's"},
+      {"meta",
+       {"aten::matmul"},
+       "returned an invalid gradient",
+       "the same reshape-copy metadata, for matmul's broadcast batches on meta"},
   };
   return k;
+}
+
+// Fails the test on every problem not in known_failures(), and on every listed one that is gone.
+void report(const std::string& name, const std::string& test, const std::vector<std::string>& problems) {
+  std::vector<bool> hit(known_failures().size(), false);
+  for (const std::string& p : problems) {
+    bool known = false;
+    for (size_t k = 0; k < known_failures().size(); ++k) {
+      const KnownFailure& f = known_failures()[k];
+      if (f.test == test && f.ops.count(name) && p.find(f.message) != std::string::npos) known = hit[k] = true;
+    }
+    if (!known) {
+      ADD_FAILURE() << name << " | " << p;
+    }
+  }
+  for (size_t k = 0; k < known_failures().size(); ++k) {
+    const KnownFailure& f = known_failures()[k];
+    if (f.test == test && f.ops.count(name) && !hit[k]) {
+      ADD_FAILURE() << name << " is listed in known_failures() (" << f.message
+                    << ") but no longer fails that way: remove it from the list";
+    }
+  }
 }
 
 class AutogradOp : public ::testing::TestWithParam<std::string> {};
@@ -427,27 +457,103 @@ TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
       problems.insert(problems.end(), ck.problems.begin(), ck.problems.end());
     }
   }
-  std::vector<bool> known_hit(known_failures().size(), false);
-  for (const std::string& p : problems) {
-    bool known = false;
-    for (size_t k = 0; k < known_failures().size(); ++k) {
-      const KnownFailure& f = known_failures()[k];
-      if (f.ops.count(name) && p.find(f.message) != std::string::npos) known = known_hit[k] = true;
-    }
-    if (!known) {
-      ADD_FAILURE() << name << " | " << p;
-    }
-  }
-  for (size_t k = 0; k < known_failures().size(); ++k) {
-    if (known_failures()[k].ops.count(name) && !known_hit[k]) {
-      ADD_FAILURE() << name << " is listed in known_failures() (" << known_failures()[k].message
-                    << ") but no longer fails that way: remove it from the list";
-    }
-  }
+  report(name, "cpu", problems);
   if (entry && entry->has_formula && derivative_entries().count(name)) {
     EXPECT_GT(checked, 0) << name << " has formulas but no float64 sample was differentiated";
   }
   if (checked == 0) GTEST_SKIP() << "no sample with a differentiable float64 output";
+}
+
+// The same calls on meta tensors: every gradient, first and second order, has its input's shape
+// and dtype (an operator whose result is the data raises NotImplementedError there: skipped).
+TEST_P(AutogradOp, MetaShapes) {
+  const std::string& name = GetParam();
+  const OpInfo& info = op_db().at(name);
+  const OperatorHandle op = *Dispatcher::singleton().findSchema(name);
+  const FunctionSchema& schema = op.schema();
+  for (const Argument& a : schema.arguments())
+    if (a.is_out()) GTEST_SKIP() << "an out= variant never records a graph";
+  const DerivativeEntry* entry = entry_for(name);
+  SampleCtx ctx(schema, kFloat64, 11);
+  const Samples samples = info.samples(ctx);
+  int checked = 0;
+  std::vector<std::string> problems;
+  for (size_t si = 0; si < samples.size() && si < 6; ++si) {
+    std::vector<Tensor> leaves;
+    Stack stack;
+    for (size_t i = 0; i < schema.arguments().size(); ++i) {
+      const IValue a =
+          i < samples[si].args.size() ? samples[si].args[i] : detail::default_ivalue(schema, schema.arguments()[i]);
+      const bool diff = !(entry && entry->non_differentiable.count(schema.arguments()[i].name()));
+      auto meta = [&](const Tensor& t) -> Tensor {
+        if (!t.defined()) return t;
+        Tensor m = t.to(Device(kMeta));
+        if (!diff || t.scalar_type() != kFloat64) return m;
+        leaves.push_back(m.requires_grad_());
+        return m.clone();  // not the leaf itself: in-place operators write into it
+      };
+      if (a.isTensor()) {
+        stack.push_back(IValue(meta(a.toTensor())));
+      } else if (a.isTensorList()) {
+        std::vector<Tensor> l;
+        for (const Tensor& t : a.toTensorVector()) l.push_back(meta(t));
+        stack.push_back(IValue(l));
+      } else if (a.isList()) {
+        std::vector<IValue> l;
+        for (const IValue& e : a.toListRef()) l.push_back(e.isTensor() ? IValue(e.toTensor().to(Device(kMeta))) : e);
+        stack.push_back(IValue::make_list(std::move(l)));
+      } else {
+        stack.push_back(a);
+      }
+    }
+    if (leaves.empty()) continue;
+    try {
+      op.callBoxed(stack);
+      std::vector<Tensor> outs, gouts;
+      for (const Tensor& o : tensors_of(std::vector<IValue>(stack.begin(), stack.end())))
+        if (o.defined() && o.requires_grad()) {
+          outs.push_back(o);
+          gouts.push_back(ones_like(o));
+        }
+      if (outs.empty()) continue;
+      const auto g = autograd::grad(outs, leaves, gouts, true, true, true);
+      Tensor s;
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        if (!g[i].defined()) continue;
+        EXPECT_EQ(g[i].sizes(), leaves[i].sizes()) << name << " | " << samples[si].desc << ": gradient " << i;
+        EXPECT_EQ(g[i].scalar_type(), leaves[i].scalar_type()) << name << " | " << samples[si].desc;
+        EXPECT_TRUE(g[i].is_meta()) << name << " | " << samples[si].desc;
+        if (g[i].requires_grad()) s = s.defined() ? s + g[i].sum() : g[i].sum();
+      }
+      if (s.defined()) {
+        const auto gg = autograd::grad({s}, leaves, {}, false, false, true);
+        for (size_t i = 0; i < leaves.size(); ++i) {
+          if (gg[i].defined()) {
+            EXPECT_EQ(gg[i].sizes(), leaves[i].sizes()) << name << " | " << samples[si].desc << ": second order " << i;
+          }
+        }
+      }
+      ++checked;
+    } catch (const NotImplementedError&) {
+      continue;  // the result (or a gradient) is the data
+    } catch (const std::exception& e) {
+      // A sample the CPU rejects too (one for an error or a dtype) is no failure.
+      bool cpu_rejects = false;
+      try {
+        Stack cpu;
+        for (size_t i = 0; i < schema.arguments().size(); ++i)
+          cpu.push_back(i < samples[si].args.size() ? samples[si].args[i]
+                                                    : detail::default_ivalue(schema, schema.arguments()[i]));
+        NoGradGuard ng;
+        op.callBoxed(cpu);
+      } catch (const std::exception&) {
+        cpu_rejects = true;
+      }
+      if (!cpu_rejects) problems.push_back(samples[si].desc + ": raised on meta: " + e.what());
+    }
+  }
+  report(name, "meta", problems);
+  if (checked == 0) GTEST_SKIP() << "no sample with a differentiable output ran on meta";
 }
 
 std::vector<std::string> op_names() {
