@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -554,6 +555,108 @@ TEST_P(AutogradOp, MetaShapes) {
   }
   report(name, "meta", problems);
   if (checked == 0) GTEST_SKIP() << "no sample with a differentiable output ran on meta";
+}
+
+// ---- conventions finite differences cannot see (values from LibTorch 1.13) ----------------------
+
+std::vector<double> vals(const Tensor& t) {
+  const Tensor c = t.contiguous().to(kFloat64);
+  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+Tensor leaf(std::vector<double> v, std::vector<int64_t> shape) {
+  return from_blob(v.data(), {static_cast<int64_t>(v.size())}, kFloat64).clone().reshape(shape).requires_grad_();
+}
+
+Tensor grad_of(const Tensor& y, const Tensor& x) { return autograd::grad({y}, {x})[0]; }
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+TEST(AutogradFormulas, TiesShareTheGradientEvenly) {
+  Tensor x = leaf({1, 3, 3, 2}, {4});
+  EXPECT_EQ(vals(grad_of(x.max(), x)), (std::vector<double>{0, 0.5, 0.5, 0}));
+  Tensor y = leaf({1, 3, 3, 2, 2, 0}, {2, 3});
+  EXPECT_EQ(vals(grad_of(y.amax({1}).sum(), y)), (std::vector<double>{0, 0.5, 0.5, 0.5, 0.5, 0}));
+  Tensor z = leaf({1, -3, 3, 2, 2, 0}, {2, 3});
+  EXPECT_EQ(vals(grad_of(z.norm(INFINITY), z)), (std::vector<double>{0, -0.5, 0.5, 0, 0, 0}));
+}
+
+TEST(AutogradFormulas, ZerosAndConstants) {
+  // Products with zeros divide by nothing; a constant input has a zero std and norm gradient.
+  Tensor p = leaf({2, 0, 3, 0}, {4});
+  EXPECT_EQ(vals(grad_of(p.prod(), p)), (std::vector<double>{0, 0, 0, 0}));
+  Tensor q = leaf({2, 0, 3}, {3});
+  EXPECT_EQ(vals(grad_of(q.prod(), q)), (std::vector<double>{0, 6, 0}));
+  EXPECT_EQ(vals(grad_of(q.cumprod(0).sum(), q)), (std::vector<double>{1, 8, 0}));
+  Tensor c = leaf({1, 1, 1}, {3});
+  EXPECT_EQ(vals(grad_of(c.std(), c)), (std::vector<double>{0, 0, 0}));
+  Tensor n = leaf({0, 0, 0}, {3});
+  EXPECT_EQ(vals(grad_of(n.norm(), n)), (std::vector<double>{0, 0, 0}));
+  // sign is piecewise constant: a zero gradient, not a non-differentiable output.
+  Tensor s = leaf({-1, 0, 2}, {3});
+  const Tensor sy = s.sign();
+  EXPECT_TRUE(sy.requires_grad());
+  EXPECT_EQ(vals(grad_of(sy.sum(), s)), (std::vector<double>{0, 0, 0}));
+}
+
+TEST(AutogradFormulas, InPlaceLogicalOpsGiveZeroGradients) {
+  // LibTorch 1.13 records nothing here, so the old history's identity flows back; Ember records a
+  // node with zero gradients, as for the in-place comparisons.
+  Tensor x = leaf({0, 1, 2}, {3});
+  Tensor y = x.clone();
+  y.logical_not_();
+  EXPECT_EQ(autograd::grad_fn_name(y).rfind("LogicalNotBackward", 0), 0u) << autograd::grad_fn_name(y);
+  EXPECT_EQ(vals(grad_of((y * 3).sum(), x)), (std::vector<double>{0, 0, 0}));
+  Tensor e = x.clone();
+  e.eq_(1);
+  EXPECT_EQ(vals(grad_of(e.sum(), x)), (std::vector<double>{0, 0, 0}));
+}
+
+TEST(AutogradFormulas, EmbeddingPaddingAndFrequency) {
+  Tensor w = leaf(std::vector<double>(10, 1.0), {5, 2});
+  const Tensor idx = tensor({1, 2, 1, 4, 1}, TensorOptions().dtype(kInt64));
+  // Index 1 occurs 3 times (each row's gradient divided by 3); 4 is the padding row.
+  EXPECT_EQ(vals(grad_of(embedding(w, idx, 4, true).sum(), w)), (std::vector<double>{0, 0, 1, 1, 1, 1, 0, 0, 0, 0}));
+  EXPECT_EQ(error_of([&] { grad_of(embedding(w, idx, -1, false, true).sum(), w); }),
+            "[embedding] sparse=True asks for a sparse gradient of weight, which Ember's autograd does not produce "
+            "(call embedding with sparse=False)\n  (raised in the backward of EmbeddingBackward0)");
+  Tensor g = leaf({1, 2, 3, 4}, {2, 2});
+  const Tensor gi = tensor({{0, 0}, {1, 0}}, TensorOptions().dtype(kInt64));
+  EXPECT_EQ(vals(grad_of(g.gather(1, gi).sum(), g)), (std::vector<double>{2, 0, 1, 1}));
+  EXPECT_EQ(error_of([&] { grad_of(g.gather(1, gi, true).sum(), g); }),
+            "[gather] sparse_grad=True asks for a sparse gradient, which Ember's autograd does not produce (call "
+            "gather with sparse_grad=False)\n  (raised in the backward of GatherBackward0)");
+}
+
+TEST(AutogradFormulas, SavedStatisticsHaveNoFormulaOfTheirOwn) {
+  // The double backward of the norms treats their saved statistics as functions of input.
+  Tensor x = leaf(std::vector<double>(24, 0.5), {2, 3, 4});
+  const Tensor g = randn({2, 3, 4}, kFloat64);
+  Tensor mean = leaf({0.1, 0.2}, {2, 1, 1}), rstd = leaf({1.5, 2.0}, {2, 1, 1});
+  auto r = native_layer_norm_backward(g, x, {3, 4}, mean, rstd, std::nullopt, std::nullopt, {true, false, false});
+  EXPECT_EQ(error_of([&] { grad_of(std::get<0>(r).sum(), mean); }),
+            "[native_layer_norm_backward] the derivative for 'mean' is not implemented: the double backward treats "
+            "the saved mean as a function of input; a mean that requires grad on its own has no formula\n  (raised in "
+            "the backward of NativeLayerNormBackwardBackward0)");
+}
+
+TEST(AutogradFormulas, BatchNormTrainingWithRunningStatistics) {
+  // The running statistics are saved for the evaluation-mode backward: updating them must not bump
+  // their versions (LibTorch does not either), or every training step's backward would fail.
+  Tensor x = randn({4, 3}, kFloat64).requires_grad_();
+  Tensor rm = zeros({3}, kFloat64), rv = ones({3}, kFloat64);
+  const uint64_t v0 = rm._version();
+  auto r = native_batch_norm(x, std::nullopt, std::nullopt, rm, rv, true, 0.1, 1e-5);
+  EXPECT_EQ(rm._version(), v0);
+  const Tensor gx = grad_of(std::get<0>(r).pow(2).sum(), x);
+  EXPECT_EQ(gx.sizes(), x.sizes());
 }
 
 std::vector<std::string> op_names() {
