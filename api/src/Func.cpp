@@ -31,6 +31,7 @@ bool tracked(const variable_list& a, const variable_list& b = {}) {
 std::vector<int64_t> wrap_argnums(const char* name, std::vector<int64_t> argnums, size_t num_args) {
   EMBER_CHECK(!argnums.empty(), "[{}] argnums must be non-empty", name);
   const auto n = static_cast<int64_t>(num_args);
+  const std::vector<int64_t> given = argnums;
   for (int64_t& a : argnums) {
     EMBER_CHECK_INDEX(a >= -n && a < n, "[{}] Got argnums={}, but only {} positional inputs", name, a, n);
     if (a < 0) a += n;
@@ -38,7 +39,7 @@ std::vector<int64_t> wrap_argnums(const char* name, std::vector<int64_t> argnums
   std::vector<int64_t> sorted = argnums;
   std::sort(sorted.begin(), sorted.end());
   EMBER_CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(),
-              "[{}] argnums elements must be unique, got {}", name, fmt::join(argnums, ", "));
+              "[{}] argnums elements must be unique, got {}", name, fmt::join(given, ", "));
   return argnums;
 }
 
