@@ -2,6 +2,7 @@
 #include "ember/api/Gradcheck.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "ember/api/Operators.h"
