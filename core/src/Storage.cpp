@@ -65,6 +65,8 @@ Storage make_storage(size_t nbytes, Device d) {
   return make_intrusive<StorageImpl>(p, nbytes, a, true);
 }
 
+autograd::Node::~Node() = default;
+
 void set_autograd_hooks(const AutogradHooks* hooks) {
   if (hooks) {
     constexpr size_t header = offsetof(AutogradHooks, plugin) + sizeof(AutogradHooks::plugin);

@@ -1,5 +1,7 @@
 #include "ember/core/TensorImpl.h"
 
+#include "ember/core/LocalState.h"
+
 #include <typeinfo>
 
 #include "ember/core/TensorBase.h"
@@ -35,6 +37,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Lay
       device_(storage_ ? storage_->device() : Device(kCPU)),
       layout_(layout) {
   key_set_ = backend_key_set(device_.type(), layout, is_quantized_type(dtype));
+  is_inference_ = detail::tls_local_state.inference_mode;
   numel_ = 1;
   for (int64_t s : sizes_) numel_ *= s;
 }
@@ -50,6 +53,7 @@ TensorImpl::TensorImpl(Storage storage, ScalarType dtype, IntArrayRef sizes, Int
       layout_(layout) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
   key_set_ = backend_key_set(device_.type(), layout, is_quantized_type(dtype));
+  is_inference_ = detail::tls_local_state.inference_mode;
   refresh();
 }
 
@@ -60,7 +64,8 @@ TensorImpl::TensorImpl(DispatchKeySet key_set, ScalarType dtype, Device device, 
       key_set_(key_set),
       dtype_(dtype),
       device_(device),
-      layout_(layout) {
+      layout_(layout),
+      is_inference_(detail::tls_local_state.inference_mode) {
   EMBER_CHECK(is_valid_device_type(device.type()), "[TensorImpl] unknown device type id {}",
               static_cast<int>(device.type()));
   EMBER_CHECK(key_set.has_backend(device.type()),
@@ -84,7 +89,8 @@ TensorImpl::TensorImpl(ShallowCopy, const TensorImpl& src, IntArrayRef sizes, In
       key_set_(src.key_set_ - DispatchKeySet::of(Functionality::Autograd)),
       dtype_(src.dtype_),
       device_(src.device_),
-      layout_(src.layout_) {
+      layout_(src.layout_),
+      is_inference_(src.is_inference_) {
   EMBER_INTERNAL_ASSERT(sizes.size() == strides.size(), "sizes {} vs strides {}", sizes, strides);
   refresh();
 }
@@ -112,6 +118,7 @@ void TensorImpl::copy_tensor_metadata(const TensorImpl& src, TensorImpl& dest) {
   dest.key_set_ = (src.key_set_ - autograd) | (dest.key_set_ & autograd);
   dest.dtype_ = src.dtype_;
   dest.device_ = src.device_;
+  dest.is_inference_ = src.is_inference_;
   dest.layout_ = src.layout_;
   dest.is_contiguous_ = src.is_contiguous_;
   // dest now views what src views, not what it viewed before (Tensor::set_data).

@@ -164,6 +164,18 @@ Tensor Tensor::detach() const {
   return Tensor(std::move(impl));
 }
 
+const Tensor& Tensor::detach_() const {
+  EMBER_CHECK(defined(), "[detach_] called on an undefined tensor");
+  if (meta_of(*this)) require_autograd_hook("detach_", &AutogradHooks::detach_, "detach_")(*this);
+  return *this;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  EMBER_CHECK(defined(), "[grad_fn] called on an undefined tensor");
+  if (!meta_of(*this)) return nullptr;
+  return require_autograd_hook("grad_fn", &AutogradHooks::grad_fn, "grad_fn")(*this);
+}
+
 void Tensor::set_data(const Tensor& new_data) const {
   EMBER_CHECK(defined(), "[set_data] called on an undefined tensor");
   EMBER_CHECK(new_data.defined(), "[set_data] new_data is an undefined tensor");

@@ -207,7 +207,7 @@ const std::set<std::string> kHandWritten = {
     "data_ptr", "mutable_data_ptr", "const_data_ptr", "accessor", "item",
     // autograd, through AutogradHooks
     "requires_grad_", "set_requires_grad", "requires_grad", "is_leaf", "grad", "mutable_grad", "backward", "detach",
-    "retain_grad", "retains_grad", "output_nr", "is_inference", "register_hook", "_register_hook", "remove_hook",
+    "retain_grad", "retains_grad", "output_nr", "is_inference", "detach_", "grad_fn", "register_hook", "_register_hook", "remove_hook",
     "set_data",
     // indexing sugar over operators
     "operator[]", "index", "index_put_",

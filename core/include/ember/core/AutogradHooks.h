@@ -41,6 +41,34 @@
 
 namespace ember {
 
+namespace autograd {
+// A node of the autograd graph as users see it (Tensor::grad_fn()): the autograd plugin's nodes
+// implement it. A node receives the gradients of its forward's outputs ("grad_outputs") and
+// produces those of its forward's inputs ("grad_inputs"), which flow along next_functions().
+class EMBER_API Node {
+ public:
+  virtual ~Node();
+  // PyTorch's name, e.g. "MulBackward0", "AccumulateGrad", "CubeBackward".
+  virtual std::string name() const = 0;
+  // Creation order within the thread; the engine runs ready nodes highest first.
+  virtual uint64_t sequence_nr() const = 0;
+  // Where each gradient this node produces goes: (node, which of its inputs); a null node for
+  // an input that needs no gradient.
+  virtual std::vector<std::pair<std::shared_ptr<Node>, uint32_t>> next_functions() const = 0;
+  // How many gradients the node receives (its forward's outputs).
+  virtual size_t num_inputs() const = 0;
+  // hook(grad_outputs) runs before the node and may return replacements (empty: keep them).
+  using PreHook = std::function<std::vector<Tensor>(const std::vector<Tensor>& grad_outputs)>;
+  // hook(grad_inputs, grad_outputs) runs after it and may return replacement grad_inputs.
+  using PostHook =
+      std::function<std::vector<Tensor>(const std::vector<Tensor>& grad_inputs, const std::vector<Tensor>& grad_outputs)>;
+  virtual unsigned register_prehook(PreHook hook) = 0;
+  virtual unsigned register_hook(PostHook hook) = 0;
+  // False when no hook of this node has the handle.
+  virtual bool remove_hook(unsigned handle) = 0;
+};
+}  // namespace autograd
+
 // What autograd::Function<T>::apply hands the plugin to record one node (Note [AutogradHooks]).
 // Plain data with its own size, so it can grow like the table. Arrays are (pointer, count).
 struct FunctionNodeArgs {
@@ -67,10 +95,12 @@ struct FunctionNodeArgs {
   // outputs, with the saved tensors as the plugin unpacked them.
   void (*backward)(void* state, const Tensor* saved, size_t num_saved, const Tensor* grad_outputs, size_t num_outputs,
                    Tensor* grad_inputs, size_t num_inputs) = nullptr;
+  // T::is_once_differentiable: differentiating the backward (create_graph) is an error.
+  bool once_differentiable = false;
 };
 
 struct AutogradHooks {
-  static constexpr uint32_t kVersion = 2;
+  static constexpr uint32_t kVersion = 3;
   uint32_t version = kVersion;
   uint32_t struct_size = sizeof(AutogradHooks);
   const char* plugin = "autograd";  // named in errors
@@ -96,6 +126,11 @@ struct AutogradHooks {
   void (*set_data)(const Tensor& self, const Tensor& new_data) = nullptr;
   // autograd::Function<T>::apply: records one node (Note [AutogradHooks]).
   void (*record_function_node)(const FunctionNodeArgs& args) = nullptr;
+  // --- version 3 ---
+  // Tensor::grad_fn: the node that made `self` (null for a leaf).
+  std::shared_ptr<autograd::Node> (*grad_fn)(const Tensor& self) = nullptr;
+  // Tensor::detach_: self becomes a leaf that does not require grad.
+  void (*detach_)(const Tensor& self) = nullptr;
 };
 
 // Installs the autograd plugin's table (null to remove); it must outlive its use. Throws

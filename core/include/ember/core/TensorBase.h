@@ -87,6 +87,8 @@ class EMBER_API TensorBase {
   DispatchKeySet key_set() const { return impl_->key_set(); }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()).layout(layout()); }
   uint64_t _version() const { return impl_->version(); }
+  // Made in InferenceMode: never records autograd history (LibTorch's is_inference()).
+  bool is_inference() const { return impl_->is_inference(); }
   // Note [View records]: whether this tensor views another (LibTorch's is_view(); _is_view() is
   // PyTorch's Python spelling).
   bool is_view() const { return impl_->is_view(); }

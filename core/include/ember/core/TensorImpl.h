@@ -112,6 +112,10 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   void add_keys(DispatchKeySet ks) { key_set_ = key_set_ | ks; }
   void remove_keys(DispatchKeySet ks) { key_set_ = key_set_ - ks; }
 
+  // Made in InferenceMode (LibTorch's is_inference): such a tensor never records autograd
+  // history and cannot be saved for backward.
+  bool is_inference() const { return is_inference_; }
+
   AutogradMetaInterface* autograd_meta() const { return autograd_meta_.get(); }
   void set_autograd_meta(std::unique_ptr<AutogradMetaInterface> m);
 
@@ -171,6 +175,7 @@ class EMBER_API TensorImpl : public IntrusiveTarget {
   Device device_;
   Layout layout_;
   bool is_contiguous_ = true;
+  bool is_inference_ = false;  // made in InferenceMode (views and shallow copies inherit it)
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
   IntrusivePtr<TensorImpl> view_base_;  // Note [View records]
   IntrusivePtr<const ViewStep> view_step_;

@@ -5,6 +5,7 @@
 // checks that no operator method is hand-written); the few hand-written members here are the ones
 // that return a Tensor or go through AutogradHooks.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string_view>
@@ -17,6 +18,10 @@
 #include "ember/core/TensorBase.h"
 
 namespace ember {
+
+namespace autograd {
+class Node;  // ember/core/AutogradHooks.h
+}  // namespace autograd
 
 namespace indexing {
 class TensorIndex;  // ember/api/Indexing.h, which defines the indexing members below
@@ -73,6 +78,10 @@ class EMBER_API Tensor : public TensorBase {
   // A tensor sharing self's data (and version counter) with no autograd history. Not a view:
   // it records no base (as PyTorch's non-differentiable views).
   Tensor detach() const;
+  // Self loses its history in place: a leaf that does not require grad (not for views).
+  const Tensor& detach_() const;
+  // The node that made self (null for a leaf or a tensor without history).
+  std::shared_ptr<autograd::Node> grad_fn() const;
   // Self takes new_data's data and metadata and keeps its autograd identity (Python's
   // `x.data = y`); self is no view afterwards.
   void set_data(const Tensor& new_data) const;
