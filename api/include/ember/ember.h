@@ -1,9 +1,10 @@
 #pragma once
 // The one header users include.
 #include "ember/api/Autograd.h"
+#include "ember/api/Func.h"
+#include "ember/api/Gradcheck.h"
 #include "ember/api/Indexing.h"
 #include "ember/api/Operators.h"
-#include "ember/core/Parallel.h"
 #include "ember/api/Views.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
@@ -11,6 +12,7 @@
 #include "ember/core/Event.h"
 #include "ember/core/Generator.h"
 #include "ember/core/LocalState.h"
+#include "ember/core/Parallel.h"
 #include "ember/core/Schema.h"
 #include "ember/dispatcher/Dispatcher.h"
 #include "ember/dispatcher/IValue.h"
