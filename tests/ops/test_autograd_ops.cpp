@@ -383,6 +383,24 @@ void report(const std::string& name, const std::string& test, const std::vector<
   }
 }
 
+// Operators differentiable only where self is positive (the samples draw from [-3, 3)): their self
+// is checked at |x| + 0.5.
+const std::set<std::string>& positive_domain() {
+  static const std::set<std::string> s = {"aten::log",
+                                          "aten::log_",
+                                          "aten::log1p",
+                                          "aten::log1p_",
+                                          "aten::sqrt",
+                                          "aten::sqrt_",
+                                          "aten::rsqrt",
+                                          "aten::rsqrt_",
+                                          "aten::pow.Tensor_Scalar",
+                                          "aten::pow.Tensor_Tensor",
+                                          "aten::pow_.Scalar",
+                                          "aten::pow_.Tensor"};
+  return s;
+}
+
 class AutogradOp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
@@ -409,9 +427,11 @@ TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
       for (size_t i = 0; i < call.args.size(); ++i) {
         const std::string& arg = schema.arguments()[i].name();
         if (entry && entry->non_differentiable.count(arg)) continue;
+        const bool positive = arg == "self" && positive_domain().count(name);
         auto leaf = [&](const Tensor& t, size_t element) {
-          if (t.defined() && t.scalar_type() == kFloat64)
-            call.leaves.push_back({i, element, t.detach().contiguous().clone().requires_grad_()});
+          if (!t.defined() || t.scalar_type() != kFloat64) return;
+          const Tensor x = positive ? t.detach().abs() + 0.5 : t.detach().contiguous().clone();
+          call.leaves.push_back({i, element, x.requires_grad_()});
         };
         if (call.args[i].isTensor()) leaf(call.args[i].toTensor(), 0);
         if (call.args[i].isTensorList())
@@ -454,6 +474,29 @@ TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
         if (ck.problems.empty()) ck.second_order(first);
       } catch (const std::exception& e) {
         ck.fail(std::string("raised: ") + e.what());
+      }
+      // The public checks on the first samples too: full Jacobians, gradient dtypes, undefined and
+      // zero output gradients (Note [gradcheck]).
+      if (ck.problems.empty() && si < 3) {
+        std::vector<size_t> diff_outs;
+        for (size_t k = 0; k < ck.v.size(); ++k)
+          if (ck.v[k].defined()) diff_outs.push_back(k);
+        auto fn = [&](const autograd::variable_list& xs) {
+          const std::vector<Tensor> o = tensors_of(call.run(xs));
+          autograd::variable_list r;
+          for (size_t k : diff_outs) r.push_back(o[k]);
+          return r;
+        };
+        autograd::variable_list inputs;
+        for (const Tensor& x : leaf_vals) inputs.push_back(x.detach().requires_grad_());
+        autograd::GradcheckOptions opt;
+        opt.check_grad_dtypes = true;
+        try {
+          autograd::gradcheck(fn, inputs, opt);
+          autograd::gradgradcheck(fn, inputs, {}, opt);
+        } catch (const std::exception& e) {
+          ck.fail(std::string("gradcheck: ") + std::string(e.what()).substr(0, 700));
+        }
       }
       problems.insert(problems.end(), ck.problems.begin(), ck.problems.end());
     }
