@@ -147,17 +147,15 @@ variable_list CppFunctionNode::apply(variable_list&& grads) {
   std::vector<Tensor> saved;
   saved.reserve(saved_.size());
   for (const SavedVariable& s : saved_) saved.push_back(s.unpack(current_node()));
-  bool any_defined = false;
-  for (size_t i = 0; i < grads.size(); ++i) {
-    if (grads[i].defined()) {
-      any_defined = true;
-    } else if (materialize_grads_) {
-      const InputMetadata& m = input_metadata(i);
-      grads[i] = zeros(m.shape, TensorOptions().dtype(m.dtype).device(m.device));
-    }
-  }
+  // Undefined gradients become zeros, or (set_materialize_grads(false)) reach backward undefined:
+  // backward runs either way, as LibTorch's CppNode.
+  if (materialize_grads_)
+    for (size_t i = 0; i < grads.size(); ++i)
+      if (!grads[i].defined()) {
+        const InputMetadata& m = input_metadata(i);
+        grads[i] = zeros(m.shape, TensorOptions().dtype(m.dtype).device(m.device));
+      }
   variable_list out(num_inputs_);
-  if (!any_defined && !materialize_grads_) return out;
   backward_(state_, saved.data(), saved.size(), grads.data(), grads.size(), out.data(), out.size());
   // Inputs that need no gradient get none, whatever backward returned.
   for (size_t i = 0; i < out.size(); ++i)

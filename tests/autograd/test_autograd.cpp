@@ -295,6 +295,11 @@ TEST(Autograd, GradModeGuardsAreThreadLocal) {
     EXPECT_FALSE(mul(x, x).requires_grad());
   }
   EXPECT_TRUE(GradMode::is_enabled());
+  set_grad_enabled(false);
+  EXPECT_FALSE(is_grad_enabled());
+  EXPECT_FALSE(mul(x, x).requires_grad());
+  set_grad_enabled(true);
+  EXPECT_TRUE(mul(x, x).requires_grad());
 }
 
 TEST(Autograd, InferenceMode) {

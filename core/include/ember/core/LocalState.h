@@ -30,6 +30,11 @@ struct GradMode {
   static void set_enabled(bool on) { detail::tls_local_state.grad_enabled = on; }
 };
 
+// Python's torch.set_grad_enabled / is_grad_enabled, for this thread (AutoGradMode is the scoped
+// form).
+inline void set_grad_enabled(bool on) { GradMode::set_enabled(on); }
+inline bool is_grad_enabled() { return GradMode::is_enabled(); }
+
 // Disables gradient recording in a scope (LibTorch's NoGradGuard).
 class NoGradGuard {
  public:
