@@ -74,6 +74,10 @@ int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
   return end;
 }
 
+// The gradient of an output of a *_backward operator, or undefined when that output was not
+// computed (its output_mask entry was false: the engine then hands zeros of no particular shape).
+Tensor if_computed(const Tensor& g, IntArrayRef sizes) { return g.defined() && g.sizes() == sizes ? g : Tensor(); }
+
 Tensor add_defined(const Tensor& a, const Tensor& b) {
   if (!a.defined()) return b;
   if (!b.defined()) return a;
@@ -759,12 +763,12 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward_for_autograd(const Tenso
                               output_padding, groups, grad_input_mask);
 }
 
-std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(const Tensor& ggI, const Tensor& ggW, const Tensor& ggb,
-                                                               const Tensor& gO, const Tensor& input,
-                                                               const Tensor& weight, IntArrayRef stride,
-                                                               IntArrayRef padding, IntArrayRef dilation,
-                                                               bool transposed, IntArrayRef output_padding,
-                                                               int64_t groups, std::array<bool, 3> grad_input_mask) {
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
+    const Tensor& ggI_, const Tensor& ggW_, const Tensor& ggb_, const Tensor& gO, const Tensor& input,
+    const Tensor& weight, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+    IntArrayRef output_padding, int64_t groups, std::array<bool, 3> grad_input_mask) {
+  const Tensor ggI = if_computed(ggI_, input.sizes()), ggW = if_computed(ggW_, weight.sizes());
+  const Tensor ggb = if_computed(ggb_, {gO.size(1)});
   // grad_input(gO, W) and grad_weight(gO, I) are the adjoints of conv(., W) and conv(I, .):
   // <ggI, grad_input> = <conv(ggI, W), gO> and <ggW, grad_weight> = <conv(I, ggW), gO>.
   Tensor g_gO, g_input, g_weight;
@@ -814,11 +818,13 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_for_autograd(
 }
 
 std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input, const Tensor& gamma,
-                                                             const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+                                                             const Tensor& ggI_, const Tensor& ggG_, const Tensor& ggB_,
                                                              const Tensor& gO, const Tensor& running_mean,
                                                              const Tensor& running_var, bool training, double eps,
                                                              const Tensor& save_mean, const Tensor& save_invstd,
                                                              std::array<bool, 3> output_mask) {
+  const Tensor ggI = if_computed(ggI_, input.sizes());
+  const Tensor ggG = if_computed(ggG_, {input.size(1)}), ggB = if_computed(ggB_, {input.size(1)});
   const bool affine = gamma.defined();
   const Tensor gamma_expanded = affine ? expand_as_dim1(gamma, input) : ones({}, input.options());
   const Tensor ggG_expanded = ggG.defined() ? expand_as_dim1(ggG, input) : Tensor();
@@ -901,10 +907,13 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_for_autograd(const
 }
 
 std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input_t, const Tensor& gamma,
-                                                              const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
-                                                              const Tensor& gO_t, const Tensor& save_mean_t,
-                                                              const Tensor& save_invstd_t, IntArrayRef normalized_shape,
+                                                              const Tensor& ggI_, const Tensor& ggG_,
+                                                              const Tensor& ggB_, const Tensor& gO_t,
+                                                              const Tensor& save_mean_t, const Tensor& save_invstd_t,
+                                                              IntArrayRef normalized_shape,
                                                               std::array<bool, 3> output_mask) {
+  const Tensor ggI = if_computed(ggI_, input_t.sizes());
+  const Tensor ggG = if_computed(ggG_, normalized_shape), ggB = if_computed(ggB_, normalized_shape);
   const int64_t axis = input_t.dim() - static_cast<int64_t>(normalized_shape.size());
   int64_t M = 1, N = 1;
   for (int64_t i = 0; i < input_t.dim(); ++i) (i < axis ? M : N) *= input_t.size(i);

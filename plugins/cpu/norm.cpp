@@ -101,9 +101,8 @@ void update_running(Tensor& running, const std::vector<double>& v, double moment
     r = (1 - momentum) * r + momentum * v[i];
     store(reinterpret_cast<const char*>(&r), 0, e, 0, 1);
   }
-  // The schema (LibTorch 1.13's) does not mark the running statistics written, so the
-  // dispatcher cannot bump them: see Note [Version counters].
-  running.unsafeGetTensorImpl()->bump_version();
+  // No version bump, as LibTorch 1.13 (whose schema does not mark the running statistics
+  // written): see Note [Version counters].
 }
 
 std::vector<double> as_doubles(const Tensor& t) {

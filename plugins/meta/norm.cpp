@@ -7,16 +7,6 @@ namespace ember::meta {
 
 namespace nn = native::nn;
 
-namespace {
-
-// The cpu kernel writes the running statistics in place and bumps their versions, which the
-// schema does not mark written (Note [Version counters]).
-void touch(const std::optional<Tensor>& t) {
-  if (t && t->defined()) t->unsafeGetTensorImpl()->bump_version();
-}
-
-}  // namespace
-
 // Training returns the batch statistics (save_mean, save_invstd) per channel; evaluation returns
 // two empty tensors in their place, as the cpu kernel.
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
@@ -29,8 +19,6 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
   const ScalarType dt = input.dtype();
   Tensor y = empty_meta(input.sizes(), dt);
   if (!training) return {y, empty_meta({0}, dt), empty_meta({0}, dt)};
-  touch(running_mean);
-  touch(running_var);
   return {y, empty_meta({s.C}, dt), empty_meta({s.C}, dt)};
 }
 

@@ -33,7 +33,8 @@
 // dispatcher does not bump; here it does (e.g. zeros = empty + zero_ gives version 1, where
 // LibTorch gives 0). Autograd only compares versions, so extra bumps never hide a
 // modification. Writes a schema does not declare (native_batch_norm's running statistics, as
-// in LibTorch 1.13) are bumped by their kernel.
+// in LibTorch 1.13) bump nothing, as in LibTorch: autograd saves the running statistics for the
+// evaluation-mode backward, and a bump would fail a training step's version check.
 #include <cstdint>
 
 #include "ember/core/DispatchKey.h"
