@@ -272,6 +272,16 @@ TEST(AutogradFunc, TheJacobianOfALinearMapIsItsMatrix) {
   const func::FnN g = [a](const variable_list& v) { return a.matmul(v[0]); };
   expect_close(func::jacrev(g, 1)({x, rnd({2}, 30)}), zeros({3, 2}, kFloat64), 0, "jacrev, unused");
   expect_close(func::jacfwd(g, 1)({x, rnd({2}, 30)}), zeros({3, 2}, kFloat64), 0, "jacfwd, unused");
+  // The identity's Jacobian is the identity; an empty argument gives an empty Jacobian.
+  const Tensor m = rnd({2, 2}, 31);
+  const Tensor eye4 = eye(4, kFloat64).reshape({2, 2, 2, 2});
+  expect_close(func::jacrev([](const Tensor& t) { return t; })(m), eye4, 0, "jacrev of the identity");
+  expect_close(func::jacfwd([](const Tensor& t) { return t; })(m), eye4, 0, "jacfwd of the identity");
+  const Tensor empty = rnd({0, 3}, 32);
+  expect_close(func::jacrev([](const Tensor& t) { return t.exp(); })(empty), zeros({0, 3, 0, 3}, kFloat64), 0,
+               "jacrev, empty");
+  expect_close(func::jacfwd([](const Tensor& t) { return t.exp(); })(empty), zeros({0, 3, 0, 3}, kFloat64), 0,
+               "jacfwd, empty");
 }
 
 // ---- vjp / jvp ----------------------------------------------------------------------------

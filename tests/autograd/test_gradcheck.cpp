@@ -157,6 +157,11 @@ TEST(AutogradGradcheck, PassesOnCorrectFunctions) {
       },
       {a, c, rnd({4}, 4)}));
   EXPECT_TRUE(autograd::gradcheck([](const Tensor& x) { return Cube::apply(x); }, {rnd({5}, 5)}));
+  // The identity, a 0-dim input, an empty one, an integer output beside a floating one.
+  EXPECT_TRUE(autograd::gradcheck([](const Tensor& x) { return x; }, {a}));
+  EXPECT_TRUE(autograd::gradcheck([](const Tensor& x) { return x.exp(); }, {rnd({}, 6)}));
+  EXPECT_TRUE(autograd::gradcheck([](const Tensor& x) { return x.exp(); }, {rnd({0, 3}, 7)}));
+  EXPECT_TRUE(autograd::gradcheck([](const Tensor& x) { return variable_list{x.argmax(), x.sin()}; }, {a}));
 }
 
 TEST(AutogradGradcheck, NonContiguousInputsKeepTheirLayout) {
