@@ -503,27 +503,30 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
   return z.index_put(index_at_dim(dim, arange(s, e, step, index_options(grad))), grad);
 }
 
-Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
+                           IntArrayRef size, IntArrayRef stride,
                            std::optional<int64_t> storage_offset) {
   // The gradient is laid into a flat buffer shaped like the storage both geometries reach, then read
   // back through self's geometry (PyTorch's as_strided_backward).
-  if (grad.numel() == 0 || self.numel() == 0) return zeros(self.sizes(), grad.options());
-  const int64_t in_off = self.storage_offset();
+  int64_t self_numel = 1;
+  for (int64_t s : self_sizes) self_numel *= s;
+  if (grad.numel() == 0 || self_numel == 0) return zeros(self_sizes, grad.options());
+  const int64_t in_off = self_offset;
   const int64_t out_off = storage_offset.value_or(in_off);
   const int64_t base = std::min(in_off, out_off);
   const int64_t n =
-      std::max(storage_extent(self.sizes(), self.strides(), in_off), storage_extent(size, stride, out_off)) - base;
+      std::max(storage_extent(self_sizes, self_strides, in_off), storage_extent(size, stride, out_off)) - base;
   const Tensor positions = arange(n, index_options(grad));
   const Tensor out_idx = positions.as_strided(size, stride, out_off - base).reshape({-1});
   Tensor storage = zeros({n}, grad.options()).index_put({out_idx}, grad.reshape({-1}), /*accumulate=*/true);
-  if (maybe_overlapping(self.sizes(), self.strides())) {
+  if (maybe_overlapping(self_sizes, self_strides)) {
     // Elements of self that share memory share its gradient.
-    const Tensor in_idx = positions.as_strided(self.sizes(), self.strides(), in_off - base).reshape({-1});
+    const Tensor in_idx = positions.as_strided(self_sizes, self_strides, in_off - base).reshape({-1});
     const Tensor count =
         zeros({n}, grad.options()).index_put({in_idx}, ones({in_idx.numel()}, grad.options()), /*accumulate=*/true);
     storage = storage / count.clamp(1, std::nullopt);
   }
-  return storage.as_strided(self.sizes(), self.strides(), in_off - base);
+  return storage.as_strided(self_sizes, self_strides, in_off - base);
 }
 
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {

@@ -39,6 +39,7 @@ PROPS = {
     "scalar_type": ("ScalarType", "{x}.scalar_type()"),
     "dim": ("int64_t", "{x}.dim()"),
     "numel": ("int64_t", "{x}.numel()"),
+    "storage_offset": ("int64_t", "{x}.storage_offset()"),
     "options": ("TensorOptions", "{x}.options()"),
 }
 
@@ -405,8 +406,9 @@ def render_formula_kernel(op: Op, n: NodeSpec, inplace: bool) -> str:
         elif kind == "opt":
             out.append(f"    grad_fn->{name}_ = SavedVariable({name} ? *{name} : Tensor(), false);\n")
         elif inplace and name == "self":
-            out.append("    {\n      AutoDispatchBelowAutograd g_;\n"
-                       "      grad_fn->self_ = SavedVariable(self.clone(), false);\n    }\n")
+            # self before the op, cloned above autograd so the copy keeps self's history (a
+            # formula differentiated again reaches it).
+            out.append("    grad_fn->self_ = SavedVariable(self.clone(), false);\n")
         else:
             out.append(f"    grad_fn->{name}_ = SavedVariable({name}, false);\n")
     for name, p in n.saved_props:

@@ -92,8 +92,11 @@ Tensor reshape(const Tensor& self, IntArrayRef shape) {
   const DimVector sz = infer_size(shape, self.numel(), "reshape");
   DimVector st;
   if (compute_stride(self.sizes(), self.strides(), sz, st)) return self.view(sz);
-  // A copy, reshaped in place: not a view of the temporary (PyTorch's _unsafe_view).
+  // A copy, reshaped in place: not a view of the temporary (PyTorch's _unsafe_view). A copy with
+  // autograd history is viewed instead: its node recorded the copy's shape, which must not change
+  // under it.
   Tensor r = self.contiguous();
+  if (r.requires_grad()) return r.view(sz);
   r.unsafeGetTensorImpl()->set_sizes_contiguous(sz);
   return r;
 }
