@@ -110,10 +110,10 @@ bool gradcheck(F&& fn, const variable_list& inputs, double eps = 1e-6, double at
 }
 
 // gradcheck of the function (inputs..., grad_outputs...) -> autograd::grad(fn(inputs),
-// inputs that require grad, grad_outputs, create_graph = true): second derivatives. Without
-// grad_outputs, one random float64 tensor per output that requires grad (normal, from a
-// generator with a fixed seed: reproducible, and the global generator is not touched), requiring
-// grad; given ones are differentiated if they require grad.
+// inputs that require grad, grad_outputs, create_graph = true): second derivatives. grad_outputs
+// holds one tensor per output of fn that requires grad; given ones are differentiated if they
+// require grad. Without them, each is random normal in its output's dtype, requiring grad, drawn
+// from a generator with a fixed seed (reproducible; the global generator is not touched).
 template <class F>
 bool gradgradcheck(F&& fn, const variable_list& inputs, const variable_list& grad_outputs,
                    const GradcheckOptions& options) {
