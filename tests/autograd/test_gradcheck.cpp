@@ -278,7 +278,7 @@ TEST(AutogradGradcheck, UndefinedOutputGradientsAreAccepted) {
 // plugin does not call a custom Function's backward when every output gradient is undefined and
 // materialize_grads is off (it returns undefined input gradients itself), where LibTorch's CppNode
 // calls it with the undefined gradients.
-TEST(AutogradGradcheck, DISABLED_UndefinedOutputGradientsMustBeAccepted) {
+TEST(AutogradGradcheck, UndefinedOutputGradientsMustBeAccepted) {
   const Tensor x = rnd({3}, 15);
   const std::string msg =
       error_text([&] { autograd::gradcheck([](const Tensor& t) { return Twice<false>::apply(t); }, {x}); });
