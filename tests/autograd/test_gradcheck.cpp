@@ -274,10 +274,8 @@ TEST(AutogradGradcheck, UndefinedOutputGradientsAreAccepted) {
   EXPECT_TRUE(autograd::gradcheck([](const Tensor& t) { return variable_list{Twice<true>::apply(t), t.sin()}; }, {x}));
 }
 
-// A backward that cannot take undefined output gradients fails the check. Disabled: the autograd
-// plugin does not call a custom Function's backward when every output gradient is undefined and
-// materialize_grads is off (it returns undefined input gradients itself), where LibTorch's CppNode
-// calls it with the undefined gradients.
+// A backward that cannot take undefined output gradients fails the check (a custom Function's
+// backward runs with undefined gradients when materialize_grads is off, as LibTorch's CppNode).
 TEST(AutogradGradcheck, UndefinedOutputGradientsMustBeAccepted) {
   const Tensor x = rnd({3}, 15);
   const std::string msg =
