@@ -5,6 +5,7 @@
 #include <cmath>
 #include <thread>
 
+#include "AutogradTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -19,26 +20,10 @@ Tensor t64(std::vector<double> v, std::vector<int64_t> shape = {}) {
 
 Tensor s64(double v) { return t64({v}).reshape({}); }
 
-std::vector<double> vals(const Tensor& t) {
-  NoGradGuard g;
-  Tensor c = t.contiguous().to(kFloat64);
-  const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+std::vector<double> vals(const Tensor& t) { return agtest::values(t); }
+using agtest::error_of;
 
 bool d_key_probe(const Tensor& t) { return t.key_set().has(DispatchKey::AutogradCPU); }
-
-#define EXPECT_HAS(s, sub) EXPECT_NE(std::string(s).find(sub), std::string::npos) << (s)
 
 }  // namespace
 

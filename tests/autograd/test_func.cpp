@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "AutogradTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
@@ -15,34 +16,8 @@ using autograd::variable_list;
 
 namespace {
 
-// The values of a tensor, row-major, as doubles.
-std::vector<double> values(const Tensor& t) {
-  NoGradGuard no_grad;
-  const Tensor c = t.contiguous().to(kFloat64);
-  const double* p = c.data_ptr<double>();
-  return std::vector<double>(p, p + c.numel());
-}
-
-// The message of the ErrType that f() throws, or a note saying what happened instead.
-template <class ErrType, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const ErrType& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("wrong exception type: ") + e.what();
-  }
-  return "no exception";
-}
-
-// EXPECT_ERROR(ErrType, stmt, "part", ...): stmt throws ErrType whose message contains every part.
-#define EXPECT_ERROR(ErrType, stmt, ...)                                                               \
-  do {                                                                                                 \
-    const std::string msg_ = error_of<ErrType>([&] { (void)(stmt); });                                 \
-    for (const char* part_ : {__VA_ARGS__})                                                            \
-      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
-  } while (0)
+using agtest::error_of_type;
+using agtest::values;
 
 Tensor rnd(std::vector<int64_t> shape, uint64_t seed) {
   return randn(shape, ember::detail::createCPUGenerator(seed), kFloat64);
