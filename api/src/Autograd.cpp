@@ -163,8 +163,8 @@ std::string formula_node_name(const std::string& op) {
 
 void register_autograd(Library& m, std::string_view name, BackwardFormula backward, SetupContext setup_context) {
   EMBER_CHECK(static_cast<bool>(backward), "[register_autograd] '{}': the backward formula is empty", name);
-  auto kernel = [backward = std::move(backward), setup = std::move(setup_context)](
-                    const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+  auto kernel = [backward = std::move(backward), setup = std::move(setup_context)](const OperatorHandle& op,
+                                                                                   DispatchKeySet ks, Stack* stack) {
     const auto& schema = op.schema();
     const size_t n = schema.arguments().size();
     const size_t first = stack->size() - n;

@@ -7,8 +7,7 @@ namespace ember::autograd {
 
 // ---- AccumulateGrad ----
 
-AccumulateGrad::AccumulateGrad(Tensor variable)
-    : NodeImpl(UINT64_MAX, {}), variable_(std::move(variable)) {
+AccumulateGrad::AccumulateGrad(Tensor variable) : NodeImpl(UINT64_MAX, {}), variable_(std::move(variable)) {
   add_input_metadata(variable_);
 }
 
@@ -44,7 +43,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
 
 // ---- GraphRoot ----
 
-GraphRoot::GraphRoot(edge_list roots, variable_list grads) : NodeImpl(UINT64_MAX, std::move(roots)), grads_(std::move(grads)) {}
+GraphRoot::GraphRoot(edge_list roots, variable_list grads)
+    : NodeImpl(UINT64_MAX, std::move(roots)), grads_(std::move(grads)) {}
 
 // ---- CopySlices ----
 

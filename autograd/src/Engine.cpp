@@ -67,8 +67,7 @@ class GraphTask {
   void set_captures(const edge_list& edges) {
     capture_mode_ = true;
     captured_.resize(edges.size());
-    for (size_t i = 0; i < edges.size(); ++i)
-      captures_[edges[i].function.get()].emplace_back(edges[i].input_nr, i);
+    for (size_t i = 0; i < edges.size(); ++i) captures_[edges[i].function.get()].emplace_back(edges[i].input_nr, i);
   }
 
   variable_list run(std::shared_ptr<NodeImpl> root) {
@@ -251,8 +250,8 @@ class GraphTask {
   uint64_t order_ = 0;
   std::priority_queue<ReadyItem> ready_;
   struct NodeTask {
-    int deps = 0;           // edges still to deliver
-    variable_list buffer;   // the gradients delivered so far, summed per input
+    int deps = 0;          // edges still to deliver
+    variable_list buffer;  // the gradients delivered so far, summed per input
   };
   std::unordered_map<NodeImpl*, NodeTask> nodes_;
   std::unordered_map<NodeImpl*, std::vector<std::pair<uint32_t, size_t>>> captures_;
@@ -261,7 +260,8 @@ class GraphTask {
 };
 
 // The root edges and their gradients, checked.
-std::shared_ptr<GraphRoot> make_root(const char* what, const variable_list& outputs, const variable_list& grad_outputs) {
+std::shared_ptr<GraphRoot> make_root(const char* what, const variable_list& outputs,
+                                     const variable_list& grad_outputs) {
   EMBER_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(),
               "[{}] got {} tensors and {} gradients: give one gradient per tensor (or none)", what, outputs.size(),
               grad_outputs.size());
@@ -275,8 +275,9 @@ std::shared_ptr<GraphRoot> make_root(const char* what, const variable_list& outp
                 what, i);
     Tensor g = grad_outputs.empty() ? Tensor() : grad_outputs[i];
     if (!g.defined()) {
-      EMBER_CHECK(out.numel() == 1, "[{}] grad can be implicitly created only for scalar outputs (tensor {} has shape [{}])",
-                  what, i, fmt::join(out.sizes(), ", "));
+      EMBER_CHECK(out.numel() == 1,
+                  "[{}] grad can be implicitly created only for scalar outputs (tensor {} has shape [{}])", what, i,
+                  fmt::join(out.sizes(), ", "));
       AutoDispatchBelowAutograd below;
       g = ones_like(out);
     } else {
@@ -309,7 +310,8 @@ variable_list run_grad(const variable_list& outputs, const variable_list& inputs
   edge_list captures;
   for (size_t i = 0; i < inputs.size(); ++i) {
     EMBER_CHECK(inputs[i].defined(), "[autograd::grad] input {} is undefined", i);
-    EMBER_CHECK(requires_grad(inputs[i]), "[autograd::grad] One of the differentiated Tensors (input {}) does not require grad", i);
+    EMBER_CHECK(requires_grad(inputs[i]),
+                "[autograd::grad] One of the differentiated Tensors (input {}) does not require grad", i);
     captures.push_back(gradient_edge(inputs[i]));
   }
   GraphTask task(retain_graph.value_or(create_graph), create_graph);

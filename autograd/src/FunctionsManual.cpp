@@ -504,8 +504,7 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 }
 
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
-                           IntArrayRef size, IntArrayRef stride,
-                           std::optional<int64_t> storage_offset) {
+                           IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   // The gradient is laid into a flat buffer shaped like the storage both geometries reach, then read
   // back through self's geometry (PyTorch's as_strided_backward).
   int64_t self_numel = 1;

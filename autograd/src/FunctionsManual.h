@@ -115,8 +115,7 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
-                           IntArrayRef size, IntArrayRef stride,
-                           std::optional<int64_t> storage_offset);
+                           IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
 // squeeze.dim's adjoint: unsqueeze at `dim` when squeeze removed it.
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);

@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <cctype>
+#include <cstdlib>
 
 namespace ember::autograd {
 

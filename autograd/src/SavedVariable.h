@@ -33,7 +33,7 @@ class SavedVariable {
 
 // "one of the variables needed for gradient computation has been modified by an inplace
 // operation" (shared with the engine's checks).
-[[noreturn]] void throw_saved_modified(const Tensor& t, const std::string& producer, uint32_t output_nr,
-                                       uint64_t now, uint64_t expected);
+[[noreturn]] void throw_saved_modified(const Tensor& t, const std::string& producer, uint32_t output_nr, uint64_t now,
+                                       uint64_t expected);
 
 }  // namespace ember::autograd

@@ -93,15 +93,13 @@ void set_history(const Tensor& t, const std::shared_ptr<NodeImpl>& fn) {
 void check_inplace(const Tensor& self, const char* op) {
   const AutogradMeta* m = meta_of(self);
   if (m && m->requires_grad_ && !m->grad_fn && GradMode::is_enabled())
-    EMBER_THROW(ValueError,
-                "[{}] a leaf Variable that requires grad is being used in an in-place operation.", op);
+    EMBER_THROW(ValueError, "[{}] a leaf Variable that requires grad is being used in an in-place operation.", op);
   TensorImpl* impl = self.unsafeGetTensorImpl();
   if (impl->is_view() && GradMode::is_enabled()) {
     const AutogradMeta* bm = static_cast<const AutogradMeta*>(impl->view_base()->autograd_meta());
     if (bm && bm->requires_grad_ && !bm->grad_fn)
       EMBER_THROW(ValueError,
-                  "[{}] a view of a leaf Variable that requires grad is being used in an in-place operation.",
-                  op);
+                  "[{}] a view of a leaf Variable that requires grad is being used in an in-place operation.", op);
   }
 }
 

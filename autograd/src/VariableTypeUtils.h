@@ -40,9 +40,7 @@ inline bool compute_requires_grad(const A&... a) {
 }
 
 inline void collect_edge(edge_list& e, const Tensor& t) { e.push_back(gradient_edge(t)); }
-inline void collect_edge(edge_list& e, const std::optional<Tensor>& t) {
-  e.push_back(t ? gradient_edge(*t) : Edge{});
-}
+inline void collect_edge(edge_list& e, const std::optional<Tensor>& t) { e.push_back(t ? gradient_edge(*t) : Edge{}); }
 inline void collect_edge(edge_list& e, const std::vector<Tensor>& v) {
   for (const Tensor& t : v) e.push_back(gradient_edge(t));
 }

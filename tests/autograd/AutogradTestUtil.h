@@ -48,9 +48,9 @@ std::string error_of_type(F&& f) {
   EXPECT_NE(std::string(text).find(part), std::string::npos) << "message: " << std::string(text)
 
 // EXPECT_ERROR(ErrType, stmt, "part", ...): stmt throws ErrType whose message contains every part.
-#define EXPECT_ERROR(ErrType, stmt, ...)                                                                   \
-  do {                                                                                                     \
-    const std::string msg_ = ::ember::agtest::error_of_type<ErrType>([&] { (void)(stmt); });               \
-    for (const char* part_ : {__VA_ARGS__})                                                                \
-      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_;     \
+#define EXPECT_ERROR(ErrType, stmt, ...)                                                               \
+  do {                                                                                                 \
+    const std::string msg_ = ::ember::agtest::error_of_type<ErrType>([&] { (void)(stmt); });           \
+    for (const char* part_ : {__VA_ARGS__})                                                            \
+      EXPECT_NE(msg_.find(part_), std::string::npos) << "message: " << msg_ << "\nmissing: " << part_; \
   } while (0)

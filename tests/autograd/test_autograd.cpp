@@ -93,7 +93,9 @@ TEST(Autograd, BackwardNeedsAGradientForNonScalars) {
   Tensor x = t64({1, 2, 3}).requires_grad_();
   Tensor y = mul(x, x);
   EXPECT_HAS(error_of([&] { y.backward(); }), "grad can be implicitly created only for scalar outputs");
-  EXPECT_HAS(error_of([&] { y.backward(t64({1, 1})); }),
+  EXPECT_HAS(error_of([&] {
+               y.backward(t64({1, 1}));
+             }),
              "Mismatch in shape: grad_output[0] has a shape of [2] and output[0] has a shape of [3].");
   y.backward(t64({1, 10, 100}));
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{2, 40, 600}));
@@ -136,7 +138,9 @@ TEST(Autograd, GradOfUnusedInputs) {
   Tensor u = t64({5}).requires_grad_();
   Tensor n = t64({5});
   Tensor y = mul(x, x).sum();
-  EXPECT_HAS(error_of([&] { autograd::grad({y}, {x, u}, {}, true); }),
+  EXPECT_HAS(error_of([&] {
+               autograd::grad({y}, {x, u}, {}, true);
+             }),
              "One of the differentiated Tensors (input 1) appears to not have been used in the graph. Set "
              "allow_unused=true if this is the desired behavior.");
   variable_list g = autograd::grad({y}, {x, u}, {}, true, false, /*allow_unused=*/true);
@@ -188,9 +192,10 @@ TEST(Autograd, ModifiedSavedTensorIsAnError) {
   Tensor z = mul(y, y);  // saves y (version 0)
   y.add_(t64({1, 1}));   // y is now at version 1
   std::string e = error_of([&] { z.sum().backward(); });
-  EXPECT_HAS(e, "one of the variables needed for gradient computation has been modified by an inplace operation: "
-                "[CPUDoubleType [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 "
-                "instead.");
+  EXPECT_HAS(e,
+             "one of the variables needed for gradient computation has been modified by an inplace operation: "
+             "[CPUDoubleType [2]], which is output 0 of AddBackward0, is at version 1; expected version 0 "
+             "instead.");
   EXPECT_HAS(e, "DetectAnomalyGuard");
 }
 
@@ -303,7 +308,8 @@ TEST(Autograd, InferenceMode) {
   // Saving an inference tensor for backward is an error; using it in a recorded op that does not
   // save it is fine.
   EXPECT_HAS(error_of([&] { mul(y, x); }), "inference tensors cannot be saved for backward");
-  EXPECT_HAS(error_of([&] { y.requires_grad_(); }), "setting requires_grad=True on an inference tensor outside InferenceMode");
+  EXPECT_HAS(error_of([&] { y.requires_grad_(); }),
+             "setting requires_grad=True on an inference tensor outside InferenceMode");
 }
 
 TEST(Autograd, TensorHooks) {
@@ -442,9 +448,7 @@ TEST(AutogradFunction, MarkDirty) {
 TEST(AutogradAnomaly, ErrorInBackwardNamesTheForwardCall) {
   struct Bad : autograd::Function<Bad> {
     static Tensor forward(autograd::AutogradContext*, Tensor x) { return mul(x, x); }
-    static variable_list backward(autograd::AutogradContext*, variable_list) {
-      throw ValueError("boom in backward");
-    }
+    static variable_list backward(autograd::AutogradContext*, variable_list) { throw ValueError("boom in backward"); }
   };
   Tensor x = t64({1}).requires_grad_();
   {

@@ -37,8 +37,8 @@ TEST(AutogradStates, EveryBuiltinOperatorHasOne) {
     if (name.rfind("aten::", 0) != 0) continue;
     ++n;
     const std::string line = slot_line(op, "AutogradCPU");
-    EXPECT_TRUE(served_by_autograd(line)) << name << ": its AutogradCPU slot is '" << line
-                                          << "'; give it a schemas/derivatives.yaml entry";
+    EXPECT_TRUE(served_by_autograd(line))
+        << name << ": its AutogradCPU slot is '" << line << "'; give it a schemas/derivatives.yaml entry";
   }
   EXPECT_GT(n, 250);
 }

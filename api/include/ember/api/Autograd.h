@@ -92,7 +92,7 @@ struct EMBER_API NodeState {
   virtual ~NodeState() = default;
   std::string name;
   AutogradContext ctx;
-  std::vector<bool> arg_is_input;  // per forward argument, a variable_list counting per element
+  std::vector<bool> arg_is_input;    // per forward argument, a variable_list counting per element
   bool once_differentiable = false;  // T::is_once_differentiable
 
   // Before forward: which inputs need a gradient.
