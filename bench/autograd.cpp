@@ -1,0 +1,375 @@
+// bench/autograd: the cost of recording a graph and of running backward, beside LibTorch 1.13 in the
+// same process. Reported as best / median and the ratio Ember / LibTorch of the best figures.
+//   bench_autograd [threads]   threads = 1 (default): small ops, the engine on a 10,000-node chain and
+//                              the MLP training step; threads > 1: the MLP step only.
+//   scripts/bench.sh           (builds with -DEMBER_BUILD_BENCH=ON and runs pinned to one core)
+// Allocation counts are operator new calls made on this thread (this binary replaces operator new for
+// both frameworks); tensor data is not counted (Ember's caching allocator, LibTorch's posix_memalign).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "BenchUtil.h"
+#include "ember/ember.h"
+
+// GCC pairs inlined library `new` with this file's free-based delete and warns; both go through
+// malloc/free here.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+
+namespace {
+// Plain thread-local counter: no atomic on the timed paths (local-exec TLS in the executable).
+thread_local long t_news = 0;
+}  // namespace
+
+void* operator new(size_t n) {
+  ++t_news;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace {
+
+using clk = std::chrono::steady_clock;
+
+struct Result {
+  double best, median;  // per unit (ns per call, ns per node, s per step)
+};
+
+Result summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return {v.front(), v[v.size() / 2]};
+}
+
+// ns per call of f (which runs `n` calls), best and median of 9 repetitions of ~0.2 s.
+Result measure_ns(const std::function<void(long)>& f) {
+  long n = 100;
+  for (;;) {
+    auto t0 = clk::now();
+    f(n);
+    double s = std::chrono::duration<double>(clk::now() - t0).count();
+    if (s > 0.05) {
+      n = static_cast<long>(n * 0.2 / s) + 1;
+      break;
+    }
+    n *= 4;
+  }
+  std::vector<double> v;
+  for (int r = 0; r < 9; ++r) {
+    auto t0 = clk::now();
+    f(n);
+    v.push_back(std::chrono::duration<double, std::nano>(clk::now() - t0).count() / static_cast<double>(n));
+  }
+  return summarize(v);
+}
+
+// operator new calls per call of f.
+double news_per_call(const std::function<void(long)>& f) {
+  f(10);
+  const long before = t_news;
+  f(1000);
+  return static_cast<double>(t_news - before) / 1000.0;
+}
+
+template <class T>
+void keep(T&& v) {
+  asm volatile("" : : "g"(&v) : "memory");
+}
+
+struct Row {
+  std::string what;
+  Result e, t;
+  double target;  // in the row's unit; 0: none
+  double news_e = -1, news_t = -1;
+};
+
+void print_rows(const char* title, const char* unit, double scale, const std::vector<Row>& rows) {
+  std::printf("%-50s %19s %19s %7s %9s %13s\n", title, "Ember best / med", "LibTorch best / med", "ratio", "target",
+              "new: E / T");
+  for (auto& r : rows) {
+    char tgt[24] = "-", news[32] = "";
+    if (r.target > 0) std::snprintf(tgt, sizeof tgt, "<=%.4g", r.target);
+    if (r.news_e >= 0) std::snprintf(news, sizeof news, "%5.1f / %5.1f", r.news_e, r.news_t);
+    std::printf("%-50s %9.4g / %7.4g %9.4g / %7.4g %7.2f %9s %13s%s\n", r.what.c_str(), r.e.best * scale,
+                r.e.median * scale, r.t.best * scale, r.t.median * scale, r.e.best / r.t.best, tgt, news,
+                r.target > 0 && r.e.best * scale > r.target ? "  MISSED" : "");
+  }
+  std::printf("(unit: %s)\n\n", unit);
+}
+
+// ---- 1, 2: one recorded op, and a tiny backward ----
+
+void small_ops() {
+  at::Tensor ta = at::ones({1}), tb = at::ones({1});
+  ember::Tensor ea = ember::ones({1}), eb = ember::ones({1});
+  at::Tensor tga = at::ones({1}).requires_grad_(), tgb = at::ones({1}).requires_grad_();
+  ember::Tensor ega = ember::ones({1}).requires_grad_(), egb = ember::ones({1}).requires_grad_();
+
+  auto e_add = [&](long n) { for (long i = 0; i < n; ++i) keep(ember::add(ea, eb)); };
+  auto t_add = [&](long n) { for (long i = 0; i < n; ++i) keep(at::add(ta, tb)); };
+  auto e_gadd = [&](long n) { for (long i = 0; i < n; ++i) keep(ember::add(ega, egb)); };
+  auto t_gadd = [&](long n) { for (long i = 0; i < n; ++i) keep(at::add(tga, tgb)); };
+  auto e_gmul = [&](long n) { for (long i = 0; i < n; ++i) keep(ember::mul(ega, egb)); };
+  auto t_gmul = [&](long n) { for (long i = 0; i < n; ++i) keep(at::mul(tga, tgb)); };
+  // The gradients accumulate into a.grad and b.grad from the second call on (as LibTorch's anchor).
+  auto e_bwd = [&](long n) {
+    for (long i = 0; i < n; ++i) ember::add(ega, egb).sum().backward();
+  };
+  auto t_bwd = [&](long n) {
+    for (long i = 0; i < n; ++i) at::add(tga, tgb).sum().backward();
+  };
+
+  std::vector<Row> rows;
+  auto row = [&](const char* what, auto& fe, auto& ft, double target) {
+    Row r{what, measure_ns(fe), measure_ns(ft), target};
+    r.news_e = news_per_call(fe);
+    r.news_t = news_per_call(ft);
+    rows.push_back(r);
+  };
+  row("add, 1-element tensors, no grad", e_add, t_add, 0);
+  row("add, 1-element, requires grad (records AddBackward0)", e_gadd, t_gadd, 576);
+  row("mul, 1-element, requires grad (saves both inputs)", e_gmul, t_gmul, 0);
+  row("y = add(a, b).sum(); y.backward()", e_bwd, t_bwd, 4900);
+  print_rows("1 thread", "ns per call; target 0.5x LibTorch's anchor", 1.0, rows);
+  std::printf("recording a node costs: Ember %+.0f ns, LibTorch %+.0f ns (add with grad - add without)\n\n",
+              rows[1].e.best - rows[0].e.best, rows[1].t.best - rows[0].t.best);
+}
+
+// ---- 3: the engine on a long chain of scalar ops ----
+
+constexpr int kChain = 10000;
+
+struct ChainTimes {
+  Result build, backward, total;  // ns per node
+  double news_build, news_backward;
+};
+
+// `step(x)` makes the next link; the chain ends at a 1-element tensor whose backward needs no
+// gradient argument. backward is timed until the graph is gone (Ember frees it as it goes, LibTorch
+// when the last handle drops), so both include freeing it.
+template <class T, class Step>
+ChainTimes time_chain(const T& leaf, Step step) {
+  std::vector<double> build, bwd, total;
+  double news_build = 0, news_bwd = 0;
+  for (int r = 0; r < 12; ++r) {
+    const long n0 = t_news;
+    auto t0 = clk::now();
+    T x = leaf;
+    for (int i = 0; i < kChain; ++i) x = step(x);
+    auto t1 = clk::now();
+    const long n1 = t_news;
+    x.backward();
+    x = T();
+    auto t2 = clk::now();
+    const long n2 = t_news;
+    if (r == 0) continue;  // warm-up
+    build.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / kChain);
+    bwd.push_back(std::chrono::duration<double, std::nano>(t2 - t1).count() / kChain);
+    total.push_back(std::chrono::duration<double, std::nano>(t2 - t0).count() / kChain);
+    news_build = static_cast<double>(n1 - n0) / kChain;
+    news_bwd = static_cast<double>(n2 - n1) / kChain;
+  }
+  return {summarize(build), summarize(bwd), summarize(total), news_build, news_bwd};
+}
+
+void chain() {
+  ember::Tensor ex = ember::ones({1}).requires_grad_(), ec = ember::full({1}, 1.0001);
+  at::Tensor tx = at::ones({1}).requires_grad_(), tc = at::full({1}, 1.0001);
+  std::vector<Row> rows;
+  auto add_rows = [&](const char* op, const ChainTimes& e, const ChainTimes& t) {
+    rows.push_back({std::string(op) + ": build (forward, records)", e.build, t.build, 0, e.news_build, t.news_build});
+    rows.push_back({std::string(op) + ": backward (engine, frees graph)", e.backward, t.backward, 1000,
+                     e.news_backward, t.news_backward});
+    rows.push_back({std::string(op) + ": build + backward", e.total, t.total, 0});
+  };
+  {
+    auto e = time_chain(ex, [&](const ember::Tensor& x) { return ember::mul(x, ec); });
+    auto t = time_chain(tx, [&](const at::Tensor& x) { return at::mul(x, tc); });
+    add_rows("x = x * c", e, t);
+    ember::Tensor g = ex.grad();
+    std::printf("chain check: d/dx of x * c^%d: Ember %.6g, LibTorch %.6g (x.grad accumulated over 12 runs)\n", kChain,
+                g.item<double>(), tx.grad().item<double>());
+  }
+  {
+    auto e = time_chain(ex, [&](const ember::Tensor& x) { return ember::add(x, ec); });
+    auto t = time_chain(tx, [&](const at::Tensor& x) { return at::add(x, tc); });
+    add_rows("x = x + c", e, t);
+  }
+  char title[64];
+  std::snprintf(title, sizeof title, "%d-node chain, 1 thread", kChain);
+  print_rows(title, "ns per node; new = operator new calls per node", 1.0, rows);
+}
+
+// ---- 4: MLP training step, 784-512-512-10, ReLU, cross entropy, SGD ----
+
+constexpr int64_t kBatch = 64, kIn = 784, kHidden = 512, kOut = 10;
+constexpr double kLr = 0.01;
+
+struct MlpData {
+  std::vector<std::vector<float>> params;  // w1 b1 w2 b2 w3 b3, PyTorch's layout (w: [out, in])
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<float> x;
+  std::vector<int64_t> target;
+};
+
+MlpData make_mlp_data() {
+  MlpData d;
+  const int64_t dims[] = {kIn, kHidden, kHidden, kOut};
+  for (int l = 0; l < 3; ++l) {
+    const float bound = 1.0f / std::sqrt(static_cast<float>(dims[l]));  // nn.Linear's init range
+    std::vector<float> w(static_cast<size_t>(dims[l + 1] * dims[l])), b(static_cast<size_t>(dims[l + 1]));
+    bench::fill_random(w.data(), static_cast<int64_t>(w.size()), 11u + l);
+    bench::fill_random(b.data(), static_cast<int64_t>(b.size()), 23u + l);
+    for (float& v : w) v *= 2 * bound;
+    for (float& v : b) v *= 2 * bound;
+    d.params.push_back(std::move(w));
+    d.shapes.push_back({dims[l + 1], dims[l]});
+    d.params.push_back(std::move(b));
+    d.shapes.push_back({dims[l + 1]});
+  }
+  d.x.resize(static_cast<size_t>(kBatch * kIn));
+  bench::fill_random(d.x.data(), kBatch * kIn, 7u);
+  for (int64_t i = 0; i < kBatch; ++i) d.target.push_back((i * 7 + 3) % kOut);
+  return d;
+}
+
+// One formulation for both frameworks (Ember has no nn yet): addmm, relu, log_softmax, and the
+// cross entropy as the mean of the gathered log-probabilities; SGD as LibTorch's optimizer does it
+// (p -= lr * grad through add_'s alpha; the grads zeroed in place).
+template <class T, class NoGrad, class F>
+struct Mlp {
+  std::vector<T> p;
+  T x, target;  // target: int64 [batch, 1]
+  F ops;
+
+  T forward_loss() const {
+    T h = ops.relu(ops.addmm(p[1], x, p[0].t()));
+    h = ops.relu(ops.addmm(p[3], h, p[2].t()));
+    T logits = ops.addmm(p[5], h, p[4].t());
+    return ops.log_softmax(logits, 1).gather(1, target).mean().neg();
+  }
+  void step() {
+    T loss = forward_loss();
+    loss.backward();
+    NoGrad g;
+    for (auto& q : p) {
+      q.sub_(q.grad(), kLr);
+      q.grad().zero_();
+    }
+  }
+};
+
+struct EmberOps {
+  static ember::Tensor relu(const ember::Tensor& a) { return ember::relu(a); }
+  static ember::Tensor addmm(const ember::Tensor& b, const ember::Tensor& x, const ember::Tensor& w) {
+    return ember::addmm(b, x, w);
+  }
+  static ember::Tensor log_softmax(const ember::Tensor& a, int64_t d) { return ember::log_softmax(a, d); }
+};
+struct TorchOps {
+  static at::Tensor relu(const at::Tensor& a) { return at::relu(a); }
+  static at::Tensor addmm(const at::Tensor& b, const at::Tensor& x, const at::Tensor& w) { return at::addmm(b, x, w); }
+  static at::Tensor log_softmax(const at::Tensor& a, int64_t d) { return at::log_softmax(a, d); }
+};
+
+// LibTorch's idiomatic spelling: at::linear and at::cross_entropy_loss (nll_loss's fused kernels).
+struct TorchIdiomatic {
+  std::vector<at::Tensor> p;
+  at::Tensor x, target;  // target: int64 [batch]
+  at::Tensor forward_loss() const {
+    at::Tensor h = at::relu(at::linear(x, p[0], p[1]));
+    h = at::relu(at::linear(h, p[2], p[3]));
+    return at::cross_entropy_loss(at::linear(h, p[4], p[5]), target);
+  }
+  void step() {
+    at::Tensor loss = forward_loss();
+    loss.backward();
+    at::NoGradGuard g;
+    for (auto& q : p) {
+      q.sub_(q.grad(), kLr);
+      q.mutable_grad().zero_();
+    }
+  }
+};
+
+void mlp(int threads) {
+  MlpData d = make_mlp_data();
+  Mlp<ember::Tensor, ember::NoGradGuard, EmberOps> em;
+  Mlp<at::Tensor, at::NoGradGuard, TorchOps> tm;
+  TorchIdiomatic ti;
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    em.p.push_back(ember::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
+    tm.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
+    ti.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
+  }
+  em.x = ember::from_blob(d.x.data(), {kBatch, kIn}).clone();
+  tm.x = at::from_blob(d.x.data(), {kBatch, kIn}).clone();
+  ti.x = tm.x;
+  em.target = ember::from_blob(d.target.data(), {kBatch, 1}, ember::kInt64).clone();
+  tm.target = at::from_blob(d.target.data(), {kBatch, 1}, at::kLong).clone();
+  ti.target = tm.target.reshape({kBatch});
+
+  // Both run the same steps from the same weights: their losses must agree.
+  const double le = em.forward_loss().item<double>(), lt = tm.forward_loss().item<double>(),
+               li = ti.forward_loss().item<double>();
+  std::printf("MLP loss before training: Ember %.6f, LibTorch %.6f, LibTorch idiomatic %.6f\n", le, lt, li);
+
+  for (int i = 0; i < 3; ++i) {
+    em.step();
+    tm.step();
+    ti.step();
+  }
+  std::printf("after 3 SGD steps:        Ember %.6f, LibTorch %.6f, LibTorch idiomatic %.6f\n",
+              em.forward_loss().item<double>(), tm.forward_loss().item<double>(), ti.forward_loss().item<double>());
+
+  auto measure_steps = [](const std::function<void()>& f) {
+    bench::Times t = bench::measure(f, 11);
+    return Result{t.best, t.median};
+  };
+  Result re = measure_steps([&] { em.step(); });
+  Result rt = measure_steps([&] { tm.step(); });
+  Result ri = measure_steps([&] { ti.step(); });
+
+  const double target = threads == 1 ? 1.2 : threads == 2 ? 0.7 : 0;
+  std::vector<Row> rows = {
+      {"MLP step, same ops (addmm, relu, log_softmax, gather)", re, rt, target},
+      {"  LibTorch idiomatic (linear, cross_entropy_loss)", re, ri, target},
+  };
+  char title[80];
+  std::snprintf(title, sizeof title, "MLP 784-512-512-10 train step, batch 64, %d thread(s)", threads);
+  print_rows(title, "ms per step (forward, loss, backward, SGD update, zero grads)", 1e3, rows);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  at::set_num_threads(threads);
+  ember::set_num_threads(threads);
+  ember::plugins::load("cpu");
+  ember::plugins::load("autograd");
+  const char* wait = std::getenv("OMP_WAIT_POLICY");
+  std::printf("threads %d (OMP_WAIT_POLICY=%s)\n\n", threads, wait ? wait : "unset");
+  if (threads == 1) {
+    small_ops();
+    chain();
+  }
+  try {
+    mlp(threads);
+  } catch (const std::exception& ex) {
+    std::printf("MLP step: not run: %s\n", ex.what());
+    return 1;
+  }
+  return 0;
+}
