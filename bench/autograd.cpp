@@ -2,6 +2,8 @@
 // same process. Reported as best / median and the ratio Ember / LibTorch of the best figures.
 //   bench_autograd [threads]   threads = 1 (default): small ops, the engine on a 10,000-node chain and
 //                              the MLP training step; threads > 1: the MLP step only.
+//   bench_autograd profile WHAT [seconds] [threads]   Ember's side of one benchmark alone, for perf;
+//                              with BENCH_TRACE_NEW=1, the call stack of each operator new in one call.
 //   scripts/bench.sh           (builds with -DEMBER_BUILD_BENCH=ON and runs pinned to one core)
 // Allocation counts are operator new calls made on this thread (this binary replaces operator new for
 // both frameworks); tensor data is not counted (Ember's caching allocator, LibTorch's posix_memalign).
@@ -16,6 +18,8 @@
 #include <new>
 #include <string>
 
+#include <dlfcn.h>
+#include <execinfo.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <vector>
@@ -32,10 +36,27 @@
 namespace {
 // Plain thread-local counter: no atomic on the timed paths (local-exec TLS in the executable).
 thread_local long t_news = 0;
+// Profile mode with BENCH_TRACE_NEW=1: the call stack of every operator new in one call.
+thread_local bool t_trace_new = false;
+
+void trace_new(size_t n) {
+  t_trace_new = false;  // backtrace may allocate
+  void* frames[10];
+  const int k = backtrace(frames, 10);
+  std::fprintf(stderr, "operator new(%zu)\n", n);
+  for (int i = 1; i < k; ++i) {  // object and offset: addr2line -f -C -e OBJECT OFFSET (hidden symbols too)
+    Dl_info info;
+    if (dladdr(frames[i], &info) && info.dli_fname)
+      std::fprintf(stderr, "  %s 0x%zx\n", info.dli_fname,
+                   static_cast<size_t>(static_cast<char*>(frames[i]) - static_cast<char*>(info.dli_fbase)) - 1);
+  }
+  t_trace_new = true;
+}
 }  // namespace
 
 void* operator new(size_t n) {
   ++t_news;
+  if (t_trace_new) trace_new(n);
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
@@ -68,9 +89,10 @@ long minor_faults() {
   return u.ru_minflt;
 }
 
-// ns per call of f (which runs `n` calls), best and median of 9 repetitions of ~0.2 s.
+// ns per call of f (which runs `n` calls), best and median of 9 repetitions of ~0.2 s (after a
+// calibration that warms up).
 Result measure_ns(const std::function<void(long)>& f) {
-  long n = 100;
+  long n = 1;
   for (;;) {
     auto t0 = clk::now();
     f(n);
@@ -350,27 +372,37 @@ struct TorchIdiomatic {
   }
 };
 
+using EmberMlp = Mlp<ember::Tensor, ember::NoGradGuard, EmberOps>;
+
+EmberMlp ember_mlp(MlpData& d) {
+  EmberMlp em;
+  for (size_t i = 0; i < d.params.size(); ++i)
+    em.p.push_back(ember::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
+  em.x = ember::from_blob(d.x.data(), {kBatch, kIn}).clone();
+  em.target = ember::from_blob(d.target.data(), {kBatch, 1}, ember::kInt64).clone();
+  return em;
+}
+
 void mlp(int threads) {
   MlpData d = make_mlp_data();
-  Mlp<ember::Tensor, ember::NoGradGuard, EmberOps> em;
+  EmberMlp em = ember_mlp(d);
   Mlp<at::Tensor, at::NoGradGuard, TorchOps> tm;
   TorchIdiomatic ti;
   for (size_t i = 0; i < d.params.size(); ++i) {
-    em.p.push_back(ember::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
     tm.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
     ti.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
   }
-  em.x = ember::from_blob(d.x.data(), {kBatch, kIn}).clone();
   tm.x = at::from_blob(d.x.data(), {kBatch, kIn}).clone();
   ti.x = tm.x;
-  em.target = ember::from_blob(d.target.data(), {kBatch, 1}, ember::kInt64).clone();
   tm.target = at::from_blob(d.target.data(), {kBatch, 1}, at::kLong).clone();
   ti.target = tm.target.reshape({kBatch});
 
-  // Wall clock only: with threads > 1 the workers' time is not this thread's.
-  auto measure = [](const std::function<void()>& f) {
-    bench::Times t = bench::measure(f, 11);
-    return Result{t.best, t.median};
+  // Seconds per step. The CPU time is this thread's: shown on one thread only.
+  auto measure = [threads](const std::function<void()>& f) {
+    Result r = measure_ns([&](long n) {
+      for (long i = 0; i < n; ++i) f();
+    });
+    return Result{r.best * 1e-9, r.median * 1e-9, threads == 1 ? r.cpu_best * 1e-9 : 0};
   };
   const double target = threads == 1 ? 1.2 : threads == 2 ? 0.7 : 0;
   char title[80];
@@ -414,14 +446,64 @@ void mlp(int threads) {
   }
 }
 
+// `bench_autograd profile WHAT [seconds] [threads]`: Ember's side of one benchmark alone, in a loop,
+// for perf record (WHAT: add, backward, chain, mlp, mlp-forward).
+int profile(const std::string& what, double seconds) {
+  ember::Tensor a = ember::ones({1}).requires_grad_(), b = ember::ones({1}).requires_grad_();
+  ember::Tensor c = ember::full({1}, 1.0001);
+  MlpData d = make_mlp_data();
+  EmberMlp em = ember_mlp(d);
+  std::function<void()> f;
+  if (what == "add") {
+    f = [&] { keep(ember::add(a, b)); };
+  } else if (what == "backward") {
+    f = [&] { ember::add(a, b).sum().backward(); };
+  } else if (what == "chain") {
+    f = [&] {
+      ember::Tensor x = a;
+      for (int i = 0; i < kChain; ++i) x = ember::mul(x, c);
+      x.backward();
+    };
+  } else if (what == "mlp") {
+    f = [&] { em.step(); };
+  } else if (what == "mlp-forward") {
+    f = [&] { keep(em.forward_loss()); };
+  } else {
+    std::fprintf(stderr, "bench_autograd profile: unknown benchmark '%s' (add, backward, chain, mlp, mlp-forward)\n",
+                 what.c_str());
+    return 2;
+  }
+  if (std::getenv("BENCH_TRACE_NEW")) {
+    f();  // twice: the first calls make statics and the first gradients
+    f();
+    t_trace_new = true;
+    f();
+    t_trace_new = false;
+    return 0;
+  }
+  long calls = 0;
+  const long news0 = t_news;
+  auto t0 = clk::now();
+  while (std::chrono::duration<double>(clk::now() - t0).count() < seconds) {
+    f();
+    ++calls;
+  }
+  std::printf("%s: %ld calls, %.4g us per call, %.1f operator new per call\n", what.c_str(), calls,
+              std::chrono::duration<double, std::micro>(clk::now() - t0).count() / static_cast<double>(calls),
+              static_cast<double>(t_news - news0) / static_cast<double>(calls));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+  const bool prof = argc > 2 && std::string(argv[1]) == "profile";
+  const int threads = prof ? (argc > 4 ? std::atoi(argv[4]) : 1) : argc > 1 ? std::atoi(argv[1]) : 1;
   at::set_num_threads(threads);
   ember::set_num_threads(threads);
   ember::plugins::load("cpu");
   ember::plugins::load("autograd");
+  if (prof) return profile(argv[2], argc > 3 ? std::atof(argv[3]) : 5.0);
   const char* wait = std::getenv("OMP_WAIT_POLICY");
   std::printf("threads %d (OMP_WAIT_POLICY=%s)\n\n", threads, wait ? wait : "unset");
   if (threads == 1) {
