@@ -88,6 +88,21 @@ int main(int argc, char** argv) {
       std::cout << "ok   wrong signature refused: " << e.what() << "\n";
     }
 
+    // Differentiated through the formula the library registered (the autograd plugin is one of
+    // the default plugins).
+    {
+      ember::Tensor w = ember::tensor({{1.0f, 2.0f}, {3.0f, 4.0f}}).requires_grad_();
+      ember::Tensor y = op.call(w, 3.0);
+      ember::Tensor loss = ember::mul(y, y).sum();  // sum (3w)^2: d/dw = 18 w
+      loss.backward();
+      std::cout << "ok   grad_fn of myops::scale: " << ember::autograd::grad_fn_name(y) << "\n";
+      if (ember::autograd::grad_fn_name(y) != "ScaleBackward") {
+        std::cerr << "FAIL grad_fn is '" << ember::autograd::grad_fn_name(y) << "', expected 'ScaleBackward'\n";
+        ++failures;
+      }
+      expect_scaled("grad of sum(scale(w, 3)^2) is 18 w", w.grad(), w.detach(), 18.0);
+    }
+
     std::cout << "\nmyops::scale dispatch table:\n"
               << ember::Dispatcher::singleton().findSchemaOrThrow("myops::scale", "").dump_table() << "\n";
     std::cout << "plugins::loaded():\n";

@@ -1,8 +1,11 @@
 #include "ember/api/Autograd.h"
 
+#include "ember/dispatcher/Dispatcher.h"
+
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 namespace ember::autograd {
@@ -125,4 +128,76 @@ void NodeState::record(std::unique_ptr<NodeState> st, const variable_list& input
 }
 
 }  // namespace detail
+namespace {
+
+struct FormulaState final : detail::NodeState {
+  BackwardFormula formula;
+};
+
+void call_formula(void* s, const Tensor* saved, size_t num_saved, const Tensor* grad_outputs, size_t num_outputs,
+                  Tensor* grad_inputs, size_t num_inputs) {
+  auto* st = static_cast<FormulaState*>(s);
+  st->set_saved(saved, num_saved);
+  variable_list grads = st->formula(&st->ctx, variable_list(grad_outputs, grad_outputs + num_outputs));
+  st->scatter(grads, grad_inputs, num_inputs);
+}
+
+// "mylib::square.out" -> "SquareBackward" (as a custom Function's node is named).
+std::string formula_node_name(const std::string& op) {
+  std::string base = op.substr(op.rfind("::") == std::string::npos ? 0 : op.rfind("::") + 2);
+  base = base.substr(0, base.find('.'));
+  std::string r;
+  bool up = true;
+  for (char c : base) {
+    if (c == '_') {
+      up = true;
+      continue;
+    }
+    r += up ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    up = false;
+  }
+  return r + "Backward";
+}
+
+}  // namespace
+
+void register_autograd(Library& m, std::string_view name, BackwardFormula backward, SetupContext setup_context) {
+  EMBER_CHECK(static_cast<bool>(backward), "[register_autograd] '{}': the backward formula is empty", name);
+  auto kernel = [backward = std::move(backward), setup = std::move(setup_context)](
+                    const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+    const auto& schema = op.schema();
+    const size_t n = schema.arguments().size();
+    const size_t first = stack->size() - n;
+    std::vector<IValue> args(stack->begin() + static_cast<std::ptrdiff_t>(first), stack->end());
+    auto st = std::make_unique<FormulaState>();
+    st->name = formula_node_name(op.operator_name());
+    st->formula = backward;
+    variable_list inputs;
+    for (const IValue& a : args) {
+      const bool t = a.isTensor();
+      st->arg_is_input.push_back(t);
+      if (t) inputs.push_back(a.toTensor());
+    }
+    st->begin_forward(inputs);
+    {
+      ExcludeDispatchKeyGuard below(DispatchKeySet::of(Functionality::Autograd));
+      op.redispatchBoxed(ks, stack);
+    }
+    const size_t n_out = schema.returns().size();
+    const size_t out_first = stack->size() - n_out;
+    variable_list outputs;
+    for (size_t i = out_first; i < stack->size(); ++i) {
+      EMBER_CHECK_NOT_IMPLEMENTED((*stack)[i].isTensor(),
+                                  "[register_autograd] {}: output {} is not a tensor; a registered formula "
+                                  "supports tensor outputs only",
+                                  op.operator_name(), i - out_first);
+      outputs.push_back((*stack)[i].toTensor());
+    }
+    if (setup) setup(&st->ctx, args, outputs);
+    detail::NodeState::record(std::move(st), inputs, outputs, &call_formula);
+    for (size_t i = 0; i < outputs.size(); ++i) (*stack)[out_first + i] = IValue(outputs[i]);
+  };
+  m.impl(name, DispatchKey::Autograd, CppFunction(std::move(kernel)));
+}
+
 }  // namespace ember::autograd

@@ -20,8 +20,9 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     Tensor r = fn(g);
     if (r.defined()) g = std::move(r);
   }
-  std::lock_guard<std::mutex> lock(m->slot->mu);
-  Tensor& grad = m->slot->grad;
+  GradSlot& slot = m->ensure_slot();
+  std::lock_guard<std::mutex> lock(slot.mu);
+  Tensor& grad = slot.grad;
   if (!grad.defined()) {
     // A fresh gradient is stolen when nothing else holds it and it has the variable's layout;
     // else copied (PyTorch's rule), so .grad never aliases a tensor the user holds.
@@ -169,6 +170,7 @@ void record_function_node(const FunctionNodeArgs& a) {
   next.reserve(a.num_inputs);
   for (size_t i = 0; i < a.num_inputs; ++i) next.push_back(gradient_edge(a.inputs[i]));
   auto node = NodeImpl::make<CppFunctionNode>(a, std::move(next));
+  if (AnomalyMode::is_enabled()) node->record_forward_trace(a.name);
   auto contains = [](const Tensor* v, size_t n, const Tensor& t) {
     for (size_t i = 0; i < n; ++i)
       if (v[i].is_same(t)) return true;

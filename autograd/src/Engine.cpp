@@ -79,10 +79,7 @@ class GraphTask {
       std::shared_ptr<NodeImpl> node = ready_.top().node;
       ready_.pop();
       variable_list inputs;
-      if (auto it = buffers_.find(node.get()); it != buffers_.end()) {
-        inputs = std::move(it->second);
-        buffers_.erase(it);
-      }
+      if (auto it = nodes_.find(node.get()); it != nodes_.end()) inputs = std::move(it->second.buffer);
       inputs.resize(node->num_inputs());
       evaluate(node, std::move(inputs));
     }
@@ -92,15 +89,15 @@ class GraphTask {
  private:
   void compute_dependencies(NodeImpl* root) {
     std::vector<NodeImpl*> stack{root};
-    std::unordered_set<NodeImpl*> seen{root};
     while (!stack.empty()) {
       NodeImpl* n = stack.back();
       stack.pop_back();
       for (const Edge& e : n->next_edges()) {
         NodeImpl* c = e.function.get();
         if (!c) continue;
-        ++deps_[c];
-        if (seen.insert(c).second) stack.push_back(c);
+        auto [it, first] = nodes_.try_emplace(c);
+        ++it->second.deps;
+        if (first) stack.push_back(c);
       }
     }
   }
@@ -183,20 +180,24 @@ class GraphTask {
       const Edge& e = edges[i];
       if (!e.is_valid()) continue;
       NodeImpl* c = e.function.get();
-      variable_list& buf = buffers_[c];
-      if (buf.empty()) buf.resize(c->num_inputs());
+      NodeTask& t = nodes_.find(c)->second;
       if (i < outputs.size() && outputs[i].defined()) {
-        Tensor& slot = buf[e.input_nr];
+        if (t.buffer.empty()) t.buffer.resize(c->num_inputs());
+        Tensor& slot = t.buffer[e.input_nr];
         slot = slot.defined() ? slot + outputs[i] : std::move(outputs[i]);
       }
-      if (--deps_[c] == 0) ready_.push({c->sequence_nr(), order_++, e.function});
+      if (--t.deps == 0) ready_.push({c->sequence_nr(), order_++, e.function});
     }
   }
 
   void wrap_delayed_error(NodeImpl& fn, const variable_list& grads, variable_list& outputs) {
+    // Its results depend on the grads and on the forward's inputs (through what it saved): both
+    // lead to the error, so a second differentiation cannot silently miss a term.
     edge_list next;
     for (const Tensor& g : grads)
       if (g.defined() && requires_grad(g)) next.push_back(gradient_edge(g));
+    for (const Edge& e : fn.next_edges())
+      if (e.is_valid()) next.push_back(e);
     if (next.empty()) return;
     auto err = NodeImpl::make<DelayedError>(
         fmt::format("[autograd] trying to differentiate twice a function that was marked as once differentiable "
@@ -249,8 +250,11 @@ class GraphTask {
   bool capture_mode_ = false;
   uint64_t order_ = 0;
   std::priority_queue<ReadyItem> ready_;
-  std::unordered_map<NodeImpl*, int> deps_;
-  std::unordered_map<NodeImpl*, variable_list> buffers_;
+  struct NodeTask {
+    int deps = 0;           // edges still to deliver
+    variable_list buffer;   // the gradients delivered so far, summed per input
+  };
+  std::unordered_map<NodeImpl*, NodeTask> nodes_;
   std::unordered_map<NodeImpl*, std::vector<std::pair<uint32_t, size_t>>> captures_;
   std::unordered_set<NodeImpl*> needed_;
   variable_list captured_;

@@ -46,7 +46,25 @@ bool InputMetadata::is_expandable_to(IntArrayRef grad_shape) const {
 NodeImpl::NodeImpl(edge_list next_edges) : NodeImpl(next_sequence_nr(), std::move(next_edges)) {}
 NodeImpl::NodeImpl(uint64_t sequence_nr, edge_list next_edges)
     : sequence_nr_(sequence_nr), next_edges_(std::move(next_edges)) {}
-NodeImpl::~NodeImpl() = default;
+namespace {
+// Nodes whose last owner was a node being destroyed; drained by the outermost ~NodeImpl.
+thread_local std::vector<std::shared_ptr<NodeImpl>>* tls_dying = nullptr;
+}  // namespace
+
+NodeImpl::~NodeImpl() {
+  std::vector<std::shared_ptr<NodeImpl>>* outer = tls_dying;
+  std::vector<std::shared_ptr<NodeImpl>> local;
+  if (!outer) tls_dying = &local;
+  for (Edge& e : next_edges_)
+    if (e.function && e.function.use_count() == 1) tls_dying->push_back(std::move(e.function));
+  if (outer) return;  // the outermost destructor frees them
+  while (!local.empty()) {
+    std::shared_ptr<NodeImpl> n = std::move(local.back());
+    local.pop_back();
+    n.reset();  // its destructor appends its own children to `local`
+  }
+  tls_dying = nullptr;
+}
 
 std::vector<std::pair<std::shared_ptr<Node>, uint32_t>> NodeImpl::next_functions() const {
   std::vector<std::pair<std::shared_ptr<Node>, uint32_t>> r;
@@ -162,24 +180,6 @@ void NodeImpl::record_forward_trace(const char* op) {
   }
   std::free(syms);
   forward_trace_ = std::move(s);
-}
-
-// Frees a node and, iteratively, the nodes only it kept alive (Note [Autograd graph]).
-void delete_node(NodeImpl* n) {
-  std::vector<std::shared_ptr<NodeImpl>> stack;
-  auto take_edges = [&](NodeImpl* node) {
-    for (Edge& e : node->mutable_next_edges())
-      if (e.function && e.function.use_count() == 1) stack.push_back(std::move(e.function));
-  };
-  take_edges(n);
-  delete n;
-  while (!stack.empty()) {
-    std::shared_ptr<NodeImpl> cur = std::move(stack.back());
-    stack.pop_back();
-    // cur is the last owner: take its children before it dies so its destructor recurses no
-    // deeper than one level.
-    take_edges(cur.get());
-  }
 }
 
 }  // namespace ember::autograd

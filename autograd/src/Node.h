@@ -12,7 +12,8 @@
 // holds a node's consumers, so the graph is acyclic in ownership. A tensor saved for backward is
 // a SavedVariable: an output of the node itself is kept without its grad_fn (no cycle).
 //
-// Destruction is iterative (delete_node): freeing the head of a 100,000-node chain would
+// Destruction is iterative (~NodeImpl hands the next nodes it owns alone to a per-thread list
+// that the outermost destructor drains): freeing the head of a 100,000-node chain would
 // otherwise recurse once per node through shared_ptr destructors.
 //
 // Sequence numbers grow per thread as nodes are made; the engine runs ready nodes highest first
@@ -99,9 +100,11 @@ class NodeImpl : public Node {
   const std::string& forward_trace() const { return forward_trace_; }
   void record_forward_trace(const char* op);
 
-  // A shared_ptr to a new node of type T, freed iteratively (Note [Autograd graph]).
+  // A shared_ptr to a new node of type T (one allocation).
   template <class T, class... A>
-  static std::shared_ptr<T> make(A&&... a);
+  static std::shared_ptr<T> make(A&&... a) {
+    return std::make_shared<T>(std::forward<A>(a)...);
+  }
 
  private:
   uint64_t sequence_nr_;
@@ -118,13 +121,6 @@ class NodeImpl : public Node {
   std::vector<std::pair<unsigned, PostHook>> post_hooks_;
   std::string forward_trace_;
 };
-
-void delete_node(NodeImpl* n);
-
-template <class T, class... A>
-std::shared_ptr<T> NodeImpl::make(A&&... a) {
-  return std::shared_ptr<T>(new T(std::forward<A>(a)...), [](T* p) { delete_node(p); });
-}
 
 unsigned next_hook_handle();
 

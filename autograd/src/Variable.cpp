@@ -20,6 +20,17 @@ void AutogradMeta::set_requires_grad(bool on, TensorImpl* self) {
   requires_grad_ = on;
 }
 
+const Tensor& AutogradMeta::grad() const {
+  static const Tensor undefined;
+  return slot ? slot->grad : undefined;
+}
+
+GradSlot& AutogradMeta::ensure_slot() {
+  std::lock_guard<std::mutex> lock(accumulator_mu);
+  if (!slot) slot = std::make_shared<GradSlot>();
+  return *slot;
+}
+
 std::unique_ptr<AutogradMetaInterface> make_meta(TensorImpl*) { return std::make_unique<AutogradMeta>(); }
 
 AutogradMeta& materialize_meta(const TensorBase& t) {

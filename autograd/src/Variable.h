@@ -30,11 +30,12 @@ struct GradSlot {
 
 class AutogradMeta final : public AutogradMetaInterface {
  public:
-  AutogradMeta() : slot(std::make_shared<GradSlot>()) {}
   bool requires_grad() const override { return requires_grad_ || grad_fn != nullptr; }
   void set_requires_grad(bool on, TensorImpl* self) override;
-  const Tensor& grad() const override { return slot->grad; }
-  Tensor& mutable_grad() override { return slot->grad; }
+  const Tensor& grad() const override;
+  Tensor& mutable_grad() override { return ensure_slot().grad; }
+  // The grad slot, made on first use (most tensors with history never get a grad).
+  GradSlot& ensure_slot();
   bool is_leaf() const override { return grad_fn == nullptr; }
 
   bool requires_grad_ = false;
@@ -42,7 +43,7 @@ class AutogradMeta final : public AutogradMetaInterface {
   uint32_t output_nr = 0;
   std::weak_ptr<NodeImpl> grad_accumulator;
   std::mutex accumulator_mu;
-  std::shared_ptr<GradSlot> slot;
+  std::shared_ptr<GradSlot> slot;  // null until used
   bool retains_grad = false;
   // Tensor::register_hook on a leaf: run by its AccumulateGrad before accumulating.
   std::vector<std::pair<unsigned, std::function<Tensor(const Tensor&)>>> leaf_hooks;

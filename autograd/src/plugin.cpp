@@ -28,6 +28,7 @@ void retain_grad(const Tensor& self) {
   if (!m || !m->grad_fn) return;  // a leaf keeps its grad anyway
   if (m->retains_grad) return;
   m->retains_grad = true;
+  m->ensure_slot();
   std::shared_ptr<GradSlot> slot = m->slot;
   grad_fn_of(self)->set_retain_grad_hook(m->output_nr, [slot](const Tensor& g) {
     std::lock_guard<std::mutex> lock(slot->mu);

@@ -13,6 +13,7 @@
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/LocalState.h"
 #include "ember/dispatcher/IValue.h"
+#include "ember/dispatcher/Library.h"
 
 namespace ember::autograd {
 
@@ -88,6 +89,7 @@ using BackwardFn = void (*)(void* state, const Tensor* saved, size_t num_saved, 
 // A node's state, owned by the plugin's node once recorded: the context and which forward
 // arguments were tensor inputs (T::backward returns one gradient per argument).
 struct EMBER_API NodeState {
+  virtual ~NodeState() = default;
   std::string name;
   AutogradContext ctx;
   std::vector<bool> arg_is_input;  // per forward argument, a variable_list counting per element
@@ -176,5 +178,26 @@ struct Function {
       return outputs;
   }
 };
+
+// A derivative formula for an operator of your own (Python's torch.library.register_autograd):
+// registers in `m` the operator's Autograd kernel, which runs the operator below autograd and,
+// when grad mode is on and an input requires grad, records a node whose backward is
+// `backward(ctx, grad_outputs)` (one gradient per schema argument, undefined for the arguments
+// that are not tensors or need none). `setup_context(ctx, args, outputs)` runs after the
+// forward and saves what backward needs (ctx->save_for_backward, saved_data). Works from any
+// library block (EMBER_LIBRARY_IMPL(ns, Autograd, m) or the operator's EMBER_LIBRARY), for
+// operators whose arguments are tensors, scalars and the like and whose outputs are tensors.
+//   EMBER_LIBRARY_IMPL(mylib, Autograd, m) {
+//     ember::autograd::register_autograd(m, "square",
+//         [](AutogradContext* ctx, const variable_list& g) {
+//           return variable_list{g[0] * 2 * ctx->get_saved_variables()[0]}; },
+//         [](AutogradContext* ctx, const std::vector<IValue>& args, const variable_list&) {
+//           ctx->save_for_backward({args[0].toTensor()}); });
+//   }
+using BackwardFormula = std::function<variable_list(AutogradContext* ctx, const variable_list& grad_outputs)>;
+using SetupContext =
+    std::function<void(AutogradContext* ctx, const std::vector<IValue>& args, const variable_list& outputs)>;
+EMBER_API void register_autograd(Library& m, std::string_view name, BackwardFormula backward,
+                                 SetupContext setup_context = {});
 
 }  // namespace ember::autograd
