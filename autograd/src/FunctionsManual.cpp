@@ -1,23 +1,979 @@
 #include "FunctionsManual.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
+
 namespace ember::autograd::generated::details {
-Tensor sum_to(const Tensor& g, IntArrayRef shape) {
-  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < g.dim(); ++i)
-    if (i < lead || (shape[i - lead] == 1 && g.size(i) != 1)) dims.push_back(i);
-  Tensor r = dims.empty() ? g : sum(g, dims, true);
-  return lead > 0 || r.sizes() != shape ? r.reshape(shape) : r;
+
+namespace {
+
+using OptTensorList = std::vector<std::optional<Tensor>>;
+
+TensorOptions index_options(const Tensor& like) { return TensorOptions().dtype(kInt64).device(like.device()); }
+
+// `n` leading Nones then `index`: an advanced index on dimension n alone (LibTorch's
+// index_add/index_copy spelled with index_put).
+OptTensorList index_at_dim(int64_t n, const Tensor& index) {
+  OptTensorList l(static_cast<size_t>(n), std::nullopt);
+  l.emplace_back(index.scalar_type() == kInt64 ? index : index.to(kInt64));
+  return l;
 }
-Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
-  Tensor r = zeros(sizes, grad.options());
-  r.select(dim, index).copy_(grad);
+
+std::vector<int64_t> wrap_dims(IntArrayRef dims, int64_t ndim, const char* op) {
+  std::vector<int64_t> out;
+  out.reserve(dims.size());
+  for (int64_t d : dims) out.push_back(maybe_wrap_dim(d, ndim, op));
+  return out;
+}
+
+int64_t product(IntArrayRef sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// Sums over every dimension but 1, keeping the dimensions (batch norm's per-channel sums).
+Tensor sum_exclude_dim1(const Tensor& t, bool keepdim = true) {
+  std::vector<int64_t> dims;
+  for (int64_t i = 0; i < t.dim(); ++i)
+    if (i != 1) dims.push_back(i);
+  if (dims.empty()) return t;
+  return t.sum(dims, keepdim);
+}
+
+// A per-channel tensor of shape [C] viewed as [1, C, 1, ...] for `target`'s rank.
+Tensor expand_as_dim1(const Tensor& src, const Tensor& target) {
+  std::vector<int64_t> shape(static_cast<size_t>(target.dim()), 1);
+  shape[1] = src.numel();
+  return src.reshape(shape);
+}
+
+// PyTorch's _maybe_overlapping_memory: whether two elements of a geometry may share memory.
+bool maybe_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  for (size_t i = 0; i < sizes.size(); ++i)
+    if (sizes[i] > 1) dims.emplace_back(strides[i], sizes[i]);
+  std::sort(dims.begin(), dims.end());
+  int64_t max_index_in_slice = 0;
+  for (const auto& [stride, size] : dims) {
+    if (stride <= max_index_in_slice) return true;
+    max_index_in_slice += stride * (size - 1);
+  }
+  return false;
+}
+
+// One past the furthest storage element a geometry reaches (its offset when it has none).
+int64_t storage_extent(IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  int64_t end = offset + 1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return offset;
+    end += (sizes[i] - 1) * strides[i];
+  }
+  return end;
+}
+
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  if (!a.defined()) return b;
+  if (!b.defined()) return a;
+  return a + b;
+}
+
+}  // namespace
+
+// ---- errors --------------------------------------------------------------------------------------
+
+Tensor not_implemented(const char* op, const char* input, const char* reason) {
+  throw NotImplementedError(fmt::format("[{}] the derivative for '{}' is not implemented: {}", op, input, reason));
+}
+
+// ---- dtypes, broadcasting ------------------------------------------------------------------------
+
+Tensor to_dtype(const Tensor& t, ScalarType st) {
+  if (!t.defined() || t.scalar_type() == st) return t;
+  return t.to(st);
+}
+
+Tensor to_options(const Tensor& t, const TensorOptions& options) {
+  if (!t.defined()) return t;
+  Tensor r = to_dtype(t, options.dtype_or(t.scalar_type()));
+  if (options.device_opt() && r.device() != *options.device_opt()) r = r.to(*options.device_opt());
   return r;
 }
+
+Tensor sum_to(const Tensor& t, IntArrayRef shape) {
+  if (!t.defined() || t.sizes() == shape) return t;
+  const int64_t leading = t.dim() - static_cast<int64_t>(shape.size());
+  EMBER_CHECK(leading >= 0, "[sum_to] a gradient of shape {} cannot be summed to the larger shape {}", t.sizes(),
+              shape);
+  std::vector<int64_t> reduce;
+  for (int64_t i = 0; i < leading; ++i) reduce.push_back(i);
+  for (int64_t i = leading; i < t.dim(); ++i) {
+    const int64_t want = shape[static_cast<size_t>(i - leading)];
+    EMBER_CHECK(want == t.size(i) || want == 1,
+                "[sum_to] a gradient of shape {} does not broadcast from shape {} (dimension {})", t.sizes(), shape, i);
+    if (want == 1 && t.size(i) != 1) reduce.push_back(i);
+  }
+  Tensor r = reduce.empty() ? t : t.sum(reduce, /*keepdim=*/true);
+  return leading > 0 ? r.reshape(shape) : r;
+}
+
+Tensor reduce_grad(const Tensor& grad, IntArrayRef shape, ScalarType st) { return to_dtype(sum_to(grad, shape), st); }
+
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  const bool is_one = s.isFloatingPoint() ? s.toDouble() == 1.0 : (!s.isComplex() && s.to<int64_t>() == 1);
+  return is_one ? t : t * s;
+}
+
+std::vector<int64_t> infer_size(IntArrayRef a, IntArrayRef b) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    EMBER_CHECK(da == db || da == 1 || db == 1, "[infer_size] shapes {} and {} do not broadcast", a, b);
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
+
+// ---- arithmetic ----------------------------------------------------------------------------------
+
+Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
+  return to_dtype(grad * other, self_st);
+}
+
+Tensor mul_tensor_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
+  return to_dtype(grad * other, self_st);
+}
+
+Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
+  return to_dtype(grad / other, self_st);
+}
+
+Tensor div_tensor_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
+  return to_dtype(grad / other, self_st);
+}
+
+Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
+  return to_dtype(grad.neg() * ((self / other) / other), other.scalar_type());
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  if (exponent.toDouble() == 0.0) return zeros_like(self);
+  const Scalar minus_one =
+      exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1.0) : Scalar(exponent.to<int64_t>() - 1);
+  return to_dtype(grad * (self.pow(minus_one) * exponent), self.scalar_type());
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  const Tensor zero = zeros({}, grad.options());
+  return to_dtype(where(exponent == 0, zero, grad * (exponent * self.pow(exponent - 1))), self.scalar_type());
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  // 0^e for e >= 0 is flat in e where log(0) would make the product 0 * -inf.
+  const Tensor cond = logical_and(self == 0, exponent >= 0);
+  const Tensor self_ = to_dtype(self, result.scalar_type());
+  const Tensor zero = zeros({}, grad.options());
+  return to_dtype(grad * where(cond, zero, result * self_.log()), exponent.scalar_type());
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  const Tensor zero = zeros({}, grad.options());
+  Tensor r;
+  if (min && max)
+    r = where(logical_and(self >= *min, self <= *max), grad, zero);
+  else if (min)
+    r = where(self >= *min, grad, zero);
+  else if (max)
+    r = where(self <= *max, grad, zero);
+  else
+    r = grad;
+  return to_dtype(r, self.scalar_type());
+}
+
+// ---- pointwise -----------------------------------------------------------------------------------
+
+Tensor log1p_backward(const Tensor& grad, const Tensor& self) { return grad / (self + 1); }
+
+Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (1 - result * result); }
+
+Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * ((1 - result) * result); }
+
+Tensor erf_backward(const Tensor& grad, const Tensor& self) { return grad * ((self * self).neg().exp() * M_2_SQRTPI); }
+
+Tensor threshold_backward(const Tensor& grad, const Tensor& output, const Scalar& threshold) {
+  return where(output > threshold, grad, zeros({}, grad.options()));
+}
+
+Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
+  if (approximate == "none") {
+    constexpr double kAlpha = M_SQRT1_2;
+    constexpr double kBeta = M_2_SQRTPI * M_SQRT1_2 * 0.5;  // 1 / sqrt(2 pi)
+    const Tensor cdf = ((self * kAlpha).erf() + 1) * 0.5;
+    const Tensor pdf = (self * self * -0.5).exp() * kBeta;
+    return grad * (cdf + self * pdf);
+  }
+  EMBER_CHECK(approximate == "tanh", "[gelu_backward] approximate must be 'none' or 'tanh', got '{}'", approximate);
+  constexpr double kBeta = M_SQRT2 * M_2_SQRTPI * 0.5;  // sqrt(2 / pi)
+  constexpr double kKappa = 0.044715;
+  const Tensor x_sq = self * self;
+  const Tensor inner = (self + x_sq * self * kKappa) * kBeta;
+  const Tensor tanh_inner = inner.tanh();
+  const Tensor left = self * 0.5;
+  const Tensor right = tanh_inner + 1;
+  const Tensor left_derivative = right * 0.5;
+  const Tensor tanh_derivative = 1 - tanh_inner * tanh_inner;
+  const Tensor inner_derivative = (x_sq * (3 * kKappa) + 1) * kBeta;
+  const Tensor right_derivative = left * tanh_derivative * inner_derivative;
+  return grad * (left_derivative + right_derivative);
+}
+
+Tensor silu_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor s = self.sigmoid();
+  return grad * (s * (1 + self * (1 - s)));
+}
+
+// ---- reductions ----------------------------------------------------------------------------------
+
+Tensor unsqueeze_multiple(const Tensor& t, IntArrayRef dims, size_t n_dims) {
+  std::vector<int64_t> wrapped = wrap_dims(dims, static_cast<int64_t>(n_dims), "unsqueeze_multiple");
+  std::sort(wrapped.begin(), wrapped.end());
+  wrapped.erase(std::unique(wrapped.begin(), wrapped.end()), wrapped.end());
+  Tensor r = t;
+  for (int64_t d : wrapped) r = r.unsqueeze(d);
+  return r;
+}
+
+Tensor restore_reduced_dims(const Tensor& output, IntArrayRef dims, bool keepdim) {
+  if (keepdim || dims.empty()) return output;
+  const int64_t total = output.dim() + static_cast<int64_t>(dims.size());
+  std::vector<int64_t> shape(static_cast<size_t>(total), 0);
+  for (int64_t d : wrap_dims(dims, total, "restore_reduced_dims")) shape[static_cast<size_t>(d)] = 1;
+  size_t j = 0;
+  for (int64_t s : output.sizes()) {
+    while (shape[j] > 0) ++j;
+    shape[j++] = s;
+  }
+  return output.reshape(shape);
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, bool keepdim) {
+  if (!keepdim && !sizes.empty() && !dims.empty()) return unsqueeze_multiple(grad, dims, sizes.size()).expand(sizes);
+  return grad.expand(sizes);
+}
+
+Tensor mean_backward(const Tensor& grad, IntArrayRef sizes, IntArrayRef dims, int64_t numel, bool keepdim) {
+  int64_t n = numel;
+  if (!sizes.empty() && !dims.empty()) {
+    n = 1;
+    for (int64_t d : wrap_dims(dims, static_cast<int64_t>(sizes.size()), "mean_backward"))
+      n *= sizes[static_cast<size_t>(d)];
+  }
+  return sum_backward(grad, sizes, dims, keepdim) / n;
+}
+
+namespace {
+
+// The product of all elements but each one, along `dim`, without dividing (so zeros are fine):
+// exclusive cumulative products from the front and from the back.
+Tensor prod_safe_zeros_backward(const Tensor& grad, const Tensor& inp, int64_t dim) {
+  if (inp.numel() == 0) return grad.expand(inp.sizes());
+  const int64_t n = inp.size(dim);
+  std::vector<int64_t> ones_size(inp.sizes().begin(), inp.sizes().end());
+  ones_size[static_cast<size_t>(dim)] = 1;
+  const Tensor ones_t = ones(ones_size, grad.options());
+  const Tensor exclusive_normal = cat({ones_t, inp.narrow(dim, 0, n - 1)}, dim).cumprod(dim);
+  const Tensor narrow_reverse = inp.narrow(dim, 1, n - 1).flip({dim});
+  const Tensor exclusive_reverse = cat({ones_t, narrow_reverse}, dim).cumprod(dim).flip({dim});
+  return grad * (exclusive_normal * exclusive_reverse);
+}
+
+// Whether `t` has a zero (false on a backend without values, which then takes the safe path).
+bool has_zero(const Tensor& t) { return t.is_meta() || (t == 0).any().item<bool>(); }
+
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  if (input.dim() == 0) return to_dtype(grad, input.scalar_type());
+  const Tensor in = to_dtype(input, grad.scalar_type());
+  Tensor r;
+  if (!has_zero(in))
+    r = grad * (result / in);
+  else
+    r = prod_safe_zeros_backward(grad, in.contiguous().view({-1}), 0).view(input.sizes());
+  return to_dtype(r, input.scalar_type());
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result, int64_t dim, bool keepdim) {
+  if (input.dim() == 0) return to_dtype(grad, input.scalar_type());
+  dim = maybe_wrap_dim(dim, input.dim(), "prod_backward");
+  Tensor g = grad, res = result;
+  if (!keepdim) {
+    g = g.unsqueeze(dim);
+    res = res.unsqueeze(dim);
+  }
+  const Tensor in = to_dtype(input, grad.scalar_type());
+  const Tensor r = has_zero(in) ? prod_safe_zeros_backward(g, in, dim) : g * (res / in);
+  return to_dtype(r, input.scalar_type());
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value) {
+  // NaN == NaN here: a NaN result came from the NaNs of the input.
+  const Tensor both_nan = logical_and(input != input, value != value);
+  const Tensor mask = logical_or(input == value, both_nan);
+  return to_dtype(mask * (grad / mask.sum()), input.scalar_type());
+}
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  const Tensor mask = restore_reduced_dims(result, dim, keepdim) == self;
+  const Tensor count = mask.sum(dim, /*keepdim=*/true);
+  return to_dtype(restore_reduced_dims(grad, dim, keepdim) / count * mask, self.scalar_type());
+}
+
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim) {
-  Tensor g = keepdim ? grad : grad.unsqueeze(dim);
-  Tensor i = keepdim ? indices : indices.unsqueeze(dim);
-  return zeros(sizes, grad.options()).scatter(dim, i, g);
+  if (sizes.empty()) return grad;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "value_selecting_reduction_backward");
+  Tensor g = grad, idx = indices;
+  if (!keepdim) {
+    g = g.unsqueeze(dim);
+    idx = idx.unsqueeze(dim);
+  }
+  return zeros(sizes, g.options()).scatter(dim, idx, g);
 }
+
+Tensor softmax_backward_data(const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return to_dtype((grad - (grad * output).sum({dim}, true)) * output, input_dtype);
+}
+
+Tensor log_softmax_backward_data(const Tensor& grad, const Tensor& output, int64_t dim, ScalarType input_dtype) {
+  return to_dtype(grad - output.exp() * grad.sum({dim}, true), input_dtype);
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  Tensor g = grad, r = result;
+  if (!keepdim && self.dim() != 0) {
+    g = unsqueeze_multiple(grad, dim, static_cast<size_t>(self.dim()));
+    r = unsqueeze_multiple(result, dim, static_cast<size_t>(self.dim()));
+  }
+  return g * (self - r).exp();
+}
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptIntArrayRef dim, std::optional<int64_t> correction,
+                    bool keepdim) {
+  const IntArrayRef dims = dim ? *dim : IntArrayRef();
+  const int64_t corr = correction.value_or(1);
+  int64_t n = self.numel();
+  if (!dims.empty() && self.dim() > 0) {
+    n = 1;
+    for (int64_t d : wrap_dims(dims, self.dim(), "var_backward")) n *= self.size(d);
+  }
+  const double dof = static_cast<double>(n - corr);
+  Tensor g = grad;
+  if (!keepdim && self.dim() > 1 && !dims.empty()) g = unsqueeze_multiple(grad, dims, static_cast<size_t>(self.dim()));
+  const Tensor mean = dims.empty() || self.dim() == 0 ? self.mean() : self.mean(dims, /*keepdim=*/true);
+  return (2.0 / dof) * g * (self - mean);
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptIntArrayRef dim,
+                    std::optional<int64_t> correction, bool keepdim) {
+  const Tensor grad_var = (grad / (result * 2)).masked_fill(result == 0, 0);
+  return var_backward(grad_var, self, dim, correction, keepdim);
+}
+
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self, OptIntArrayRef dim,
+                         std::optional<int64_t> correction, bool keepdim) {
+  Tensor r;
+  if (gvar.defined()) r = var_backward(gvar, self, dim, correction, keepdim);
+  if (gmean.defined())
+    r = add_defined(r, mean_backward(gmean, self.sizes(), dim ? *dim : IntArrayRef(), self.numel(), keepdim));
+  return r;
+}
+
+Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
+                         OptIntArrayRef dim, std::optional<int64_t> correction, bool keepdim) {
+  Tensor r;
+  if (gstd.defined()) r = std_backward(std, gstd, self, dim, correction, keepdim);
+  if (gmean.defined())
+    r = add_defined(r, mean_backward(gmean, self.sizes(), dim ? *dim : IntArrayRef(), self.numel(), keepdim));
+  return r;
+}
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p_, const Tensor& norm_,
+                     IntArrayRef dim, bool keepdim) {
+  const double p = p_ ? p_->toDouble() : 2.0;
+  if (p == 0.0) return zeros_like(self);
+  Tensor g = grad, norm = norm_;
+  if (!keepdim && self.dim() != 0) {
+    g = unsqueeze_multiple(grad, dim, static_cast<size_t>(self.dim()));
+    norm = unsqueeze_multiple(norm_, dim, static_cast<size_t>(self.dim()));
+  }
+  Tensor r;
+  if (p == 1.0) {
+    r = self.sign() * g;
+  } else if (p == 2.0) {
+    r = g * (self / norm).masked_fill(norm == 0, 0);
+  } else if (std::isinf(p)) {
+    // The elements equal to the norm (the max or min of |self|) share the gradient, NaNs included.
+    const Tensor self_abs = self.abs();
+    const Tensor mask = logical_or(self_abs == norm, self_abs != self_abs);
+    r = self.sign() * ((g / mask.sum(dim, true)) * mask);
+  } else if (p < 1.0) {
+    const Tensor self_scaled = self.sign() * self.abs().pow(p - 1).masked_fill(self == 0, 0);
+    r = self_scaled * g * norm.pow(1 - p);
+  } else if (p < 2.0) {
+    const Tensor self_scaled = self.sign() * self.abs().pow(p - 1);
+    const Tensor scale_v = (g / norm.pow(p - 1)).masked_fill(norm == 0, 0);
+    r = self_scaled * scale_v;
+  } else {
+    const Tensor self_scaled = self * self.abs().pow(p - 2);
+    const Tensor scale_v = (g / norm.pow(p - 1)).masked_fill(norm == 0, 0);
+    r = self_scaled * scale_v;
+  }
+  return to_dtype(r, self.scalar_type());
+}
+
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& norm,
+                                   OptIntArrayRef dim, bool keepdim) {
+  return norm_backward(grad, self, ord, norm, dim ? *dim : IntArrayRef(), keepdim);
+}
+
+Tensor reversed_cumsum(const Tensor& t, int64_t dim) {
+  if (t.dim() == 0) return t;
+  return t.flip({dim}).cumsum(dim).flip({dim});
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0 || grad.numel() <= 1) return grad;
+  return reversed_cumsum(grad, maybe_wrap_dim(dim, grad.dim(), "cumsum_backward"));
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& output) {
+  if (input.dim() == 0 || input.numel() <= 1) return grad;
+  dim = maybe_wrap_dim(dim, input.dim(), "cumprod_backward");
+  const int64_t n = input.size(dim);
+  if (n == 1) return grad;
+  if (!has_zero(input)) return reversed_cumsum(output * grad, dim) / input;
+  // With zeros: grad_k = sum_{j >= k} grad_j * prod_{i <= j, i != k} input_i, one slice at a time
+  // (quadratic in n, but no division, and differentiable again).
+  std::vector<int64_t> one_size(input.sizes().begin(), input.sizes().end());
+  one_size[static_cast<size_t>(dim)] = 1;
+  const Tensor ones_t = ones(one_size, grad.options());
+  std::vector<Tensor> parts;
+  parts.reserve(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    const Tensor before = k == 0 ? ones_t : input.slice(dim, 0, k).prod(dim, /*keepdim=*/true);
+    Tensor omitted = ones_t;
+    if (k + 1 < n) omitted = cat({ones_t, input.slice(dim, k + 1, n).cumprod(dim)}, dim);
+    parts.push_back((grad.slice(dim, k, n) * (omitted * before)).sum({dim}, /*keepdim=*/true));
+  }
+  return cat(parts, dim);
+}
+
+// ---- views and shape operators -------------------------------------------------------------------
+
+Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index) {
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "select_backward");
+  if (index < 0) index += sizes[static_cast<size_t>(dim)];
+  const Tensor idx = full({1}, index, index_options(grad));
+  return zeros(sizes, grad.options()).index_put(index_at_dim(dim, idx), grad.unsqueeze(dim));
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "slice_backward");
+  const int64_t n = sizes[static_cast<size_t>(dim)];
+  int64_t s = start.value_or(0), e = end.value_or(std::numeric_limits<int64_t>::max());
+  if (s < 0) s += n;
+  if (e < 0) e += n;
+  s = std::clamp<int64_t>(s, 0, n);
+  e = std::clamp<int64_t>(e, s, n);
+  const Tensor z = zeros(sizes, grad.options());
+  if (grad.numel() == 0) return z;
+  return z.index_put(index_at_dim(dim, arange(s, e, step, index_options(grad))), grad);
+}
+
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  // The gradient is laid into a flat buffer shaped like the storage both geometries reach, then read
+  // back through self's geometry (PyTorch's as_strided_backward).
+  if (grad.numel() == 0 || self.numel() == 0) return zeros(self.sizes(), grad.options());
+  const int64_t in_off = self.storage_offset();
+  const int64_t out_off = storage_offset.value_or(in_off);
+  const int64_t base = std::min(in_off, out_off);
+  const int64_t n =
+      std::max(storage_extent(self.sizes(), self.strides(), in_off), storage_extent(size, stride, out_off)) - base;
+  const Tensor positions = arange(n, index_options(grad));
+  const Tensor out_idx = positions.as_strided(size, stride, out_off - base).reshape({-1});
+  Tensor storage = zeros({n}, grad.options()).index_put({out_idx}, grad.reshape({-1}), /*accumulate=*/true);
+  if (maybe_overlapping(self.sizes(), self.strides())) {
+    // Elements of self that share memory share its gradient.
+    const Tensor in_idx = positions.as_strided(self.sizes(), self.strides(), in_off - base).reshape({-1});
+    const Tensor count =
+        zeros({n}, grad.options()).index_put({in_idx}, ones({in_idx.numel()}, grad.options()), /*accumulate=*/true);
+    storage = storage / count.clamp(1, std::nullopt);
+  }
+  return storage.as_strided(self.sizes(), self.strides(), in_off - base);
+}
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  const int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(dims.size());
+  for (int64_t i = 0; i < n; ++i)
+    inverse[static_cast<size_t>(maybe_wrap_dim(dims[static_cast<size_t>(i)], n, "permute_backwards"))] = i;
+  return grad.permute(inverse);
+}
+
+Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes) {
+  if (sizes.empty()) return grad;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "unsqueeze_to");
+  return sizes[static_cast<size_t>(dim)] == 1 ? grad.unsqueeze(dim) : grad;
+}
+
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  const int64_t d1 = maybe_wrap_dim(dim1, nd, "diagonal_backward");
+  const int64_t d2 = maybe_wrap_dim(dim2, nd, "diagonal_backward");
+  const int64_t len = grad.size(-1);
+  if (len == 0) return zeros(sizes, grad.options());
+  // Work with dim1 and dim2 last and flattened: the diagonal is then every (n2 + 1)-th element.
+  std::vector<int64_t> perm, flat_shape;
+  for (int64_t i = 0; i < nd; ++i)
+    if (i != d1 && i != d2) {
+      perm.push_back(i);
+      flat_shape.push_back(sizes[static_cast<size_t>(i)]);
+    }
+  perm.push_back(d1);
+  perm.push_back(d2);
+  const int64_t n1 = sizes[static_cast<size_t>(d1)], n2 = sizes[static_cast<size_t>(d2)];
+  flat_shape.push_back(n1 * n2);
+  const int64_t first = offset >= 0 ? offset : -offset * n2;
+  const Tensor positions = arange(0, len, index_options(grad)) * (n2 + 1) + first;
+  std::vector<int64_t> permuted_shape(flat_shape.begin(), flat_shape.end() - 1);
+  permuted_shape.push_back(n1);
+  permuted_shape.push_back(n2);
+  const Tensor flat = zeros(flat_shape, grad.options()).index_put(index_at_dim(nd - 2, positions), grad);
+  return permute_backwards(flat.reshape(permuted_shape), perm);
+}
+
+Tensor unfold_backward(const Tensor& grad, IntArrayRef sizes, int64_t dimension, int64_t size, int64_t step) {
+  if (sizes.empty()) return grad.numel() == 0 ? zeros({}, grad.options()) : grad.reshape({});
+  const int64_t d = maybe_wrap_dim(dimension, static_cast<int64_t>(sizes.size()), "unfold_backward");
+  const int64_t windows = grad.size(d);
+  if (windows * size == 0) return zeros(sizes, grad.options());
+  // grad is [A..., windows, B..., size]: bring `size` next to `windows` and flatten the two, so that
+  // element (w, j) lands at position w * step + j of dimension d.
+  const int64_t gd = grad.dim();
+  std::vector<int64_t> perm, shape;
+  for (int64_t i = 0; i <= d; ++i) perm.push_back(i);
+  perm.push_back(gd - 1);
+  for (int64_t i = d + 1; i < gd - 1; ++i) perm.push_back(i);
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i)
+    shape.push_back(i == d ? windows * size : grad.size(i));
+  const Tensor g = grad.permute(perm).reshape(shape);
+  const Tensor idx =
+      ((arange(windows, index_options(grad)) * step).unsqueeze(1) + arange(size, index_options(grad))).reshape({-1});
+  return zeros(sizes, grad.options()).index_put(index_at_dim(d, idx), g, /*accumulate=*/true);
+}
+
+Tensor split_backward(const variable_list& grads, int64_t split_size, int64_t dim, IntArrayRef sizes,
+                      const TensorOptions& options) {
+  const auto defined = std::find_if(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+  if (defined == grads.end()) return Tensor();
+  const TensorOptions opts = defined->options();
+  (void)options;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "split_backward");
+  const int64_t n = sizes[static_cast<size_t>(dim)];
+  std::vector<Tensor> parts;
+  parts.reserve(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i].defined()) {
+      parts.push_back(grads[i]);
+      continue;
+    }
+    std::vector<int64_t> shape(sizes.begin(), sizes.end());
+    shape[static_cast<size_t>(dim)] =
+        std::max<int64_t>(0, std::min(split_size, n - static_cast<int64_t>(i) * split_size));
+    parts.push_back(zeros(shape, opts));
+  }
+  return cat(parts, dim);
+}
+
+std::vector<std::vector<int64_t>> to_args_sizes(const std::vector<Tensor>& tensors) {
+  std::vector<std::vector<int64_t>> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.emplace_back(t.sizes().begin(), t.sizes().end());
+  return out;
+}
+
+std::vector<ScalarType> to_args_scalartypes(const std::vector<Tensor>& tensors) {
+  std::vector<ScalarType> out;
+  out.reserve(tensors.size());
+  for (const Tensor& t : tensors) out.push_back(t.scalar_type());
+  return out;
+}
+
+variable_list cat_tensors_backward(const Tensor& grad, const std::vector<std::vector<int64_t>>& sizes,
+                                   const std::vector<ScalarType>& dtypes, int64_t dim) {
+  variable_list out(sizes.size());
+  if (!grad.defined()) return out;
+  // cat skips 1-d empty tensors (LibTorch's legacy rule): the dimension is the first other one's.
+  auto skipped = [](const std::vector<int64_t>& s) { return s.size() == 1 && s[0] == 0; };
+  for (const auto& s : sizes)
+    if (!skipped(s)) {
+      dim = maybe_wrap_dim(dim, static_cast<int64_t>(s.size()), "cat_tensors_backward");
+      break;
+    }
+  int64_t offset = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (skipped(sizes[i])) {
+      out[i] = zeros({0}, grad.options().dtype(dtypes[i]));
+      continue;
+    }
+    const int64_t len = sizes[i][static_cast<size_t>(dim)];
+    out[i] = to_dtype(grad.narrow(dim, offset, len), dtypes[i]);
+    offset += len;
+  }
+  return out;
+}
+
+variable_list stack_tensors_backward(const Tensor& grad, int64_t dim, const std::vector<ScalarType>& dtypes) {
+  variable_list out(dtypes.size());
+  if (!grad.defined()) return out;
+  dim = maybe_wrap_dim(dim, grad.dim(), "stack_tensors_backward");
+  for (size_t i = 0; i < dtypes.size(); ++i) out[i] = to_dtype(grad.select(dim, static_cast<int64_t>(i)), dtypes[i]);
+  return out;
+}
+
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef input_shape) {
+  if (std::find(repeats.begin(), repeats.end(), 0) != repeats.end()) return zeros(input_shape, grad.options());
+  const int64_t input_dims = static_cast<int64_t>(input_shape.size());
+  const int64_t num_unsqueezed = grad.dim() - input_dims;
+  Tensor g = grad;
+  if (num_unsqueezed > 0) {
+    std::vector<int64_t> leading;
+    for (int64_t i = 0; i < num_unsqueezed; ++i) leading.push_back(i);
+    g = g.sum(leading, false);
+  }
+  // Each repeated dimension becomes [repeat, size]; summing over `repeat` adds up the copies.
+  std::vector<int64_t> grad_size, sum_dims;
+  for (int64_t d = 0; d < input_dims; ++d) {
+    const int64_t r = repeats[static_cast<size_t>(d + num_unsqueezed)];
+    if (r != 1) {
+      grad_size.push_back(r);
+      sum_dims.push_back(static_cast<int64_t>(grad_size.size()) - 1);
+    }
+    grad_size.push_back(input_shape[static_cast<size_t>(d)]);
+  }
+  g = g.reshape(grad_size);
+  return sum_dims.empty() ? g : g.sum(sum_dims, false);
+}
+
+// ---- indexing ------------------------------------------------------------------------------------
+
+Tensor index_backward(const Tensor& grad, IntArrayRef self_sizes, const std::vector<std::optional<Tensor>>& indices) {
+  return zeros(self_sizes, grad.options()).index_put(indices, grad, /*accumulate=*/true);
+}
+
+Tensor index_put_values_backward(const Tensor& grad, const std::vector<std::optional<Tensor>>& indices,
+                                 IntArrayRef values_sizes, ScalarType values_st) {
+  return reduce_grad(index(grad, indices), values_sizes, values_st);
+}
+
+Tensor index_select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, const Tensor& index) {
+  if (sizes.empty()) return grad.sum();
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "index_select_backward");
+  return zeros(sizes, grad.options()).index_put(index_at_dim(dim, index.reshape({-1})), grad, /*accumulate=*/true);
+}
+
+Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, const Tensor& index, bool sparse_grad) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!sparse_grad,
+                              "[gather] sparse_grad=True asks for a sparse gradient, which Ember's autograd does "
+                              "not produce (call gather with sparse_grad=False)");
+  return zeros(self_sizes, grad.options()).scatter_add(dim, index, grad);
+}
+
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  if (index.numel() == 0) return zeros(src_sizes, grad.options());
+  Tensor g = grad.gather(dim, index);
+  // Elements of src beyond the index's extent are never read: pad with zeros up to src's shape.
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    const int64_t missing = src_sizes[static_cast<size_t>(d)] - g.size(d);
+    if (missing <= 0) continue;
+    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
+    shape[static_cast<size_t>(d)] = missing;
+    g = cat({g, zeros(shape, g.options())}, d);
+  }
+  return g;
+}
+
+Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
+  const std::vector<int64_t> shape = infer_size(self_sizes, mask.sizes());
+  const Tensor z = zeros(shape, grad.options()).index_put({to_dtype(mask, kBool).expand(shape)}, grad);
+  return sum_to(z, self_sizes);
+}
+
+Tensor masked_scatter_backward(const Tensor& grad, const Tensor& mask, IntArrayRef sizes) {
+  const int64_t numel = product(sizes);
+  Tensor selected = grad.masked_select(to_dtype(mask, kBool));
+  const int64_t missing = numel - selected.numel();
+  if (missing > 0) selected = cat({selected, zeros({missing}, grad.options())}, 0);
+  return selected.reshape(sizes);
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef weight_sizes, int64_t padding_idx,
+                          bool scale_grad_by_freq, bool sparse) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!sparse,
+                              "[embedding] sparse=True asks for a sparse gradient of weight, which Ember's autograd "
+                              "does not produce (call embedding with sparse=False)");
+  const int64_t num_weights = weight_sizes[0];
+  const Tensor idx = to_dtype(indices.reshape({-1}), kInt64);
+  Tensor g = grad.reshape({idx.numel(), grad.size(-1)});
+  if (padding_idx >= 0) g = g.masked_fill((idx == padding_idx).unsqueeze(1), 0);
+  if (scale_grad_by_freq) {
+    // Each row's gradient is divided by how often its index occurs in the batch.
+    const Tensor counts =
+        zeros({num_weights}, grad.options()).index_put({idx}, ones({idx.numel()}, grad.options()), true);
+    g = g / counts.index_select(0, idx).unsqueeze(1);
+  }
+  return zeros({num_weights, grad.size(-1)}, grad.options()).index_put({idx}, g, /*accumulate=*/true);
+}
+
+// ---- neural-network operators --------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> convolution_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                     const Tensor& weight, IntArrayRef stride,
+                                                                     IntArrayRef padding, IntArrayRef dilation,
+                                                                     bool transposed, IntArrayRef output_padding,
+                                                                     int64_t groups,
+                                                                     std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  const std::vector<int64_t> bias_sizes{grad.size(1)};
+  return convolution_backward(grad, input, weight, IntArrayRef(bias_sizes), stride, padding, dilation, transposed,
+                              output_padding, groups, grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(const Tensor& ggI, const Tensor& ggW, const Tensor& ggb,
+                                                               const Tensor& gO, const Tensor& input,
+                                                               const Tensor& weight, IntArrayRef stride,
+                                                               IntArrayRef padding, IntArrayRef dilation,
+                                                               bool transposed, IntArrayRef output_padding,
+                                                               int64_t groups, std::array<bool, 3> grad_input_mask) {
+  // grad_input(gO, W) and grad_weight(gO, I) are the adjoints of conv(., W) and conv(I, .):
+  // <ggI, grad_input> = <conv(ggI, W), gO> and <ggW, grad_weight> = <conv(I, ggW), gO>.
+  Tensor g_gO, g_input, g_weight;
+  if (grad_input_mask[0]) {
+    if (ggI.defined())
+      g_gO = convolution(ggI, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
+    if (ggW.defined())
+      g_gO = add_defined(
+          g_gO, convolution(input, ggW, std::nullopt, stride, padding, dilation, transposed, output_padding, groups));
+    if (ggb.defined()) {
+      std::vector<int64_t> shape(static_cast<size_t>(gO.dim()), 1);
+      shape[1] = ggb.numel();
+      g_gO = add_defined(g_gO, ggb.reshape(shape));
+      if (g_gO.sizes() != gO.sizes()) g_gO = g_gO.expand(gO.sizes());
+    }
+  }
+  if (grad_input_mask[1] && ggW.defined())
+    g_input = std::get<0>(convolution_backward(gO, input, ggW, std::nullopt, stride, padding, dilation, transposed,
+                                               output_padding, groups, {true, false, false}));
+  if (grad_input_mask[2] && ggI.defined())
+    g_weight = std::get<1>(convolution_backward(gO, ggI, weight, std::nullopt, stride, padding, dilation, transposed,
+                                                output_padding, groups, {false, true, false}));
+  return {g_gO, g_input, g_weight};
+}
+
+Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, int64_t dim) {
+  EMBER_CHECK(indices.dim() >= dim, "[max_pool_double_backward] indices must have at least {} dimensions", dim);
+  if (indices.numel() == 0) return zeros(indices.sizes(), grad.options());
+  // Indices are flat positions within each input plane: pick grad there.
+  std::vector<int64_t> size(indices.sizes().begin(), indices.sizes().end() - dim);
+  size.push_back(-1);
+  return grad.reshape(size).gather(-1, indices.reshape(size)).reshape(indices.sizes());
+}
+
+Tensor adaptive_avg_pool2d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
+  const size_t n = grad_output_sizes.size();
+  return _adaptive_avg_pool2d(grad, {grad_output_sizes[n - 2], grad_output_sizes[n - 1]});
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_for_autograd(
+    const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
+    const Tensor& running_var, const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps,
+    std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  return native_batch_norm_backward(grad, input, opt(weight), opt(running_mean), opt(running_var), opt(save_mean),
+                                    opt(save_invstd), training, eps, grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input, const Tensor& gamma,
+                                                             const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+                                                             const Tensor& gO, const Tensor& running_mean,
+                                                             const Tensor& running_var, bool training, double eps,
+                                                             const Tensor& save_mean, const Tensor& save_invstd,
+                                                             std::array<bool, 3> output_mask) {
+  const bool affine = gamma.defined();
+  const Tensor gamma_expanded = affine ? expand_as_dim1(gamma, input) : ones({}, input.options());
+  const Tensor ggG_expanded = ggG.defined() ? expand_as_dim1(ggG, input) : Tensor();
+  const Tensor ggB_expanded = ggB.defined() ? expand_as_dim1(ggB, input) : Tensor();
+  int64_t M = input.size(0);
+  for (int64_t i = 2; i < input.dim(); ++i) M *= input.size(i);
+  const double m = static_cast<double>(M);
+
+  const ScalarType st = input.scalar_type();
+  const Tensor mu = expand_as_dim1(training ? to_dtype(save_mean, st) : running_mean, input);
+  const Tensor input_sub_mu = input - mu;
+  const Tensor sigma2_eps_neg_1_2 =
+      expand_as_dim1(training ? to_dtype(save_invstd, st) : (running_var + eps).pow(-0.5), input);
+  const Tensor sigma2_eps_neg_1 = sigma2_eps_neg_1_2.pow(2);
+  const Tensor sigma2_eps_neg_3_2 = sigma2_eps_neg_1_2.pow(3);
+  const Tensor input_mu_sigma2_neg_3_2 = input_sub_mu * sigma2_eps_neg_3_2;
+  const Tensor gOinmu_sum = sum_exclude_dim1(gO * input_sub_mu);
+  const Tensor gO_sum = sum_exclude_dim1(gO);
+
+  // The first backward's grad_input, for an output gradient gO_ and a scale gamma_.
+  auto first_back_grad_input = [&](const Tensor& gO_, const Tensor& gamma_) {
+    const Tensor h0 = (gamma_ * sigma2_eps_neg_1_2) / m;
+    const Tensor h1 =
+        gO_ * m - sum_exclude_dim1(gO_) - input_sub_mu * sigma2_eps_neg_1 * sum_exclude_dim1(gO_ * input_sub_mu);
+    return h0 * h1;
+  };
+
+  Tensor gI;
+  if (output_mask[0]) {
+    if (ggI.defined() && training) {
+      const Tensor ggI_sum = sum_exclude_dim1(ggI);
+      const Tensor ggIinmu_sum = sum_exclude_dim1(ggI * input_sub_mu);
+      const Tensor all_sub =
+          ggI_sum * gO_sum / m - sum_exclude_dim1(gO * ggI) + sigma2_eps_neg_1 * gOinmu_sum * ggIinmu_sum * (3.0 / m);
+      const Tensor gI_0t = input_mu_sigma2_neg_3_2 * all_sub / m;
+      const Tensor gI_1t = (ggIinmu_sum * sigma2_eps_neg_3_2 / m) * (gO_sum / m - gO);
+      const Tensor gI_2t = (gOinmu_sum * sigma2_eps_neg_3_2 / m) * (ggI_sum / m - ggI);
+      gI = gamma_expanded * (gI_0t + gI_1t + gI_2t);
+    }
+    if (ggG.defined()) {
+      Tensor term;
+      if (training) {
+        const Tensor t0 = gO * sigma2_eps_neg_1_2;
+        const Tensor t1 = sigma2_eps_neg_1_2 * gO_sum / -m;
+        const Tensor t2 = input_mu_sigma2_neg_3_2 * gOinmu_sum / -m;
+        term = ggG_expanded * (t0 + t1 + t2);
+      } else {
+        term = ggG_expanded * sigma2_eps_neg_1_2 * gO;
+      }
+      gI = add_defined(gI, term);
+    }
+  }
+
+  Tensor gG;
+  if (output_mask[1] && affine && ggI.defined()) {
+    if (training)
+      gG = sum_exclude_dim1(ggI * first_back_grad_input(gO, ones({}, input.options())), false);
+    else
+      gG = sum_exclude_dim1(ggI * gO * sigma2_eps_neg_1_2, false);
+  }
+
+  Tensor ggO;
+  if (output_mask[2]) {
+    if (ggI.defined())
+      ggO = training ? first_back_grad_input(ggI, gamma_expanded) : ggI * sigma2_eps_neg_1_2 * gamma_expanded;
+    if (ggG.defined()) ggO = add_defined(ggO, ggG_expanded * input_sub_mu * sigma2_eps_neg_1_2);
+    if (ggB.defined()) ggO = add_defined(ggO, ggB_expanded);
+    if (ggO.defined() && ggO.sizes() != gO.sizes()) ggO = ggO.expand(gO.sizes());
+  }
+  return {gI, gG, ggO};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                           IntArrayRef normalized_shape,
+                                                                           const Tensor& mean, const Tensor& rstd,
+                                                                           const Tensor& weight, const Tensor& bias,
+                                                                           std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  return native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, opt(weight), opt(bias), grad_input_mask);
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input_t, const Tensor& gamma,
+                                                              const Tensor& ggI, const Tensor& ggG, const Tensor& ggB,
+                                                              const Tensor& gO_t, const Tensor& save_mean_t,
+                                                              const Tensor& save_invstd_t, IntArrayRef normalized_shape,
+                                                              std::array<bool, 3> output_mask) {
+  const int64_t axis = input_t.dim() - static_cast<int64_t>(normalized_shape.size());
+  int64_t M = 1, N = 1;
+  for (int64_t i = 0; i < input_t.dim(); ++i) (i < axis ? M : N) *= input_t.size(i);
+  const double n = static_cast<double>(N);
+
+  const Tensor input = input_t.reshape({M, N});
+  const Tensor gO = gO_t.reshape({M, N});
+  const ScalarType st = input.scalar_type();
+  const Tensor mu = to_dtype(save_mean_t, st).reshape({M, 1});
+  const Tensor sigma2_eps_neg_1_2 = to_dtype(save_invstd_t, st).reshape({M, 1});
+
+  const bool affine = gamma.defined();
+  const Tensor gamma_expanded = affine ? gamma.reshape({1, N}) : ones({1}, input.options());
+  const Tensor ggG_expanded = ggG.defined() ? ggG.reshape({1, N}) : Tensor();
+  const Tensor ggB_expanded = ggB.defined() ? ggB.reshape({1, N}) : Tensor();
+  const Tensor ggI_expanded = ggI.defined() ? ggI.reshape({M, N}) : Tensor();
+
+  const Tensor input_sub_mu = input - mu;
+  const Tensor sigma2_eps_neg_1 = sigma2_eps_neg_1_2.pow(2);
+  const Tensor sigma2_eps_neg_3_2 = sigma2_eps_neg_1_2.pow(3);
+  const Tensor input_mu_sigma2_neg_3_2 = input_sub_mu * sigma2_eps_neg_3_2;
+
+  auto row_sum = [](const Tensor& t) { return t.sum({1}, true); };
+  // The first backward's grad_input, for an output gradient gO_local and a scale gamma_local.
+  auto first_bwd_fn_grad_input = [&](const Tensor& gO_local, const Tensor& gamma_local) {
+    const Tensor h0 = (gamma_local * sigma2_eps_neg_1_2) / n;
+    const Tensor h1 =
+        gO_local * n - row_sum(gO_local) - input_sub_mu * sigma2_eps_neg_1 * row_sum(gO_local * input_sub_mu);
+    return h0 * h1;
+  };
+
+  Tensor gI;
+  if (output_mask[0]) {
+    if (ggI.defined()) {
+      const Tensor gxhat = gO * gamma_expanded;
+      const Tensor gxhat_mu_sum = row_sum(gxhat * input_sub_mu);
+      const Tensor gxhat_sum = row_sum(gxhat);
+      const Tensor ggI_sum = row_sum(ggI_expanded);
+      const Tensor ggI_mu_sum = row_sum(ggI_expanded * input_sub_mu);
+      const Tensor all_sub = ggI_sum * gxhat_sum / n - row_sum(ggI_expanded * gxhat) +
+                             sigma2_eps_neg_1 * gxhat_mu_sum * ggI_mu_sum * (3.0 / n);
+      const Tensor gI_0t = input_mu_sigma2_neg_3_2 * all_sub / n;
+      const Tensor gI_1t = (ggI_mu_sum * sigma2_eps_neg_3_2 / n) * (gxhat_sum / n - gxhat);
+      const Tensor gI_2t = (gxhat_mu_sum * sigma2_eps_neg_3_2 / n) * (ggI_sum / n - ggI_expanded);
+      gI = gI_0t + gI_1t + gI_2t;
+    }
+    if (ggG.defined()) {
+      const Tensor t0 = gO * ggG_expanded * sigma2_eps_neg_1_2;
+      const Tensor t1 = sigma2_eps_neg_1_2 * row_sum(gO * ggG_expanded) / -n;
+      const Tensor t2 = input_mu_sigma2_neg_3_2 * row_sum(gO * ggG_expanded * input_sub_mu) / -n;
+      gI = add_defined(gI, t0 + t1 + t2);
+    }
+    if (gI.defined()) gI = gI.reshape(input_t.sizes());
+  }
+
+  Tensor gG;
+  if (output_mask[1] && affine && ggI.defined()) {
+    gG = (gO * first_bwd_fn_grad_input(ggI_expanded, ones({}, input.options()))).sum({0}, false);
+    gG = gG.reshape(gamma.sizes());
+  }
+
+  Tensor ggO;
+  if (output_mask[2]) {
+    if (ggI.defined()) ggO = first_bwd_fn_grad_input(ggI_expanded, gamma_expanded);
+    if (ggG.defined()) ggO = add_defined(ggO, ggG_expanded * input_sub_mu * sigma2_eps_neg_1_2);
+    if (ggB.defined()) ggO = add_defined(ggO, ggB_expanded);
+    if (ggO.defined()) ggO = ggO.expand({M, N}).reshape(input_t.sizes());
+  }
+  return {gI, gG, ggO};
+}
+
 }  // namespace ember::autograd::generated::details

@@ -454,9 +454,6 @@ class Plan:
     reason: str = ""
 
 
-PARTIAL = False  # --partial: unclassified operators become not_implemented (bootstrap only)
-
-
 def plan_all(ops: list[Op], derivs: list[Derivative]) -> list[Plan]:
     by_name = {o.full_name: o for o in ops}
     by_deriv = {d.op.full_name: d for d in derivs}
@@ -482,9 +479,6 @@ def plan_all(ops: list[Op], derivs: list[Derivative]) -> list[Plan]:
         elif is_inplace(op):
             f = inplace_functional(op, by_name)
             fd = by_deriv.get(f.full_name) if f else None
-            if fd is None and PARTIAL:
-                plans.append(Plan(op, "not_implemented", reason="no derivatives.yaml entry"))
-                continue
             if fd is None:
                 raise GenError(f"aten::{op.full_name}: an in-place operator without a derivatives.yaml "
                                f"entry and without a functional variant that has one")
@@ -495,8 +489,6 @@ def plan_all(ops: list[Op], derivs: list[Derivative]) -> list[Plan]:
             else:
                 check_inplace_compatible(op, fd.op)
                 plans.append(Plan(op, "formula", fd, inplace=True))
-        elif PARTIAL:
-            plans.append(Plan(op, "not_implemented", reason="no derivatives.yaml entry"))
         else:
             raise GenError(f"aten::{op.full_name}: no derivatives.yaml entry (schemas/derivatives.yaml: "
                            f"give it formulas, output_differentiability: [False], or not_implemented)")
@@ -588,10 +580,7 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--ops", required=True)
     ap.add_argument("--derivatives", required=True)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--partial", action="store_true")
     args = ap.parse_args(argv)
-    global PARTIAL
-    PARTIAL = args.partial
     try:
         ops = gen.load_ops(args.ops)
         derivs = load_derivatives(args.derivatives, {o.full_name: o for o in ops})
