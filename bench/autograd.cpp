@@ -321,11 +321,13 @@ struct Mlp {
   std::vector<T> p;
   T x, target;  // target: int64 [batch, 1]
   F ops;
+  bool in_out = false;  // weights stored [in, out]: no transposed views, so contiguous weight gradients
 
+  T w(size_t i) const { return in_out ? p[i] : p[i].t(); }
   T forward_loss() const {
-    T h = ops.relu(ops.addmm(p[1], x, p[0].t()));
-    h = ops.relu(ops.addmm(p[3], h, p[2].t()));
-    T logits = ops.addmm(p[5], h, p[4].t());
+    T h = ops.relu(ops.addmm(p[1], x, w(0)));
+    h = ops.relu(ops.addmm(p[3], h, w(2)));
+    T logits = ops.addmm(p[5], h, w(4));
     return ops.log_softmax(logits, 1).gather(1, target).mean().neg();
   }
   void step() {
@@ -373,28 +375,37 @@ struct TorchIdiomatic {
 };
 
 using EmberMlp = Mlp<ember::Tensor, ember::NoGradGuard, EmberOps>;
+using TorchMlp = Mlp<at::Tensor, at::NoGradGuard, TorchOps>;
 
-EmberMlp ember_mlp(MlpData& d) {
-  EmberMlp em;
-  for (size_t i = 0; i < d.params.size(); ++i)
-    em.p.push_back(ember::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
-  em.x = ember::from_blob(d.x.data(), {kBatch, kIn}).clone();
-  em.target = ember::from_blob(d.target.data(), {kBatch, 1}, ember::kInt64).clone();
-  return em;
+// The model on d's data; in_out: weights stored transposed ([in, out], the same values).
+template <class M>
+M make_mlp(MlpData& d, bool in_out) {
+  M m;
+  m.in_out = in_out;
+  auto from = [](void* data, std::vector<int64_t> shape, bool int64) {
+    if constexpr (std::is_same_v<M, EmberMlp>)
+      return ember::from_blob(data, shape, int64 ? ember::kInt64 : ember::kFloat32).clone();
+    else
+      return at::from_blob(data, shape, int64 ? at::kLong : at::kFloat).clone();
+  };
+  for (size_t i = 0; i < d.params.size(); ++i) {
+    auto t = from(d.params[i].data(), d.shapes[i], false);
+    if (in_out && t.dim() == 2) t = t.t().contiguous();
+    m.p.push_back(t.requires_grad_());
+  }
+  m.x = from(d.x.data(), {kBatch, kIn}, false);
+  m.target = from(d.target.data(), {kBatch, 1}, true);
+  return m;
 }
 
 void mlp(int threads) {
   MlpData d = make_mlp_data();
-  EmberMlp em = ember_mlp(d);
-  Mlp<at::Tensor, at::NoGradGuard, TorchOps> tm;
+  EmberMlp em = make_mlp<EmberMlp>(d, false), em_io = make_mlp<EmberMlp>(d, true);
+  TorchMlp tm = make_mlp<TorchMlp>(d, false), tm_io = make_mlp<TorchMlp>(d, true);
   TorchIdiomatic ti;
-  for (size_t i = 0; i < d.params.size(); ++i) {
-    tm.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
+  for (size_t i = 0; i < d.params.size(); ++i)
     ti.p.push_back(at::from_blob(d.params[i].data(), d.shapes[i]).clone().requires_grad_());
-  }
-  tm.x = at::from_blob(d.x.data(), {kBatch, kIn}).clone();
   ti.x = tm.x;
-  tm.target = at::from_blob(d.target.data(), {kBatch, 1}, at::kLong).clone();
   ti.target = tm.target.reshape({kBatch});
 
   // Seconds per step. The CPU time is this thread's: shown on one thread only.
@@ -413,20 +424,28 @@ void mlp(int threads) {
   const double lt = tm.forward_loss().item<double>(), li = ti.forward_loss().item<double>();
   for (int i = 0; i < 3; ++i) {
     tm.step();
+    tm_io.step();
     ti.step();
   }
-  const double lt3 = tm.forward_loss().item<double>(), li3 = ti.forward_loss().item<double>();
+  const double lt3 = tm.forward_loss().item<double>(), li3 = ti.forward_loss().item<double>(),
+               lt3_io = tm_io.forward_loss().item<double>();
   const Result rt = measure([&] { tm.step(); }), ri = measure([&] { ti.step(); });
+  const Result rt_io = measure([&] { tm_io.step(); });
   const Result ft = measure([&] { keep(tm.forward_loss()); });
 
-  double le = NAN, le3 = NAN;
-  Result re{NAN, NAN}, fe{NAN, NAN};
+  double le = NAN, le3 = NAN, le3_io = NAN;
+  Result re{NAN, NAN}, fe{NAN, NAN}, re_io{NAN, NAN};
   std::string missing;
   try {
     le = em.forward_loss().item<double>();
-    for (int i = 0; i < 3; ++i) em.step();
+    for (int i = 0; i < 3; ++i) {
+      em.step();
+      em_io.step();
+    }
     le3 = em.forward_loss().item<double>();
+    le3_io = em_io.forward_loss().item<double>();
     re = measure([&] { em.step(); });
+    re_io = measure([&] { em_io.step(); });
     fe = measure([&] { keep(em.forward_loss()); });
   } catch (const std::exception& ex) {
     missing = ex.what();
@@ -434,12 +453,15 @@ void mlp(int threads) {
     le = em.forward_loss().item<double>();
   }
   // Both start from the same weights and take the same steps: their losses must agree.
-  std::printf("MLP loss, start / after 3 SGD steps: Ember %.6f / %.6f, LibTorch %.6f / %.6f, idiomatic %.6f / %.6f\n",
-              le, le3, lt, lt3, li, li3);
+  std::printf(
+      "MLP loss, start / after 3 SGD steps: Ember %.6f / %.6f, LibTorch %.6f / %.6f, idiomatic %.6f / %.6f; "
+      "weights [in, out]: Ember %.6f, LibTorch %.6f\n",
+      le, le3, lt, lt3, li, li3, le3_io, lt3_io);
   print_rows(title, unit, 1e3,
              {{"MLP step, same ops (addmm, relu, log_softmax, gather)", re, rt, target},
               {"  LibTorch idiomatic (linear, cross_entropy_loss)", re, ri, target},
-              {"  forward + loss only (graph recorded, dropped)", fe, ft, 0}});
+              {"  forward + loss only (graph recorded, dropped)", fe, ft, 0},
+              {"  weights stored [in, out] (no transposed views)", re_io, rt_io, 0}});
   if (!missing.empty()) {
     std::printf("Ember MLP step: not run: %s\n", missing.c_str());
     std::exit(1);
@@ -447,12 +469,12 @@ void mlp(int threads) {
 }
 
 // `bench_autograd profile WHAT [seconds] [threads]`: Ember's side of one benchmark alone, in a loop,
-// for perf record (WHAT: add, backward, chain, mlp, mlp-forward).
+// for perf record (WHAT: add, backward, chain, mlp, mlp-in-out, mlp-forward).
 int profile(const std::string& what, double seconds) {
   ember::Tensor a = ember::ones({1}).requires_grad_(), b = ember::ones({1}).requires_grad_();
   ember::Tensor c = ember::full({1}, 1.0001);
   MlpData d = make_mlp_data();
-  EmberMlp em = ember_mlp(d);
+  EmberMlp em = make_mlp<EmberMlp>(d, false), em_io = make_mlp<EmberMlp>(d, true);
   std::function<void()> f;
   if (what == "add") {
     f = [&] { keep(ember::add(a, b)); };
@@ -466,11 +488,14 @@ int profile(const std::string& what, double seconds) {
     };
   } else if (what == "mlp") {
     f = [&] { em.step(); };
+  } else if (what == "mlp-in-out") {
+    f = [&] { em_io.step(); };
   } else if (what == "mlp-forward") {
     f = [&] { keep(em.forward_loss()); };
   } else {
-    std::fprintf(stderr, "bench_autograd profile: unknown benchmark '%s' (add, backward, chain, mlp, mlp-forward)\n",
-                 what.c_str());
+    std::fprintf(
+        stderr, "bench_autograd profile: unknown benchmark '%s' (add, backward, chain, mlp, mlp-in-out, mlp-forward)\n",
+        what.c_str());
     return 2;
   }
   if (std::getenv("BENCH_TRACE_NEW")) {
