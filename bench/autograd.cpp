@@ -115,11 +115,11 @@ Result measure_ns(const std::function<void(long)>& f) {
 }
 
 // operator new calls per call of f.
-double news_per_call(const std::function<void(long)>& f) {
+double news_per_call(const std::function<void(long)>& f, long n = 1000) {
   f(10);
   const long before = t_news;
-  f(1000);
-  return static_cast<double>(t_news - before) / 1000.0;
+  f(n);
+  return static_cast<double>(t_news - before) / static_cast<double>(n);
 }
 
 template <class T>
@@ -457,10 +457,21 @@ void mlp(int threads) {
       "MLP loss, start / after 3 SGD steps: Ember %.6f / %.6f, LibTorch %.6f / %.6f, idiomatic %.6f / %.6f; "
       "weights [in, out]: Ember %.6f, LibTorch %.6f\n",
       le, le3, lt, lt3, li, li3, le3_io, lt3_io);
+  // operator new calls per step on this thread (the workers' are not counted).
+  auto news = [](const std::function<void()>& f) {
+    return news_per_call(
+        [&](long n) {
+          for (long i = 0; i < n; ++i) f();
+        },
+        20);
+  };
+  const double ne = missing.empty() ? news([&] { em.step(); }) : -1, nt = news([&] { tm.step(); });
+  const double ne_f = missing.empty() ? news([&] { keep(em.forward_loss()); }) : -1,
+               nt_f = news([&] { keep(tm.forward_loss()); });
   print_rows(title, unit, 1e3,
-             {{"MLP step, same ops (addmm, relu, log_softmax, gather)", re, rt, target},
-              {"  LibTorch idiomatic (linear, cross_entropy_loss)", re, ri, target},
-              {"  forward + loss only (graph recorded, dropped)", fe, ft, 0},
+             {{"MLP step, same ops (addmm, relu, log_softmax, gather)", re, rt, target, ne, nt},
+              {"  LibTorch idiomatic (linear, cross_entropy_loss)", re, ri, target, ne, news([&] { ti.step(); })},
+              {"  forward + loss only (graph recorded, dropped)", fe, ft, 0, ne_f, nt_f},
               {"  weights stored [in, out] (no transposed views)", re_io, rt_io, 0}});
   if (!missing.empty()) {
     std::printf("Ember MLP step: not run: %s\n", missing.c_str());
