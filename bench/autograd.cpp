@@ -17,12 +17,13 @@
 #include <functional>
 #include <new>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include <dlfcn.h>
 #include <execinfo.h>
 #include <sys/resource.h>
 #include <time.h>
-#include <vector>
 
 #include "BenchUtil.h"
 #include "ember/ember.h"
