@@ -480,9 +480,59 @@ void mlp(int threads) {
   }
 }
 
+// The eight matrix products of one MLP step, with the operand layouts the step gives them (a
+// weight enters as the transposed view W.t(); the backward's formulas transpose activations):
+// Ember's mm beside at::mm, microseconds per call on the current thread count.
+void mlp_gemms() {
+  struct Shape {
+    const char* what;
+    int64_t m, k, n;
+    bool a_t, b_t;  // operand given as the transposed view of a contiguous [k, m] / [n, k]
+  };
+  const Shape shapes[] = {
+      {"fwd  x @ W1.t()       64x784 @ 784x512", kBatch, kIn, kHidden, false, true},
+      {"fwd  h1 @ W2.t()      64x512 @ 512x512", kBatch, kHidden, kHidden, false, true},
+      {"fwd  h2 @ W3.t()      64x512 @ 512x10", kBatch, kHidden, kOut, false, true},
+      {"bwd  g3 @ W3          64x10 @ 10x512", kBatch, kOut, kHidden, false, false},
+      {"bwd  h2.t() @ g3      512x64 @ 64x10", kHidden, kBatch, kOut, true, false},
+      {"bwd  g2 @ W2          64x512 @ 512x512", kBatch, kHidden, kHidden, false, false},
+      {"bwd  h1.t() @ g2      512x64 @ 64x512", kHidden, kBatch, kHidden, true, false},
+      {"bwd  x.t() @ g1       784x64 @ 64x512", kIn, kBatch, kHidden, true, false},
+  };
+  std::printf("%-42s %10s %10s %6s  (us per call, best of 9; %d thread(s))\n", "matrix product", "Ember", "LibTorch",
+              "ratio", ember::get_num_threads());
+  double te = 0, tt = 0;
+  for (const Shape& sh : shapes) {
+    std::vector<float> av(static_cast<size_t>(sh.m * sh.k)), bv(static_cast<size_t>(sh.k * sh.n));
+    bench::fill_random(av.data(), sh.m * sh.k, 3u);
+    bench::fill_random(bv.data(), sh.k * sh.n, 5u);
+    auto a_sizes = sh.a_t ? std::vector<int64_t>{sh.k, sh.m} : std::vector<int64_t>{sh.m, sh.k};
+    auto b_sizes = sh.b_t ? std::vector<int64_t>{sh.n, sh.k} : std::vector<int64_t>{sh.k, sh.n};
+    ember::Tensor ea = ember::from_blob(av.data(), a_sizes).clone(), eb = ember::from_blob(bv.data(), b_sizes).clone();
+    at::Tensor ta = at::from_blob(av.data(), a_sizes).clone(), tb = at::from_blob(bv.data(), b_sizes).clone();
+    if (sh.a_t) ea = ea.t(), ta = ta.t();
+    if (sh.b_t) eb = eb.t(), tb = tb.t();
+    const Result e = measure_ns([&](long n) {
+      for (long i = 0; i < n; ++i) keep(ember::mm(ea, eb));
+    });
+    const Result t = measure_ns([&](long n) {
+      for (long i = 0; i < n; ++i) keep(at::mm(ta, tb));
+    });
+    std::printf("%-42s %10.1f %10.1f %6.2f\n", sh.what, e.best * 1e-3, t.best * 1e-3, e.best / t.best);
+    te += e.best;
+    tt += t.best;
+  }
+  std::printf("%-42s %10.1f %10.1f %6.2f\n", "all eight", te * 1e-3, tt * 1e-3, te / tt);
+}
+
 // `bench_autograd profile WHAT [seconds] [threads]`: Ember's side of one benchmark alone, in a loop,
-// for perf record (WHAT: add, backward, chain, mlp, mlp-in-out, mlp-forward).
+// for perf record (WHAT: add, backward, chain, mlp, mlp-in-out, mlp-forward); `gemms` compares the
+// step's matrix products with LibTorch's instead.
 int profile(const std::string& what, double seconds) {
+  if (what == "gemms") {
+    mlp_gemms();
+    return 0;
+  }
   ember::Tensor a = ember::ones({1}).requires_grad_(), b = ember::ones({1}).requires_grad_();
   ember::Tensor c = ember::full({1}, 1.0001);
   MlpData d = make_mlp_data();
@@ -506,7 +556,8 @@ int profile(const std::string& what, double seconds) {
     f = [&] { keep(em.forward_loss()); };
   } else {
     std::fprintf(
-        stderr, "bench_autograd profile: unknown benchmark '%s' (add, backward, chain, mlp, mlp-in-out, mlp-forward)\n",
+        stderr,
+        "bench_autograd profile: unknown benchmark '%s' (add, backward, chain, mlp, mlp-in-out, mlp-forward, gemms)\n",
         what.c_str());
     return 2;
   }

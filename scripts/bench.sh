@@ -32,3 +32,7 @@ echo "== bench/nn (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_nn"
 echo "== bench/autograd (1 thread), LibTorch stock"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_autograd" 1
 echo "== bench/autograd (1 thread), LibTorch tuned"; OMP_NUM_THREADS=1 tuned taskset -c 1 "$bin/bench_autograd" 1
 echo "== bench/autograd, MLP on 2 threads, LibTorch tuned"; tuned "$bin/bench_autograd" 2
+# The same with workers that spin briefly before sleeping: what the passive pool's wake-ups cost
+# per parallel region (on a quiet machine only: spinning on a busy one is far slower).
+echo "== bench/autograd, MLP on 2 threads, LibTorch tuned, OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000"
+OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 tuned "$bin/bench_autograd" 2
