@@ -2,7 +2,8 @@
 # Benchmarks beside LibTorch 1.13 in the same process (installs libtorch-dev and the OpenMP
 # OpenBLAS that "tuned" LibTorch uses). Reported as ratios Ember / LibTorch.
 #   scripts/bench.sh            dispatch, GEMM and nn (conv2d, max_pool2d) on one core; elementwise on one and two threads,
-#                               LibTorch stock and tuned
+#                               LibTorch stock and tuned; autograd (small ops and a chain on one core, an MLP step
+#                               on one and two threads)
 # Tuned (perf-anchors.md §0): environment-only fixes that make LibTorch fair: the OpenMP build of
 # OpenBLAS, OPENBLAS_CORETYPE unset, malloc asking for huge pages.
 set -euo pipefail
@@ -27,3 +28,11 @@ for t in 1 2; do
   echo "== bench/elementwise, $t thread(s), LibTorch tuned"; tuned "${pin[@]}" "$bin/bench_elementwise" "$t"
 done
 echo "== bench/nn (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_nn"
+# Autograd: small ops and the engine on one core; the MLP step on one and two threads.
+echo "== bench/autograd (1 thread), LibTorch stock"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_autograd" 1
+echo "== bench/autograd (1 thread), LibTorch tuned"; OMP_NUM_THREADS=1 tuned taskset -c 1 "$bin/bench_autograd" 1
+echo "== bench/autograd, MLP on 2 threads, LibTorch tuned"; tuned "$bin/bench_autograd" 2
+# The same with workers that spin briefly before sleeping: what the passive pool's wake-ups cost
+# per parallel region (on a quiet machine only: spinning on a busy one is far slower).
+echo "== bench/autograd, MLP on 2 threads, LibTorch tuned, OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000"
+OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 tuned "$bin/bench_autograd" 2
