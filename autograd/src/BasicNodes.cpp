@@ -31,7 +31,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     else if (GradMode::is_enabled())
       grad = g.sizes() == variable_.sizes() ? g : g.expand(variable_.sizes()).contiguous();
     else
-      grad = g.clone().contiguous();
+      grad = g.is_contiguous() ? g.clone() : g.contiguous();  // one copy, contiguous
   } else if (!GradMode::is_enabled()) {
     grad.add_(g);
   } else {

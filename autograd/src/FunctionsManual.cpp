@@ -503,6 +503,24 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
   return z.index_put(index_at_dim(dim, arange(s, e, step, index_options(grad))), grad);
 }
 
+namespace {
+bool column_major(IntArrayRef sizes, IntArrayRef strides) {
+  return sizes.size() == 2 && strides[0] == 1 && strides[1] == std::max<int64_t>(sizes[0], 1) && sizes[1] > 1;
+}
+}  // namespace
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes, IntArrayRef mat1_strides,
+                        const Scalar& alpha) {
+  if (column_major(mat1_sizes, mat1_strides)) return maybe_multiply(mat2.mm(grad.t()).t(), alpha);
+  return maybe_multiply(grad.mm(mat2.t()), alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides,
+                        const Scalar& alpha) {
+  if (column_major(mat2_sizes, mat2_strides)) return maybe_multiply(grad.t().mm(mat1).t(), alpha);
+  return maybe_multiply(mat1.t().mm(grad), alpha);
+}
+
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
                            IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset) {
   // The gradient is laid into a flat buffer shaped like the storage both geometries reach, then read

@@ -114,6 +114,13 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
+// mm's gradients in the layout of the matrix they are for: a transposed (column-major) matrix,
+// such as a weight used as W.t(), gets a transposed gradient, so that it reaches the weight
+// contiguous (PyTorch's mm_mat1_backward / mm_mat2_backward).
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1_sizes, IntArrayRef mat1_strides,
+                        const Scalar& alpha);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides,
+                        const Scalar& alpha);
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
                            IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);

@@ -129,9 +129,11 @@ bool in_parallel_region() {
   return o && o->in_parallel() != 0;
 }
 
-void sync_omp_threads() {
+void sync_omp_threads() { sync_omp_threads(get_num_threads()); }
+
+void sync_omp_threads(int max_threads) {
   if (const Omp* o = omp(false)) {
-    const int n = get_num_threads();
+    const int n = std::max(1, std::min(max_threads, get_num_threads()));
     if (o->max_threads() != n) o->set_num_threads(n);
   }
 }

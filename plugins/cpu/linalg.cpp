@@ -135,7 +135,10 @@ bool dnnl_product(const Mat& a, const Mat& b, ScalarType dt, Tensor& out) {
 // against and which beats the matmul primitive by 5-15% at n >= 1024 on this CPU.
 void sgemm_product(const Mat& a, const Mat& b, Tensor& out) {
   const int64_t M = a.R, K = a.C, N = b.C;
-  sync_omp_threads();
+  // Below about a million multiply-adds, waking the (passive) workers costs more than it saves:
+  // oneDNN's sgemm on 2 threads takes ~45 us for 64x512x10 against ~5 us on one.
+  constexpr int64_t kSmallGemm = int64_t{1} << 20;
+  sync_omp_threads(M * N * K < kSmallGemm ? 1 : get_num_threads());
   dnnl_status_t st = dnnl_sgemm(a.row_major ? 'N' : 'T', b.row_major ? 'N' : 'T', M, N, K, 1.0f,
                                 static_cast<const float*>(a.data), a.row_major ? a.sr : a.sc,
                                 static_cast<const float*>(b.data), b.row_major ? b.sr : b.sc, 0.0f,

@@ -41,6 +41,8 @@ EMBER_API bool in_parallel_region();
 // Before calling an OpenMP library (oneDNN, OpenBLAS) on this thread: makes its thread count
 // Ember's.
 EMBER_API void sync_omp_threads();
+// The same, capped at `max_threads`: for a library call too small to repay waking workers.
+EMBER_API void sync_omp_threads(int max_threads);
 
 namespace detail {
 using ParallelBody = void (*)(const void* fn, int64_t begin, int64_t end);
