@@ -48,15 +48,14 @@ GraphRoot::GraphRoot(edge_list roots, variable_list grads)
 
 // ---- CopySlices ----
 
+BaseGeometry::BaseGeometry(const Tensor& base) : sizes(base.sizes()), strides(base.strides()) {}
+
+Tensor BaseGeometry::empty_like_base(const Tensor& like) const {
+  return empty_strided(sizes, strides, TensorOptions().dtype(like.scalar_type()).device(like.device()));
+}
+
 CopySlices::CopySlices(const Tensor& base, ember::detail::ViewInfo view, std::shared_ptr<NodeImpl> fn)
-    : NodeImpl({}),
-      base_sizes_(base.sizes()),
-      base_strides_(base.strides()),
-      base_offset_(base.storage_offset()),
-      base_dtype_(base.scalar_type()),
-      base_device_(base.device()),
-      view_(std::move(view)),
-      fn_(std::move(fn)) {
+    : NodeImpl({}), base_(base), view_(std::move(view)), fn_(std::move(fn)) {
   view_.base = Tensor();  // replayed on a base-like tensor; the base itself is not kept
   // Output 0: the base's old history; the rest: fn's other inputs.
   edge_list next;
@@ -67,11 +66,6 @@ CopySlices::CopySlices(const Tensor& base, ember::detail::ViewInfo view, std::sh
 }
 
 namespace {
-// A base-shaped tensor with the base's strides (replay_view redoes the view in that layout).
-Tensor base_like(IntArrayRef sizes, IntArrayRef strides, ScalarType dt, Device dev) {
-  return empty_strided(sizes, strides, TensorOptions().dtype(dt).device(dev));
-}
-
 ember::detail::ViewInfo with_base(const ember::detail::ViewInfo& v, const Tensor& base) {
   ember::detail::ViewInfo r = v;
   r.base = base;
@@ -83,7 +77,7 @@ variable_list CopySlices::apply(variable_list&& grads) {
   const Tensor& grad = grads[0];
   variable_list out(num_outputs());
   if (!grad.defined()) return out;
-  Tensor result = base_like(base_sizes_, base_strides_, grad.scalar_type(), grad.device());
+  Tensor result = base_.empty_like_base(grad);
   result.copy_(grad);
   Tensor slice = ember::detail::replay_view(with_base(view_, result), result);
   variable_list res = fn_->apply({slice.clone()});
@@ -99,19 +93,13 @@ variable_list CopySlices::apply(variable_list&& grads) {
 // ---- AsStridedViewBackward ----
 
 AsStridedViewBackward::AsStridedViewBackward(ember::detail::ViewInfo view, Edge base_edge)
-    : NodeImpl({std::move(base_edge)}),
-      base_sizes_(view.base.sizes()),
-      base_strides_(view.base.strides()),
-      base_offset_(view.base.storage_offset()),
-      base_dtype_(view.base.scalar_type()),
-      base_device_(view.base.device()),
-      view_(std::move(view)) {
+    : NodeImpl({std::move(base_edge)}), base_(view.base), view_(std::move(view)) {
   view_.base = Tensor();
 }
 
 variable_list AsStridedViewBackward::apply(variable_list&& grads) {
   if (!grads[0].defined()) return {Tensor()};
-  Tensor result = base_like(base_sizes_, base_strides_, grads[0].scalar_type(), grads[0].device());
+  Tensor result = base_.empty_like_base(grads[0]);
   result.zero_();
   Tensor slice = ember::detail::replay_view(with_base(view_, result), result);
   slice.add_(grads[0]);

@@ -30,6 +30,14 @@ class GraphRoot final : public NodeImpl {
   variable_list grads_;
 };
 
+// A view's root base as CopySlices and AsStridedBackward0 redo it: its layout, not its data.
+struct BaseGeometry {
+  explicit BaseGeometry(const Tensor& base);
+  // An uninitialised base-like tensor (the view is replayed in the base's layout).
+  Tensor empty_like_base(const Tensor& like_dtype_device) const;
+  SmallVector<int64_t, 5> sizes, strides;
+};
+
 // The base's grad_fn after an in-place op on one of its views (Note [Views and in-place under
 // autograd]): the view's slice of the gradient goes through `fn`, the rest passes through.
 class CopySlices final : public NodeImpl {
@@ -40,10 +48,7 @@ class CopySlices final : public NodeImpl {
   void release_variables() override { fn_->release_variables(); }
 
  private:
-  SmallVector<int64_t, 5> base_sizes_, base_strides_;
-  int64_t base_offset_;
-  ScalarType base_dtype_;
-  Device base_device_;
+  BaseGeometry base_;
   ember::detail::ViewInfo view_;
   std::shared_ptr<NodeImpl> fn_;
 };
@@ -57,10 +62,7 @@ class AsStridedViewBackward final : public NodeImpl {
   variable_list apply(variable_list&& grads) override;
 
  private:
-  SmallVector<int64_t, 5> base_sizes_, base_strides_;
-  int64_t base_offset_;
-  ScalarType base_dtype_;
-  Device base_device_;
+  BaseGeometry base_;
   ember::detail::ViewInfo view_;
 };
 

@@ -25,6 +25,7 @@
 #include <unordered_set>
 
 #include "BasicNodes.h"
+#include "FunctionsManual.h"
 #include "Variable.h"
 #include "VariableTypeUtils.h"
 #include "ember/ember.h"
@@ -39,15 +40,6 @@ struct ReadyItem {
   std::shared_ptr<NodeImpl> node;
   bool operator<(const ReadyItem& o) const { return seq != o.seq ? seq < o.seq : order > o.order; }
 };
-
-Tensor sum_to_shape(const Tensor& g, IntArrayRef shape) {
-  const int64_t lead = g.dim() - static_cast<int64_t>(shape.size());
-  std::vector<int64_t> dims;
-  for (int64_t i = 0; i < g.dim(); ++i)
-    if (i < lead || (shape[i - lead] == 1 && g.size(i) != 1)) dims.push_back(i);
-  Tensor r = dims.empty() ? g : sum(g, dims, /*keepdim=*/true);
-  return lead > 0 || r.sizes() != shape ? r.reshape(shape) : r;
-}
 
 // The same exception type with more context.
 [[noreturn]] void rethrow_with(const std::exception& e, const std::string& extra) {
@@ -225,7 +217,7 @@ class GraphTask {
                     "[autograd] Function {} returned an invalid gradient at index {} - got [{}] but expected shape "
                     "compatible with [{}]",
                     fn.name(), i, fmt::join(g.sizes(), ", "), fmt::join(m.shape, ", "));
-        g = sum_to_shape(g, m.shape);
+        g = generated::details::sum_to(g, m.shape);
       }
       if (g.scalar_type() != m.dtype) g = g.to(m.dtype);
       if (check_nan) {
