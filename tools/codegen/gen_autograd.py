@@ -559,7 +559,8 @@ def render_all(ops: list[Op], derivs: list[Derivative], src: str) -> dict[str, s
             kernels.append(render_plain_kernel(op, check))
         else:
             kernels.append(render_formula_kernel(op, specs[p.d.op.full_name], p.inplace))
-        where = op.where
+        # Provenance: the derivatives.yaml entry that decided the kernel, else the ops.yaml entry.
+        where = ("schemas/derivatives.yaml", p.d.line) if p.d is not None else op.where
         regs.append(f"  m.impl(\"{op.full_name}\", EMBER_FN({kernel_name(op)}), {{\"{where[0]}\", {where[1]}}});\n")
     register = (BANNER.format(src=src) +
                 "// The Autograd kernel of every built-in operator that is not CompositeImplicitAutograd.\n"
