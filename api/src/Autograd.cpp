@@ -123,7 +123,12 @@ void NodeState::record(std::unique_ptr<NodeState> st, const variable_list& input
   a.release = &release_state;
   a.backward = backward;
   a.once_differentiable = st->once_differentiable;
-  fn(a);         // throws: nothing was recorded and the state is still ours
+  fn(a);  // throws: nothing was recorded and the state is still ours
+  // The plugin keeps what it needs; the context must not hold the outputs (they hold the node,
+  // which owns the context: a cycle).
+  st->ctx.to_save_.clear();
+  st->ctx.dirty_.clear();
+  st->ctx.non_differentiable_.clear();
   st.release();  // the node owns it now
 }
 

@@ -54,15 +54,16 @@ Tensor BaseGeometry::empty_like_base(const Tensor& like) const {
   return empty_strided(sizes, strides, TensorOptions().dtype(like.scalar_type()).device(like.device()));
 }
 
-CopySlices::CopySlices(const Tensor& base, ember::detail::ViewInfo view, std::shared_ptr<NodeImpl> fn)
-    : NodeImpl({}), base_(base), view_(std::move(view)), fn_(std::move(fn)) {
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, ember::detail::ViewInfo info,
+                       std::shared_ptr<NodeImpl> fn)
+    : NodeImpl({}), base_(base), view_(std::move(info)), fn_(std::move(fn)) {
   view_.base = Tensor();  // replayed on a base-like tensor; the base itself is not kept
   // Output 0: the base's old history; the rest: fn's other inputs.
   edge_list next;
   next.push_back(gradient_edge(base));
   for (size_t i = 1; i < fn_->num_outputs(); ++i) next.push_back(fn_->next_edge(i));
   set_next_edges(std::move(next));
-  fn_->add_input_metadata_undefined();
+  fn_->add_input_metadata(view);
 }
 
 namespace {
@@ -80,7 +81,11 @@ variable_list CopySlices::apply(variable_list&& grads) {
   Tensor result = base_.empty_like_base(grad);
   result.copy_(grad);
   Tensor slice = ember::detail::replay_view(with_base(view_, result), result);
-  variable_list res = fn_->apply({slice.clone()});
+  variable_list res;
+  {
+    CurrentNodeGuard current(fn_);  // fn's saved outputs unpack with fn as their grad_fn
+    res = fn_->apply({slice.clone()});
+  }
   if (res[0].defined())
     slice.copy_(res[0]);
   else

@@ -42,7 +42,9 @@ struct BaseGeometry {
 // autograd]): the view's slice of the gradient goes through `fn`, the rest passes through.
 class CopySlices final : public NodeImpl {
  public:
-  CopySlices(const Tensor& base, ember::detail::ViewInfo view, std::shared_ptr<NodeImpl> fn);
+  // `view`: the view the op wrote, whose metadata fn receives (fn is also the grad_fn a saved
+  // result of the op is unpacked with).
+  CopySlices(const Tensor& base, const Tensor& view, ember::detail::ViewInfo info, std::shared_ptr<NodeImpl> fn);
   std::string name() const override { return "CopySlices"; }
   variable_list apply(variable_list&& grads) override;
   void release_variables() override { fn_->release_variables(); }

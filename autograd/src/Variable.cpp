@@ -114,7 +114,7 @@ void rebase_history(const Tensor& self, std::shared_ptr<NodeImpl> fn) {
   EMBER_INTERNAL_ASSERT(fn->num_inputs() == 0, "rebase_history before set_history");
   Tensor base = self._base();
   auto info = ember::detail::view_info(self);
-  auto copy_slices = NodeImpl::make<CopySlices>(base, *info, std::move(fn));
+  auto copy_slices = NodeImpl::make<CopySlices>(base, self, *info, std::move(fn));
   set_history(base, copy_slices);
   // The view's grad_fn follows from the base's (attr_version left stale on purpose: regenerated).
   AutogradMeta& vm = materialize_meta(self);
@@ -126,6 +126,9 @@ void rebase_history(const Tensor& self, std::shared_ptr<NodeImpl> fn) {
 
 Tensor alias_without_history(const Tensor& t) {
   IntrusivePtr<TensorImpl> impl = t.unsafeGetTensorImpl()->shallow_copy_and_detach();
+  // Nor its view record: a saved output that kept its base alive would close a cycle through the
+  // base's CopySlices, which owns the node that saved it.
+  impl->set_view_record({}, {});
   return Tensor(std::move(impl));
 }
 

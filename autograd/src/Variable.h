@@ -77,7 +77,8 @@ void rebase_history(const Tensor& self, std::shared_ptr<NodeImpl> fn);
 // Errors for in-place on a leaf that requires grad, or a view of one; `op` names the call.
 void check_inplace(const Tensor& self, const char* op);
 
-// A tensor sharing t's data, with no history (what SavedVariable keeps of an output).
+// A tensor sharing t's data (and version counter), with no history and no view record (what
+// SavedVariable keeps of an output).
 Tensor alias_without_history(const Tensor& t);
 
 }  // namespace ember::autograd

@@ -131,6 +131,9 @@ TEST(Autograd, CreateGraphHigherOrder) {
   w.backward({}, {}, /*create_graph=*/true);
   EXPECT_TRUE(x.grad().requires_grad());
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{4, 6}));
+  // x.grad's history reaches x's AccumulateGrad, which holds x: a cycle (as in PyTorch, which
+  // warns), broken by dropping the grad.
+  x.mutable_grad() = Tensor();
 }
 
 TEST(Autograd, GradOfUnusedInputs) {
@@ -233,6 +236,21 @@ TEST(Autograd, InPlaceOnViewOfBaseWithoutGrad) {
   EXPECT_FALSE(base.is_leaf());
   base.sum().backward();
   EXPECT_EQ(vals(w.grad()), (std::vector<double>{3}));
+}
+
+TEST(Autograd, InPlaceOnViewDifferentiatesTwice) {
+  // exp_ on a transposed view: its saved result unpacks with exp_'s node (the view's shape), and
+  // nothing it saves keeps the base alive (no reference cycle through CopySlices).
+  Tensor x = t64({0, 1, 2, 3, 4, 5}, {2, 3}).requires_grad_();
+  Tensor t = mul(x, s64(1));
+  Tensor v = t.t();
+  v.exp_();
+  variable_list g = autograd::grad({t.sum()}, {x}, {}, {}, /*create_graph=*/true);
+  variable_list g2 = autograd::grad({g[0].sum()}, {x});
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_NEAR(vals(g[0])[i], std::exp(i), 1e-12);
+    EXPECT_NEAR(vals(g2[0])[i], std::exp(i), 1e-12);
+  }
 }
 
 TEST(Autograd, StaleViewGradFnIsRegenerated) {
