@@ -90,7 +90,6 @@ class CppFunctionNode final : public NodeImpl {
   void release_variables() override;
   bool is_differentiable() const override { return !once_differentiable_; }
   std::vector<SavedVariable>& saved() { return saved_; }
-  void set_output_is_differentiable(std::vector<bool> d) { output_differentiable_ = std::move(d); }
 
  private:
   std::string name_;
@@ -98,7 +97,6 @@ class CppFunctionNode final : public NodeImpl {
   void (*release_)(void*);
   decltype(FunctionNodeArgs::backward) backward_;
   std::vector<SavedVariable> saved_;
-  std::vector<bool> output_differentiable_;
   size_t num_inputs_;
   bool materialize_grads_;
   bool once_differentiable_;

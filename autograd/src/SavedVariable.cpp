@@ -14,7 +14,6 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   is_output_ = is_output;
   AutogradMeta* m = meta_of(t);
   requires_grad_ = m && m->requires_grad();
-  is_leaf_ = !m || !m->grad_fn;
   if (is_output && m && m->grad_fn) {
     // Keep the data only: the node saving its own output would own itself through grad_fn.
     output_nr_ = m->output_nr;

@@ -26,9 +26,7 @@ class SavedVariable {
   bool was_defined_ = false;
   bool is_output_ = false;
   bool requires_grad_ = false;
-  bool is_leaf_ = false;
   bool released_ = false;
-  std::weak_ptr<NodeImpl> grad_fn_;  // the output's node, when it was not the saver
 };
 
 // "one of the variables needed for gradient computation has been modified by an inplace

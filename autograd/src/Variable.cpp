@@ -47,12 +47,10 @@ std::shared_ptr<NodeImpl> grad_fn_of(const Tensor& t) {
     Tensor base = t._base();
     if (requires_grad(base)) {
       // Note [Views and in-place under autograd]: the base's history moved; redo the view on it.
-      auto info = ember::detail::view_info(t);
-      auto fn = NodeImpl::make<AsStridedViewBackward>(*info, gradient_edge(base));
-      m->grad_fn = fn;
-      m->output_nr = fn->add_input_metadata(t);
+      set_history(t, NodeImpl::make<AsStridedViewBackward>(*ember::detail::view_info(t), gradient_edge(base)));
+    } else {
+      m->attr_version = impl->version();
     }
-    m->attr_version = impl->version();
   }
   return m->grad_fn;
 }
@@ -116,12 +114,8 @@ void rebase_history(const Tensor& self, std::shared_ptr<NodeImpl> fn) {
   auto info = ember::detail::view_info(self);
   auto copy_slices = NodeImpl::make<CopySlices>(base, self, *info, std::move(fn));
   set_history(base, copy_slices);
-  // The view's grad_fn follows from the base's (attr_version left stale on purpose: regenerated).
-  AutogradMeta& vm = materialize_meta(self);
-  vm.grad_fn = NodeImpl::make<AsStridedViewBackward>(*info, Edge{copy_slices, 0});
-  vm.output_nr = vm.grad_fn->add_input_metadata(self);
-  vm.attr_version = impl->version();
-  impl->add_keys(kAutogradKeys);
+  // The view's grad_fn follows from the base's.
+  set_history(self, NodeImpl::make<AsStridedViewBackward>(*info, Edge{copy_slices, 0}));
 }
 
 Tensor alias_without_history(const Tensor& t) {

@@ -12,17 +12,9 @@
 namespace ember::autograd {
 
 // Runs the kernels below Autograd for a nested call too (Note [Kernels that redispatch]).
-class AutoDispatchBelowAutograd {
+class AutoDispatchBelowAutograd : public ExcludeDispatchKeyGuard {
  public:
-  AutoDispatchBelowAutograd() : prev_(ember::detail::tls_local_state.excluded) {
-    ember::detail::tls_local_state.excluded = prev_ | DispatchKeySet::of(Functionality::Autograd);
-  }
-  ~AutoDispatchBelowAutograd() { ember::detail::tls_local_state.excluded = prev_; }
-  AutoDispatchBelowAutograd(const AutoDispatchBelowAutograd&) = delete;
-  AutoDispatchBelowAutograd& operator=(const AutoDispatchBelowAutograd&) = delete;
-
- private:
-  DispatchKeySet prev_;
+  AutoDispatchBelowAutograd() : ExcludeDispatchKeyGuard(DispatchKeySet::of(Functionality::Autograd)) {}
 };
 
 inline bool any_requires_grad_one(const Tensor& t) { return requires_grad(t); }

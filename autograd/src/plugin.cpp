@@ -9,6 +9,7 @@
 #include "BasicNodes.h"
 #include "Engine.h"
 #include "Variable.h"
+#include "VariableTypeUtils.h"
 #include "ember/ember.h"
 #include "ember/plugin/Plugin.h"
 
@@ -129,7 +130,7 @@ void autograd_fallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack
           op.operator_name(), args[i].name());
     }
   }
-  ExcludeDispatchKeyGuard below(DispatchKeySet::of(Functionality::Autograd));
+  AutoDispatchBelowAutograd below;
   op.redispatchBoxed(ks, stack);
 }
 

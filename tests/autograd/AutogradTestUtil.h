@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/UnitTestUtil.h"
 #include "ember/ember.h"
 
 namespace ember::agtest {
@@ -17,16 +18,7 @@ inline std::vector<double> values(const Tensor& t) {
   return std::vector<double>(p, p + c.numel());
 }
 
-// The message of the exception f() throws, or "<no error>".
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;  // the message of the exception f() throws, or "<no error>"
 
 // The message of the ErrType that f() throws, or a note saying what happened instead.
 template <class ErrType, class F>

@@ -345,6 +345,11 @@ const std::set<std::string>& positive_domain() {
   return s;
 }
 
+// Argument i of a sample: given, or the schema's default.
+IValue sample_arg(const FunctionSchema& schema, const SampleInput& sample, size_t i) {
+  return i < sample.args.size() ? sample.args[i] : detail::default_ivalue(schema, schema.arguments()[i]);
+}
+
 class AutogradOp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
@@ -364,9 +369,7 @@ TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
   for (size_t si = 0; si < samples.size() && si < 6; ++si) {
     for (bool nc : {false, true}) {
       Call call{op, {}, {}, nc};
-      for (size_t i = 0; i < schema.arguments().size(); ++i)
-        call.args.push_back(i < samples[si].args.size() ? samples[si].args[i]
-                                                        : detail::default_ivalue(schema, schema.arguments()[i]));
+      for (size_t i = 0; i < schema.arguments().size(); ++i) call.args.push_back(sample_arg(schema, samples[si], i));
       // The float64 tensors of the differentiable arguments become leaves.
       for (size_t i = 0; i < call.args.size(); ++i) {
         const std::string& arg = schema.arguments()[i].name();
@@ -470,8 +473,7 @@ TEST_P(AutogradOp, MetaShapes) {
     std::vector<Tensor> leaves;
     Stack stack;
     for (size_t i = 0; i < schema.arguments().size(); ++i) {
-      const IValue a =
-          i < samples[si].args.size() ? samples[si].args[i] : detail::default_ivalue(schema, schema.arguments()[i]);
+      const IValue a = sample_arg(schema, samples[si], i);
       const bool diff = !(entry && entry->non_differentiable.count(schema.arguments()[i].name()));
       auto meta = [&](const Tensor& t) -> Tensor {
         if (!t.defined()) return t;
@@ -529,9 +531,7 @@ TEST_P(AutogradOp, MetaShapes) {
       bool cpu_rejects = false;
       try {
         Stack cpu;
-        for (size_t i = 0; i < schema.arguments().size(); ++i)
-          cpu.push_back(i < samples[si].args.size() ? samples[si].args[i]
-                                                    : detail::default_ivalue(schema, schema.arguments()[i]));
+        for (size_t i = 0; i < schema.arguments().size(); ++i) cpu.push_back(sample_arg(schema, samples[si], i));
         NoGradGuard ng;
         op.callBoxed(cpu);
       } catch (const std::exception&) {

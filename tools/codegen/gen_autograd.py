@@ -231,7 +231,6 @@ class NodeSpec:
     saved_props: list[tuple[str, str]]  # (arg name, property)
     saved_values: list[gen.Arg]
     uses_result: list[str]  # result, result0, ...
-    self_clone: bool = False  # (in-place users) formulas read self before the op
 
 
 def node_spec(d: Derivative) -> NodeSpec:
