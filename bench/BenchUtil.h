@@ -24,6 +24,19 @@ inline int calls_for(const std::function<void()>& f) {
   return std::max(1, static_cast<int>(0.1 / s));
 }
 
+// For f(n) running n calls: the n that takes about 0.2 s, found from `start` upwards (the
+// calibration also warms up).
+inline long calibrate_calls(const std::function<void(long)>& f, long start) {
+  long n = start;
+  for (;;) {
+    auto t0 = clk::now();
+    f(n);
+    const double s = std::chrono::duration<double>(clk::now() - t0).count();
+    if (s > 0.05) return static_cast<long>(n * 0.2 / s) + 1;
+    n *= 4;
+  }
+}
+
 struct Times {
   double best = 0, median = 0;  // seconds per call
 };

@@ -93,17 +93,7 @@ long minor_faults() {
 // ns per call of f (which runs `n` calls), best and median of 9 repetitions of ~0.2 s (after a
 // calibration that warms up).
 Result measure_ns(const std::function<void(long)>& f) {
-  long n = 1;
-  for (;;) {
-    auto t0 = clk::now();
-    f(n);
-    double s = std::chrono::duration<double>(clk::now() - t0).count();
-    if (s > 0.05) {
-      n = static_cast<long>(n * 0.2 / s) + 1;
-      break;
-    }
-    n *= 4;
-  }
+  const long n = bench::calibrate_calls(f, 1);
   std::vector<double> v, cpu;
   for (int r = 0; r < 9; ++r) {
     const double c0 = thread_cpu_ns();

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "BenchUtil.h"
 #include "ember/ember.h"
 
 // A no-op custom operator in both frameworks.
@@ -27,17 +28,7 @@ struct Result {
 // ns per call of f (which runs `inner` calls), best and median of 9 repetitions.
 Result measure(const std::function<void(long)>& f) {
   using clk = std::chrono::steady_clock;
-  long n = 1000;
-  for (;;) {  // calibrate to ~0.2 s per repetition
-    auto t0 = clk::now();
-    f(n);
-    double s = std::chrono::duration<double>(clk::now() - t0).count();
-    if (s > 0.05) {
-      n = static_cast<long>(n * 0.2 / s) + 1;
-      break;
-    }
-    n *= 4;
-  }
+  const long n = bench::calibrate_calls(f, 1000);  // ~0.2 s per repetition
   std::vector<double> v;
   for (int r = 0; r < 9; ++r) {
     auto t0 = clk::now();
