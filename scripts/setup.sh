@@ -2,7 +2,9 @@
 # Installs the Debian packages Ember builds with, once: quick when they are already there.
 set -euo pipefail
 pkgs=(cmake ninja-build ccache g++ python3 python3-yaml libfmt-dev libboost-dev
-      libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp libsleef-dev libgtest-dev libgmock-dev libbenchmark-dev)
+      libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp libsleef-dev libgtest-dev libgmock-dev libbenchmark-dev
+      nlohmann-json3-dev zlib1g-dev libcli11-dev libplplot-dev plplot-driver-cairo dataset-fashion-mnist
+      python3-venv)
 if [ "${1:-}" = "--bench" ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -25,6 +25,10 @@ BAD_ENTRIES = [
     ("- func: f(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  variants: function, method\n" + K,
      "out= operators are functions only"),
     ("- func: f(Tensor self) -> Tensor\n  variant: method\n" + K, "unknown keys ['variant']"),
+    ("- func: f(Tensor self) -> Tensor\n  plugin: nn\n" + K,
+     "plugin: only a composite kernel"),
+    ("- func: f(Tensor self) -> Tensor\n  plugin: vision\n"
+     "  dispatch:\n    CompositeImplicitAutograd: f\n", "plugin: expected one of nn, got 'vision'"),
     ("- func: f(Tensor self) -> Tensor\n" + K + "- func: f(Tensor self) -> Tensor\n" + K,
      "declared twice"),
     ("- func: f(Tensor self, int x=) -> Tensor\n" + K, "expected a default value at column 22"),

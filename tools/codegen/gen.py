@@ -328,6 +328,7 @@ class Op:
     structured: bool = False  # an out= entry whose kernel is the family's one implementation
     delegate: Op | None = None  # structured_delegate: the out= entry that implements this one
     where: tuple[str, int] = ("", 0)  # (yaml file, line): the provenance of its registrations
+    plugin: str = ""  # the plugin holding its composite kernel ("" for libember)
 
     @property
     def full_name(self) -> str:
@@ -424,7 +425,13 @@ def cpp_functions(op: Op, method: bool) -> list[CppFn]:
 # ---------------------------------------------------------------------------------------------
 # Reading ops.yaml.
 
-_KEYS = {"func", "variants", "doc", "cpp_overloads", "dispatch", "structured", "structured_delegate"}
+_KEYS = {"func", "variants", "doc", "cpp_overloads", "dispatch", "structured", "structured_delegate",
+         "plugin"}
+
+# Plugins that hold composite kernels (`plugin: nn` on an entry): its composite kernel is
+# declared in ember/generated/<plugin>/CompositeFunctions.h and registered by that plugin's
+# generated <plugin>/RegisterComposite.cpp instead of libember's.
+COMPOSITE_PLUGINS = ("nn",)
 
 # Keys a `dispatch:` line may name: a backend key (its kernels live in namespace ember::<key
 # in lower case> of that backend's plugin) or a composite alias key (kernels in ember::native,
@@ -545,6 +552,14 @@ def load_ops(path: str) -> list[Op]:
             elif not op.dispatch:
                 raise GenError("no kernel: give `dispatch:` (a backend or composite kernel) or "
                                "`structured_delegate:`")
+            if "plugin" in e:
+                if e["plugin"] not in COMPOSITE_PLUGINS:
+                    raise GenError(f"plugin: expected one of {', '.join(COMPOSITE_PLUGINS)}, "
+                                   f"got {e['plugin']!r}")
+                if set(op.dispatch) - set(COMPOSITE_KEYS) or not op.dispatch:
+                    raise GenError("plugin: only a composite kernel (CompositeImplicitAutograd "
+                                   "or CompositeExplicitAutograd) lives in a plugin")
+                op.plugin = e["plugin"]
         except GenError as err:
             raise GenError(f"{where}: {err}") from None
         op.where = (short, lines[i])
@@ -785,6 +800,8 @@ def render_register(ops: list[Op], keys: tuple[str, ...], header: str, yaml_name
                          f"{op.where[1]}}});\n")
         if wrappers:
             out.append(f"\nnamespace {{\n\n{chr(10).join(wrappers)}\n}}  // namespace\n")
+        if not lines:  # no kernel at this key
+            continue
         out.append(f"\nEMBER_LIBRARY_IMPL(aten, {key}, m) {{\n{''.join(lines)}}}\n")
     return "".join(out)
 
@@ -852,20 +869,27 @@ def main(argv: list[str]) -> int:
 
 def render_all(ops: list[Op], name: str) -> dict[str, str]:
     """Every output file, by path under --out."""
+    core = [op for op in ops if not op.plugin]
     files = {
         "include/ember/generated/Functions.h": render_functions_h(ops, name),
         "include/ember/generated/TensorMethods.h": render_tensor_methods_h(ops, name),
         "src/Functions.cpp": render_functions_cpp(ops, name),
         "src/RegisterSchemas.cpp": render_register_schemas_cpp(ops, name),
         "include/ember/generated/RedispatchFunctions.h": render_redispatch_h(ops, name),
-        "include/ember/generated/CompositeFunctions.h": render_kernel_decls(ops, "Composite", name),
-        "src/RegisterComposite.cpp": render_register(ops, COMPOSITE_KEYS, "CompositeFunctions.h",
+        "include/ember/generated/CompositeFunctions.h": render_kernel_decls(core, "Composite", name),
+        "src/RegisterComposite.cpp": render_register(core, COMPOSITE_KEYS, "CompositeFunctions.h",
                                                      name),
         "include/ember/generated/StructuredMeta.h": render_structured_meta_h(ops, name),
     }
     for key in backend_keys(ops):  # one declaration header and registration file per backend
         files[f"include/ember/generated/{key}Functions.h"] = render_kernel_decls(ops, key, name)
         files[f"src/Register{key}.cpp"] = render_register(ops, (key,), f"{key}Functions.h", name)
+    for plugin in COMPOSITE_PLUGINS:  # composite kernels that live in a plugin
+        mine = [op for op in ops if op.plugin == plugin]
+        files[f"include/ember/generated/{plugin}/CompositeFunctions.h"] = \
+            render_kernel_decls(mine, "Composite", name)
+        files[f"src/{plugin}/RegisterComposite.cpp"] = \
+            render_register(mine, COMPOSITE_KEYS, f"{plugin}/CompositeFunctions.h", name)
     return files
 
 

@@ -107,6 +107,12 @@ const auto& layer_norm() {
   return h;
 }
 
+// aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+const auto& linear() {
+  static const auto h = lookup<Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&)>("aten::linear", "");
+  return h;
+}
+
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 const auto& max_pool2d() {
   static const auto h = lookup<Tensor(const Tensor&, IntArrayRef, IntArrayRef, IntArrayRef, IntArrayRef, bool)>("aten::max_pool2d", "");
@@ -258,6 +264,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
   return ops::layer_norm().call(input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
 
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  return ops::linear().call(input, weight, bias);
+}
+
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return ops::max_pool2d().call(self, kernel_size, stride, padding, dilation, ceil_mode);
 }
@@ -352,6 +362,10 @@ Tensor layer_norm(DispatchKeySet ks, const Tensor& input, IntArrayRef normalized
   return ops::layer_norm().redispatch(ks, input, normalized_shape, weight, bias, eps, cudnn_enable);
 }
 
+Tensor linear(DispatchKeySet ks, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  return ops::linear().redispatch(ks, input, weight, bias);
+}
+
 Tensor max_pool2d(DispatchKeySet ks, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   return ops::max_pool2d().redispatch(ks, self, kernel_size, stride, padding, dilation, ceil_mode);
 }
@@ -391,6 +405,7 @@ void check_generated_ops() {
   ops::cat();
   ops::split_Tensor();
   ops::layer_norm();
+  ops::linear();
   ops::max_pool2d();
   ops::gelu();
   ops::var_dim();

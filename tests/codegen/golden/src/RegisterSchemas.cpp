@@ -18,6 +18,7 @@ EMBER_LIBRARY(aten, m) {
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("split.Tensor(Tensor(a -> *) self, int split_size, int dim=0) -> Tensor(a)[]");
   m.def("layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor");
+  m.def("linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor");
   m.def("max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor");
   m.def("gelu(Tensor self, *, str approximate='none') -> Tensor");
   m.def("var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor");

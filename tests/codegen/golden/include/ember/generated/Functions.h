@@ -55,6 +55,9 @@ EMBER_API std::vector<Tensor> split(const Tensor& self, int64_t split_size, int6
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 EMBER_API Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight = std::nullopt, const std::optional<Tensor>& bias = std::nullopt, double eps = 1e-05, bool cudnn_enable = true);
 
+// aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+EMBER_API Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias = std::nullopt);
+
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 EMBER_API Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = 0, IntArrayRef dilation = 1, bool ceil_mode = false);
 

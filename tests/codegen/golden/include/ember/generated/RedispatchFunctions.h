@@ -58,6 +58,9 @@ EMBER_API std::vector<Tensor> split(DispatchKeySet ks, const Tensor& self, int64
 // aten::layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 EMBER_API Tensor layer_norm(DispatchKeySet ks, const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, double eps, bool cudnn_enable);
 
+// aten::linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
+EMBER_API Tensor linear(DispatchKeySet ks, const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias);
+
 // aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 EMBER_API Tensor max_pool2d(DispatchKeySet ks, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode);
 
