@@ -6,6 +6,7 @@
 #include "ember/api/Indexing.h"
 #include "ember/api/Operators.h"
 #include "ember/api/Views.h"
+#include "ember/OrderedDict.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/core/DeviceGuard.h"
