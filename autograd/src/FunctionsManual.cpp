@@ -211,10 +211,6 @@ Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad 
 
 Tensor erf_backward(const Tensor& grad, const Tensor& self) { return grad * ((self * self).neg().exp() * M_2_SQRTPI); }
 
-Tensor threshold_backward(const Tensor& grad, const Tensor& output, const Scalar& threshold) {
-  return where(output > threshold, grad, zeros({}, grad.options()));
-}
-
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
   if (approximate == "none") {
     constexpr double kAlpha = M_SQRT1_2;

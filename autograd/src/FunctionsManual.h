@@ -68,7 +68,6 @@ Tensor tanh_backward(const Tensor& grad, const Tensor& result);
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& result);
 Tensor erf_backward(const Tensor& grad, const Tensor& self);
 // grad where output > threshold, else 0.
-Tensor threshold_backward(const Tensor& grad, const Tensor& output, const Scalar& threshold);
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate);
 Tensor silu_backward(const Tensor& grad, const Tensor& self);
 

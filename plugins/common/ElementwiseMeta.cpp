@@ -187,6 +187,13 @@ void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std:
   binary_meta(it, op, clamp_result(op, self, min, max), self, nullptr, out, kind);
 }
 
+void meta_threshold_backward_grad_input(const Tensor& grad_output, const Tensor& self, const Scalar& /*threshold*/,
+                                        Tensor& grad_input, OutKind kind) {
+  TensorIter it = meta_iter("threshold_backward");
+  binary_meta(it, "threshold_backward", threshold_backward_result("threshold_backward", grad_output, self), grad_output,
+              &self, grad_input, kind);
+}
+
 void meta_lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& /*weight*/, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("lerp", kind);
   TensorIter it = meta_iter(op);

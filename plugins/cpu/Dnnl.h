@@ -7,7 +7,11 @@
 // (dtypes, sizes, strides, parameters) to an immutable entry, cleared when it grows past its cap.
 // An entry may be null when oneDNN has no implementation for the key (remembered, so the caller
 // falls back without asking again). Primitives run with a user scratchpad allocated per call
-// (run()), so concurrent calls of one cached primitive never share scratch memory. Every
+// (run()), so concurrent calls of one cached primitive never share scratch memory. Every buffer
+// oneDNN would allocate itself (scratchpads, reordered copies) comes from Ember's caching
+// allocator instead (ember_memory()): oneDNN's own is a malloc per call, and glibc returns large
+// ones to the kernel on free, so every call page-faults them in again (thousands of faults per
+// training step of a small CNN). Every
 // execution goes through run(), which first gives oneDNN's OpenMP Ember's thread count
 // (sync_omp_threads, Note [One intra-op pool]).
 #include <map>
@@ -17,7 +21,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include <vector>
+
 #include "ember/core/Parallel.h"
+#include "ember/native/TensorHelpers.h"
 
 namespace ember::cpu {
 
@@ -59,6 +66,12 @@ class PrimitiveCache {
   size_t cap_;
 };
 
+// oneDNN memory of layout `d` in a buffer from Ember's caching allocator, alive while `keep` is.
+inline dnnl::memory ember_memory(const dnnl::memory::desc& d, std::vector<Tensor>& keep) {
+  keep.push_back(native::empty_on(kCPU, {static_cast<int64_t>(d.get_size())}, kUInt8));
+  return dnnl::memory(d, dnnl_engine(), keep.back().data_ptr());
+}
+
 // Executes `prim` (described by `pd`) on a fresh stream with a per-call scratchpad and waits.
 inline void run(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
                 std::unordered_map<int, dnnl::memory> args) {
@@ -66,7 +79,8 @@ inline void run(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd
   dnnl::engine& eng = dnnl_engine();
   dnnl::stream s(eng);
   const auto sd = pd.scratchpad_desc();
-  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(sd, eng));
+  std::vector<Tensor> keep;
+  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, ember_memory(sd, keep));
   prim.execute(s, args);
   s.wait();
 }

@@ -31,9 +31,9 @@
 #include <mutex>
 #include <tuple>
 
+#include "CPUKernels.h"
 #include "Dnnl.h"
 #include "NN.h"
-#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 
 namespace ember::cpu {
@@ -156,22 +156,23 @@ std::shared_ptr<BwdEntry> get_bwd(const Geom& g) {
   });
 }
 
-// `data` (plain layout `user`) as memory of layout `want`: itself, or a reordered copy.
-memory in_layout(const memory::desc& user, const void* data, const memory::desc& want) {
+// `data` (plain layout `user`) as memory of layout `want`: itself, or a reordered copy whose
+// buffer `keep` holds.
+memory in_layout(const memory::desc& user, const void* data, const memory::desc& want, std::vector<Tensor>& keep) {
   dnnl::engine& eng = dnnl_engine();
   memory um(user, eng, const_cast<void*>(data));
   if (want == user) return um;
-  memory m(want, eng);
+  memory m = ember_memory(want, keep);
   reorder(um, m);
   return m;
 }
 
 // Memory of layout `have` that ends up in `data` (plain layout `user`): data itself when the
-// layouts agree, else a buffer that finish_layout() reorders into data.
-memory out_layout(const memory::desc& user, void* data, const memory::desc& have) {
+// layouts agree, else a buffer (held by `keep`) that finish_layout() reorders into data.
+memory out_layout(const memory::desc& user, void* data, const memory::desc& have, std::vector<Tensor>& keep) {
   dnnl::engine& eng = dnnl_engine();
   if (have == user) return memory(user, eng, data);
-  return memory(have, eng);
+  return ember_memory(have, keep);
 }
 void finish_layout(const memory& m, const memory::desc& user, void* data) {
   if (m.get_desc() == user) return;
@@ -192,11 +193,12 @@ class WeightCache {
             e.weight.sizes() == w.sizes() && e.weight.strides() == w.strides())
           return e.mem;
     }
-    memory m = in_layout(user, w_contig.data_ptr(), want);
+    std::vector<Tensor> keep;
+    memory m = in_layout(user, w_contig.data_ptr(), want, keep);
     if (m.get_data_handle() == w_contig.data_ptr()) return m;  // no reorder needed: nothing to cache
     std::lock_guard<std::mutex> g(mu_);
     if (entries_.size() >= kMax) entries_.pop_front();
-    entries_.push_back(Entry{w, storage, w.data_ptr(), version, want, m});
+    entries_.push_back(Entry{w, storage, w.data_ptr(), version, want, m, std::move(keep)});
     return m;
   }
 
@@ -208,6 +210,7 @@ class WeightCache {
     uint64_t version;
     memory::desc desc;
     memory mem;
+    std::vector<Tensor> buffer;  // mem's storage
   };
   static constexpr size_t kMax = 16;
   std::mutex mu_;
@@ -230,12 +233,13 @@ bool dnnl_forward(const Geom& g, const Tensor& x, const Tensor* cache_as, const 
   const memory::desc dst_user(dst_dims(g), f32, memory::format_tag::nchw);
   const memory::desc wei_user(wei_dims(g), f32, wei_tag(g));
   std::unordered_map<int, memory> args;
-  args.emplace(DNNL_ARG_SRC, in_layout(src_user, x.data_ptr(), e->pd.src_desc()));
+  std::vector<Tensor> keep;  // the reordered copies' buffers
+  args.emplace(DNNL_ARG_SRC, in_layout(src_user, x.data_ptr(), e->pd.src_desc(), keep));
   args.emplace(DNNL_ARG_WEIGHTS, cache_as ? g_weights.get(*cache_as, w, wei_user, e->pd.weights_desc())
-                                          : in_layout(wei_user, w.data_ptr(), e->pd.weights_desc()));
+                                          : in_layout(wei_user, w.data_ptr(), e->pd.weights_desc(), keep));
   if (b.defined())
     args.emplace(DNNL_ARG_BIAS, memory(memory::desc({g.O}, f32, memory::format_tag::x), dnnl_engine(), b.data_ptr()));
-  memory dst = out_layout(dst_user, out.data_ptr(), e->pd.dst_desc());
+  memory dst = out_layout(dst_user, out.data_ptr(), e->pd.dst_desc(), keep);
   args.emplace(DNNL_ARG_DST, dst);
   run(e->prim, e->pd, args);
   finish_layout(dst, dst_user, out.data_ptr());
@@ -251,11 +255,12 @@ bool dnnl_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tenso
   const memory::desc src_user(src_dims(g), f32, memory::format_tag::nchw);
   const memory::desc dst_user(dst_dims(g), f32, memory::format_tag::nchw);
   const memory::desc wei_user(wei_dims(g), f32, wei_tag(g));
+  std::vector<Tensor> keep;  // the reordered copies' buffers
   if (gi.defined()) {
-    memory dsrc = out_layout(src_user, gi.data_ptr(), e->data_pd.diff_src_desc());
+    memory dsrc = out_layout(src_user, gi.data_ptr(), e->data_pd.diff_src_desc(), keep);
     run(e->data_prim, e->data_pd,
-        {{DNNL_ARG_DIFF_DST, in_layout(dst_user, go.data_ptr(), e->data_pd.diff_dst_desc())},
-         {DNNL_ARG_WEIGHTS, in_layout(wei_user, w.data_ptr(), e->data_pd.weights_desc())},
+        {{DNNL_ARG_DIFF_DST, in_layout(dst_user, go.data_ptr(), e->data_pd.diff_dst_desc(), keep)},
+         {DNNL_ARG_WEIGHTS, in_layout(wei_user, w.data_ptr(), e->data_pd.weights_desc(), keep)},
          {DNNL_ARG_DIFF_SRC, dsrc}});
     finish_layout(dsrc, src_user, gi.data_ptr());
   }
@@ -263,10 +268,10 @@ bool dnnl_backward(const Geom& g, const Tensor& go, const Tensor& x, const Tenso
     // The primitive always produces both; a gradient not asked for goes to a scratch tensor.
     Tensor wbuf = gw.defined() ? gw : empty_cpu(w.sizes(), kFloat32);
     Tensor bbuf = gb.defined() ? gb : empty_cpu({g.O}, kFloat32);
-    memory dwei = out_layout(wei_user, wbuf.data_ptr(), e->wei_pd.diff_weights_desc());
+    memory dwei = out_layout(wei_user, wbuf.data_ptr(), e->wei_pd.diff_weights_desc(), keep);
     run(e->wei_prim, e->wei_pd,
-        {{DNNL_ARG_SRC, in_layout(src_user, x.data_ptr(), e->wei_pd.src_desc())},
-         {DNNL_ARG_DIFF_DST, in_layout(dst_user, go.data_ptr(), e->wei_pd.diff_dst_desc())},
+        {{DNNL_ARG_SRC, in_layout(src_user, x.data_ptr(), e->wei_pd.src_desc(), keep)},
+         {DNNL_ARG_DIFF_DST, in_layout(dst_user, go.data_ptr(), e->wei_pd.diff_dst_desc(), keep)},
          {DNNL_ARG_DIFF_WEIGHTS, dwei},
          {DNNL_ARG_DIFF_BIAS,
           memory(memory::desc({g.O}, f32, memory::format_tag::x), dnnl_engine(), bbuf.data_ptr())}});
@@ -448,6 +453,5 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   const ScalarType dt = input.dtype();
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
-
 
 }  // namespace ember::cpu

@@ -103,6 +103,12 @@ struct WhereOp {
 };
 
 template <class C>
+struct ThresholdBackwardOp {
+  C threshold;
+  EMBER_ALWAYS_INLINE C operator()(C g, C x) const { return x <= threshold ? C(0) : g; }
+};
+
+template <class C>
 struct MaskedFillOp {
   C value;
   EMBER_ALWAYS_INLINE C operator()(C m, C a) const { return m != C(0) ? value : a; }
@@ -240,6 +246,18 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) 
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   masked_fill_impl("masked_fill_", self, self, mask, value);
   return self;
+}
+
+void threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold, Tensor& grad_input,
+                            OutKind kind) {
+  const char* name = "threshold_backward";
+  TensorIter it(name);
+  const ScalarType result = native::threshold_backward_result(name, grad_output, self);
+  native::binary_meta(it, name, result, grad_output, &self, grad_input, kind);
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<C, bool>) run_binary<C, C>(it, ThresholdBackwardOp<C>{scalar_to<C>(threshold)});
+  });
 }
 
 void lerp_out(const Tensor& self, const Tensor& end, const Scalar& weight, Tensor& out, OutKind kind) {

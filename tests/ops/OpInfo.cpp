@@ -1164,6 +1164,18 @@ std::map<std::string, OpInfo> build() {
               "size of tensor b (2) at non-singleton dimension 0")};
   };
   add("where.self", where, where_errors);
+  auto threshold_backward = [](SampleCtx& c) {
+    Samples r = {S({c.t({3, 4}), c.t({3, 4}), 0}, "threshold 0"),
+                 S({c.t({2, 3, 4, 5}), c.t({2, 3, 4, 5}, kFloat64), 0.25}, "4-d, self float64"),
+                 S({c.t({3, 4}), c.t({4}), -0.5}, "broadcast self"), S({c.t({}), c.t({}), 0}, "0-d")};
+    return c.schema().arguments().back().is_out() ? add_out(c, r) : r;
+  };
+  auto threshold_backward_errors = [](SampleCtx& c) -> Errors {
+    return {E(maybe_out(c, {c.t({3, 4}), c.t({2, 4}), 0}), "shapes that do not broadcast", "ValueError",
+              "[threshold_backward] shapes [3, 4] and [2, 4] cannot be broadcast together")};
+  };
+  add("threshold_backward", threshold_backward, threshold_backward_errors);
+  add("threshold_backward.grad_input", threshold_backward, threshold_backward_errors);
   add("where.self_out", where, where_errors);
   auto masked_fill = [](SampleCtx& c) -> Samples {
     Samples r = {S({c.t({3, 4}), c.mask({4}), -2}, "mask [4], int value"),

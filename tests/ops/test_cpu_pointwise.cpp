@@ -385,6 +385,22 @@ TEST(CpuPointwise, MaskedFillEveryDtypeAndLayout) {
                "[3, 2]");
 }
 
+// ---- threshold_backward (relu's backward) ---------------------------------------------------
+
+TEST(CpuPointwise, ThresholdBackwardPassesGradWhereSelfIsAboveThreshold) {
+  const Tensor g = ember::tensor({1.0, 2.0, 3.0, 4.0, 5.0}), x = ember::tensor({-1.0, 0.0, 0.5, 1.0, 2.0});
+  EXPECT_TRUE(ember::equal(ember::threshold_backward(g, x, 0), ember::tensor({0.0, 0.0, 3.0, 4.0, 5.0})));
+  EXPECT_TRUE(ember::equal(ember::threshold_backward(g, x, 1), ember::tensor({0.0, 0.0, 0.0, 0.0, 5.0})));
+  // A long, strided operand takes the vector loop and its tail: against where().
+  const Tensor big = ember::randn({67, 129}), gb = ember::randn({129, 67}).t();
+  EXPECT_TRUE(ember::equal(ember::threshold_backward(gb, big, 0.1),
+                           ember::where(big > 0.1, gb, ember::zeros({}, ember::kFloat32))));
+  Tensor out = ember::empty({5}, ember::kFloat64);
+  ember::threshold_backward_out(out, g.to(ember::kFloat64), x, 0);
+  EXPECT_TRUE(ember::equal(out, ember::tensor({0.0, 0.0, 3.0, 4.0, 5.0}, ember::kFloat64)));
+  EXPECT_ERROR(TypeError, ember::threshold_backward(g > 0, x > 0, 0), "[threshold_backward]", "bool");
+}
+
 // ---- lerp, addcmul ------------------------------------------------------------------------
 
 TEST(CpuPointwise, LerpFloatingDtypesAndBroadcast) {

@@ -295,6 +295,15 @@ inline ScalarType where_result(const char* name, const Tensor& cond, const Tenso
   return result_type(self, other);
 }
 
+// threshold_backward: grad_output and self promoted; bool has no gradient.
+inline ScalarType threshold_backward_result(const char* name, const Tensor& grad_output, const Tensor& self) {
+  check_defined(name, grad_output, "grad_output");
+  check_defined(name, self, "self");
+  const ScalarType result = result_type(grad_output, self);
+  EMBER_CHECK_TYPE(result != kBool, "[{}] expected numeric tensors for 'grad_output' and 'self', got bool", name);
+  return result;
+}
+
 // masked_fill keeps self's dtype.
 inline void check_masked_fill(const char* name, const Tensor& self, const Tensor& mask) {
   check_defined(name, self, "self");
