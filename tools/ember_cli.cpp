@@ -7,11 +7,13 @@
 #include <iostream>
 
 #include "ember/ember.h"
+#include "train/Train.h"
 
 namespace {
 
 int usage() {
-  std::cerr << "usage: ember inspect plugins | ember inspect ops | ember inspect op NAME[.OVERLOAD] | ember demo\n";
+  std::cerr << "usage: ember train [--help] | ember inspect plugins | ember inspect ops | ember inspect op "
+               "NAME[.OVERLOAD] | ember demo\n";
   return 2;
 }
 
@@ -75,6 +77,7 @@ int inspect_op(std::string_view name) {
 int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::strcmp(argv[1], "demo") == 0) return demo();
+    if (argc >= 2 && std::strcmp(argv[1], "train") == 0) return ember::train::main(argc - 1, argv + 1);
     if (argc >= 3 && std::strcmp(argv[1], "inspect") == 0) {
       std::string_view what = argv[2];
       if (what == "plugins") return inspect_plugins();

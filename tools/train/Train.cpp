@@ -1,0 +1,503 @@
+// `ember train`: trains a model on Fashion-MNIST (or MNIST) with the plugins loaded at run time,
+// evaluates on the test set each epoch, and writes metrics.csv, training.png, best.safetensors
+// and last.ckpt.safetensors to --out.
+//
+// Note [Training checkpoints]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// last.ckpt.safetensors holds the model ("model.<PyTorch name>"), the optimizer and scheduler
+// state dicts ("optimizer.*", "scheduler.*"), the default CPU generator's state ("rng.cpu"), and
+// in its __metadata__ the run's settings, the position (epochs done, steps done in the current
+// epoch), the current epoch's running sums and every finished epoch's metrics. It is written at
+// the end of each epoch and when a run stops early (--stop-after-steps, Ctrl-C). A batch is a pure
+// function of (seed, epoch, index) (Note [DataLoader batches]), so a resumed run skips the steps
+// already done and continues with the same batches, weights, optimizer state and random numbers:
+// on the CPU with the same thread count its losses are bit for bit those of an unbroken run.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+
+#include "Plot.h"
+#include "Train.h"
+#include "ember/ember.h"
+
+namespace ember::train {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using clk = std::chrono::steady_clock;
+constexpr const char* kFormat = "ember-train-checkpoint-1";
+
+struct Settings {
+  int64_t epochs = 10;
+  int64_t batch_size = 64;
+  double lr = 0;  // 0: the optimizer's default below
+  std::string optimizer = "sgd";
+  std::string scheduler = "cosine";
+  std::string model = "cnn";
+  std::string device = "cpu";
+  int threads = 0;  // 0: Ember's default
+  uint64_t seed = 0;
+  std::string data = "/usr/share/datasets/fashion-mnist";
+  std::string out;
+  std::string resume;
+  int64_t workers = 0;
+  int64_t limit_train = 0, limit_test = 0;  // 0: the whole split
+  int64_t stop_after_steps = 0;             // 0: never
+  bool progress = true;
+};
+
+double default_lr(const std::string& optimizer) { return optimizer == "sgd" ? 0.05 : 1e-3; }
+
+// ---- models, with PyTorch's parameter names for the same nn.Sequential ----------------------
+
+nn::Sequential make_model(const std::string& name) {
+  if (name == "cnn")  // conv 1->32 3x3, ReLU, pool 2, conv 32->64 3x3, ReLU, pool 2, linear 1600->10
+    return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 32, 3)), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+                          nn::Conv2d(nn::Conv2dOptions(32, 64, 3)), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+                          nn::Flatten(), nn::Linear(1600, 10));
+  if (name == "mlp")
+    return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                          nn::Linear(512, 10));
+  throw ValueError("--model: expected cnn or mlp, got '" + name + "'");
+}
+
+std::unique_ptr<optim::Optimizer> make_optimizer(const Settings& s, std::vector<Tensor> params) {
+  if (s.optimizer == "sgd")
+    return std::make_unique<optim::SGD>(std::move(params), optim::SGDOptions(s.lr).momentum(0.9));
+  if (s.optimizer == "adam") return std::make_unique<optim::Adam>(std::move(params), optim::AdamOptions(s.lr));
+  if (s.optimizer == "adamw") return std::make_unique<optim::AdamW>(std::move(params), optim::AdamWOptions(s.lr));
+  throw ValueError("--optimizer: expected sgd, adam or adamw, got '" + s.optimizer + "'");
+}
+
+// Steps once per epoch.
+std::unique_ptr<optim::LRScheduler> make_scheduler(const Settings& s, optim::Optimizer& opt) {
+  if (s.scheduler == "none") return nullptr;
+  if (s.scheduler == "cosine") return std::make_unique<optim::CosineAnnealingLR>(opt, s.epochs);
+  if (s.scheduler == "step") return std::make_unique<optim::StepLR>(opt, std::max<int64_t>(1, s.epochs / 3), 0.1);
+  throw ValueError("--scheduler: expected cosine, step or none, got '" + s.scheduler + "'");
+}
+
+// ---- output ----------------------------------------------------------------------------------
+
+std::string timestamp() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", std::localtime(&t));
+  return buf;
+}
+
+std::string format_duration(double s) {
+  const long t = static_cast<long>(s + 0.5);
+  char buf[32];
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  return buf;
+}
+
+std::string format_rate(double r) {
+  char buf[32];
+  if (r >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.1fk", r / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.0f", r);
+  return buf;
+}
+
+// A live bar on a terminal, redrawn at most every 100 ms; nothing otherwise.
+class Progress {
+ public:
+  explicit Progress(bool live) : live_(live) {}
+  void update(int64_t epoch, int64_t epochs, int64_t step, int64_t steps, double loss, double acc, double rate,
+              double elapsed, bool force = false) {
+    if (!live_) return;
+    const auto now = clk::now();
+    if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    constexpr int kWidth = 24;
+    const int filled = steps > 0 ? static_cast<int>(kWidth * step / steps) : kWidth;
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar.append(static_cast<size_t>(kWidth - filled), '.');
+    const double eta = step > 0 ? elapsed / static_cast<double>(step) * static_cast<double>(steps - step) : 0;
+    std::printf("\r\033[Kepoch %lld/%lld [%s] %lld/%lld loss %.4f acc %.4f %s img/s ETA %s",
+                static_cast<long long>(epoch), static_cast<long long>(epochs), bar.c_str(),
+                static_cast<long long>(step), static_cast<long long>(steps), loss, acc, format_rate(rate).c_str(),
+                format_duration(eta).c_str());
+    std::fflush(stdout);
+  }
+  void clear() {
+    if (!live_) return;
+    std::printf("\r\033[K");
+    std::fflush(stdout);
+  }
+
+ private:
+  bool live_;
+  clk::time_point last_{};
+};
+
+void write_metrics(const std::vector<EpochMetrics>& rows, const fs::path& path) {
+  std::ofstream f(path);
+  if (!f) throw Error("cannot write " + path.string());
+  f << "epoch,train_loss,train_acc,test_loss,test_acc,images_per_s,seconds\n";
+  char buf[256];
+  for (const auto& r : rows) {
+    // 17 significant digits: the file holds the losses exactly (resumed runs compare equal).
+    std::snprintf(buf, sizeof buf, "%lld,%.17g,%.17g,%.17g,%.17g,%.1f,%.3f\n", static_cast<long long>(r.epoch),
+                  r.train_loss, r.train_acc, r.test_loss, r.test_acc, r.images_per_s, r.seconds);
+    f << buf;
+  }
+}
+
+json metrics_json(const std::vector<EpochMetrics>& rows) {
+  json a = json::array();
+  for (const auto& r : rows)
+    a.push_back({r.epoch, r.train_loss, r.train_acc, r.test_loss, r.test_acc, r.images_per_s, r.seconds});
+  return a;
+}
+
+std::vector<EpochMetrics> metrics_from_json(const json& a) {
+  std::vector<EpochMetrics> rows;
+  for (const auto& r : a)
+    rows.push_back({r.at(0).get<int64_t>(), r.at(1).get<double>(), r.at(2).get<double>(), r.at(3).get<double>(),
+                    r.at(4).get<double>(), r.at(5).get<double>(), r.at(6).get<double>()});
+  return rows;
+}
+
+// ---- checkpoints (Note [Training checkpoints]) -------------------------------------------------
+
+struct Position {
+  int64_t epochs_done = 0;  // finished epochs
+  int64_t steps_done = 0;   // steps done in epoch epochs_done + 1
+  double loss_sum = 0;      // that epoch's running sums
+  int64_t correct = 0, seen = 0;
+  double seconds = 0;
+  double best_acc = -1;
+};
+
+void add_prefixed(OrderedDict<std::string, Tensor>& into, const std::string& prefix,
+                  const OrderedDict<std::string, Tensor>& from) {
+  for (const auto& item : from) into.insert(prefix + item.key(), item.value().detach().to(kCPU).contiguous());
+}
+
+OrderedDict<std::string, Tensor> with_prefix(const OrderedDict<std::string, Tensor>& all, const std::string& prefix) {
+  OrderedDict<std::string, Tensor> out;
+  for (const auto& item : all)
+    if (item.key().rfind(prefix, 0) == 0) out.insert(item.key().substr(prefix.size()), item.value());
+  return out;
+}
+
+void save_checkpoint(const fs::path& path, const Settings& s, const Position& pos,
+                     const std::vector<EpochMetrics>& rows, nn::Module& model, const optim::Optimizer& opt,
+                     const optim::LRScheduler* sched) {
+  OrderedDict<std::string, Tensor> t;
+  add_prefixed(t, "model.", model.state_dict());
+  add_prefixed(t, "optimizer.", opt.state_dict());
+  if (sched) add_prefixed(t, "scheduler.", sched->state_dict());
+  const GeneratorState rng = getDefaultCPUGenerator().get_state();
+  t.insert("rng.cpu", ember::tensor(std::vector<int64_t>(rng.bytes.begin(), rng.bytes.end())).to(kUInt8));
+  const json settings = {{"epochs", s.epochs},       {"batch_size", s.batch_size}, {"lr", s.lr},
+                         {"optimizer", s.optimizer}, {"scheduler", s.scheduler},   {"model", s.model},
+                         {"seed", s.seed},           {"limit_train", s.limit_train}, {"limit_test", s.limit_test}};
+  const json position = {{"epochs_done", pos.epochs_done}, {"steps_done", pos.steps_done},
+                         {"loss_sum", pos.loss_sum},       {"correct", pos.correct},
+                         {"seen", pos.seen},               {"seconds", pos.seconds},
+                         {"best_acc", pos.best_acc}};
+  std::map<std::string, std::string> meta = {{"format", kFormat},
+                                             {"settings", settings.dump()},
+                                             {"position", position.dump()},
+                                             {"metrics", metrics_json(rows).dump()}};
+  // Written beside, then renamed: an interrupted write never leaves a torn checkpoint.
+  const fs::path tmp = path.string() + ".tmp";
+  safetensors::save_file(t, tmp.string(), meta);
+  fs::rename(tmp, path);
+}
+
+struct Checkpoint {
+  json settings, position, metrics;
+  OrderedDict<std::string, Tensor> tensors;
+};
+
+Checkpoint read_checkpoint(const std::string& path) {
+  Checkpoint c;
+  std::map<std::string, std::string> meta;
+  try {
+    meta = safetensors::load_metadata(path);
+    c.tensors = safetensors::load_file(path);
+  } catch (const std::exception& e) {
+    throw Error("--resume: cannot read checkpoint: " + std::string(e.what()));
+  }
+  if (meta["format"] != kFormat)
+    throw Error("--resume: " + path + " is not a training checkpoint (its __metadata__ has no format '" + kFormat +
+                "')");
+  try {
+    c.settings = json::parse(meta.at("settings"));
+    c.position = json::parse(meta.at("position"));
+    c.metrics = json::parse(meta.at("metrics"));
+  } catch (const std::exception& e) {
+    throw Error("--resume: " + path + ": malformed checkpoint metadata: " + e.what());
+  }
+  return c;
+}
+
+// ---- the loop --------------------------------------------------------------------------------
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void on_sigint(int) { g_interrupted = true; }
+
+struct EvalResult {
+  double loss = 0, acc = 0;
+};
+
+EvalResult evaluate(nn::Sequential& model, data::DataLoader& loader, const Device& device) {
+  model->eval();
+  NoGradGuard no_grad;
+  double loss_sum = 0;
+  int64_t correct = 0, seen = 0;
+  for (auto& batch : loader) {
+    const Tensor x = batch.data.to(device), y = batch.target.to(device);
+    const Tensor logits = model->forward(x);
+    loss_sum += ember::cross_entropy_loss(logits, y, {}, ember::Reduction::Sum).item<double>();
+    correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+    seen += x.size(0);
+  }
+  return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
+}
+
+// Fashion-MNIST's (and MNIST's) training-set pixel mean and standard deviation, from the name of
+// the data directory; the normalisation is only a conditioning step.
+std::pair<double, double> pixel_stats(const std::string& dir) {
+  return dir.find("fashion") != std::string::npos ? std::pair{0.2860, 0.3530} : std::pair{0.1307, 0.3081};
+}
+
+std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
+  auto ds = std::make_shared<data::datasets::MNIST>(s.data, train ? data::datasets::MNIST::Mode::kTrain
+                                                                  : data::datasets::MNIST::Mode::kTest);
+  const int64_t limit = train ? s.limit_train : s.limit_test;
+  if (limit > 0 && limit < static_cast<int64_t>(ds->size())) {
+    data::Example all = ds->examples();
+    return std::make_shared<data::TensorDataset>(all.data.narrow(0, 0, limit), all.target.narrow(0, 0, limit));
+  }
+  return ds;
+}
+
+int run(Settings s, bool lr_given) {
+  if (s.threads > 0) set_num_threads(s.threads);
+  // Resuming: the checkpoint's settings win, except the number of epochs.
+  std::optional<Checkpoint> ckpt;
+  if (!s.resume.empty()) {
+    ckpt = read_checkpoint(s.resume);
+    const json& c = ckpt->settings;
+    s.batch_size = c.at("batch_size");
+    s.lr = c.at("lr");
+    s.optimizer = c.at("optimizer");
+    s.scheduler = c.at("scheduler");
+    s.model = c.at("model");
+    s.seed = c.at("seed");
+    s.limit_train = c.at("limit_train");
+    s.limit_test = c.at("limit_test");
+    lr_given = true;
+  }
+  if (!lr_given) s.lr = default_lr(s.optimizer);
+  if (s.epochs < 1) throw ValueError("--epochs: expected at least 1, got " + std::to_string(s.epochs));
+  if (s.batch_size < 1) throw ValueError("--batch-size: expected at least 1, got " + std::to_string(s.batch_size));
+  if (!(s.lr > 0)) throw ValueError("--lr: expected a positive learning rate, got " + std::to_string(s.lr));
+
+  const Device device(s.device);
+  (void)ember::empty({1}, device);  // a device no loaded plugin serves fails here, before any work
+  manual_seed(s.seed);
+
+  auto train_set = load_split(s, true), test_set = load_split(s, false);
+  const auto [mean, stdev] = pixel_stats(s.data);
+  data::DataLoader train_loader(train_set, data::DataLoaderOptions()
+                                               .batch_size(static_cast<size_t>(s.batch_size))
+                                               .shuffle(true)
+                                               .seed(s.seed)
+                                               .workers(static_cast<size_t>(s.workers))
+                                               .transform(data::transforms::Normalize(mean, stdev)));
+  data::DataLoader test_loader(test_set, data::DataLoaderOptions()
+                                             .batch_size(1000)
+                                             .workers(static_cast<size_t>(s.workers))
+                                             .transform(data::transforms::Normalize(mean, stdev)));
+
+  nn::Sequential model = make_model(s.model);
+  model->to(device);
+  auto opt = make_optimizer(s, model->parameters());
+  auto sched = make_scheduler(s, *opt);
+
+  Position pos;
+  std::vector<EpochMetrics> rows;
+  if (ckpt) {
+    model->load_state_dict(with_prefix(ckpt->tensors, "model."));
+    opt->load_state_dict(with_prefix(ckpt->tensors, "optimizer."));
+    if (sched) sched->load_state_dict(with_prefix(ckpt->tensors, "scheduler."));
+    const Tensor rng = ckpt->tensors["rng.cpu"].contiguous();
+    GeneratorState state{kCPU, std::vector<uint8_t>(rng.data_ptr<uint8_t>(), rng.data_ptr<uint8_t>() + rng.numel())};
+    getDefaultCPUGenerator().set_state(state);
+    const json& p = ckpt->position;
+    pos = {p.at("epochs_done"), p.at("steps_done"), p.at("loss_sum"), p.at("correct"),
+           p.at("seen"),        p.at("seconds"),    p.at("best_acc")};
+    rows = metrics_from_json(ckpt->metrics);
+  }
+
+  const fs::path out = s.out.empty() ? fs::path("runs") / timestamp() : fs::path(s.out);
+  fs::create_directories(out);
+  const bool live = s.progress && isatty(STDOUT_FILENO);
+  Progress progress(live);
+  std::printf("ember train: %s, %s (lr %g, %s schedule), batch %lld, %lld epochs, %d thread(s), %s on %s -> %s\n",
+              s.model.c_str(), s.optimizer.c_str(), s.lr, s.scheduler.c_str(), static_cast<long long>(s.batch_size),
+              static_cast<long long>(s.epochs), get_num_threads(), s.data.c_str(), device.str().c_str(),
+              out.string().c_str());
+  if (ckpt)
+    std::printf("resuming from %s at epoch %lld, step %lld\n", s.resume.c_str(),
+                static_cast<long long>(pos.epochs_done + 1), static_cast<long long>(pos.steps_done));
+  std::fflush(stdout);
+
+  std::signal(SIGINT, on_sigint);
+  int64_t steps_this_run = 0;
+  const int64_t steps = static_cast<int64_t>(train_loader.size());
+  for (int64_t epoch = pos.epochs_done + 1; epoch <= s.epochs; ++epoch) {
+    model->train();
+    train_loader.set_epoch(static_cast<uint64_t>(epoch - 1));
+    const auto t0 = clk::now();
+    const double seconds_before = pos.seconds;
+    int64_t seen_now = 0;
+    bool stopped = false;
+    for (auto it = train_loader.begin(); it != train_loader.end(); ++it) {
+      const int64_t step = static_cast<int64_t>(it.index()) + 1;
+      if (step <= pos.steps_done) continue;  // done before the checkpoint
+      const Tensor x = it->data.to(device), y = it->target.to(device);
+      opt->zero_grad();
+      const Tensor logits = model->forward(x);
+      const Tensor loss = ember::cross_entropy_loss(logits, y);
+      loss.backward();
+      opt->step();
+      const int64_t b = x.size(0);
+      pos.loss_sum += loss.item<double>() * static_cast<double>(b);
+      {
+        NoGradGuard g;
+        pos.correct += logits.argmax(1).eq(y).sum().item<int64_t>();
+      }
+      pos.seen += b;
+      seen_now += b;
+      pos.steps_done = step;
+      ++steps_this_run;
+      const double elapsed = std::chrono::duration<double>(clk::now() - t0).count();
+      progress.update(epoch, s.epochs, step, steps, pos.loss_sum / static_cast<double>(pos.seen),
+                      static_cast<double>(pos.correct) / static_cast<double>(pos.seen),
+                      static_cast<double>(seen_now) / std::max(elapsed, 1e-9), elapsed);
+      if (g_interrupted || (s.stop_after_steps > 0 && steps_this_run >= s.stop_after_steps)) {
+        stopped = true;
+        break;
+      }
+    }
+    const double train_seconds = std::chrono::duration<double>(clk::now() - t0).count();
+    pos.seconds = seconds_before + train_seconds;
+    if (stopped && pos.steps_done < steps) {
+      progress.clear();
+      save_checkpoint(out / "last.ckpt.safetensors", s, pos, rows, *model, *opt, sched.get());
+      std::printf("stopped at epoch %lld, step %lld/%lld; resume with --resume %s\n", static_cast<long long>(epoch),
+                  static_cast<long long>(pos.steps_done), static_cast<long long>(steps),
+                  (out / "last.ckpt.safetensors").string().c_str());
+      return g_interrupted ? 130 : 0;
+    }
+    progress.update(epoch, s.epochs, steps, steps, pos.loss_sum / static_cast<double>(pos.seen),
+                    static_cast<double>(pos.correct) / static_cast<double>(pos.seen),
+                    static_cast<double>(seen_now) / std::max(train_seconds, 1e-9), train_seconds, true);
+    const EvalResult test = evaluate(model, test_loader, device);
+    if (sched) sched->step();
+    EpochMetrics m;
+    m.epoch = epoch;
+    m.train_loss = pos.loss_sum / static_cast<double>(pos.seen);
+    m.train_acc = static_cast<double>(pos.correct) / static_cast<double>(pos.seen);
+    m.test_loss = test.loss;
+    m.test_acc = test.acc;
+    m.images_per_s = static_cast<double>(pos.seen) / std::max(pos.seconds, 1e-9);
+    m.seconds = std::chrono::duration<double>(clk::now() - t0).count() + seconds_before;
+    rows.push_back(m);
+    progress.clear();
+    std::printf("epoch %lld/%lld  train loss %.4f acc %.4f  test loss %.4f acc %.4f  %s img/s  %.1f s\n",
+                static_cast<long long>(epoch), static_cast<long long>(s.epochs), m.train_loss, m.train_acc,
+                m.test_loss, m.test_acc, format_rate(m.images_per_s).c_str(), m.seconds);
+    std::fflush(stdout);
+    pos = Position{epoch, 0, 0, 0, 0, 0, pos.best_acc};
+    if (m.test_acc > pos.best_acc) {
+      pos.best_acc = m.test_acc;
+      OrderedDict<std::string, Tensor> best;
+      add_prefixed(best, "", model->state_dict());
+      safetensors::save_file(best, (out / "best.safetensors").string(),
+                             {{"format", "pt"}, {"epoch", std::to_string(epoch)}, {"test_acc", std::to_string(m.test_acc)}});
+    }
+    write_metrics(rows, out / "metrics.csv");
+    plot_training(rows, (out / "training.png").string());
+    save_checkpoint(out / "last.ckpt.safetensors", s, pos, rows, *model, *opt, sched.get());
+    if (g_interrupted) return 130;
+  }
+  if (!rows.empty())
+    std::printf("best test accuracy %.4f; wrote %s/{metrics.csv,training.png,best.safetensors,last.ckpt.safetensors}\n",
+                pos.best_acc, out.string().c_str());
+  return 0;
+}
+
+// The first line of an error message: the job's errors are one line.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Settings s;
+  CLI::App app{"Trains a model on Fashion-MNIST with the plugins loaded at run time.", "ember train"};
+  app.add_option("--epochs", s.epochs, "epochs to train (in all, when resuming)")->capture_default_str();
+  app.add_option("--batch-size", s.batch_size, "training batch size")->capture_default_str();
+  app.add_option("--lr", s.lr, "learning rate (default: 0.05 for sgd, 0.001 for adam/adamw)");
+  app.add_option("--optimizer", s.optimizer, "sgd (momentum 0.9), adam or adamw")
+      ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
+      ->capture_default_str();
+  app.add_option("--scheduler", s.scheduler, "learning-rate schedule per epoch: cosine, step or none")
+      ->check(CLI::IsMember({"cosine", "step", "none"}))
+      ->capture_default_str();
+  app.add_option("--model", s.model, "cnn or mlp")->check(CLI::IsMember({"cnn", "mlp"}))->capture_default_str();
+  app.add_option("--device", s.device, "cpu, or a device a loaded plugin serves (cuda, ...)")->capture_default_str();
+  app.add_option("--threads", s.threads, "intra-op threads (default: Ember's)")->check(CLI::NonNegativeNumber);
+  app.add_option("--seed", s.seed, "seed of the weights, the shuffle and every random number")->capture_default_str();
+  app.add_option("--data", s.data, "directory of the IDX files (raw or .gz)")->capture_default_str();
+  app.add_option("--out", s.out, "output directory (default: runs/<timestamp>)");
+  app.add_option("--resume", s.resume, "a last.ckpt.safetensors to continue from");
+  app.add_option("--workers", s.workers, "data-loading threads")->check(CLI::NonNegativeNumber)->capture_default_str();
+  app.add_option("--limit-train", s.limit_train, "use only the first N training images")->check(CLI::NonNegativeNumber);
+  app.add_option("--limit-test", s.limit_test, "use only the first N test images")->check(CLI::NonNegativeNumber);
+  app.add_option("--stop-after-steps", s.stop_after_steps, "stop (with a checkpoint) after N steps of this run")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("!--no-progress", s.progress, "no live progress bar");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "ember train: error: %s (see ember train --help)\n", first_line(e.what()).c_str());
+    return 2;
+  }
+  try {
+    return run(s, app.count("--lr") > 0);
+  } catch (const std::exception& e) {
+    if (s.progress && isatty(STDOUT_FILENO)) std::printf("\r\033[K");  // off the progress bar's line
+    std::fflush(stdout);
+    std::fprintf(stderr, "ember train: error: %s\n", first_line(e.what()).c_str());
+    return 1;
+  }
+}
+
+}  // namespace ember::train
