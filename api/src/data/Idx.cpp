@@ -86,7 +86,9 @@ class GzFile {
  private:
   [[noreturn]] void throw_gz_error() {
     int err = Z_OK;
-    const char* msg = gzerror(f_, &err);
+    std::string msg = gzerror(f_, &err);
+    // zlib leads its message with the path.
+    if (msg.starts_with(path_ + ": ")) msg.erase(0, path_.size() + 2);
     if (err == Z_ERRNO) EMBER_THROW(ValueError, "[read_idx] '{}': read error: {}", path_, std::strerror(errno));
     if (err == Z_BUF_ERROR)
       EMBER_THROW(ValueError, "[read_idx] '{}': truncated gzip stream (unexpected end of file)", path_);
