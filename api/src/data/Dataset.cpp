@@ -48,6 +48,8 @@ std::optional<Example> TensorDataset::get_stacked(const std::vector<int64_t>& in
 Example default_collate(std::vector<Example> samples) {
   EMBER_CHECK(!samples.empty(), "[default_collate] samples: expected at least one sample, got none");
   const bool has_target = samples.front().target.defined();
+  EMBER_CHECK(samples.front().data.defined(), "[default_collate] sample 0: expected defined data");
+  const std::vector<int64_t> shape(samples.front().data.sizes().begin(), samples.front().data.sizes().end());
   std::vector<Tensor> datas, targets;
   datas.reserve(samples.size());
   if (has_target) targets.reserve(samples.size());
@@ -57,9 +59,9 @@ Example default_collate(std::vector<Example> samples) {
     EMBER_CHECK(s.target.defined() == has_target,
                 "[default_collate] sample {}: expected {} target (as sample 0), got {}", i,
                 has_target ? "a defined" : "an undefined", s.target.defined() ? "a defined one" : "an undefined one");
-    EMBER_CHECK(s.data.sizes() == samples.front().data.sizes(),
-                "[default_collate] sample {}: expected data of shape {} (as sample 0), got {}", i,
-                samples.front().data.sizes(), s.data.sizes());
+    EMBER_CHECK(s.data.sizes() == IntArrayRef(shape),
+                "[default_collate] sample {}: expected data of shape {} (as sample 0), got {}", i, IntArrayRef(shape),
+                s.data.sizes());
     datas.push_back(std::move(s.data));
     if (has_target) targets.push_back(std::move(s.target));
   }
