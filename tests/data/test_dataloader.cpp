@@ -149,8 +149,8 @@ TEST(DataLoader, SameBatchesOnAnyWorkerCountAndPrefetchDepth) {
   ASSERT_EQ(ref0.size(), 14u);
   EXPECT_EQ(ref0.back().data.size(0), 1);
   for (size_t workers : {1, 2, 4}) {
-    for (std::optional<size_t> prefetch : {std::optional<size_t>{}, std::optional<size_t>{1}, std::optional<size_t>{2},
-                                           std::optional<size_t>{8}}) {
+    for (std::optional<size_t> prefetch :
+         {std::optional<size_t>{}, std::optional<size_t>{1}, std::optional<size_t>{2}, std::optional<size_t>{8}}) {
       SCOPED_TRACE("workers " + std::to_string(workers) + ", prefetch " +
                    (prefetch ? std::to_string(*prefetch) : std::string("default")));
       auto o = options().workers(workers);
@@ -185,7 +185,8 @@ class CountingTensorDataset : public ember::data::TensorDataset {
 };
 
 TEST(DataLoader, TensorDatasetBatchesWithoutPerSampleGets) {
-  auto ds = std::make_shared<CountingTensorDataset>(ember::arange(20, ember::kFloat32).view({10, 2}), ember::arange(10));
+  auto ds =
+      std::make_shared<CountingTensorDataset>(ember::arange(20, ember::kFloat32).view({10, 2}), ember::arange(10));
   DataLoader fast(ds, DataLoaderOptions(3).shuffle(true).seed(1));
   const auto batches = one_epoch(fast);
   EXPECT_EQ(ds->gets, 0);
@@ -318,11 +319,14 @@ TEST(DataLoader, IteratorAndOptionErrors) {
             "[DataLoader] dataset: expected a dataset, got a null pointer");
   EXPECT_EQ(error_of_type<ember::ValueError>([] { DataLoader l(rows(2), DataLoaderOptions(0)); }),
             "[DataLoader] batch_size: expected at least 1, got 0");
-  EXPECT_EQ(error_of_type<ember::ValueError>([] { DataLoader l(rows(2), DataLoaderOptions(1).workers(2).prefetch(0)); }),
-            "[DataLoader] prefetch: expected at least 1 batch when workers are used, got 0");
+  EXPECT_EQ(
+      error_of_type<ember::ValueError>([] { DataLoader l(rows(2), DataLoaderOptions(1).workers(2).prefetch(0)); }),
+      "[DataLoader] prefetch: expected at least 1 batch when workers are used, got 0");
   EXPECT_EQ(error_of_type<ember::IndexError>([] { rows(2)->get(2); }),
             "[TensorDataset::get] index 2 is out of range for a dataset of size 2");
-  EXPECT_EQ(error_of_type<ember::ValueError>([] { ember::data::TensorDataset(ember::zeros({3, 2}), ember::zeros({4})); }),
+  EXPECT_EQ(error_of_type<ember::ValueError>([] {
+              ember::data::TensorDataset(ember::zeros({3, 2}), ember::zeros({4}));
+            }),
             "[TensorDataset] target: expected 3 samples (data.size(0)), got target.size(0) = 4");
 }
 

@@ -20,7 +20,8 @@ class Idx : public ScratchDir {
       SCOPED_TRACE(path);
       const ember::Tensor t = read_idx(path);
       EXPECT_EQ(t.scalar_type(), dtype);
-      EXPECT_EQ(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), std::vector<int64_t>(dims.begin(), dims.end()));
+      EXPECT_EQ(std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                std::vector<int64_t>(dims.begin(), dims.end()));
       EXPECT_TRUE(t.is_contiguous());
       const std::vector<T> got = values<T>(t);
       ASSERT_EQ(got.size(), vals.size());
@@ -85,9 +86,10 @@ TEST_F(Idx, MalformedHeaders) {
     EXPECT_EQ(error_of_type<ember::ValueError>([&] { read_idx(p); }),
               "[read_idx] '" + p + "': not an IDX file: the magic number 50 4b 03 04 must start with two zero bytes");
     p = file(concat(idx_header(0x0A, {1}), {0}));
-    EXPECT_EQ(error_of_type<ember::ValueError>([&] { read_idx(p); }),
-              "[read_idx] '" + p +
-                  "': unknown IDX type code 0x0A (expected 0x08 u8, 0x09 i8, 0x0B i16, 0x0C i32, 0x0D f32 or 0x0E f64)");
+    EXPECT_EQ(
+        error_of_type<ember::ValueError>([&] { read_idx(p); }),
+        "[read_idx] '" + p +
+            "': unknown IDX type code 0x0A (expected 0x08 u8, 0x09 i8, 0x0B i16, 0x0C i32, 0x0D f32 or 0x0E f64)");
     Bytes short_dims = idx_header(0x08, {60000, 28, 28});
     short_dims.resize(short_dims.size() - 3);
     p = file(short_dims);
@@ -121,9 +123,10 @@ TEST_F(Idx, HugeDeclaredSizeFailsBeforeAllocating) {
   const Bytes file = concat(idx_header(0x08, {0x7FFFFFFF, 0x7FFFFFFF}), {1, 2, 3});
   for (bool gz : {false, true}) {
     const std::string p = write(gz ? "h.gz" : "h.idx", gz ? gzip(file) : file);
-    EXPECT_EQ(error_of_type<ember::ValueError>([&] { read_idx(p); }),
-              "[read_idx] '" + p +
-                  "': truncated data: expected 4611686014132420609 bytes for shape [2147483647, 2147483647] of u8, got 3");
+    EXPECT_EQ(
+        error_of_type<ember::ValueError>([&] { read_idx(p); }),
+        "[read_idx] '" + p +
+            "': truncated data: expected 4611686014132420609 bytes for shape [2147483647, 2147483647] of u8, got 3");
   }
 }
 

@@ -26,8 +26,8 @@ double pixel_sum(const ember::Tensor& images) {
   return s;
 }
 
-#define REQUIRE_FASHION_MNIST()                                                                   \
-  if (!std::filesystem::exists(kFashion + "/t10k-labels-idx1-ubyte.gz"))                          \
+#define REQUIRE_FASHION_MNIST()                                          \
+  if (!std::filesystem::exists(kFashion + "/t10k-labels-idx1-ubyte.gz")) \
   GTEST_SKIP() << "Fashion-MNIST is not installed at " << kFashion << " (Debian's dataset-fashion-mnist)"
 
 TEST(FashionMNIST, TrainSplit) {
@@ -97,16 +97,17 @@ TEST_F(MNISTFiles, ReadsRawFilesAndScalesToUnitRange) {
 
 TEST_F(MNISTFiles, Errors) {
   const std::string root = dir_.string();
-  EXPECT_EQ(error_of_type<ember::ValueError>([&] { MNIST m(root); }),
-            "[MNIST] root '" + root + "': found neither '" + root + "/train-images-idx3-ubyte' nor '" + root +
-                "/train-images-idx3-ubyte.gz'");
+  EXPECT_EQ(error_of_type<ember::ValueError>([&] { MNIST m(root); }), "[MNIST] root '" + root + "': found neither '" +
+                                                                          root + "/train-images-idx3-ubyte' nor '" +
+                                                                          root + "/train-images-idx3-ubyte.gz'");
   write_split("train", 2);
   EXPECT_EQ(error_of_type<ember::ValueError>([&] { MNIST m(root); }),
             "[MNIST] '" + root + "/train-labels-idx1-ubyte': expected 3 labels (one per image in '" + root +
                 "/train-images-idx3-ubyte'), got 2");
   write("train-labels-idx1-ubyte", concat(idx_header(0x0C, {3}), big_endian<int32_t>({1, 2, 3})));
-  EXPECT_EQ(error_of_type<ember::ValueError>([&] { MNIST m(root); }),
-            "[MNIST] '" + root + "/train-labels-idx1-ubyte': expected uint8 labels of shape [N], got int32 of shape [3]");
+  EXPECT_EQ(
+      error_of_type<ember::ValueError>([&] { MNIST m(root); }),
+      "[MNIST] '" + root + "/train-labels-idx1-ubyte': expected uint8 labels of shape [N], got int32 of shape [3]");
 }
 
 }  // namespace

@@ -53,8 +53,7 @@ struct EpochPlan {
                       num_batches);
     const size_t begin = i * batch_size, end = std::min(begin + batch_size, num_samples);
     std::vector<int64_t> idx(end - begin);
-    for (size_t k = begin; k < end; ++k)
-      idx[k - begin] = order.empty() ? static_cast<int64_t>(k) : order[k];
+    for (size_t k = begin; k < end; ++k) idx[k - begin] = order.empty() ? static_cast<int64_t>(k) : order[k];
     return idx;
   }
 
@@ -153,9 +152,8 @@ class EpochRun {
   void work() {
     std::unique_lock<std::mutex> lk(mutex_);
     for (;;) {
-      work_cv_.wait(lk, [&] {
-        return stopped_ || next_claim_ >= plan_.num_batches || next_claim_ < consumed_ + prefetch_;
-      });
+      work_cv_.wait(
+          lk, [&] { return stopped_ || next_claim_ >= plan_.num_batches || next_claim_ < consumed_ + prefetch_; });
       if (stopped_ || next_claim_ >= plan_.num_batches) return;
       const size_t j = next_claim_++;
       lk.unlock();

@@ -13,7 +13,8 @@ std::optional<Example> Dataset::get_stacked(const std::vector<int64_t>& /*indice
 
 TensorDataset::TensorDataset(Tensor data, Tensor target) : data_(std::move(data)), target_(std::move(target)) {
   EMBER_CHECK(data_.defined(), "[TensorDataset] data: expected a defined tensor");
-  EMBER_CHECK(data_.dim() >= 1, "[TensorDataset] data: expected at least one dimension (the samples), got a 0-dim tensor");
+  EMBER_CHECK(data_.dim() >= 1,
+              "[TensorDataset] data: expected at least one dimension (the samples), got a 0-dim tensor");
   if (target_.defined()) {
     EMBER_CHECK(target_.dim() >= 1,
                 "[TensorDataset] target: expected at least one dimension (the samples), got a 0-dim tensor");

@@ -24,11 +24,11 @@ struct IdxType {
   const char* name;
 };
 constexpr std::array<IdxType, 6> kIdxTypes = {{{0x08, kUInt8, "u8"},
-                                                {0x09, kInt8, "i8"},
-                                                {0x0B, kInt16, "i16"},
-                                                {0x0C, kInt32, "i32"},
-                                                {0x0D, kFloat32, "f32"},
-                                                {0x0E, kFloat64, "f64"}}};
+                                               {0x09, kInt8, "i8"},
+                                               {0x0B, kInt16, "i16"},
+                                               {0x0C, kInt32, "i32"},
+                                               {0x0D, kFloat32, "f32"},
+                                               {0x0E, kFloat64, "f64"}}};
 
 // Deflate expands at most 1032:1, so a gzip file of n bytes holds at most this many.
 constexpr uint64_t kMaxDeflateRatio = 1032;
@@ -139,10 +139,11 @@ Tensor read_idx(const std::string& path) {
   const IdxType* type = nullptr;
   for (const auto& t : kIdxTypes)
     if (t.code == magic[2]) type = &t;
-  EMBER_CHECK(type != nullptr,
-              "[read_idx] '{}': unknown IDX type code 0x{:02X} (expected 0x08 u8, 0x09 i8, 0x0B i16, 0x0C i32, 0x0D f32 "
-              "or 0x0E f64)",
-              path, magic[2]);
+  EMBER_CHECK(
+      type != nullptr,
+      "[read_idx] '{}': unknown IDX type code 0x{:02X} (expected 0x08 u8, 0x09 i8, 0x0B i16, 0x0C i32, 0x0D f32 "
+      "or 0x0E f64)",
+      path, magic[2]);
   const int ndim = magic[3];
 
   std::vector<unsigned char> raw_dims(4 * static_cast<size_t>(ndim));
@@ -161,8 +162,8 @@ Tensor read_idx(const std::string& path) {
                 shape_string(std::vector<int64_t>(dims.begin(), dims.begin() + d + 1)), type->name);
   }
   const uint64_t header = 4 + raw_dims.size();
-  const uint64_t most = f.compressed() ? f.file_size() * kMaxDeflateRatio
-                                       : (f.file_size() > header ? f.file_size() - header : 0);
+  const uint64_t most =
+      f.compressed() ? f.file_size() * kMaxDeflateRatio : (f.file_size() > header ? f.file_size() - header : 0);
   if (static_cast<uint64_t>(nbytes) > most)
     EMBER_THROW(ValueError, "[read_idx] '{}': truncated data: expected {} bytes for shape {} of {}, got {}", path,
                 nbytes, shape_string(dims), type->name, f.count_rest());

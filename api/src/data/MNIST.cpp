@@ -41,7 +41,8 @@ Example read_split(const std::string& root, bool train) {
 
 }  // namespace
 
-MNIST::MNIST(const std::string& root, Mode mode) : MNIST(read_split(root, mode == Mode::kTrain), mode == Mode::kTrain) {}
+MNIST::MNIST(const std::string& root, Mode mode)
+    : MNIST(read_split(root, mode == Mode::kTrain), mode == Mode::kTrain) {}
 
 MNIST::MNIST(Example split, bool train)
     : TensorDataset(std::move(split.data), std::move(split.target)), is_train_(train) {}

@@ -15,10 +15,9 @@ inline std::array<uint32_t, 4> random_block(uint64_t seed, uint64_t stream, uint
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   z ^= z >> 31;
   const uint64_t key = seed ^ z;
-  return ember::detail::philox4x32_10(
-      {static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32), static_cast<uint32_t>(epoch),
-       static_cast<uint32_t>(epoch >> 32)},
-      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
+  return ember::detail::philox4x32_10({static_cast<uint32_t>(index), static_cast<uint32_t>(index >> 32),
+                                       static_cast<uint32_t>(epoch), static_cast<uint32_t>(epoch >> 32)},
+                                      {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
 }
 
 // A uniform integer in [0, n) from the 64 bits (hi, lo) (Lemire's multiply-shift; bias < n / 2^64).

@@ -50,8 +50,8 @@ class NormalizeImpl final : public TransformImpl {
  public:
   NormalizeImpl(std::vector<double> mean, std::vector<double> std) : mean_(std::move(mean)), std_(std::move(std)) {
     EMBER_CHECK(!mean_.empty(), "[Normalize] mean: expected at least one value, got none");
-    EMBER_CHECK(mean_.size() == std_.size(), "[Normalize] std: expected {} values (one per mean), got {}",
-                mean_.size(), std_.size());
+    EMBER_CHECK(mean_.size() == std_.size(), "[Normalize] std: expected {} values (one per mean), got {}", mean_.size(),
+                std_.size());
     for (size_t c = 0; c < std_.size(); ++c)
       EMBER_CHECK(std_[c] != 0 && std::isfinite(std_[c]),
                   "[Normalize] std: expected finite non-zero values, got {} for channel {}", std_[c], c);
@@ -212,8 +212,7 @@ RandomCrop::RandomCrop(std::array<int64_t, 2> size, int64_t padding)
 RandomHorizontalFlip::RandomHorizontalFlip(double p) : Transform(std::make_shared<RandomHorizontalFlipImpl>(p)) {}
 
 Compose::Compose(std::initializer_list<Transform> transforms) : Compose(std::vector<Transform>(transforms)) {}
-Compose::Compose(std::vector<Transform> transforms)
-    : Transform(std::make_shared<ComposeImpl>(std::move(transforms))) {}
+Compose::Compose(std::vector<Transform> transforms) : Transform(std::make_shared<ComposeImpl>(std::move(transforms))) {}
 
 Lambda::Lambda(std::function<Tensor(const Tensor&)> fn)
     : Transform(std::make_shared<LambdaImpl>(
