@@ -302,6 +302,9 @@ Header parse(const uint8_t* data, size_t size, const Origin& origin) {
   // nlohmann skips a byte order mark; the reference (and JSON) does not allow one.
   if (n >= 3 && std::memcmp(text, "\xEF\xBB\xBF", 3) == 0)
     fail("invalid JSON in header: it starts with a byte order mark");
+  // nlohmann ends its input at a NUL byte; JSON allows none, not even in strings.
+  if (const void* nul = std::memchr(text, 0, n))
+    fail(fmt::format("invalid JSON in header: a NUL byte at offset {}", static_cast<const char*>(nul) - text));
 
   Header h;
   h.data_start = 8 + n;
