@@ -7,6 +7,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
+source "$root/scripts/setup.sh"  # setup_python_venv
+EMBER_TEST_PYTHON="${EMBER_TEST_PYTHON:-$(setup_python_venv)}"
+export EMBER_TEST_PYTHON
 mode="${1:-}"
 case "$mode" in
   --asan)

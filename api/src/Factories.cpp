@@ -1,4 +1,5 @@
 #include <cstring>
+#include <memory>
 
 #include "ember/api/Operators.h"
 
@@ -55,7 +56,16 @@ Tensor scalar_tensor(const Scalar& s, TensorOptions options) {
   return full({}, s, options.dtype_opt() ? options : options.dtype(s.isFloatingPoint() ? get_default_dtype() : s.type()));
 }
 
-Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {
+namespace {
+
+void run_deleter(void* ptr, void* ctx) {
+  auto* d = static_cast<Deleter*>(ctx);
+  (*d)(ptr);
+  delete d;
+}
+
+Tensor blob_tensor(void* data, IntArrayRef sizes, IntArrayRef strides, const Deleter* deleter,
+                   const TensorOptions& options) {
   EMBER_CHECK(sizes.size() == strides.size(), "[from_blob] {} sizes but {} strides", sizes.size(), strides.size());
   ScalarType dt = options.dtype_or(get_default_dtype());
   Device dev = options.device_or_cpu();
@@ -68,15 +78,36 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
   DataPtr p{data, nullptr, nullptr, dev};
   auto storage = make_intrusive<StorageImpl>(p, static_cast<size_t>(extent) * element_size(dt),
                                              get_allocator(dev.type()), false);
+  StorageImpl* s = storage.get();
   auto impl = make_intrusive<TensorImpl>(std::move(storage), dt, sizes);
   impl->set_sizes_and_strides(sizes, strides);
   Tensor t(std::move(impl));
   if (options.requires_grad_value()) t.requires_grad_(true);
+  // The storage takes ownership last, once nothing can throw: on an error the caller keeps it.
+  if (deleter) {
+    auto owned = std::make_unique<Deleter>(*deleter);
+    s->set_data(DataPtr{data, owned.release(), &run_deleter, dev}, s->nbytes());
+  }
   return t;
 }
 
+}  // namespace
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options) {
+  return blob_tensor(data, sizes, strides, nullptr, options);
+}
+
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options) {
-  return from_blob(data, sizes, contiguous_strides(sizes), options);
+  return blob_tensor(data, sizes, contiguous_strides(sizes), nullptr, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Deleter& deleter, TensorOptions options) {
+  EMBER_CHECK(static_cast<bool>(deleter), "[from_blob] deleter: expected a callable, got an empty std::function");
+  return blob_tensor(data, sizes, strides, &deleter, options);
+}
+
+Tensor from_blob(void* data, IntArrayRef sizes, const Deleter& deleter, TensorOptions options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), deleter, options);
 }
 
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "ember/api/Views.h"
 #include "ember/OrderedDict.h"
 #include "ember/data.h"
+#include "ember/serialize.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/core/DeviceGuard.h"

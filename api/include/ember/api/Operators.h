@@ -1,5 +1,7 @@
 #pragma once
 // Arithmetic and comparison operators on tensors and scalars (LibTorch's spellings).
+#include <functional>
+
 #include "ember/generated/Functions.h"
 
 namespace ember {
@@ -58,5 +60,11 @@ EMBER_API Tensor scalar_tensor(const Scalar& s, TensorOptions options = {});
 // Wraps existing memory without copying; the caller keeps it alive (and owns it).
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});
+// Wraps existing memory and takes ownership: `deleter(data)` runs when the last tensor sharing the
+// storage goes (LibTorch's spelling). If from_blob throws, the caller still owns `data`.
+using Deleter = std::function<void(void*)>;
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, const Deleter& deleter, TensorOptions options = {});
+EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Deleter& deleter,
+                           TensorOptions options = {});
 
 }  // namespace ember
