@@ -643,9 +643,9 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRS
   // Undo the initial steps of the schedulers (recursively), then step the first one.
   std::function<void(LRScheduler&)> undo = [&](LRScheduler& s) {
     if (auto* seq = dynamic_cast<SequentialLR*>(&s)) {
-      for (auto& c : seq->schedulers_) undo(*c);
+      for (const auto& c : seq->schedulers()) undo(*c);
     } else if (auto* chain = dynamic_cast<ChainedScheduler*>(&s)) {
-      for (auto& c : chain->schedulers_) undo(*c);
+      for (const auto& c : chain->schedulers()) undo(*c);
     } else {
       s.last_epoch_ -= 1;
     }

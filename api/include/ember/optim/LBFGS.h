@@ -49,7 +49,7 @@ class EMBER_API LBFGS : public Optimizer {
   explicit LBFGS(std::vector<Tensor> params, LBFGSOptions defaults = {});
   // `closure` is required: it re-evaluates the model (zero_grad, forward, backward) and returns
   // the loss. Returns the loss of the first evaluation.
-  Tensor step(LossClosure closure) override;
+  Tensor step(LossClosure closure = nullptr) override;
 
  protected:
   void check_options(const OptimizerOptions& options) const override;

@@ -288,6 +288,7 @@ class EMBER_API SequentialLR : public LRScheduler {
   SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
                std::vector<int64_t> milestones, int64_t last_epoch = -1);
   void step() override;
+  const std::vector<std::shared_ptr<LRScheduler>>& schedulers() const { return schedulers_; }
 
  protected:
   std::vector<double> get_lrs() override;
@@ -304,6 +305,7 @@ class EMBER_API ChainedScheduler : public LRScheduler {
  public:
   explicit ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers);
   void step() override;
+  const std::vector<std::shared_ptr<LRScheduler>>& schedulers() const { return schedulers_; }
 
  protected:
   std::vector<double> get_lrs() override;
