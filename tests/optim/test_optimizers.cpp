@@ -367,11 +367,24 @@ TEST(OptimizerTrajectory, RMSpropCenteredMomentum) {
 
 TEST(OptimizerTrajectory, AdagradLrDecayInitialAccumulator) {
   auto p = make_params();
+  // The sums start at the constructor's initial_accumulator_value in every group (PyTorch's
+  // behaviour); group 1's own value (0) is not used.
   Adagrad opt(two_groups(p, AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.5).weight_decay(0.01),
-                         AdagradOptions(0.05).eps(1e-6)));
+                         AdagradOptions(0.05).eps(1e-6)),
+              AdagradOptions().initial_accumulator_value(0.5));
   AdagradRef a{0.1, 0.01, 0.01, 0.5};
-  AdagradRef b{0.05, 0, 0, 0, 1e-6};
+  AdagradRef b{0.05, 0, 0, 0.5, 1e-6};
   expect_trajectory(opt, p, refs(a, b));
+  // A group added later starts from its own value.
+  Tensor w = from_vec({1.0, -2.0}, {2}).requires_grad_();
+  opt.add_param_group(OptimizerParamGroup({w}, AdagradOptions(0.1).initial_accumulator_value(3.0)));
+  opt.zero_grad();
+  (w * w).sum().backward();
+  opt.step();
+  // sum = 3 + g^2 with g = 2w; w -= 0.1 * g / (sqrt(sum) + 1e-10).
+  const Vec got = to_vec(w);
+  EXPECT_NEAR(got[0], 1.0 - 0.1 * 2.0 / (std::sqrt(3.0 + 4.0) + 1e-10), 1e-15);
+  EXPECT_NEAR(got[1], -2.0 + 0.1 * 4.0 / (std::sqrt(3.0 + 16.0) + 1e-10), 1e-15);
   auto q = make_params();
   Adagrad up(q, AdagradOptions(0.05).maximize(true));
   AdagradRef c{0.05};

@@ -35,11 +35,10 @@ Adagrad::Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions d
     : Optimizer("Adagrad", std::make_unique<AdagradOptions>(defaults)) {
   check_options(defaults);
   add_param_groups(param_groups);
+  // As PyTorch and LibTorch: the constructor's initial_accumulator_value, for every group.
   NoGradGuard no_grad;
-  for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdagradOptions&>(group.options());
-    for (const Tensor& p : group.params()) state_of<AdagradParamState>(p, [&] { return adagrad_init(p, o); });
-  }
+  for (auto& group : param_groups_)
+    for (const Tensor& p : group.params()) state_of<AdagradParamState>(p, [&] { return adagrad_init(p, defaults); });
 }
 
 Adagrad::Adagrad(std::vector<Tensor> params, AdagradOptions defaults)

@@ -21,10 +21,11 @@ std::vector<Tensor> make_params() {
           torch::tensor({0.3, -1.1, 2.0, 0.6}, o).requires_grad_()};
 }
 
-Tensor loss_of(const std::vector<Tensor>& p) {
+// convex: test_lbfgs.cpp's variant, y coupled linearly to x.
+Tensor loss_of(const std::vector<Tensor>& p, bool convex = false) {
   auto o = TensorOptions().dtype(kFloat64);
   Tensor w = torch::tensor({1.0, 2.0, 0.5, 1.5}, o), c = torch::tensor({0.5, -0.5, 1.0, 0.0}, o);
-  Tensor a = 1.0 - p[0], b = p[1] - p[0] * p[0], d = p[2] - c, z2 = p[2] * p[2];
+  Tensor a = 1.0 - p[0], b = convex ? p[1] - 0.5 * p[0] : p[1] - p[0] * p[0], d = p[2] - c, z2 = p[2] * p[2];
   return (a * a).sum() + 5.0 * (b * b).sum() + (w * d * d).sum() + 0.1 * (z2 * z2).sum();
 }
 
@@ -50,13 +51,13 @@ void run(const char* name, const std::function<std::unique_ptr<Optimizer>(std::v
   print(name, p);
 }
 
-void run_lbfgs(const char* name, LBFGSOptions options, int steps) {
+void run_lbfgs(const char* name, LBFGSOptions options, int steps, bool convex = false) {
   auto p = make_params();
   LBFGS opt(p, options);
   for (int t = 0; t < steps; ++t) {
     opt.step([&] {
       opt.zero_grad();
-      Tensor l = loss_of(p);
+      Tensor l = loss_of(p, convex);
       l.backward();
       return l;
     });
@@ -86,7 +87,7 @@ int main() {
         two_groups(p, AdamWOptions(0.01).weight_decay(0.1).amsgrad(true), AdamWOptions(0.03).betas({0.95, 0.9})));
   });
   run("RMSprop", [](auto& p) {
-    return std::make_unique<RMSprop>(two_groups(p, RMSpropOptions(0.01).centered(true).momentum(0.5).weight_decay(0.01),
+    return std::make_unique<RMSprop>(two_groups(p, RMSpropOptions(0.005).centered(true).momentum(0.5).weight_decay(0.01),
                                                 RMSpropOptions(0.005).alpha(0.9)));
   });
   run("Adagrad", [](auto& p) {
@@ -94,8 +95,10 @@ int main() {
         two_groups(p, AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.5).weight_decay(0.01),
                    AdagradOptions(0.05).eps(1e-6)));
   });
-  run_lbfgs("LBFGS", LBFGSOptions(0.5).max_iter(5).history_size(3), 10);
-  run_lbfgs("LBFGS strong_wolfe", LBFGSOptions(1).max_iter(5).history_size(3).line_search_fn("strong_wolfe"), 10);
+  run_lbfgs("LBFGS valley", LBFGSOptions(0.2).max_iter(1).history_size(5), 40);
+  run_lbfgs("LBFGS valley strong_wolfe", LBFGSOptions(1).max_iter(5).history_size(3).line_search_fn("strong_wolfe"), 6);
+  run_lbfgs("LBFGS convex strong_wolfe",
+            LBFGSOptions(1).max_iter(4).history_size(3).line_search_fn("strong_wolfe"), 100, /*convex=*/true);
 
   // StepLR(step_size 2, gamma 0.5) on lr 1: the lr after each of 6 steps.
   auto p = make_params();

@@ -28,7 +28,8 @@ struct EMBER_API AdagradParamState : public OptimizerCloneableParamState<Adagrad
   void serialize(StateArchive& archive) override;
 };
 
-// As PyTorch's, the state (sum = initial_accumulator_value) exists from construction.
+// As PyTorch's, the state exists from construction, its sum filled with the constructor's (the
+// defaults') initial_accumulator_value for every group; a group added later starts from its own.
 class EMBER_API Adagrad : public Optimizer {
  public:
   explicit Adagrad(std::vector<OptimizerParamGroup> param_groups, AdagradOptions defaults = {});
