@@ -24,3 +24,4 @@
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
+#include "ember/optim/optim.h"

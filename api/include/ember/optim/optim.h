@@ -1,0 +1,15 @@
+#pragma once
+// ember::optim: the optimizers and the learning-rate schedulers.
+#include "ember/optim/ASGD.h"
+#include "ember/optim/Adadelta.h"
+#include "ember/optim/Adagrad.h"
+#include "ember/optim/Adam.h"
+#include "ember/optim/Adamax.h"
+#include "ember/optim/LBFGS.h"
+#include "ember/optim/LRScheduler.h"
+#include "ember/optim/NAdam.h"
+#include "ember/optim/Optimizer.h"
+#include "ember/optim/RAdam.h"
+#include "ember/optim/RMSprop.h"
+#include "ember/optim/Rprop.h"
+#include "ember/optim/SGD.h"
