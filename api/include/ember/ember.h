@@ -7,6 +7,7 @@
 #include "ember/api/Operators.h"
 #include "ember/api/Views.h"
 #include "ember/OrderedDict.h"
+#include "ember/nn.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/core/DeviceGuard.h"
