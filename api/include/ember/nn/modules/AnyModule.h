@@ -207,7 +207,7 @@ class AnyModule {
     EMBER_CHECK(!is_empty(), "[AnyModule] Cannot call get() on an empty AnyModule");
     EMBER_CHECK_TYPE(typeid(T) == type_info(), "[AnyModule] Attempted to cast module of type {} to type {}",
                      detail::demangle(type_info().name()), detail::demangle(typeid(T).name()));
-    return std::static_pointer_cast<T>(content_->ptr());
+    return std::dynamic_pointer_cast<T>(content_->ptr());  // Module is a virtual base
   }
 
   std::unique_ptr<detail::AnyModulePlaceholder> content_;
