@@ -140,6 +140,13 @@ TEST(Init, TruncNormal) {
   const double below = values(f.lt(1.0).to(kFloat64).mean())[0];
   auto Phi = [](double x) { return 0.5 * (1 + std::erf(x / std::sqrt(2.0))); };
   EXPECT_NEAR(below, (Phi(0) - Phi(-0.25)) / (Phi(1) - Phi(-0.25)), 0.005);
+  // Exactly the inverse transform of the same uniform draw: erf((y - mean) / (std sqrt 2)) is
+  // the uniform sample, to double precision.
+  Tensor y = empty({1000}, kFloat64), u = empty({1000}, kFloat64);
+  init::trunc_normal_(y, 0.5, 1.5, -1, 2, detail::createCPUGenerator(9));
+  auto cdf = [](double x) { return 0.5 * (1 + std::erf(x / std::sqrt(2.0))); };
+  u.uniform_(2 * cdf(-1.0) - 1, 2 * cdf(1.0) - 1, detail::createCPUGenerator(9));
+  expect_close(((y - 0.5) / (1.5 * std::sqrt(2.0))).erf(), u, 1e-14, "erf(erfinv(u))");
   EXPECT_EQ(error_of_type<ValueError>([&] { init::trunc_normal_(f, 0, 1, 2, 1); }),
             "[trunc_normal_] a, b: expected a < b, got a=2 and b=1");
 }
