@@ -9,6 +9,7 @@
 #include "ember/OrderedDict.h"
 #include "ember/data.h"
 #include "ember/serialize.h"
+#include "ember/nn.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/core/DeviceGuard.h"

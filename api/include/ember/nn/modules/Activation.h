@@ -1,0 +1,107 @@
+#pragma once
+// Activation layers (LibTorch's modules/activation.h): ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax,
+// LogSoftmax.
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "ember/dispatcher/Tensor.h"
+#include "ember/nn/Arg.h"
+#include "ember/nn/Cloneable.h"
+#include "ember/nn/Pimpl.h"
+
+namespace ember::nn {
+
+struct ReLUOptions {
+  ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  // Overwrite the input (relu_) instead of returning a new tensor.
+  EMBER_ARG(bool, inplace);
+};
+
+class EMBER_API ReLUImpl : public Cloneable<ReLUImpl> {
+ public:
+  explicit ReLUImpl(const ReLUOptions& options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+
+  ReLUOptions options;
+};
+EMBER_MODULE(ReLU);
+
+struct GELUOptions {
+  // "none" (the exact erf form) or "tanh" (the tanh approximation).
+  EMBER_ARG(std::string, approximate) = "none";
+};
+
+class EMBER_API GELUImpl : public Cloneable<GELUImpl> {
+ public:
+  explicit GELUImpl(GELUOptions options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  GELUOptions options;
+};
+EMBER_MODULE(GELU);
+
+// x * sigmoid(x).
+class EMBER_API SiLUImpl : public Cloneable<SiLUImpl> {
+ public:
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(SiLU);
+
+class EMBER_API TanhImpl : public Cloneable<TanhImpl> {
+ public:
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Tanh);
+
+class EMBER_API SigmoidImpl : public Cloneable<SigmoidImpl> {
+ public:
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Sigmoid);
+
+struct SoftmaxOptions {
+  SoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  EMBER_ARG(int64_t, dim);
+};
+
+class EMBER_API SoftmaxImpl : public Cloneable<SoftmaxImpl> {
+ public:
+  explicit SoftmaxImpl(int64_t dim) : SoftmaxImpl(SoftmaxOptions(dim)) {}
+  explicit SoftmaxImpl(const SoftmaxOptions& options_);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  SoftmaxOptions options;
+};
+EMBER_MODULE(Softmax);
+
+struct LogSoftmaxOptions {
+  LogSoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  EMBER_ARG(int64_t, dim);
+};
+
+class EMBER_API LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
+ public:
+  explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options_);
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  LogSoftmaxOptions options;
+};
+EMBER_MODULE(LogSoftmax);
+
+}  // namespace ember::nn

@@ -1,0 +1,116 @@
+// Convolution layers: the options checks, printing and input preparation ConvNdImpl shares, and
+// Conv2d's forward.
+#include "ember/nn/modules/Conv.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "ember/generated/Functions.h"
+
+namespace ember::nn {
+
+namespace detail {
+
+void check_conv_options(const char* layer, int64_t in_channels, int64_t out_channels, int64_t groups,
+                        const std::vector<int64_t>& stride, bool same) {
+  EMBER_CHECK(in_channels > 0 && groups > 0 && out_channels > 0,
+              "[{}] in_channels, groups and out_channels must be a positive integer (got {}, {} and {})", layer,
+              in_channels, groups, out_channels);
+  EMBER_CHECK(in_channels % groups == 0, "[{}] in_channels must be divisible by groups (got {} and {})", layer,
+              in_channels, groups);
+  EMBER_CHECK(out_channels % groups == 0, "[{}] out_channels must be divisible by groups (got {} and {})", layer,
+              out_channels, groups);
+  if (same)
+    for (int64_t s : stride)
+      EMBER_CHECK(s == 1, "[{}] padding='same' is not supported for strided convolutions (stride {})", layer,
+                  fmt::join(stride, ", "));
+}
+
+namespace {
+bool all_equal(const std::vector<int64_t>& v, int64_t x) {
+  for (int64_t e : v)
+    if (e != x) return false;
+  return true;
+}
+void print_sizes(std::ostream& stream, const std::vector<int64_t>& v) {
+  if (v.size() == 1) {
+    stream << v[0];
+    return;
+  }
+  stream << '[';
+  for (size_t i = 0; i < v.size(); ++i) stream << (i ? ", " : "") << v[i];
+  stream << ']';
+}
+}  // namespace
+
+void print_conv(std::ostream& stream, size_t dims, int64_t in_channels, int64_t out_channels,
+                const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& stride,
+                const std::vector<int64_t>* padding, const char* padding_name, const std::vector<int64_t>& dilation,
+                const std::vector<int64_t>& output_padding, int64_t groups, bool bias, const char* padding_mode,
+                bool transposed) {
+  stream << "ember::nn::Conv" << (transposed ? "Transpose" : "") << dims << "d(" << in_channels << ", " << out_channels
+         << ", kernel_size=";
+  print_sizes(stream, kernel_size);
+  stream << ", stride=";
+  print_sizes(stream, stride);
+  if (!padding) {
+    stream << ", padding='" << padding_name << "'";
+  } else if (!all_equal(*padding, 0)) {
+    stream << ", padding=";
+    print_sizes(stream, *padding);
+  }
+  if (!all_equal(dilation, 1)) {
+    stream << ", dilation=";
+    print_sizes(stream, dilation);
+  }
+  if (!all_equal(output_padding, 0)) {
+    stream << ", output_padding=";
+    print_sizes(stream, output_padding);
+  }
+  if (groups != 1) stream << ", groups=" << groups;
+  if (!bias) stream << ", bias=false";
+  if (std::strcmp(padding_mode, "kZeros") != 0) stream << ", padding_mode=" << padding_mode;
+  stream << ")";
+}
+
+Tensor conv_prepare_input(const char* layer, const Tensor& input, const std::vector<int64_t>& kernel_size,
+                          const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding, bool same,
+                          const char* padding_mode, std::vector<int64_t>& padding_out) {
+  EMBER_CHECK_NOT_IMPLEMENTED(std::strcmp(padding_mode, "kZeros") == 0,
+                              "[{}] padding_mode {}: only kZeros is implemented (the other modes need a pad operator, "
+                              "which Ember does not have yet)",
+                              layer, padding_mode);
+  const size_t d = kernel_size.size();
+  if (!same) {
+    padding_out = padding;
+    return input;
+  }
+  EMBER_CHECK(input.dim() >= static_cast<int64_t>(d), "[{}] input: expected at least {} dims, got a {}-D tensor", layer,
+              d, input.dim());
+  padding_out.assign(d, 0);
+  Tensor x = input;
+  for (size_t i = 0; i < d; ++i) {
+    const int64_t total = dilation[i] * (kernel_size[i] - 1);
+    padding_out[i] = total / 2;
+    const int64_t extra = total - 2 * (total / 2);
+    if (extra == 0) continue;
+    const int64_t axis = x.dim() - static_cast<int64_t>(d) + static_cast<int64_t>(i);
+    std::vector<int64_t> zeros_shape(x.sizes().begin(), x.sizes().end());
+    zeros_shape[static_cast<size_t>(axis)] = extra;
+    x = cat({x, zeros(zeros_shape, x.options())}, axis);
+  }
+  return x;
+}
+
+}  // namespace detail
+
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : ConvNdImpl(options_.nd()) {}
+
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  std::vector<int64_t> padding;
+  const Tensor x = prepare_input(input, padding);
+  return conv2d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+}
+
+}  // namespace ember::nn
