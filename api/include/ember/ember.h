@@ -22,3 +22,4 @@
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
+#include "ember/nn/Reduction.h"
