@@ -26,3 +26,4 @@
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
 #include "ember/optim/optim.h"
+#include "ember/nn/Reduction.h"
