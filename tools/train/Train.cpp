@@ -287,10 +287,8 @@ std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
   auto ds = std::make_shared<data::datasets::MNIST>(s.data, train ? data::datasets::MNIST::Mode::kTrain
                                                                   : data::datasets::MNIST::Mode::kTest);
   const int64_t limit = train ? s.limit_train : s.limit_test;
-  if (limit > 0 && limit < static_cast<int64_t>(ds->size())) {
-    data::Example all = ds->examples();
-    return std::make_shared<data::TensorDataset>(all.data.narrow(0, 0, limit), all.target.narrow(0, 0, limit));
-  }
+  if (limit > 0 && limit < static_cast<int64_t>(ds->size()))
+    return std::make_shared<data::TensorDataset>(ds->images().narrow(0, 0, limit), ds->targets().narrow(0, 0, limit));
   return ds;
 }
 
