@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `ember train` on a slice of Fashion-MNIST (Debian's dataset-fashion-mnist).
+
+    test_train.py EMBER_BINARY WORK_DIR [PYTHON_WITH_SAFETENSORS]
+
+Checks the outputs (metrics.csv, training.png, best.safetensors with PyTorch's key names, read by
+PyPI's safetensors when that Python is given), that a run stopped mid-epoch and resumed gives the
+unbroken run's losses bit for bit, and that bad input gives a one-line error and a non-zero exit.
+"""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+EMBER, WORK = sys.argv[1], sys.argv[2]
+PY = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else ""
+DATA = "/usr/share/datasets/fashion-mnist"
+SMALL = ["--limit-train", "1024", "--limit-test", "512", "--batch-size", "64", "--threads", "1", "--seed", "7"]
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+def train(*args, expect=0):
+    r = subprocess.run([EMBER, "train", *args], capture_output=True, text=True)
+    if r.returncode != expect:
+        print(r.stdout, r.stderr)
+    check(r.returncode == expect, f"ember train {' '.join(args)}: exit {r.returncode}, expected {expect}")
+    return r
+
+
+def rows(out):
+    with open(os.path.join(out, "metrics.csv")) as f:
+        return list(csv.DictReader(f))
+
+
+if not os.path.isdir(DATA):
+    print(f"SKIP: {DATA} is missing (apt install dataset-fashion-mnist)")
+    sys.exit(0)
+shutil.rmtree(WORK, ignore_errors=True)
+os.makedirs(WORK)
+
+# An unbroken 2-epoch run: 16 steps per epoch.
+full = os.path.join(WORK, "full")
+r = train(*SMALL, "--epochs", "2", "--out", full)
+check("epoch 2/2" in r.stdout, "one line per epoch when stdout is not a terminal")
+check("\r" not in r.stdout, "no progress bar when stdout is not a terminal")
+with open(os.path.join(full, "metrics.csv")) as f:
+    header = f.readline().strip()
+check(header == "epoch,train_loss,train_acc,test_loss,test_acc,images_per_s,seconds", f"metrics.csv header: {header}")
+m = rows(full)
+check([x["epoch"] for x in m] == ["1", "2"], "two epochs in metrics.csv")
+for x in m:
+    for k in ("train_acc", "test_acc"):
+        check(0.0 <= float(x[k]) <= 1.0, f"{k} is a fraction: {x[k]}")
+    check(float(x["train_loss"]) > 0 and float(x["images_per_s"]) > 0, "positive loss and speed")
+check(float(m[1]["train_loss"]) < float(m[0]["train_loss"]), "the training loss falls")
+check(float(m[1]["test_acc"]) > 0.5, f"learns something on 1024 images: test accuracy {m[1]['test_acc']}")
+with open(os.path.join(full, "training.png"), "rb") as f:
+    png = f.read()
+check(png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 2000, "training.png is a PNG")
+for name in ("best.safetensors", "last.ckpt.safetensors"):
+    check(os.path.getsize(os.path.join(full, name)) > 100_000, f"{name} written")
+
+# Stopped after 20 steps (4 into epoch 2), then resumed: the same losses, bit for bit.
+part = os.path.join(WORK, "part")
+r = train(*SMALL, "--epochs", "2", "--out", part, "--stop-after-steps", "20")
+check("stopped at epoch 2, step 4/16" in r.stdout, f"stop message: {r.stdout.strip().splitlines()[-1:]}")
+resumed = os.path.join(WORK, "resumed")
+r = train("--resume", os.path.join(part, "last.ckpt.safetensors"), "--epochs", "2", "--threads", "1",
+          "--out", resumed)
+check("resuming from" in r.stdout, "resume message")
+a, b = rows(full), rows(resumed)
+for k in ("train_loss", "train_acc", "test_loss", "test_acc"):
+    check([x[k] for x in a] == [x[k] for x in b], f"resumed {k} equals the unbroken run's: {[x[k] for x in a]} vs {[x[k] for x in b]}")
+
+# best.safetensors: PyTorch's names for nn.Sequential(Conv2d, ReLU, MaxPool2d, Conv2d, ReLU, MaxPool2d,
+# Flatten, Linear), read by the reference implementation.
+if PY:
+    script = (
+        "import sys\nfrom safetensors.numpy import load_file\n"
+        "t = load_file(sys.argv[1])\n"
+        "print(sorted((k, tuple(v.shape), str(v.dtype)) for k, v in t.items()))\n")
+    r = subprocess.run([PY, "-c", script, os.path.join(full, "best.safetensors")], capture_output=True, text=True)
+    want = str(sorted([("0.bias", (32,), "float32"), ("0.weight", (32, 1, 3, 3), "float32"),
+                       ("3.bias", (64,), "float32"), ("3.weight", (64, 32, 3, 3), "float32"),
+                       ("7.bias", (10,), "float32"), ("7.weight", (10, 1600), "float32")]))
+    check(r.stdout.strip() == want, f"best.safetensors through PyPI safetensors: {r.stdout.strip()} {r.stderr}")
+else:
+    print("SKIP: no Python with safetensors; best.safetensors checked by size only")
+
+# Bad input: one line on stderr, a non-zero exit, no stack trace.
+for args, code, text in [
+    (["--epochs", "x"], 2, "--epochs"),
+    (["--optimizer", "lbfgs"], 2, "--optimizer"),
+    (["--bogus"], 2, "--bogus"),
+    (["--data", os.path.join(WORK, "nowhere")] + SMALL, 1, "nowhere"),
+    (["--resume", os.path.join(WORK, "nope.safetensors")], 1, "--resume"),
+    (["--resume", os.path.join(full, "metrics.csv")], 1, "--resume"),
+    (["--resume", os.path.join(full, "best.safetensors")], 1, "not a training checkpoint"),
+    (["--device", "cuda"] + SMALL, 1, "cuda"),
+]:
+    r = train(*args, expect=code)
+    err = r.stderr.strip()
+    check(len(err.splitlines()) == 1 and err.startswith("ember train: error:") and text in err,
+          f"ember train {' '.join(args)}: one-line error naming {text!r}: {err!r}")
+
+if failures:
+    print(f"{len(failures)} check(s) failed")
+    sys.exit(1)
+print("ember train: all checks passed")
