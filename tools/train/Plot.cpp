@@ -43,9 +43,10 @@ void panel(const std::vector<double>& x, const std::vector<double>& train, const
   PLFLT line_widths[2] = {2.0, 2.0};
   const char* texts[2] = {"train", "test"};
   PLFLT w = 0, h = 0;
-  pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
-           0.02, 0.02, 0.1, 0, 15, 1, 0, 0, 2, opt, 1.0, 1.0, 2.0, 1.0, text_colors, texts, nullptr, nullptr, nullptr,
-           nullptr, colors, line_styles, line_widths, nullptr, nullptr, nullptr, nullptr);
+  pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+           PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE, 0.02, 0.02, 0.1, 0, 15, 1, 0, 0, 2, opt, 1.0, 1.0,
+           2.0, 1.0, text_colors, texts, nullptr, nullptr, nullptr, nullptr, colors, line_styles, line_widths, nullptr,
+           nullptr, nullptr, nullptr);
 }
 
 }  // namespace

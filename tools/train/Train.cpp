@@ -12,9 +12,9 @@
 // function of (seed, epoch, index) (Note [DataLoader batches]), so a resumed run skips the steps
 // already done and continues with the same batches, weights, optimizer state and random numbers:
 // on the CPU with the same thread count its losses are bit for bit those of an unbroken run.
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -209,12 +209,15 @@ void save_checkpoint(const fs::path& path, const Settings& s, const Position& po
   if (sched) add_prefixed(t, "scheduler.", sched->state_dict());
   const GeneratorState rng = getDefaultCPUGenerator().get_state();
   t.insert("rng.cpu", ember::tensor(std::vector<int64_t>(rng.bytes.begin(), rng.bytes.end())).to(kUInt8));
-  const json settings = {{"epochs", s.epochs},       {"batch_size", s.batch_size}, {"lr", s.lr},
-                         {"optimizer", s.optimizer}, {"scheduler", s.scheduler},   {"model", s.model},
+  const json settings = {{"epochs", s.epochs},       {"batch_size", s.batch_size},   {"lr", s.lr},
+                         {"optimizer", s.optimizer}, {"scheduler", s.scheduler},     {"model", s.model},
                          {"seed", s.seed},           {"limit_train", s.limit_train}, {"limit_test", s.limit_test}};
-  const json position = {{"epochs_done", pos.epochs_done}, {"steps_done", pos.steps_done},
-                         {"loss_sum", pos.loss_sum},       {"correct", pos.correct},
-                         {"seen", pos.seen},               {"seconds", pos.seconds},
+  const json position = {{"epochs_done", pos.epochs_done},
+                         {"steps_done", pos.steps_done},
+                         {"loss_sum", pos.loss_sum},
+                         {"correct", pos.correct},
+                         {"seen", pos.seen},
+                         {"seconds", pos.seconds},
                          {"best_acc", pos.best_acc}};
   std::map<std::string, std::string> meta = {{"format", kFormat},
                                              {"settings", settings.dump()},
@@ -284,8 +287,8 @@ std::pair<double, double> pixel_stats(const std::string& dir) {
 }
 
 std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
-  auto ds = std::make_shared<data::datasets::MNIST>(s.data, train ? data::datasets::MNIST::Mode::kTrain
-                                                                  : data::datasets::MNIST::Mode::kTest);
+  auto ds = std::make_shared<data::datasets::MNIST>(
+      s.data, train ? data::datasets::MNIST::Mode::kTrain : data::datasets::MNIST::Mode::kTest);
   const int64_t limit = train ? s.limit_train : s.limit_test;
   if (limit > 0 && limit < static_cast<int64_t>(ds->size()))
     return std::make_shared<data::TensorDataset>(ds->images().narrow(0, 0, limit), ds->targets().narrow(0, 0, limit));
@@ -428,16 +431,17 @@ int run(Settings s, bool lr_given) {
     rows.push_back(m);
     progress.clear();
     std::printf("epoch %lld/%lld  train loss %.4f acc %.4f  test loss %.4f acc %.4f  %s img/s  %.1f s\n",
-                static_cast<long long>(epoch), static_cast<long long>(s.epochs), m.train_loss, m.train_acc,
-                m.test_loss, m.test_acc, format_rate(m.images_per_s).c_str(), m.seconds);
+                static_cast<long long>(epoch), static_cast<long long>(s.epochs), m.train_loss, m.train_acc, m.test_loss,
+                m.test_acc, format_rate(m.images_per_s).c_str(), m.seconds);
     std::fflush(stdout);
     pos = Position{epoch, 0, 0, 0, 0, 0, pos.best_acc};
     if (m.test_acc > pos.best_acc) {
       pos.best_acc = m.test_acc;
       OrderedDict<std::string, Tensor> best;
       add_prefixed(best, "", model->state_dict());
-      safetensors::save_file(best, (out / "best.safetensors").string(),
-                             {{"format", "pt"}, {"epoch", std::to_string(epoch)}, {"test_acc", std::to_string(m.test_acc)}});
+      safetensors::save_file(
+          best, (out / "best.safetensors").string(),
+          {{"format", "pt"}, {"epoch", std::to_string(epoch)}, {"test_acc", std::to_string(m.test_acc)}});
     }
     write_metrics(rows, out / "metrics.csv");
     plot_training(rows, (out / "training.png").string());
