@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <string>
 
@@ -207,8 +208,13 @@ void save_checkpoint(const fs::path& path, const Settings& s, const Position& po
   add_prefixed(t, "model.", model.state_dict());
   add_prefixed(t, "optimizer.", opt.state_dict());
   if (sched) add_prefixed(t, "scheduler.", sched->state_dict());
-  const GeneratorState rng = getDefaultCPUGenerator().get_state();
-  t.insert("rng.cpu", ember::tensor(std::vector<int64_t>(rng.bytes.begin(), rng.bytes.end())).to(kUInt8));
+  const Generator& gen = detail::getDefaultCPUGenerator();
+  GeneratorState rng;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    rng = gen.get_state();
+  }
+  t.insert("rng.cpu", ember::from_blob(rng.bytes.data(), {static_cast<int64_t>(rng.bytes.size())}, kUInt8).clone());
   const json settings = {{"epochs", s.epochs},       {"batch_size", s.batch_size},   {"lr", s.lr},
                          {"optimizer", s.optimizer}, {"scheduler", s.scheduler},     {"model", s.model},
                          {"seed", s.seed},           {"limit_train", s.limit_train}, {"limit_test", s.limit_test}};
@@ -347,7 +353,9 @@ int run(Settings s, bool lr_given) {
     if (sched) sched->load_state_dict(with_prefix(ckpt->tensors, "scheduler."));
     const Tensor rng = ckpt->tensors["rng.cpu"].contiguous();
     GeneratorState state{kCPU, std::vector<uint8_t>(rng.data_ptr<uint8_t>(), rng.data_ptr<uint8_t>() + rng.numel())};
-    getDefaultCPUGenerator().set_state(state);
+    Generator gen = detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(state);
     const json& p = ckpt->position;
     pos = {p.at("epochs_done"), p.at("steps_done"), p.at("loss_sum"), p.at("correct"),
            p.at("seen"),        p.at("seconds"),    p.at("best_acc")};
