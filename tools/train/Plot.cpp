@@ -26,7 +26,7 @@ void panel(const std::vector<double>& x, const std::vector<double>& train, const
            const char* ylabel, const char* title, double ypad) {
   const auto [ylo, yhi] = range_of({&train, &test}, ypad);
   const double xhi = std::max(x.back(), 1.0);
-  plcol0(15);  // black axes on the white background
+  plcol0(15);  // axes and labels
   plenv(0.5, xhi + 0.5, ylo, yhi, 0, 0);
   pllab("epoch", ylabel, title);
   const PLINT n = static_cast<PLINT>(x.size());
@@ -68,7 +68,8 @@ void plot_training(const std::vector<EpochMetrics>& rows, const std::string& pat
   plsdev("pngcairo");
   plsfnam(path.c_str());
   plspage(0, 0, 1200, 500, 0, 0);
-  plscolbg(255, 255, 255);
+  plscolbg(255, 255, 255);  // white background (cmap0 colour 0)
+  plscol0(15, 0, 0, 0);      // and colour 15, white by default, black for axes and text
   plssub(2, 1);
   plinit();
   panel(x, train_loss, test_loss, "cross-entropy loss", "Loss", 0.08);
