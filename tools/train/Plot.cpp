@@ -23,7 +23,7 @@ std::pair<double, double> range_of(std::initializer_list<const std::vector<doubl
 }
 
 void panel(const std::vector<double>& x, const std::vector<double>& train, const std::vector<double>& test,
-           const char* ylabel, const char* title, double ypad) {
+           const char* ylabel, const char* title, double ypad, PLINT legend_at) {
   const auto [ylo, yhi] = range_of({&train, &test}, ypad);
   const double xhi = std::max(x.back(), 1.0);
   plcol0(15);  // axes and labels
@@ -43,10 +43,9 @@ void panel(const std::vector<double>& x, const std::vector<double>& train, const
   PLFLT line_widths[2] = {2.0, 2.0};
   const char* texts[2] = {"train", "test"};
   PLFLT w = 0, h = 0;
-  pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-           PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE, 0.02, 0.02, 0.1, 0, 15, 1, 0, 0, 2, opt, 1.0, 1.0,
-           2.0, 1.0, text_colors, texts, nullptr, nullptr, nullptr, nullptr, colors, line_styles, line_widths, nullptr,
-           nullptr, nullptr, nullptr);
+  pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX, legend_at | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
+           0.02, 0.02, 0.1, 0, 15, 1, 0, 0, 2, opt, 1.0, 1.0, 2.0, 1.0, text_colors, texts, nullptr, nullptr, nullptr,
+           nullptr, colors, line_styles, line_widths, nullptr, nullptr, nullptr, nullptr);
 }
 
 }  // namespace
@@ -69,11 +68,12 @@ void plot_training(const std::vector<EpochMetrics>& rows, const std::string& pat
   plsfnam(path.c_str());
   plspage(0, 0, 1200, 500, 0, 0);
   plscolbg(255, 255, 255);  // white background (cmap0 colour 0)
-  plscol0(15, 0, 0, 0);      // and colour 15, white by default, black for axes and text
+  plscol0(15, 0, 0, 0);     // and colour 15, white by default, black for axes and text
   plssub(2, 1);
   plinit();
-  panel(x, train_loss, test_loss, "cross-entropy loss", "Loss", 0.08);
-  panel(x, train_acc, test_acc, "accuracy", "Accuracy", 0.08);
+  // Legends where the curves are not: losses fall, accuracies rise.
+  panel(x, train_loss, test_loss, "cross-entropy loss", "Loss", 0.08, PL_POSITION_TOP);
+  panel(x, train_acc, test_acc, "accuracy", "Accuracy", 0.08, PL_POSITION_BOTTOM);
   plend1();
 }
 
