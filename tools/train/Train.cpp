@@ -59,6 +59,9 @@ struct Settings {
   bool progress = true;
 };
 
+// The first line of an error message: the job's errors are one line.
+std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
+
 double default_lr(const std::string& optimizer) { return optimizer == "sgd" ? 0.05 : 1e-3; }
 
 // ---- models, with PyTorch's parameter names for the same nn.Sequential ----------------------
@@ -323,8 +326,15 @@ int run(Settings s, bool lr_given) {
   if (s.batch_size < 1) throw ValueError("--batch-size: expected at least 1, got " + std::to_string(s.batch_size));
   if (!(s.lr > 0)) throw ValueError("--lr: expected a positive learning rate, got " + std::to_string(s.lr));
 
-  const Device device(s.device);
-  (void)ember::empty({1}, device);  // a device no loaded plugin serves fails here, before any work
+  const Device device = [&] {
+    try {
+      const Device d(s.device);
+      (void)ember::empty({1}, d);  // a device no loaded plugin serves fails here, before any work
+      return d;
+    } catch (const std::exception& e) {
+      throw ValueError("--device " + s.device + ": not available (" + first_line(e.what()) + ")");
+    }
+  }();
   manual_seed(s.seed);
 
   auto train_set = load_split(s, true), test_set = load_split(s, false);
@@ -461,9 +471,6 @@ int run(Settings s, bool lr_given) {
                 pos.best_acc, out.string().c_str());
   return 0;
 }
-
-// The first line of an error message: the job's errors are one line.
-std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
 }  // namespace
 
