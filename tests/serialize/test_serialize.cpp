@@ -158,8 +158,9 @@ TEST_F(Safetensors, WriterLayoutIsTheReferences) {
 TEST_F(Safetensors, WriterEscapesNamesAsSerdeJson) {
   Dict d;
   d.insert("q\"b\\s/\n\t\x01\x7f\xc3\xa9\xe2\x98\x83", pattern(kUInt8, {1}));
-  std::string json = "{\"q\\\"b\\\\s/\\n\\t\\u0001\x7f\xc3\xa9\xe2\x98\x83\":{\"dtype\":\"U8\",\"shape\":[1],"
-                     "\"data_offsets\":[0,1]}}";
+  std::string json =
+      "{\"q\\\"b\\\\s/\\n\\t\\u0001\x7f\xc3\xa9\xe2\x98\x83\":{\"dtype\":\"U8\",\"shape\":[1],"
+      "\"data_offsets\":[0,1]}}";
   json.resize((json.size() + 7) / 8 * 8, ' ');
   EXPECT_EQ(safetensors::save(d), file_bytes(json, std::string(1, '\0')));
   EXPECT_EQ(safetensors::load(safetensors::save(d)).front().key(), d.front().key());
@@ -168,9 +169,9 @@ TEST_F(Safetensors, WriterEscapesNamesAsSerdeJson) {
 TEST_F(Safetensors, NonContiguousTensorsAreWrittenInCOrder) {
   Tensor base = pattern(kFloat32, {3, 4});
   Dict d;
-  d.insert("t", base.t());                                // transposed
-  d.insert("s", base.slice(1, 1, 4, 2));                   // strided, offset
-  d.insert("e", base.select(0, 2));                        // a row at an offset
+  d.insert("t", base.t());                                   // transposed
+  d.insert("s", base.slice(1, 1, 4, 2));                     // strided, offset
+  d.insert("e", base.select(0, 2));                          // a row at an offset
   d.insert("x", pattern(kInt16, {2, 3}).expand({4, 2, 3}));  // zero strides
   save(d, path("nc.safetensors"));
   Dict back = load(path("nc.safetensors"));
@@ -315,7 +316,9 @@ TEST_F(Safetensors, WriterErrors) {
   EXPECT_EQ(save_error(Dict{{"m", make_empty({2}, kFloat32, kMeta)}}),
             at + "tensor 'm' is on the meta device and has no data");
   EXPECT_EQ(save_error(Dict{{"bad\xff", pattern(kFloat32, {1})}}), at + "tensor name 'bad\\xff' is not valid UTF-8");
-  EXPECT_EQ(error_of([&] { safetensors::save_file(Dict{}, p, {{"k", "\xc3"}}); }),
+  EXPECT_EQ(error_of([&] {
+              safetensors::save_file(Dict{}, p, {{"k", "\xc3"}});
+            }),
             "[safetensors::save_file] file '" + p + "': __metadata__ entry 'k' is not valid UTF-8");
   EXPECT_FALSE(std::filesystem::exists(p));  // nothing written by a refused save
 
@@ -331,9 +334,11 @@ TEST_F(Safetensors, WriterErrors) {
 
 TEST_F(Safetensors, ReaderRejectsBadLengths) {
   std::vector<uint8_t> empty;
-  EXPECT_EQ(load_error(empty), prefix(empty) + "header too small: the file has 0 bytes, fewer than the 8-byte header length");
+  EXPECT_EQ(load_error(empty),
+            prefix(empty) + "header too small: the file has 0 bytes, fewer than the 8-byte header length");
   std::vector<uint8_t> seven(7, 0);
-  EXPECT_EQ(load_error(seven), prefix(seven) + "header too small: the file has 7 bytes, fewer than the 8-byte header length");
+  EXPECT_EQ(load_error(seven),
+            prefix(seven) + "header too small: the file has 7 bytes, fewer than the 8-byte header length");
   auto big = file_bytes("{}", "", 100'000'001);
   EXPECT_EQ(load_error(big), prefix(big) + "header too large: 100000001 bytes (the limit is 100000000)");
   auto huge = file_bytes("{}", "", UINT64_MAX);
@@ -370,12 +375,14 @@ TEST_F(Safetensors, ReaderRejectsBadJson) {
 
 TEST_F(Safetensors, ReaderJsonErrorTexts) {
   auto b = file_bytes("{\"a\": tru}");
-  EXPECT_EQ(load_error(b), prefix(b) + "invalid JSON in header: parse error at line 1, column 10: syntax error while "
-                                       "parsing value - invalid literal; last read: '\"a\": tru}'");
+  EXPECT_EQ(load_error(b), prefix(b) +
+                               "invalid JSON in header: parse error at line 1, column 10: syntax error while "
+                               "parsing value - invalid literal; last read: '\"a\": tru}'");
   auto u = file_bytes("{\"a\xff\":1}");
-  EXPECT_EQ(load_error(u), prefix(u) + "invalid UTF-8 in header: parse error at line 1, column 4: syntax error while "
-                                       "parsing object key - invalid string: ill-formed UTF-8 byte; last read: "
-                                       "'\"a\\xff'; expected string literal");
+  EXPECT_EQ(load_error(u), prefix(u) +
+                               "invalid UTF-8 in header: parse error at line 1, column 4: syntax error while "
+                               "parsing object key - invalid string: ill-formed UTF-8 byte; last read: "
+                               "'\"a\\xff'; expected string literal");
 }
 
 TEST_F(Safetensors, ReaderRejectsDuplicateKeys) {
@@ -400,12 +407,14 @@ TEST_F(Safetensors, ReaderRejectsBadEntries) {
       {R"({"__metadata__":{"k":1}})", "", "__metadata__ value of 'k' must be a string, got a number"},
       {R"({"__metadata__":{"k":null}})", "", "__metadata__ value of 'k' must be a string, got null"},
       {R"({"__metadata__":{"k":{}}})", "", "__metadata__ value of 'k' must be a string, got a nested object or array"},
-      {R"({"a":[0,4]})", "", "tensor 'a': expected an object with dtype, shape and data_offsets, got a nested "
-                             "object or array"},
+      {R"({"a":[0,4]})", "",
+       "tensor 'a': expected an object with dtype, shape and data_offsets, got a nested "
+       "object or array"},
       {R"({"a":3})", "", "tensor 'a': expected an object with dtype, shape and data_offsets, got a number"},
       {R"({"a":{"dtype":"F33","shape":[1],"data_offsets":[0,4]}})", zeros(4), "tensor 'a': unknown dtype 'F33'"},
       {R"({"a":{"dtype":"f32","shape":[1],"data_offsets":[0,4]}})", zeros(4), "tensor 'a': unknown dtype 'f32'"},
-      {R"({"a":{"dtype":4,"shape":[1],"data_offsets":[0,4]}})", zeros(4), "tensor 'a': dtype must be a string, got a number"},
+      {R"({"a":{"dtype":4,"shape":[1],"data_offsets":[0,4]}})", zeros(4),
+       "tensor 'a': dtype must be a string, got a number"},
       {R"({"a":{"dtype":"F32","shape":[-1],"data_offsets":[0,4]}})", zeros(4),
        "tensor 'a': shape must be an array of non-negative integers, got a negative number"},
       {R"({"a":{"dtype":"F32","shape":[1.0],"data_offsets":[0,4]}})", zeros(4),
@@ -441,7 +450,8 @@ TEST_F(Safetensors, ReaderRejectsBadOffsetsAndSizes) {
   };
   const std::vector<Case> cases = {
       {"{" + f32_entry("a", "[1]", "[4,0]") + "}", zeros(4), "tensor 'a': data_offsets [4, 0] end before they begin"},
-      {"{" + f32_entry("a", "[1]", "[4,8]") + "}", zeros(8), "tensor 'a': data_offsets [4, 8] leave a gap after byte 0"},
+      {"{" + f32_entry("a", "[1]", "[4,8]") + "}", zeros(8),
+       "tensor 'a': data_offsets [4, 8] leave a gap after byte 0"},
       {"{" + f32_entry("a", "[2]", "[0,8]") + "," + f32_entry("b", "[1]", "[4,8]") + "}", zeros(8),
        "tensor 'b': data_offsets [4, 8] overlap the previous tensor, which ends at 8"},
       {"{" + f32_entry("b", "[1]", "[8,12]") + "," + f32_entry("a", "[1]", "[0,4]") + "}", zeros(12),
@@ -452,7 +462,8 @@ TEST_F(Safetensors, ReaderRejectsBadOffsetsAndSizes) {
        "tensor 'a': data_offsets [0, 18446744073709551615] lie outside the data section (4 bytes)"},
       {"{" + f32_entry("a", "[2]", "[0,4]") + "}", zeros(4),
        "tensor 'a': data_offsets [0, 4] hold 4 bytes, but shape [2] of F32 needs 8"},
-      {"{" + f32_entry("a", "[]", "[0,0]") + "}", "", "tensor 'a': data_offsets [0, 0] hold 0 bytes, but shape [] of F32 needs 4"},
+      {"{" + f32_entry("a", "[]", "[0,0]") + "}", "",
+       "tensor 'a': data_offsets [0, 0] hold 0 bytes, but shape [] of F32 needs 4"},
       {"{" + f32_entry("a", "[4294967296,4294967296]", "[0,4]") + "}", zeros(4),
        "tensor 'a': overflow computing the byte size of shape [4294967296, 4294967296] with dtype F32"},
       {"{" + f32_entry("a", "[2305843009213693952,8]", "[0,4]") + "}", zeros(4),
@@ -495,9 +506,17 @@ TEST_F(Safetensors, ReaderAcceptsWhatTheReferenceAccepts) {
 TEST_F(Safetensors, ReaderRefusesWhatEmberCannotHold) {
   for (std::string dt : {"U16", "U32", "U64", "C64", "F8_E4M3", "F8_E5M2", "F4"}) {
     std::string json = R"({"a":{"dtype":")" + dt + R"(","shape":[2],"data_offsets":[0,)" +
-                       std::to_string(dt == "F4" ? 1 : dt.starts_with("F8") ? 2 : dt == "U16" ? 4 : dt == "U32" ? 8 : 16) +
+                       std::to_string(dt == "F4"             ? 1
+                                      : dt.starts_with("F8") ? 2
+                                      : dt == "U16"          ? 4
+                                      : dt == "U32"          ? 8
+                                                             : 16) +
                        "]}}";
-    auto b = file_bytes(json, zeros(dt == "F4" ? 1 : dt.starts_with("F8") ? 2 : dt == "U16" ? 4 : dt == "U32" ? 8 : 16));
+    auto b = file_bytes(json, zeros(dt == "F4"             ? 1
+                                    : dt.starts_with("F8") ? 2
+                                    : dt == "U16"          ? 4
+                                    : dt == "U32"          ? 8
+                                                           : 16));
     EXPECT_EQ(load_error(b), prefix(b) + "tensor 'a' has dtype " + dt + ", which Ember does not have");
     EXPECT_THROW(safetensors::load(b), NotImplementedError);
     // The format layer accepts them: load_metadata reads such a file.
@@ -534,4 +553,47 @@ TEST_F(Safetensors, FileErrorsNameTheFile) {
   EXPECT_EQ(error_of([&] { load(dir_.string()); }), "[load] file '" + dir_.string() + "': not a regular file");
   EXPECT_EQ(error_of([&] { save(Dict{}, dir_.string() + "/"); }),
             "[save] file '" + dir_.string() + "/': the path names a directory, not a file");
+}
+
+// ---- from_blob with a deleter (what the mapped tensors are made with) ----
+
+TEST_F(Safetensors, FromBlobDeleterRunsOnceWhenTheLastTensorGoes) {
+  auto* buf = new float[6]{0, 1, 2, 3, 4, 5};
+  int calls = 0;
+  void* seen = nullptr;
+  Tensor row;
+  {
+    Tensor t = from_blob(
+        buf, {2, 3},
+        [&](void* p) {
+          ++calls;
+          seen = p;
+          delete[] static_cast<float*>(p);
+        },
+        kFloat32);
+    EXPECT_EQ(t.data_ptr(), buf);
+    row = t.select(0, 1);  // a view shares the storage
+  }
+  EXPECT_EQ(calls, 0);
+  EXPECT_EQ(row.data_ptr<float>()[2], 5.0f);
+  row.reset();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(seen, buf);
+
+  int strided_calls = 0;
+  float local[4] = {1, 2, 3, 4};
+  {
+    Tensor t = from_blob(
+        local, {2, 2}, {1, 2}, [&](void*) { ++strided_calls; }, kFloat32);
+    EXPECT_EQ(t.strides().vec(), (std::vector<int64_t>{1, 2}));
+    EXPECT_EQ(t.data_ptr<float>()[1], 2.0f);
+  }
+  EXPECT_EQ(strided_calls, 1);
+  // On an error the caller keeps ownership: the deleter does not run.
+  auto count = [&](void*) { ++strided_calls; };
+  EXPECT_EQ(error_of([&] { from_blob(local, {-1}, count, kFloat32); }), "[from_blob] negative size -1 at dimension 0");
+  EXPECT_THROW(from_blob(local, {2}, count, dtype(kInt64).requires_grad(true)), TypeError);
+  EXPECT_EQ(strided_calls, 1);
+  EXPECT_EQ(error_of([&] { from_blob(local, {2}, Deleter(), kFloat32); }),
+            "[from_blob] deleter: expected a callable, got an empty std::function");
 }

@@ -24,7 +24,8 @@
 //   mapping: nothing is read until used, writing to a tensor copies only the touched pages and
 //   never changes the file, and the mapping lives until the last tensor from it goes. An entry
 //   whose offset is not aligned for its dtype (a header length that is not a multiple of 8) is
-//   copied instead. Entries come back in the file's order, which is offset order.
+//   copied instead, as is a BOOL entry with bytes other than 0 and 1 (made 1: true, as numpy
+//   reads them). Entries come back in the file's order, which is offset order.
 // The format layer (api/src/serialize/SafetensorsFormat.h) holds no tensors, so the fuzz target
 // (tests/serialize) compiles it alone under sanitizers.
 #include <cstddef>
@@ -54,7 +55,8 @@ EMBER_API void save_file(const OrderedDict<std::string, Tensor>& tensors, const 
                          const Metadata& metadata = {});
 // As ember::load.
 EMBER_API OrderedDict<std::string, Tensor> load_file(const std::string& path);
-// A file's `__metadata__` (empty when it has none), after checking the whole file as load does.
+// A file's `__metadata__` (empty when it has none). The file's format is checked as load checks it,
+// but its tensors are not made, so dtypes Ember lacks are no error here.
 EMBER_API Metadata load_metadata(const std::string& path);
 
 // In memory, as Python's safetensors.numpy.save / load: the file's bytes.

@@ -18,10 +18,10 @@ struct DtypeInfo {
 
 // Indexed by Dtype.
 constexpr DtypeInfo kDtypes[] = {
-    {"BOOL", 8},         {"F4", 4},           {"F6_E2M3", 6}, {"F6_E3M2", 6}, {"U8", 8},   {"I8", 8},
-    {"F8_E5M2", 8},      {"F8_E4M3", 8},      {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8},           {"F8_E5M2FNUZ", 8},
-    {"I16", 16},         {"U16", 16},         {"F16", 16},    {"BF16", 16},   {"I32", 32}, {"U32", 32},
-    {"F32", 32},         {"C64", 64},         {"F64", 64},    {"I64", 64},    {"U64", 64},
+    {"BOOL", 8},    {"F4", 4},      {"F6_E2M3", 6}, {"F6_E3M2", 6},     {"U8", 8},          {"I8", 8},
+    {"F8_E5M2", 8}, {"F8_E4M3", 8}, {"F8_E8M0", 8}, {"F8_E4M3FNUZ", 8}, {"F8_E5M2FNUZ", 8}, {"I16", 16},
+    {"U16", 16},    {"F16", 16},    {"BF16", 16},   {"I32", 32},        {"U32", 32},        {"F32", 32},
+    {"C64", 64},    {"F64", 64},    {"I64", 64},    {"U64", 64},
 };
 static_assert(std::size(kDtypes) == static_cast<size_t>(Dtype::U64) + 1);
 
@@ -34,8 +34,10 @@ std::string printable(std::string_view s, size_t limit = 64) {
       break;
     }
     auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else out += fmt::format("\\x{:02x}", c);
+    if (c >= 0x20 && c < 0x7f)
+      out += static_cast<char>(c);
+    else
+      out += fmt::format("\\x{:02x}", c);
   }
   return out;
 }
@@ -193,8 +195,21 @@ class HeaderReader {
 
  private:
   enum class State {
-    kRoot, kTop, kMetadata, kMetaKeys, kMetaValue, kEntry, kFields, kDtype, kShape, kShapeItems, kOffsets,
-    kOffsetItems, kIgnoredValue, kIgnoring, kDone,
+    kRoot,
+    kTop,
+    kMetadata,
+    kMetaKeys,
+    kMetaValue,
+    kEntry,
+    kFields,
+    kDtype,
+    kShape,
+    kShapeItems,
+    kOffsets,
+    kOffsetItems,
+    kIgnoredValue,
+    kIgnoring,
+    kDone,
   };
 
   template <class... A>

@@ -28,17 +28,28 @@ using stf::Origin;
 
 std::optional<Dtype> format_dtype(ScalarType t) {
   switch (t) {
-    case kBool: return Dtype::BOOL;
-    case kUInt8: return Dtype::U8;
-    case kInt8: return Dtype::I8;
-    case kInt16: return Dtype::I16;
-    case kInt32: return Dtype::I32;
-    case kInt64: return Dtype::I64;
-    case kFloat16: return Dtype::F16;
-    case kBFloat16: return Dtype::BF16;
-    case kFloat32: return Dtype::F32;
-    case kFloat64: return Dtype::F64;
-    default: return std::nullopt;
+    case kBool:
+      return Dtype::BOOL;
+    case kUInt8:
+      return Dtype::U8;
+    case kInt8:
+      return Dtype::I8;
+    case kInt16:
+      return Dtype::I16;
+    case kInt32:
+      return Dtype::I32;
+    case kInt64:
+      return Dtype::I64;
+    case kFloat16:
+      return Dtype::F16;
+    case kBFloat16:
+      return Dtype::BF16;
+    case kFloat32:
+      return Dtype::F32;
+    case kFloat64:
+      return Dtype::F64;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -61,8 +72,8 @@ template <class E = ValueError, class... A>
 // ---- writing ----
 
 struct Prepared {
-  std::string header;         // length prefix and padded JSON
-  std::vector<Tensor> data;   // CPU, contiguous, in write order
+  std::string header;        // length prefix and padded JSON
+  std::vector<Tensor> data;  // CPU, contiguous, in write order
 };
 
 Prepared prepare(const OrderedDict<std::string, Tensor>& tensors, const safetensors::Metadata& metadata,
@@ -82,17 +93,15 @@ Prepared prepare(const OrderedDict<std::string, Tensor>& tensors, const safetens
     if (!t.defined()) fail(o, "tensor '{}' is undefined", name);
     auto d = format_dtype(t.scalar_type());
     if (t.scalar_type() == kComplex64)
-      fail<NotImplementedError>(o, "tensor '{}' has dtype complex64: writing safetensors C64 is not implemented",
-                                name);
+      fail<NotImplementedError>(o, "tensor '{}' has dtype complex64: writing safetensors C64 is not implemented", name);
     if (!d) fail<TypeError>(o, "tensor '{}' has dtype {}, which safetensors cannot store", name, t.scalar_type());
     if (t.is_meta()) fail(o, "tensor '{}' is on the meta device and has no data", name);
     Tensor c = t.is_cpu() ? t : t.cpu();
     if (!c.is_contiguous()) c = c.contiguous();  // C order
     items.push_back({&name, *d, std::move(c)});
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return a.dtype != b.dtype ? a.dtype > b.dtype : *a.name < *b.name;
-  });
+  std::sort(items.begin(), items.end(),
+            [](const Item& a, const Item& b) { return a.dtype != b.dtype ? a.dtype > b.dtype : *a.name < *b.name; });
   std::vector<stf::Entry> entries;
   entries.reserve(items.size());
   Prepared p;
@@ -129,8 +138,8 @@ void write_file(const std::string& path, const Prepared& p, const Origin& o) {
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; fd < 0; ++attempt) {
-    tmp = (target.parent_path() / fmt::format(".{}.{}.{}.tmp", target.filename().string(), ::getpid(),
-                                              counter.fetch_add(1)))
+    tmp = (target.parent_path() /
+           fmt::format(".{}.{}.{}.tmp", target.filename().string(), ::getpid(), counter.fetch_add(1)))
               .string();
     fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);  // the umask applies
     if (fd < 0 && (errno != EEXIST || attempt > 100)) fail(o, "cannot create '{}': {}", tmp, errno_text());
@@ -192,7 +201,8 @@ Tensor make_tensor(const stf::Entry& e, const uint8_t* data_section, const std::
   const bool aligned = reinterpret_cast<uintptr_t>(p) % element_size(*st) == 0;
   if (mapping && nbytes > 0 && aligned && !fix_bools) {
     std::shared_ptr<Mapping> keep = mapping;
-    return from_blob(const_cast<uint8_t*>(p), shape, [keep](void*) {}, *st);
+    return from_blob(
+        const_cast<uint8_t*>(p), shape, [keep](void*) {}, *st);
   }
   Tensor t = make_empty(shape, *st, kCPU);
   if (nbytes > 0) std::memcpy(t.data_ptr(), p, nbytes);
