@@ -358,6 +358,18 @@ TEST(ReduceLROnPlateau, MinRelWithPatienceAndCooldown) {
   EXPECT_EQ(s.last_epoch(), 12);
 }
 
+TEST(ReduceLROnPlateau, CooldownIgnoresBadEpochs) {
+  auto opt = sgd(1.0);
+  ReduceLROnPlateau s(*opt, ReduceLROnPlateau::min, 0.5, /*patience=*/1, 1e-4, ReduceLROnPlateau::rel,
+                      /*cooldown=*/2);
+  const double want[] = {1, 1, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25};
+  for (int e = 0; e < 8; ++e) {
+    s.step(5.0);  // never improves
+    EXPECT_EQ(lr_of(*opt), want[e]) << "epoch " << e + 1;
+    EXPECT_EQ(s.in_cooldown(), e == 2 || e == 3 || e == 6 || e == 7) << "epoch " << e + 1;
+  }
+}
+
 TEST(ReduceLROnPlateau, MaxAbsMinLrAndEps) {
   auto p = make_params();
   SGD opt({OptimizerParamGroup({p[0], p[1]}), OptimizerParamGroup({p[2]}, SGDOptions(0.3))}, SGDOptions(1.0));
@@ -372,6 +384,14 @@ TEST(ReduceLROnPlateau, MaxAbsMinLrAndEps) {
   s.step(0.0);
   EXPECT_EQ(lr_of(opt, 0), 0.05);
   EXPECT_EQ(lr_of(opt, 1), 0.2);  // already at its floor
+  // A reduction smaller than eps is skipped: 0.3 -> 0.27 is, 1 -> 0.9 is not.
+  auto q = make_params();
+  SGD opt2({OptimizerParamGroup({q[0], q[1]}), OptimizerParamGroup({q[2]}, SGDOptions(0.3))}, SGDOptions(1.0));
+  ReduceLROnPlateau e(opt2, ReduceLROnPlateau::max, 0.9, 0, 1e-4, ReduceLROnPlateau::rel, 0, {}, /*eps=*/0.05);
+  e.step(1.0);
+  e.step(0.0);
+  EXPECT_NEAR(lr_of(opt2, 0), 0.9, 1e-16);
+  EXPECT_EQ(lr_of(opt2, 1), 0.3);
   EXPECT_EQ(error_of([&] { ReduceLROnPlateau(opt, ReduceLROnPlateau::min, 1.0); }),
             "[ReduceLROnPlateau] Factor should be < 1.0.");
   EXPECT_EQ(error_of([&] { ReduceLROnPlateau(opt, ReduceLROnPlateau::min, 0.1, 10, 1e-4, ReduceLROnPlateau::rel, 0,
