@@ -299,7 +299,9 @@ TEST(LBFGS, CurvedValleyMatchesTheReference) {
 
 TEST(LBFGS, Errors) {
   auto p = make_params();
-  EXPECT_EQ(error_of([&] { LBFGS(std::vector<OptimizerParamGroup>{{{p[0]}}, {{p[1]}}}); }),
+  EXPECT_EQ(error_of([&] {
+              LBFGS(std::vector<OptimizerParamGroup>{{{p[0]}}, {{p[1]}}});
+            }),
             "[LBFGS] LBFGS doesn't support per-parameter options (parameter groups)");
   LBFGS opt(p, LBFGSOptions(1));
   EXPECT_EQ(error_of([&] { opt.add_param_group({{make_params()[0]}}); }),
