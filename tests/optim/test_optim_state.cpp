@@ -212,6 +212,40 @@ TEST(OptimizerStep, SparseGradientsAreNotImplemented) {
                NotImplementedError);
 }
 
+TEST(OptimizerStep, Float32ParametersKeepTheirDtype) {
+  auto make = std::vector<std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>)>>{
+      [](auto p) { return std::make_unique<SGD>(p, SGDOptions(0.01).momentum(0.9)); },
+      [](auto p) { return std::make_unique<Adam>(p, AdamOptions(0.01).amsgrad(true)); },
+      [](auto p) { return std::make_unique<AdamW>(p); },
+      [](auto p) { return std::make_unique<RMSprop>(p, RMSpropOptions(0.01).centered(true).momentum(0.5)); },
+      [](auto p) { return std::make_unique<Adagrad>(p); },
+      [](auto p) { return std::make_unique<Adadelta>(p); },
+      [](auto p) { return std::make_unique<Adamax>(p); },
+      [](auto p) { return std::make_unique<NAdam>(p); },
+      [](auto p) { return std::make_unique<RAdam>(p); },
+      [](auto p) { return std::make_unique<Rprop>(p); },
+      [](auto p) { return std::make_unique<ASGD>(p); },
+  };
+  for (const auto& f : make) {
+    std::vector<Tensor> p;
+    for (const auto& t : make_params()) p.push_back(t.detach().to(kFloat32).requires_grad_());
+    auto opt = f(p);
+    const double before = loss_of(p).item<double>();
+    for (int i = 0; i < 5; ++i) {
+      opt->zero_grad();
+      loss_of(p).backward();
+      opt->step();
+    }
+    for (const auto& t : p) EXPECT_EQ(t.scalar_type(), kFloat32) << opt->name();
+    EXPECT_LT(loss_of(p).item<double>(), before) << opt->name();
+    for (const auto& item : opt->state_dict()) {
+      if (item.key().rfind("state.", 0) == 0 && item.value().dim() > 0) {
+        EXPECT_EQ(item.value().scalar_type(), kFloat32) << opt->name() << " " << item.key();
+      }
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------------------
 // state_dict
 
