@@ -251,8 +251,9 @@ TEST(OptimizerStep, Float32ParametersKeepTheirDtype) {
 
 TEST(OptimizerStateDict, LayoutFollowsPyTorch) {
   auto p = make_params();
+  const AdamOptions::betas_t betas{0.8, 0.9};  // LibTorch's spelling
   Adam opt({OptimizerParamGroup({p[0], p[1]}, AdamOptions(0.01).amsgrad(true)), OptimizerParamGroup({p[2]})},
-           AdamOptions(0.02).betas({0.8, 0.9}));
+           AdamOptions(0.02).betas(betas));
   for (int i = 0; i < 3; ++i) {
     opt.zero_grad();
     backward_on(p);
