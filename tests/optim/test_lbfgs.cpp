@@ -299,7 +299,9 @@ TEST(LBFGS, CurvedValleyMatchesTheReference) {
 
 TEST(LBFGS, Errors) {
   auto p = make_params();
-  EXPECT_EQ(error_of([&] { LBFGS(std::vector<OptimizerParamGroup>{{{p[0]}}, {{p[1]}}}); }),
+  EXPECT_EQ(error_of([&] {
+              LBFGS(std::vector<OptimizerParamGroup>{{{p[0]}}, {{p[1]}}});
+            }),
             "[LBFGS] LBFGS doesn't support per-parameter options (parameter groups)");
   LBFGS opt(p, LBFGSOptions(1));
   EXPECT_EQ(error_of([&] { opt.add_param_group({{make_params()[0]}}); }),
@@ -310,6 +312,41 @@ TEST(LBFGS, Errors) {
             "[LBFGS] only 'strong_wolfe' is supported as line_search_fn, got 'backtracking'");
   EXPECT_EQ(error_of([&] { LBFGS(p, LBFGSOptions(-1)); }), "[LBFGS] Invalid learning rate: -1");
   EXPECT_EQ(error_of([&] { LBFGS(p, LBFGSOptions(1).history_size(0)); }), "[LBFGS] Invalid history_size value: 0");
+}
+
+TEST(LBFGS, StateDictChecksTheHistoryAgainstTheParameters) {
+  auto p = make_params();
+  LBFGS opt(p, LBFGSOptions(1).max_iter(3));
+  auto closure = [&] {
+    opt.zero_grad();
+    Tensor l = loss_of(p);
+    l.backward();
+    return l;
+  };
+  opt.step(closure);
+  TensorDict sd = opt.state_dict();
+  const int64_t k = sd["state.0.ro"].numel();  // curvature pairs kept (y's > 1e-10)
+  EXPECT_GE(k, 1);
+  EXPECT_EQ(sd["state.0.old_dirs"].sizes(), IntArrayRef({k, 16}));
+  EXPECT_EQ(sd["state.0.old_stps"].sizes(), IntArrayRef({k, 16}));
+  EXPECT_EQ(sd["state.0.d"].sizes(), IntArrayRef({16}));
+  EXPECT_EQ(sd["state.0.func_evals"].item<int64_t>(), 3);
+  EXPECT_EQ(sd["state.0.n_iter"].item<int64_t>(), 2);  // max_eval = 3 * 5 / 4 stops the third iteration
+  // A state saved for other parameters (16 elements, these have 15) is refused; nothing changes.
+  auto q = make_params();
+  std::vector<Tensor> smaller = {q[0], q[1], q[2].narrow(0, 0, 3).detach().clone().requires_grad_()};
+  LBFGS other(smaller, LBFGSOptions(0.5));
+  EXPECT_EQ(error_of([&] { other.load_state_dict(sd); }),
+            "[LBFGS] load_state_dict: the saved direction has 16 elements, the parameters have 15");
+  EXPECT_TRUE(other.state().empty());
+  EXPECT_EQ(other.param_groups()[0].options().get_lr(), 0.5);
+  // The history's pieces must agree.
+  TensorDict bad;
+  for (const auto& item : sd) bad.insert(item.key(), item.value());
+  bad["state.0.ro"] = zeros({k + 1}, kFloat64);
+  EXPECT_EQ(error_of([&] { opt.load_state_dict(bad); }),
+            "[LBFGS] load_state_dict: 'state.0.old_dirs' expected shape [" + std::to_string(k + 1) +
+                ", 16] (history length, parameters), got [" + std::to_string(k) + ", 16]");
 }
 
 TEST(LBFGS, StopsAtAnOptimum) {

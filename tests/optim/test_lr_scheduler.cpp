@@ -161,12 +161,10 @@ TEST(LRScheduler, LambdaLRAndMultiplicativeLRPerGroup) {
 // PyTorch's test_onecycle_lr_* expectations (max_lr 25, 10 steps, momentum between 1 and 22).
 TEST(LRScheduler, OneCycleLRLinearDrivesMomentum) {
   auto opt = sgd(0.1, 0.9);
-  OneCycleLR s(*opt, OneCycleLROptions(25)
-                         .final_div_factor(2)
-                         .base_momentum({1})
-                         .max_momentum({22})
-                         .total_steps(10)
-                         .anneal_strategy("linear"));
+  OneCycleLR s(
+      *opt,
+      OneCycleLROptions(25).final_div_factor(2).base_momentum({1}).max_momentum({22}).total_steps(10).anneal_strategy(
+          "linear"));
   const std::vector<double> lr_target = {1, 13, 25, 21.5, 18, 14.5, 11, 7.5, 4, 0.5};
   const std::vector<double> momentum_target = {22, 11.5, 1, 4, 7, 10, 13, 16, 19, 22};
   for (int e = 0; e < 10; ++e) {
@@ -230,7 +228,9 @@ TEST(LRScheduler, OneCycleLRErrors) {
             "[OneCycleLR] Expected float between 0 and 1 pct_start, but got 1.5");
   EXPECT_EQ(error_of([&] { OneCycleLR(*opt, OneCycleLROptions(1).total_steps(5).anneal_strategy("exp")); }),
             "[OneCycleLR] anneal_strategy must be one of 'cos' or 'linear', instead got exp");
-  EXPECT_EQ(error_of([&] { OneCycleLR(*opt, OneCycleLROptions({1.0, 2.0}).total_steps(5)); }),
+  EXPECT_EQ(error_of([&] {
+              OneCycleLR(*opt, OneCycleLROptions({1.0, 2.0}).total_steps(5));
+            }),
             "[OneCycleLR] max_lr must have the same length as optimizer.param_groups. max_lr has 2 values, "
             "param_groups has 1.");
   auto p = make_params();
@@ -331,12 +331,16 @@ TEST(LRScheduler, ConstructionErrors) {
   auto a = std::make_shared<StepLR>(*opt, 2);
   auto other = sgd(0.1);
   auto b = std::make_shared<StepLR>(*other, 2);
-  EXPECT_EQ(error_of([&] { SequentialLR(*opt, {a, a}, {}); }),
+  EXPECT_EQ(error_of([&] {
+              SequentialLR(*opt, {a, a}, {});
+            }),
             "[SequentialLR] Sequential Schedulers expects number of schedulers provided to be one more than the number "
             "of milestone points, but got number of schedulers 2 and the number of milestones to be equal to 0");
   EXPECT_EQ(error_of([&] { SequentialLR(*opt, {}, {}); }),
             "[SequentialLR] SequentialLR expects at least one scheduler, but got no scheduler.");
-  EXPECT_EQ(error_of([&] { SequentialLR(*opt, {a, b}, {3}); }),
+  EXPECT_EQ(error_of([&] {
+              SequentialLR(*opt, {a, b}, {3});
+            }),
             "[SequentialLR] SequentialLR expects all schedulers to belong to the same optimizer, but got scheduler "
             "StepLR at index 1 with a different optimizer");
   EXPECT_EQ(error_of([&] { ChainedScheduler({}); }),
@@ -345,8 +349,8 @@ TEST(LRScheduler, ConstructionErrors) {
 
 TEST(ReduceLROnPlateau, MinRelWithPatienceAndCooldown) {
   auto opt = sgd(1.0);
-  ReduceLROnPlateau s(*opt, ReduceLROnPlateau::min, 0.5, /*patience=*/2, /*threshold=*/0.1,
-                      ReduceLROnPlateau::rel, /*cooldown=*/1);
+  ReduceLROnPlateau s(*opt, ReduceLROnPlateau::min, 0.5, /*patience=*/2, /*threshold=*/0.1, ReduceLROnPlateau::rel,
+                      /*cooldown=*/1);
   const double metrics[] = {10, 9.5, 9.2, 9.1, 9.0, 5.0, 4.9, 4.8, 4.7, 4.6, 4.5, 4.4};
   const double want[] = {1, 1, 1, 0.5, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25, 0.25, 0.25};
   for (int e = 0; e < 12; ++e) {
@@ -358,11 +362,23 @@ TEST(ReduceLROnPlateau, MinRelWithPatienceAndCooldown) {
   EXPECT_EQ(s.last_epoch(), 12);
 }
 
+TEST(ReduceLROnPlateau, CooldownIgnoresBadEpochs) {
+  auto opt = sgd(1.0);
+  ReduceLROnPlateau s(*opt, ReduceLROnPlateau::min, 0.5, /*patience=*/1, 1e-4, ReduceLROnPlateau::rel,
+                      /*cooldown=*/2);
+  const double want[] = {1, 1, 0.5, 0.5, 0.5, 0.5, 0.25, 0.25};
+  for (int e = 0; e < 8; ++e) {
+    s.step(5.0);  // never improves
+    EXPECT_EQ(lr_of(*opt), want[e]) << "epoch " << e + 1;
+    EXPECT_EQ(s.in_cooldown(), e == 2 || e == 3 || e == 6 || e == 7) << "epoch " << e + 1;
+  }
+}
+
 TEST(ReduceLROnPlateau, MaxAbsMinLrAndEps) {
   auto p = make_params();
   SGD opt({OptimizerParamGroup({p[0], p[1]}), OptimizerParamGroup({p[2]}, SGDOptions(0.3))}, SGDOptions(1.0));
-  ReduceLROnPlateau s(opt, ReduceLROnPlateau::max, 0.1, /*patience=*/0, /*threshold=*/0.5, ReduceLROnPlateau::abs,
-                      0, /*min_lr=*/{0.05, 0.2});
+  ReduceLROnPlateau s(opt, ReduceLROnPlateau::max, 0.1, /*patience=*/0, /*threshold=*/0.5, ReduceLROnPlateau::abs, 0,
+                      /*min_lr=*/{0.05, 0.2});
   s.step(1.0);  // best 1
   s.step(1.4);  // not > 1.5: reduce, group 1 floors at its min_lr
   EXPECT_NEAR(lr_of(opt, 0), 0.1, 1e-17);
@@ -372,10 +388,19 @@ TEST(ReduceLROnPlateau, MaxAbsMinLrAndEps) {
   s.step(0.0);
   EXPECT_EQ(lr_of(opt, 0), 0.05);
   EXPECT_EQ(lr_of(opt, 1), 0.2);  // already at its floor
+  // A reduction smaller than eps is skipped: 0.3 -> 0.27 is, 1 -> 0.9 is not.
+  auto q = make_params();
+  SGD opt2({OptimizerParamGroup({q[0], q[1]}), OptimizerParamGroup({q[2]}, SGDOptions(0.3))}, SGDOptions(1.0));
+  ReduceLROnPlateau e(opt2, ReduceLROnPlateau::max, 0.9, 0, 1e-4, ReduceLROnPlateau::rel, 0, {}, /*eps=*/0.05);
+  e.step(1.0);
+  e.step(0.0);
+  EXPECT_NEAR(lr_of(opt2, 0), 0.9, 1e-16);
+  EXPECT_EQ(lr_of(opt2, 1), 0.3);
   EXPECT_EQ(error_of([&] { ReduceLROnPlateau(opt, ReduceLROnPlateau::min, 1.0); }),
             "[ReduceLROnPlateau] Factor should be < 1.0.");
-  EXPECT_EQ(error_of([&] { ReduceLROnPlateau(opt, ReduceLROnPlateau::min, 0.1, 10, 1e-4, ReduceLROnPlateau::rel, 0,
-                                             {0.1, 0.2, 0.3}); }),
+  EXPECT_EQ(error_of([&] {
+              ReduceLROnPlateau(opt, ReduceLROnPlateau::min, 0.1, 10, 1e-4, ReduceLROnPlateau::rel, 0, {0.1, 0.2, 0.3});
+            }),
             "[ReduceLROnPlateau] expected 2 min_lrs, got 3");
 }
 

@@ -57,9 +57,13 @@ TEST(OptimizerGroups, AddParamGroupChecksBeforeAdding) {
   EXPECT_EQ(opt.param_groups()[2].options().get_lr(), 0.01);
 
   Tensor fresh = zeros({2}, kFloat64).requires_grad_();
-  EXPECT_EQ(error_of([&] { opt.add_param_group({{fresh, p[0]}}); }),
+  EXPECT_EQ(error_of([&] {
+              opt.add_param_group({{fresh, p[0]}});
+            }),
             "[Adam] some parameters appear in more than one parameter group (parameter 1 of the new group)");
-  EXPECT_EQ(error_of([&] { opt.add_param_group({{fresh, fresh}}); }),
+  EXPECT_EQ(error_of([&] {
+              opt.add_param_group({{fresh, fresh}});
+            }),
             "[Adam] add_param_group: parameter 1 appears twice in the group");
   Tensor non_leaf = fresh * 2;
   EXPECT_EQ(error_of([&] { opt.add_param_group({{non_leaf}}); }),
@@ -89,15 +93,25 @@ TEST(OptimizerErrors, PyTorchMessages) {
       {[&] { SGD(p, SGDOptions(-1)); }, "[SGD] Invalid learning rate: -1"},
       {[&] { SGD(p, SGDOptions(0.1).momentum(-0.5)); }, "[SGD] Invalid momentum value: -0.5"},
       {[&] { SGD(p, SGDOptions(0.1).weight_decay(-1)); }, "[SGD] Invalid weight_decay value: -1"},
-      {[&] { SGD(p, SGDOptions(0.1).nesterov(true)); }, "[SGD] Nesterov momentum requires a momentum and zero dampening"},
+      {[&] { SGD(p, SGDOptions(0.1).nesterov(true)); },
+       "[SGD] Nesterov momentum requires a momentum and zero dampening"},
       {[&] { SGD(p, SGDOptions(0.1).momentum(0.9).dampening(0.1).nesterov(true)); },
        "[SGD] Nesterov momentum requires a momentum and zero dampening"},
       {[&] { Adam(p, AdamOptions(-1)); }, "[Adam] Invalid learning rate: -1"},
       {[&] { Adam(p, AdamOptions().eps(-1e-8)); }, "[Adam] Invalid epsilon value: -1e-08"},
-      {[&] { Adam(p, AdamOptions().betas({1.0, 0.999})); }, "[Adam] Invalid beta parameter at index 0: 1"},
-      {[&] { Adam(p, AdamOptions().betas({0.9, -0.1})); }, "[Adam] Invalid beta parameter at index 1: -0.1"},
+      {[&] {
+         Adam(p, AdamOptions().betas({1.0, 0.999}));
+       },
+       "[Adam] Invalid beta parameter at index 0: 1"},
+      {[&] {
+         Adam(p, AdamOptions().betas({0.9, -0.1}));
+       },
+       "[Adam] Invalid beta parameter at index 1: -0.1"},
       {[&] { Adam(p, AdamOptions().weight_decay(-0.1)); }, "[Adam] Invalid weight_decay value: -0.1"},
-      {[&] { AdamW(p, AdamWOptions().betas({0.9, 1.5})); }, "[AdamW] Invalid beta parameter at index 1: 1.5"},
+      {[&] {
+         AdamW(p, AdamWOptions().betas({0.9, 1.5}));
+       },
+       "[AdamW] Invalid beta parameter at index 1: 1.5"},
       {[&] { RMSprop(p, RMSpropOptions().alpha(-1)); }, "[RMSprop] Invalid alpha value: -1"},
       {[&] { RMSprop(p, RMSpropOptions().momentum(-1)); }, "[RMSprop] Invalid momentum value: -1"},
       {[&] { Adagrad(p, AdagradOptions().lr_decay(-1)); }, "[Adagrad] Invalid lr_decay value: -1"},
@@ -107,8 +121,13 @@ TEST(OptimizerErrors, PyTorchMessages) {
       {[&] { Adamax(p, AdamaxOptions(-2)); }, "[Adamax] Invalid learning rate: -2"},
       {[&] { NAdam(p, NAdamOptions().momentum_decay(-1)); }, "[NAdam] Invalid momentum_decay value: -1"},
       {[&] { RAdam(p, RAdamOptions().eps(-1)); }, "[RAdam] Invalid epsilon value: -1"},
-      {[&] { Rprop(p, RpropOptions().etas({1.5, 1.2})); }, "[Rprop] Invalid eta values: 1.5, 1.2"},
-      {[&] { Rprop(p, RpropOptions().step_sizes({1, 0.1})); },
+      {[&] {
+         Rprop(p, RpropOptions().etas({1.5, 1.2}));
+       },
+       "[Rprop] Invalid eta values: 1.5, 1.2"},
+      {[&] {
+         Rprop(p, RpropOptions().step_sizes({1, 0.1}));
+       },
        "[Rprop] Invalid step_sizes: 1, 0.1 (expected 0 <= min <= max)"},
       {[&] { ASGD(p, ASGDOptions().weight_decay(-1)); }, "[ASGD] Invalid weight_decay value: -1"},
   };
@@ -177,7 +196,8 @@ TEST(OptimizerStep, SparseGradientsAreNotImplemented) {
       opt->step();
       ADD_FAILURE() << opt->name() << " accepted a sparse gradient";
     } catch (const NotImplementedError& e) {
-      EXPECT_EQ(std::string(e.what()), "[" + opt->name() + "] sparse gradients are not supported (got a Sparse gradient)");
+      EXPECT_EQ(std::string(e.what()),
+                "[" + opt->name() + "] sparse gradients are not supported (got a Sparse gradient)");
     }
     EXPECT_EQ(to_vec(p[0]), kX0) << opt->name();
   }
@@ -192,27 +212,79 @@ TEST(OptimizerStep, SparseGradientsAreNotImplemented) {
                NotImplementedError);
 }
 
+TEST(OptimizerStep, Float32ParametersKeepTheirDtype) {
+  auto make = std::vector<std::function<std::unique_ptr<Optimizer>(std::vector<Tensor>)>>{
+      [](auto p) { return std::make_unique<SGD>(p, SGDOptions(0.01).momentum(0.9)); },
+      [](auto p) { return std::make_unique<Adam>(p, AdamOptions(0.01).amsgrad(true)); },
+      [](auto p) { return std::make_unique<AdamW>(p); },
+      [](auto p) { return std::make_unique<RMSprop>(p, RMSpropOptions(0.01).centered(true).momentum(0.5)); },
+      [](auto p) { return std::make_unique<Adagrad>(p); },
+      [](auto p) { return std::make_unique<Adadelta>(p); },
+      [](auto p) { return std::make_unique<Adamax>(p); },
+      [](auto p) { return std::make_unique<NAdam>(p); },
+      [](auto p) { return std::make_unique<RAdam>(p); },
+      [](auto p) { return std::make_unique<Rprop>(p); },
+      [](auto p) { return std::make_unique<ASGD>(p); },
+  };
+  for (const auto& f : make) {
+    std::vector<Tensor> p;
+    for (const auto& t : make_params()) p.push_back(t.detach().to(kFloat32).requires_grad_());
+    auto opt = f(p);
+    const double before = loss_of(p).item<double>();
+    for (int i = 0; i < 5; ++i) {
+      opt->zero_grad();
+      loss_of(p).backward();
+      opt->step();
+    }
+    for (const auto& t : p) EXPECT_EQ(t.scalar_type(), kFloat32) << opt->name();
+    EXPECT_LT(loss_of(p).item<double>(), before) << opt->name();
+    for (const auto& item : opt->state_dict()) {
+      if (item.key().rfind("state.", 0) == 0 && item.value().dim() > 0) {
+        EXPECT_EQ(item.value().scalar_type(), kFloat32) << opt->name() << " " << item.key();
+      }
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------------------
 // state_dict
 
 TEST(OptimizerStateDict, LayoutFollowsPyTorch) {
   auto p = make_params();
+  const AdamOptions::betas_t betas{0.8, 0.9};  // LibTorch's spelling
   Adam opt({OptimizerParamGroup({p[0], p[1]}, AdamOptions(0.01).amsgrad(true)), OptimizerParamGroup({p[2]})},
-           AdamOptions(0.02).betas({0.8, 0.9}));
+           AdamOptions(0.02).betas(betas));
   for (int i = 0; i < 3; ++i) {
     opt.zero_grad();
     backward_on(p);
     opt.step();
   }
   TensorDict sd = opt.state_dict();
-  const std::vector<std::string> keys = {
-      "state.0.step", "state.0.exp_avg", "state.0.exp_avg_sq", "state.0.max_exp_avg_sq",
-      "state.1.step", "state.1.exp_avg", "state.1.exp_avg_sq", "state.1.max_exp_avg_sq",
-      "state.2.step", "state.2.exp_avg", "state.2.exp_avg_sq",
-      "param_groups.0.lr", "param_groups.0.betas", "param_groups.0.eps", "param_groups.0.weight_decay",
-      "param_groups.0.amsgrad", "param_groups.0.maximize", "param_groups.0.params",
-      "param_groups.1.lr", "param_groups.1.betas", "param_groups.1.eps", "param_groups.1.weight_decay",
-      "param_groups.1.amsgrad", "param_groups.1.maximize", "param_groups.1.params"};
+  const std::vector<std::string> keys = {"state.0.step",
+                                         "state.0.exp_avg",
+                                         "state.0.exp_avg_sq",
+                                         "state.0.max_exp_avg_sq",
+                                         "state.1.step",
+                                         "state.1.exp_avg",
+                                         "state.1.exp_avg_sq",
+                                         "state.1.max_exp_avg_sq",
+                                         "state.2.step",
+                                         "state.2.exp_avg",
+                                         "state.2.exp_avg_sq",
+                                         "param_groups.0.lr",
+                                         "param_groups.0.betas",
+                                         "param_groups.0.eps",
+                                         "param_groups.0.weight_decay",
+                                         "param_groups.0.amsgrad",
+                                         "param_groups.0.maximize",
+                                         "param_groups.0.params",
+                                         "param_groups.1.lr",
+                                         "param_groups.1.betas",
+                                         "param_groups.1.eps",
+                                         "param_groups.1.weight_decay",
+                                         "param_groups.1.amsgrad",
+                                         "param_groups.1.maximize",
+                                         "param_groups.1.params"};
   EXPECT_EQ(sd.keys(), keys);
   EXPECT_EQ(sd["state.2.step"].scalar_type(), kInt64);
   EXPECT_EQ(sd["state.2.step"].dim(), 0);
@@ -275,8 +347,8 @@ TEST(OptimizerStateDict, ResumeIsBitIdentical) {
     return std::vector<OptimizerParamGroup>{OptimizerParamGroup({p[0], p[1]}, a), OptimizerParamGroup({p[2]}, b)};
   };
   expect_exact_resume([&](auto p) {
-    return std::make_unique<SGD>(groups(p, SGDOptions(0.01).momentum(0.9), SGDOptions(0.02).momentum(0.5).nesterov(true)),
-                                 SGDOptions(0.1));
+    return std::make_unique<SGD>(
+        groups(p, SGDOptions(0.01).momentum(0.9), SGDOptions(0.02).momentum(0.5).nesterov(true)), SGDOptions(0.1));
   });
   expect_exact_resume(
       [&](auto p) { return std::make_unique<Adam>(groups(p, AdamOptions(0.01).amsgrad(true), AdamOptions(0.03))); });
@@ -345,7 +417,8 @@ TEST(OptimizerStateDict, LoadChecksTheStructureAndChangesNothingOnError) {
                   "of optimizer's group (group 0: 3 parameters saved, 2 in the optimizer)");
   bad = copy_of(good);
   bad["state.1.exp_avg"] = zeros({3, 2}, kFloat64);
-  expect_rejected(bad, "[Adam] load_state_dict: 'state.1.exp_avg' has shape [3, 2], but its parameter has shape [2, 3]");
+  expect_rejected(bad,
+                  "[Adam] load_state_dict: 'state.1.exp_avg' has shape [3, 2], but its parameter has shape [2, 3]");
   bad = copy_of(good);
   bad.erase("state.2.exp_avg_sq");
   expect_rejected(bad, "[Adam] load_state_dict: missing key 'state.2.exp_avg_sq'");
@@ -370,7 +443,8 @@ TEST(OptimizerStateDict, LoadChecksTheStructureAndChangesNothingOnError) {
   // Another optimizer's dict.
   auto q = make_params();
   SGD sgd({OptimizerParamGroup({q[0], q[1]}), OptimizerParamGroup({q[2]})}, SGDOptions(0.1).momentum(0.9));
-  EXPECT_EQ(error_of([&] { sgd.load_state_dict(good); }), "[SGD] load_state_dict: missing key 'param_groups.0.momentum'");
+  EXPECT_EQ(error_of([&] { sgd.load_state_dict(good); }),
+            "[SGD] load_state_dict: missing key 'param_groups.0.momentum'");
 }
 
 TEST(OptimizerStateDict, LoadedStateIsCopiedToTheParameterDtype) {

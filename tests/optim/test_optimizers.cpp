@@ -27,8 +27,8 @@ using RefStep = std::function<void(Vec&, Vec, int)>;
 
 // Runs `opt` and the per-tensor references side by side, comparing after every step. `sign` -1
 // makes the objective -f (for maximize).
-void expect_trajectory(Optimizer& opt, const std::vector<Tensor>& params, std::vector<RefStep> refs,
-                       double sign = 1.0, int steps = kSteps) {
+void expect_trajectory(Optimizer& opt, const std::vector<Tensor>& params, std::vector<RefStep> refs, double sign = 1.0,
+                       int steps = kSteps) {
   Params ref = initial_params();
   double worst = 0;
   for (int t = 1; t <= steps; ++t) {
@@ -234,8 +234,7 @@ struct RadamRef {
       const double mhat = m[i] / (1 - std::pow(beta1, t));
       if (rho_t > 5) {
         const double l = std::sqrt(1 - std::pow(beta2, t)) / (std::sqrt(v[i]) + eps);
-        const double r =
-            std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+        const double r = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
         th[i] -= lr * mhat * r * l;
       } else {
         th[i] -= lr * mhat;
@@ -307,8 +306,7 @@ TEST(OptimizerTrajectory, SGDMomentumDampeningNesterovWeightDecay) {
   SGD opt(two_groups(p, SGDOptions(0.01).momentum(0.9).dampening(0.1).weight_decay(0.01),
                      SGDOptions(0.02).momentum(0.8).nesterov(true).weight_decay(0.001)),
           SGDOptions(0.1));
-  expect_trajectory(opt, p,
-                    refs(SgdRef{0.01, 0.9, 0.1, 0.01}, SgdRef{0.02, 0.8, 0, 0.001, /*nesterov=*/true}));
+  expect_trajectory(opt, p, refs(SgdRef{0.01, 0.9, 0.1, 0.01}, SgdRef{0.02, 0.8, 0, 0.001, /*nesterov=*/true}));
 }
 
 TEST(OptimizerTrajectory, SGDPlainAndMaximize) {
@@ -407,8 +405,7 @@ TEST(OptimizerTrajectory, AdadeltaRhoWeightDecay) {
 
 TEST(OptimizerTrajectory, AdamaxWeightDecay) {
   auto p = make_params();
-  Adamax opt(two_groups(p, AdamaxOptions(0.02).betas({0.8, 0.99}).weight_decay(0.01),
-                        AdamaxOptions(0.01).eps(1e-3)));
+  Adamax opt(two_groups(p, AdamaxOptions(0.02).betas({0.8, 0.99}).weight_decay(0.01), AdamaxOptions(0.01).eps(1e-3)));
   AdamaxRef a{0.02, 0.8, 0.99, 1e-8, 0.01};
   AdamaxRef b{0.01, 0.9, 0.999, 1e-3};
   expect_trajectory(opt, p, refs(a, b));
@@ -435,8 +432,8 @@ TEST(OptimizerTrajectory, NAdamMomentumDecayAndDecoupledWeightDecay) {
 
 TEST(OptimizerTrajectory, RAdamRectificationAndDecoupledWeightDecay) {
   auto p = make_params();
-  RAdam opt(two_groups(p, RAdamOptions(0.01).weight_decay(0.01), RAdamOptions(0.02).betas({0.9, 0.9}).weight_decay(
-                                                                     0.1).decoupled_weight_decay(true)));
+  RAdam opt(two_groups(p, RAdamOptions(0.01).weight_decay(0.01),
+                       RAdamOptions(0.02).betas({0.9, 0.9}).weight_decay(0.1).decoupled_weight_decay(true)));
   RadamRef a{0.01, 0.9, 0.999, 1e-8, 0.01};
   RadamRef b{0.02, 0.9, 0.9, 1e-8, 0.1, /*decoupled=*/true};
   expect_trajectory(opt, p, refs(a, b));
@@ -468,8 +465,8 @@ TEST(OptimizerTrajectory, RpropEtasStepSizes) {
 TEST(OptimizerTrajectory, ASGDAveragingAfterT0) {
   auto p = make_params();
   // t0 = 20: mu leaves 1 after step 21, so the average starts to lag the iterate.
-  ASGD opt(two_groups(p, ASGDOptions(0.01).lambd(0.01).alpha(0.6).t0(20).weight_decay(0.01),
-                      ASGDOptions(0.02).lambd(1e-3)));
+  ASGD opt(
+      two_groups(p, ASGDOptions(0.01).lambd(0.01).alpha(0.6).t0(20).weight_decay(0.01), ASGDOptions(0.02).lambd(1e-3)));
   // Shared so the references' averages can be read afterwards.
   auto ra = std::make_shared<AsgdRef>(AsgdRef{0.01, 0.01, 0.6, 20, 0.01});
   auto rb = std::make_shared<AsgdRef>(*ra);

@@ -100,8 +100,8 @@ Tensor Adam::step(LossClosure closure) {
   check_dense_grads();
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
-    const AdamHyper h{o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                      o.amsgrad(), o.maximize(), /*decoupled=*/false};
+    const AdamHyper h{o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
+                      o.amsgrad(), o.maximize(),           /*decoupled=*/false};
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& st = state_of<AdamParamState>(p, [&] { return adam_init(p, h.amsgrad); });
@@ -152,8 +152,8 @@ Tensor AdamW::step(LossClosure closure) {
   check_dense_grads();
   for (auto& group : param_groups_) {
     const auto& o = static_cast<const AdamWOptions&>(group.options());
-    const AdamHyper h{o.lr(), std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                      o.amsgrad(), o.maximize(), /*decoupled=*/true};
+    const AdamHyper h{o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
+                      o.amsgrad(), o.maximize(),           /*decoupled=*/true};
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& st = state_of<AdamParamState>(p, [&] { return adam_init(p, h.amsgrad); });

@@ -189,7 +189,9 @@ void LBFGSParamState::serialize(StateArchive& a) {
   a.value("ro", ro);
   for (auto [name, list] : {std::pair("old_dirs", &old_dirs_), std::pair("old_stps", &old_stps_)}) {
     Tensor stacked;
-    if (a.saving()) stacked = list->empty() ? zeros({0, d_.numel()}, d_.options()) : stack(std::vector<Tensor>(list->begin(), list->end()));
+    if (a.saving())
+      stacked =
+          list->empty() ? zeros({0, d_.numel()}, d_.options()) : stack(std::vector<Tensor>(list->begin(), list->end()));
     a.tensor(name, stacked, StateArchive::Shape::kAny);
     if (a.saving()) continue;
     if (stacked.dim() != 2 || stacked.size(0) != static_cast<int64_t>(ro.size()) || stacked.size(1) != d_.numel())

@@ -251,7 +251,8 @@ void MultiStepLR::serialize(StateArchive& a) {
 
 ConstantLR::ConstantLR(Optimizer& optimizer, double factor, int64_t total_iters, int64_t last_epoch)
     : LRScheduler("ConstantLR", optimizer, last_epoch), factor_(factor), total_iters_(total_iters) {
-  EMBER_CHECK(0 <= factor && factor <= 1.0, "[ConstantLR] Constant multiplicative factor expected to be between 0 and 1.");
+  EMBER_CHECK(0 <= factor && factor <= 1.0,
+              "[ConstantLR] Constant multiplicative factor expected to be between 0 and 1.");
   initialize();
 }
 
@@ -362,8 +363,7 @@ std::vector<double> PolynomialLR::get_lrs() {
 std::optional<std::vector<double>> PolynomialLR::closed_form_lrs() {
   std::vector<double> lrs;
   const double done = static_cast<double>(std::min(total_iters_, last_epoch_));
-  for (double base : base_lrs_)
-    lrs.push_back(base * std::pow(1.0 - done / static_cast<double>(total_iters_), power_));
+  for (double base : base_lrs_) lrs.push_back(base * std::pow(1.0 - done / static_cast<double>(total_iters_), power_));
   return lrs;
 }
 
@@ -547,8 +547,8 @@ double OneCycleLR::anneal(double start, double end, double pct) const {
 
 std::vector<double> OneCycleLR::get_lrs() {
   const int64_t step_num = last_epoch_;
-  EMBER_CHECK(step_num <= total_steps_, "[OneCycleLR] Tried to step {} times. The specified number of total steps is {}",
-              step_num, total_steps_);
+  EMBER_CHECK(step_num <= total_steps_,
+              "[OneCycleLR] Tried to step {} times. The specified number of total steps is {}", step_num, total_steps_);
   auto& groups = optimizer_.param_groups();
   std::vector<double> lrs;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -628,7 +628,8 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRS
     : LRScheduler("SequentialLR", optimizer, last_epoch + 1),
       schedulers_(std::move(schedulers)),
       milestones_(std::move(milestones)) {
-  EMBER_CHECK(!schedulers_.empty(), "[SequentialLR] SequentialLR expects at least one scheduler, but got no scheduler.");
+  EMBER_CHECK(!schedulers_.empty(),
+              "[SequentialLR] SequentialLR expects at least one scheduler, but got no scheduler.");
   check_schedulers("SequentialLR", optimizer, schedulers_);
   EMBER_CHECK(milestones_.size() == schedulers_.size() - 1,
               "[SequentialLR] Sequential Schedulers expects number of schedulers provided to be one more than the "
@@ -658,8 +659,8 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRS
 
 void SequentialLR::step() {
   last_epoch_ += 1;
-  const auto idx = static_cast<size_t>(std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) -
-                                       milestones_.begin());
+  const auto idx =
+      static_cast<size_t>(std::upper_bound(milestones_.begin(), milestones_.end(), last_epoch_) - milestones_.begin());
   LRScheduler& s = *schedulers_[idx];
   if (idx > 0 && milestones_[idx - 1] == last_epoch_)
     s.update_lr(0);
@@ -690,14 +691,15 @@ void SequentialLR::check_loaded(StateArchive& a) const {
 }
 
 ChainedScheduler::ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers)
-    : LRScheduler("ChainedScheduler",
-                  [&]() -> Optimizer& {
-                    EMBER_CHECK(!schedulers.empty() && schedulers[0] != nullptr,
-                                "[ChainedScheduler] ChainedScheduler expects at least one scheduler to be chained, but "
-                                "got no scheduler.");
-                    return schedulers[0]->optimizer();
-                  }(),
-                  0),
+    : LRScheduler(
+          "ChainedScheduler",
+          [&]() -> Optimizer& {
+            EMBER_CHECK(!schedulers.empty() && schedulers[0] != nullptr,
+                        "[ChainedScheduler] ChainedScheduler expects at least one scheduler to be chained, but "
+                        "got no scheduler.");
+            return schedulers[0]->optimizer();
+          }(),
+          0),
       schedulers_(std::move(schedulers)) {
   check_schedulers("ChainedScheduler", optimizer_, schedulers_);
   last_lr_ = current_lrs();

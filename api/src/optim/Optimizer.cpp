@@ -54,8 +54,7 @@ const Tensor* StateArchive::find(const char* name, bool optional) const {
 }
 
 double StateArchive::read_real(const char* name, const Tensor& t) const {
-  if (t.dim() != 0)
-    fail(fmt::format("'{}{}' expected a 0-dim tensor, got shape {}", prefix_, name, t.sizes()));
+  if (t.dim() != 0) fail(fmt::format("'{}{}' expected a 0-dim tensor, got shape {}", prefix_, name, t.sizes()));
   if (is_complex_type(t.scalar_type()))
     fail(fmt::format("'{}{}' expected a real tensor, got {}", prefix_, name, t.scalar_type()));
   return t.item<double>();
@@ -97,8 +96,7 @@ void StateArchive::value(const char* name, betas_t& v) {
   std::vector<double> pair{std::get<0>(v), std::get<1>(v)};
   value(name, pair);
   if (!saving()) {
-    if (pair.size() != 2)
-      fail(fmt::format("'{}{}' expected 2 values, got {}", prefix_, name, pair.size()));
+    if (pair.size() != 2) fail(fmt::format("'{}{}' expected 2 values, got {}", prefix_, name, pair.size()));
     v = {pair[0], pair[1]};
   }
 }
@@ -140,8 +138,8 @@ void StateArchive::value(const char* name, std::string& v) {
   }
   const Tensor& t = *find(name, false);
   if (t.dim() != 1 || t.scalar_type() != kUInt8)
-    fail(fmt::format("'{}{}' expected a 1-dim uint8 tensor (a string's bytes), got a {}-dim {} tensor", prefix_,
-                     name, t.dim(), t.scalar_type()));
+    fail(fmt::format("'{}{}' expected a 1-dim uint8 tensor (a string's bytes), got a {}-dim {} tensor", prefix_, name,
+                     t.dim(), t.scalar_type()));
   Tensor c = t.to(kCPU).contiguous();
   v.assign(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<size_t>(c.numel()));
 }
@@ -200,8 +198,8 @@ void StateArchive::tensor(const char* name, Tensor& t, Shape shape, bool optiona
   }
   if (param_.defined()) {
     if (shape == Shape::kLikeParam && src->sizes() != param_.sizes())
-      fail(fmt::format("'{}{}' has shape {}, but its parameter has shape {}", prefix_, name,
-                       src->sizes(), param_.sizes()));
+      fail(fmt::format("'{}{}' has shape {}, but its parameter has shape {}", prefix_, name, src->sizes(),
+                       param_.sizes()));
     t = src->to(param_.device(), param_.scalar_type(), /*non_blocking=*/false, /*copy=*/true);
   } else {
     t = src->clone();
@@ -231,8 +229,9 @@ OptimizerParamGroup& OptimizerParamGroup::operator=(const OptimizerParamGroup& o
 }
 
 OptimizerOptions& OptimizerParamGroup::options() {
-  EMBER_CHECK(options_ != nullptr, "[OptimizerParamGroup] options: this group has none yet (add_param_group gives it "
-                                   "a copy of the optimizer's defaults)");
+  EMBER_CHECK(options_ != nullptr,
+              "[OptimizerParamGroup] options: this group has none yet (add_param_group gives it "
+              "a copy of the optimizer's defaults)");
   return *options_;
 }
 const OptimizerOptions& OptimizerParamGroup::options() const {
@@ -267,12 +266,12 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
     EMBER_CHECK(p.defined(), "[{}] add_param_group: parameter {} is an undefined tensor", name_, i);
-    EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(p.scalar_type()),
-                                "[{}] add_param_group: parameter {} is complex; complex parameters are not supported yet",
-                                name_, i);
+    EMBER_CHECK_NOT_IMPLEMENTED(
+        !is_complex_type(p.scalar_type()),
+        "[{}] add_param_group: parameter {} is complex; complex parameters are not supported yet", name_, i);
     EMBER_CHECK(p.is_floating_point(),
-                "[{}] add_param_group: parameter {} has dtype {}; only floating-point tensors can be optimized",
-                name_, i, p.scalar_type());
+                "[{}] add_param_group: parameter {} has dtype {}; only floating-point tensors can be optimized", name_,
+                i, p.scalar_type());
     EMBER_CHECK(p.is_leaf(), "[{}] can't optimize a non-leaf Tensor (parameter {} of the group)", name_, i);
     EMBER_CHECK(seen.count(p.unsafeGetTensorImpl()) == 0,
                 "[{}] some parameters appear in more than one parameter group (parameter {} of the new group)", name_,
@@ -299,8 +298,8 @@ void Optimizer::add_parameters(const std::vector<Tensor>& parameters) {
     const Tensor& p = parameters[i];
     EMBER_CHECK(p.defined(), "[{}] add_parameters: parameter {} is an undefined tensor", name_, i);
     EMBER_CHECK(p.is_leaf(), "[{}] can't optimize a non-leaf Tensor (parameter {})", name_, i);
-    EMBER_CHECK(seen.insert(p.unsafeGetTensorImpl()).second,
-                "[{}] add_parameters: parameter {} is already optimized", name_, i);
+    EMBER_CHECK(seen.insert(p.unsafeGetTensorImpl()).second, "[{}] add_parameters: parameter {} is already optimized",
+                name_, i);
   }
   auto& first = param_groups_.front().params();
   first.insert(first.end(), parameters.begin(), parameters.end());
@@ -430,8 +429,7 @@ void Optimizer::load_state_dict(const TensorDict& dict) {
     s->serialize(a);
     state[param_key(it->second)] = std::move(s);
   }
-  for (const auto& item : dict)
-    EMBER_CHECK(used.count(item.key()) != 0, "{}: unexpected key '{}'", who, item.key());
+  for (const auto& item : dict) EMBER_CHECK(used.count(item.key()) != 0, "{}: unexpected key '{}'", who, item.key());
   check_loaded_state(groups, state);
   param_groups_ = std::move(groups);
   state_ = std::move(state);

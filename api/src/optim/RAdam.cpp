@@ -79,8 +79,7 @@ Tensor RAdam::step(LossClosure closure) {
       const double rho_inf = 2 / (1 - beta2) - 1;
       const double rho_t = rho_inf - 2 * step * std::pow(beta2, step) / bias_correction2;
       if (rho_t > 5.0) {
-        const double rect =
-            std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
+        const double rect = std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t));
         // bias_corrected_exp_avg * lr * adaptive_lr * rect, adaptive_lr = sqrt(bc2) / (sqrt(v) + eps).
         Tensor denom = st.exp_avg_sq().sqrt().add_(o.eps());
         p.add_(bias_corrected_exp_avg.mul_(lr * std::sqrt(bias_correction2) * rect).div_(denom), -1.0);

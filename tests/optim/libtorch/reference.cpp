@@ -67,7 +67,8 @@ void run_lbfgs(const char* name, LBFGSOptions options, int steps, bool convex = 
 
 template <class O>
 std::vector<OptimizerParamGroup> two_groups(std::vector<Tensor>& p, O a, O b) {
-  return {OptimizerParamGroup({p[0], p[1]}, std::make_unique<O>(a)), OptimizerParamGroup({p[2]}, std::make_unique<O>(b))};
+  return {OptimizerParamGroup({p[0], p[1]}, std::make_unique<O>(a)),
+          OptimizerParamGroup({p[2]}, std::make_unique<O>(b))};
 }
 
 }  // namespace
@@ -87,8 +88,8 @@ int main() {
         two_groups(p, AdamWOptions(0.01).weight_decay(0.1).amsgrad(true), AdamWOptions(0.03).betas({0.95, 0.9})));
   });
   run("RMSprop", [](auto& p) {
-    return std::make_unique<RMSprop>(two_groups(p, RMSpropOptions(0.005).centered(true).momentum(0.5).weight_decay(0.01),
-                                                RMSpropOptions(0.005).alpha(0.9)));
+    return std::make_unique<RMSprop>(two_groups(
+        p, RMSpropOptions(0.005).centered(true).momentum(0.5).weight_decay(0.01), RMSpropOptions(0.005).alpha(0.9)));
   });
   run("Adagrad", [](auto& p) {
     return std::make_unique<Adagrad>(
@@ -97,8 +98,8 @@ int main() {
   });
   run_lbfgs("LBFGS valley", LBFGSOptions(0.2).max_iter(1).history_size(5), 40);
   run_lbfgs("LBFGS valley strong_wolfe", LBFGSOptions(1).max_iter(5).history_size(3).line_search_fn("strong_wolfe"), 6);
-  run_lbfgs("LBFGS convex strong_wolfe",
-            LBFGSOptions(1).max_iter(4).history_size(3).line_search_fn("strong_wolfe"), 100, /*convex=*/true);
+  run_lbfgs("LBFGS convex strong_wolfe", LBFGSOptions(1).max_iter(4).history_size(3).line_search_fn("strong_wolfe"),
+            100, /*convex=*/true);
 
   // StepLR(step_size 2, gamma 0.5) on lr 1: the lr after each of 6 steps.
   auto p = make_params();

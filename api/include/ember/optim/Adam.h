@@ -7,6 +7,7 @@ namespace ember::optim {
 
 struct EMBER_API AdamOptions : public OptimizerCloneableOptions<AdamOptions> {
   AdamOptions(double lr = 1e-3);  // NOLINT: implicit as LibTorch's
+  using betas_t = optim::betas_t;
   EMBER_OPTIM_ARG(double, lr) = 1e-3;
   EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
   EMBER_OPTIM_ARG(double, eps) = 1e-8;
@@ -46,6 +47,7 @@ class EMBER_API Adam : public Optimizer {
 
 struct EMBER_API AdamWOptions : public OptimizerCloneableOptions<AdamWOptions> {
   AdamWOptions(double lr = 1e-3);  // NOLINT: implicit as LibTorch's
+  using betas_t = optim::betas_t;
   EMBER_OPTIM_ARG(double, lr) = 1e-3;
   EMBER_OPTIM_ARG(betas_t, betas) = std::make_tuple(0.9, 0.999);
   EMBER_OPTIM_ARG(double, eps) = 1e-8;

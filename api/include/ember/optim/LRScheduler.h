@@ -236,7 +236,7 @@ class EMBER_API CosineAnnealingWarmRestarts : public LRScheduler {
 // OneCycleLR's options (PyTorch's keyword arguments). A list option holds one value for all
 // groups or one per group.
 struct EMBER_API OneCycleLROptions {
-  OneCycleLROptions(double max_lr) : max_lr_({max_lr}) {}  // NOLINT: implicit
+  OneCycleLROptions(double max_lr) : max_lr_({max_lr}) {}                        // NOLINT: implicit
   OneCycleLROptions(std::vector<double> max_lr) : max_lr_(std::move(max_lr)) {}  // NOLINT: implicit
   EMBER_OPTIM_ARG(std::vector<double>, max_lr);
   // total_steps, or epochs * steps_per_epoch.
@@ -323,9 +323,9 @@ class EMBER_API ReduceLROnPlateau {
   enum SchedulerMode { min, max };
   enum ThresholdMode { rel, abs };
   // min_lr: empty (0 for every group), one value for all groups, or one per group.
-  explicit ReduceLROnPlateau(Optimizer& optimizer, SchedulerMode mode = min, double factor = 0.1,
-                             int64_t patience = 10, double threshold = 1e-4, ThresholdMode threshold_mode = rel,
-                             int64_t cooldown = 0, std::vector<double> min_lr = {}, double eps = 1e-8);
+  explicit ReduceLROnPlateau(Optimizer& optimizer, SchedulerMode mode = min, double factor = 0.1, int64_t patience = 10,
+                             double threshold = 1e-4, ThresholdMode threshold_mode = rel, int64_t cooldown = 0,
+                             std::vector<double> min_lr = {}, double eps = 1e-8);
   ReduceLROnPlateau(const ReduceLROnPlateau&) = delete;
   ReduceLROnPlateau& operator=(const ReduceLROnPlateau&) = delete;
 

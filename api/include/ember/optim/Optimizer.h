@@ -35,16 +35,16 @@
 
 // A chainable option: `Options(lr).momentum(0.9)` sets, `opts.momentum()` reads (LibTorch's
 // TORCH_ARG). Writes `T name_` as a private member, so defaults follow: EMBER_OPTIM_ARG(double, x) = 0;
-#define EMBER_OPTIM_ARG(T, name)                              \
- public:                                                      \
-  auto name(const T& new_##name) -> decltype(*this) {         \
-    this->name##_ = new_##name;                               \
-    return *this;                                             \
-  }                                                           \
-  const T& name() const noexcept { return this->name##_; }    \
-  T& name() noexcept { return this->name##_; }                \
-                                                              \
- private:                                                     \
+#define EMBER_OPTIM_ARG(T, name)                           \
+ public:                                                   \
+  auto name(const T& new_##name)->decltype(*this) {        \
+    this->name##_ = new_##name;                            \
+    return *this;                                          \
+  }                                                        \
+  const T& name() const noexcept { return this->name##_; } \
+  T& name() noexcept { return this->name##_; }             \
+                                                           \
+ private:                                                  \
   T name##_
 
 namespace ember::optim {
@@ -238,8 +238,8 @@ class EMBER_API Optimizer {
   // False: one group only, added by the constructor (LBFGS).
   virtual bool supports_param_groups() const { return true; }
   // Last checks on a loaded state before load_state_dict commits it (LBFGS: history sizes).
-  virtual void check_loaded_state(const std::vector<OptimizerParamGroup>& /*groups*/,
-                                  const StateMap& /*state*/) const {}
+  virtual void check_loaded_state(const std::vector<OptimizerParamGroup>& /*groups*/, const StateMap& /*state*/) const {
+  }
 
   // Runs the closure with grad enabled; an undefined tensor when there is none.
   static Tensor run_closure(const LossClosure& closure);
