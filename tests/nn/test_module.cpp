@@ -344,6 +344,12 @@ TEST(Module, CloneContainersAndErrors) {
   EXPECT_FALSE(pclone->at(1).requires_grad());
   EXPECT_FALSE(pclone->at(0).is_same(plist[0]));
 
+  const Tensor p = ones({2}).requires_grad_();
+  nn::ParameterList twice(p, p);
+  auto twice_clone = std::dynamic_pointer_cast<nn::ParameterListImpl>(twice->clone());
+  EXPECT_TRUE(twice_clone->at(0).is_same(twice_clone->at(1)));
+  EXPECT_FALSE(twice_clone->at(0).is_same(p));
+
   Net net;  // a plain Module: not Cloneable
   EXPECT_EQ(error_of_type<ValueError>([&] { net->clone(); }),
             "[clone] clone() has not been implemented for (anonymous namespace)::NetImpl. Subclass "
@@ -368,6 +374,30 @@ TEST(Module, CloneFallsBackForChangedSubmodules) {
             (std::vector<std::string>{"seq.0.weight", "seq.0.bias", "seq.1.weight", "seq.1.bias"}));
   EXPECT_FALSE(c->seq->ptr(1) == g->seq->ptr(1));
   EXPECT_EQ(c->seq->forward(ones({1, 2})).sizes(), IntArrayRef({1, 3}));
+}
+
+// Sharing made after construction (reset() does not rebuild it) becomes independent copies with
+// the right values: the members reset() assigned keep working.
+TEST(Module, CloneOfSharingMadeAfterConstruction) {
+  Grow g;
+  nn::Linear other(2, 2);
+  g->register_module("other", other);  // not rebuilt by reset(): the clone fails, saying so
+  EXPECT_EQ(error_of_type<ValueError>([&] { g->clone(); }),
+            "[clone] The cloned module does not have the same number of child modules as the original module after "
+            "calling reset(). Are you sure you called register_module() inside reset() and not the constructor?");
+  g->unregister_module("other");
+  auto& first = g->seq->at<nn::LinearImpl>(0);
+  nn::Linear tied(2, 2);
+  g->seq->push_back(tied);
+  tied->weight = tied->register_parameter("weight", first.weight);  // tied after construction
+  auto c = std::dynamic_pointer_cast<GrowImpl>(g->clone());
+  auto& c0 = c->seq->at<nn::LinearImpl>(0);
+  auto& c1 = c->seq->at<nn::LinearImpl>(1);
+  EXPECT_TRUE(equal(c1.weight.detach(), first.weight.detach()));
+  const Tensor x = randn({3, 2});
+  EXPECT_TRUE(equal(c1.forward(x), tied->forward(x)));
+  EXPECT_TRUE(c1.named_parameters()["weight"].is_same(c1.weight));
+  EXPECT_FALSE(c0.weight.is_same(first.weight));
 }
 
 // ---- Printing (LibTorch 1.13's text, torch:: -> ember::) --------------------------------------

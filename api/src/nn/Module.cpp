@@ -734,17 +734,19 @@ void Module::copy_state_for_clone(const Module& original, detail::CloneScope& sc
       EMBER_CHECK(slot != nullptr, "[clone] {}: reset() of the copy did not register the {} '{}'", name(), what,
                   item.key());
       if (!o.defined()) continue;
-      if (const Tensor* done = scope.find(o)) {
-        if (!slot->is_same(*done)) *slot = *done;
-        continue;
-      }
+      EMBER_CHECK(!slot->is_same(o),
+                  "[clone] {}: reset() registered the original's own tensor as the {} '{}'; register a new tensor (or "
+                  "a detach() of it) so that the copy does not alias the original",
+                  name(), what, item.key());
+      const Tensor* done = scope.find(o);
+      if (done && slot->is_same(*done)) continue;  // shared, and reset() rebuilt the sharing
       Tensor data = cloned_data(o, scope.device());
       if (slot->defined())
         slot->set_data(data);
       else
         *slot = data;
       if (is_param && slot->requires_grad() != o.requires_grad()) slot->requires_grad_(o.requires_grad());
-      scope.remember(o, *slot);
+      if (!done) scope.remember(o, *slot);
     }
   };
   copy_tensors(parameters_, original.parameters_, "parameter", true);
@@ -756,19 +758,15 @@ void Module::copy_state_for_clone(const Module& original, detail::CloneScope& sc
     std::shared_ptr<Module>* slot = children_.find(item.key());
     EMBER_CHECK(slot != nullptr, "[clone] {}: reset() of the copy did not register the submodule '{}'", name(),
                 item.key());
-    if (auto done = scope.find(theirs.get())) {
-      if (*slot != done) *slot = done;
-      continue;
-    }
+    const std::shared_ptr<Module> done = scope.find(theirs.get());
+    if (done && *slot == done) continue;  // shared, and reset() rebuilt the sharing
     Module& mine = **slot;
     if (typeid(mine) == typeid(*theirs) && same_keys(mine.parameters_, theirs->parameters_) &&
-        same_keys(mine.buffers_, theirs->buffers_) && same_keys(mine.children_, theirs->children_)) {
-      scope.remember(theirs.get(), *slot);
+        same_keys(mine.buffers_, theirs->buffers_) && same_keys(mine.children_, theirs->children_))
       mine.copy_state_for_clone(*theirs, scope);
-    } else {
+    else
       mine.clone_(*theirs, scope.device());
-      scope.remember(theirs.get(), *slot);
-    }
+    if (!done) scope.remember(theirs.get(), *slot);
   }
 }
 
