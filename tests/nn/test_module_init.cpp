@@ -161,6 +161,16 @@ TEST(Init, OrthogonalEyeDirac) {
     const Tensor gram = m.size(0) >= m.size(1) ? matmul(m.t(), m) : matmul(m, m.t());
     expect_close(gram, eye(gram.size(0), kFloat64) * 4, 1e-12, "orthogonal_");
   }
+  // The Q of the QR decomposition of the normal sample whose R has a positive diagonal (the one
+  // PyTorch's orthogonal_ picks): Q^T A is upper triangular with a positive diagonal.
+  Tensor q = empty({7, 5}, kFloat64);
+  init::orthogonal_(q, 1.0, detail::createCPUGenerator(11));
+  const Tensor sample = empty({7, 5}, kFloat64).normal_(0, 1, detail::createCPUGenerator(11));
+  const Tensor r = matmul(q.t(), sample);
+  for (int64_t i = 0; i < 5; ++i) {
+    EXPECT_GT(r[i][i].item<double>(), 0) << "R[" << i << "][" << i << "]";
+    for (int64_t j = 0; j < i; ++j) EXPECT_NEAR(r[i][j].item<double>(), 0, 1e-12) << "R[" << i << "][" << j << "]";
+  }
   Tensor big = empty({256, 256});
   init::orthogonal_(big);
   expect_close(matmul(big.t(), big), eye(256), 1e-5, "orthogonal_ 256");
