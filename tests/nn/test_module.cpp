@@ -294,6 +294,7 @@ EMBER_MODULE(Tied);
 TEST(Module, CloneIsDeepAndKeepsSharing) {
   Tied a;
   a->eval();
+  a->dec->bias.requires_grad_(false);  // frozen after construction
   auto copy = std::dynamic_pointer_cast<TiedImpl>(a->clone());
   ASSERT_NE(copy, nullptr);
   Tied b(copy);
@@ -306,6 +307,7 @@ TEST(Module, CloneIsDeepAndKeepsSharing) {
   EXPECT_FALSE(b->is_training());
   EXPECT_FALSE(b->enc->is_training());
   EXPECT_FALSE(b->scale.requires_grad());
+  EXPECT_FALSE(b->dec->bias.requires_grad());
   EXPECT_TRUE(b->enc->weight.requires_grad());
   // What the original shares stays shared, members included.
   EXPECT_TRUE(b->dec->weight.is_same(b->enc->weight));
@@ -313,7 +315,7 @@ TEST(Module, CloneIsDeepAndKeepsSharing) {
   EXPECT_FALSE(b->named_parameters().contains("dec.weight"));  // listed once, as enc.weight
   EXPECT_EQ(b->shared[0].get(), b->enc.get());
   EXPECT_EQ(b->shared[2].get(), b->enc.get());
-  EXPECT_EQ(b->parameters().size(), 3u);  // enc.weight, dec.bias, scale
+  EXPECT_EQ(b->parameters().size(), 3u);  // scale, enc.weight, dec.bias
   // Independent of the original.
   {
     NoGradGuard no_grad;
