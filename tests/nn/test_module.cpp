@@ -40,8 +40,8 @@ std::vector<std::string> keys_of(const OrderedDict<std::string, Tensor>& d) { re
 
 TEST(Module, NamedParametersAreTorchNames) {
   Net net;
-  const std::vector<std::string> want = {"conv.weight", "conv.bias",   "bn.weight",     "bn.bias",
-                                         "seq.0.weight", "seq.0.bias", "seq.2.weight",  "seq.2.bias",
+  const std::vector<std::string> want = {"conv.weight",   "conv.bias",   "bn.weight",    "bn.bias",
+                                         "seq.0.weight",  "seq.0.bias",  "seq.2.weight", "seq.2.bias",
                                          "list.0.weight", "list.0.bias", "fc.weight"};
   EXPECT_EQ(keys_of(net->named_parameters()), want);
   const auto params = net->named_parameters();
@@ -66,8 +66,8 @@ TEST(Module, NamedParametersAreTorchNames) {
 TEST(Module, NamedModulesAndChildren) {
   Net net;
   const auto mods = net->named_modules();
-  EXPECT_EQ(mods.keys(), (std::vector<std::string>{"", "conv", "bn", "seq", "seq.0", "seq.1", "seq.2", "list",
-                                                   "list.0", "list.1", "fc"}));
+  EXPECT_EQ(mods.keys(), (std::vector<std::string>{"", "conv", "bn", "seq", "seq.0", "seq.1", "seq.2", "list", "list.0",
+                                                   "list.1", "fc"}));
   EXPECT_EQ(mods[""]->name(), "(anonymous namespace)::NetImpl");
   EXPECT_EQ(mods["seq.0"]->name(), "ember::nn::LinearImpl");
   EXPECT_EQ(mods["list.1"]->name(), "ember::nn::TanhImpl");
@@ -244,15 +244,16 @@ TEST(Module, LoadStateDictStrictErrors) {
   bad.insert("fc.weight", zeros({5, 3}));  // size mismatch
   bad.insert("fc.bias", full({4}, 9.0));
   bad.insert("out.weight", zeros({2, 4}));
-  bad.insert("foo", zeros({1}));           // unexpected at the root
-  bad.insert("out.extra.w", zeros({1}));   // unexpected below out
+  bad.insert("foo", zeros({1}));          // unexpected at the root
+  bad.insert("out.extra.w", zeros({1}));  // unexpected below out
   const std::vector<double> bias_before = values(m->fc->bias);
   const std::string msg = error_of_type<ValueError>([&] { m->load_state_dict(bad); });
-  EXPECT_EQ(msg, "[load_state_dict] Error(s) in loading state_dict for (anonymous namespace)::TwoImpl:\n"
-                 "\tMissing key(s) in state_dict: \"out.bias\". \n"
-                 "\tUnexpected key(s) in state_dict: \"foo\", \"out.extra.w\". \n"
-                 "\tsize mismatch for fc.weight: copying a param with shape [5, 3] from checkpoint, the shape in "
-                 "current model is [4, 3].");
+  EXPECT_EQ(msg,
+            "[load_state_dict] Error(s) in loading state_dict for (anonymous namespace)::TwoImpl:\n"
+            "\tMissing key(s) in state_dict: \"out.bias\". \n"
+            "\tUnexpected key(s) in state_dict: \"foo\", \"out.extra.w\". \n"
+            "\tsize mismatch for fc.weight: copying a param with shape [5, 3] from checkpoint, the shape in "
+            "current model is [4, 3].");
   EXPECT_EQ(values(m->fc->bias), bias_before);  // nothing loaded
   // strict=false reports the keys and loads the rest; a size mismatch is still an error.
   bad.erase("fc.weight");
@@ -421,9 +422,9 @@ TEST(Module, PrintsAsLibTorch) {
             "  )\n"
             "  (fc): ember::nn::Linear(in_features=3, out_features=4, bias=false)\n"
             ")");
-  EXPECT_EQ(printed(nn::ModuleDict(OrderedDict<std::string, std::shared_ptr<nn::Module>>{
-                {"a", nn::Linear(2, 3).ptr()}})),
-            "ember::nn::ModuleDict(\n  (a): ember::nn::Linear(in_features=2, out_features=3, bias=true)\n)");
+  EXPECT_EQ(
+      printed(nn::ModuleDict(OrderedDict<std::string, std::shared_ptr<nn::Module>>{{"a", nn::Linear(2, 3).ptr()}})),
+      "ember::nn::ModuleDict(\n  (a): ember::nn::Linear(in_features=2, out_features=3, bias=true)\n)");
   nn::ParameterList pl;
   pl->append(zeros({2, 3}));
   pl->append(zeros({4}, kFloat64));
@@ -530,8 +531,8 @@ TEST(ModuleList, Operations) {
 }
 
 TEST(ModuleDict, Operations) {
-  nn::ModuleDict dict(std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>{
-      {"fc", nn::Linear(2, 2).ptr()}, {"act", nn::ReLU().ptr()}});
+  nn::ModuleDict dict(std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>{{"fc", nn::Linear(2, 2).ptr()},
+                                                                                       {"act", nn::ReLU().ptr()}});
   EXPECT_EQ(dict->keys(), (std::vector<std::string>{"fc", "act"}));
   EXPECT_TRUE(dict->contains("act"));
   dict->insert("act", nn::Tanh());

@@ -1,13 +1,12 @@
 #pragma once
 // The one header users include.
+#include "ember/OrderedDict.h"
 #include "ember/api/Autograd.h"
 #include "ember/api/Func.h"
 #include "ember/api/Gradcheck.h"
 #include "ember/api/Indexing.h"
 #include "ember/api/Operators.h"
 #include "ember/api/Views.h"
-#include "ember/OrderedDict.h"
-#include "ember/nn.h"
 #include "ember/core/AutogradHooks.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/core/DeviceGuard.h"
@@ -23,3 +22,4 @@
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
+#include "ember/nn.h"
