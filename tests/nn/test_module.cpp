@@ -40,8 +40,8 @@ std::vector<std::string> keys_of(const OrderedDict<std::string, Tensor>& d) { re
 
 TEST(Module, NamedParametersAreTorchNames) {
   Net net;
-  const std::vector<std::string> want = {"conv.weight", "conv.bias",   "bn.weight",     "bn.bias",
-                                         "seq.0.weight", "seq.0.bias", "seq.2.weight",  "seq.2.bias",
+  const std::vector<std::string> want = {"conv.weight",   "conv.bias",   "bn.weight",    "bn.bias",
+                                         "seq.0.weight",  "seq.0.bias",  "seq.2.weight", "seq.2.bias",
                                          "list.0.weight", "list.0.bias", "fc.weight"};
   EXPECT_EQ(keys_of(net->named_parameters()), want);
   const auto params = net->named_parameters();
@@ -66,8 +66,8 @@ TEST(Module, NamedParametersAreTorchNames) {
 TEST(Module, NamedModulesAndChildren) {
   Net net;
   const auto mods = net->named_modules();
-  EXPECT_EQ(mods.keys(), (std::vector<std::string>{"", "conv", "bn", "seq", "seq.0", "seq.1", "seq.2", "list",
-                                                   "list.0", "list.1", "fc"}));
+  EXPECT_EQ(mods.keys(), (std::vector<std::string>{"", "conv", "bn", "seq", "seq.0", "seq.1", "seq.2", "list", "list.0",
+                                                   "list.1", "fc"}));
   EXPECT_EQ(mods[""]->name(), "(anonymous namespace)::NetImpl");
   EXPECT_EQ(mods["seq.0"]->name(), "ember::nn::LinearImpl");
   EXPECT_EQ(mods["list.1"]->name(), "ember::nn::TanhImpl");
@@ -244,15 +244,16 @@ TEST(Module, LoadStateDictStrictErrors) {
   bad.insert("fc.weight", zeros({5, 3}));  // size mismatch
   bad.insert("fc.bias", full({4}, 9.0));
   bad.insert("out.weight", zeros({2, 4}));
-  bad.insert("foo", zeros({1}));           // unexpected at the root
-  bad.insert("out.extra.w", zeros({1}));   // unexpected below out
+  bad.insert("foo", zeros({1}));          // unexpected at the root
+  bad.insert("out.extra.w", zeros({1}));  // unexpected below out
   const std::vector<double> bias_before = values(m->fc->bias);
   const std::string msg = error_of_type<ValueError>([&] { m->load_state_dict(bad); });
-  EXPECT_EQ(msg, "[load_state_dict] Error(s) in loading state_dict for (anonymous namespace)::TwoImpl:\n"
-                 "\tMissing key(s) in state_dict: \"out.bias\". \n"
-                 "\tUnexpected key(s) in state_dict: \"foo\", \"out.extra.w\". \n"
-                 "\tsize mismatch for fc.weight: copying a param with shape [5, 3] from checkpoint, the shape in "
-                 "current model is [4, 3].");
+  EXPECT_EQ(msg,
+            "[load_state_dict] Error(s) in loading state_dict for (anonymous namespace)::TwoImpl:\n"
+            "\tMissing key(s) in state_dict: \"out.bias\". \n"
+            "\tUnexpected key(s) in state_dict: \"foo\", \"out.extra.w\". \n"
+            "\tsize mismatch for fc.weight: copying a param with shape [5, 3] from checkpoint, the shape in "
+            "current model is [4, 3].");
   EXPECT_EQ(values(m->fc->bias), bias_before);  // nothing loaded
   // strict=false reports the keys and loads the rest; a size mismatch is still an error.
   bad.erase("fc.weight");
@@ -294,6 +295,7 @@ EMBER_MODULE(Tied);
 TEST(Module, CloneIsDeepAndKeepsSharing) {
   Tied a;
   a->eval();
+  a->dec->bias.requires_grad_(false);  // frozen after construction
   auto copy = std::dynamic_pointer_cast<TiedImpl>(a->clone());
   ASSERT_NE(copy, nullptr);
   Tied b(copy);
@@ -306,6 +308,7 @@ TEST(Module, CloneIsDeepAndKeepsSharing) {
   EXPECT_FALSE(b->is_training());
   EXPECT_FALSE(b->enc->is_training());
   EXPECT_FALSE(b->scale.requires_grad());
+  EXPECT_FALSE(b->dec->bias.requires_grad());
   EXPECT_TRUE(b->enc->weight.requires_grad());
   // What the original shares stays shared, members included.
   EXPECT_TRUE(b->dec->weight.is_same(b->enc->weight));
@@ -313,7 +316,7 @@ TEST(Module, CloneIsDeepAndKeepsSharing) {
   EXPECT_FALSE(b->named_parameters().contains("dec.weight"));  // listed once, as enc.weight
   EXPECT_EQ(b->shared[0].get(), b->enc.get());
   EXPECT_EQ(b->shared[2].get(), b->enc.get());
-  EXPECT_EQ(b->parameters().size(), 3u);  // enc.weight, dec.bias, scale
+  EXPECT_EQ(b->parameters().size(), 3u);  // scale, enc.weight, dec.bias
   // Independent of the original.
   {
     NoGradGuard no_grad;
@@ -344,6 +347,12 @@ TEST(Module, CloneContainersAndErrors) {
   EXPECT_FALSE(pclone->at(1).requires_grad());
   EXPECT_FALSE(pclone->at(0).is_same(plist[0]));
 
+  const Tensor p = ones({2}).requires_grad_();
+  nn::ParameterList twice(p, p);
+  auto twice_clone = std::dynamic_pointer_cast<nn::ParameterListImpl>(twice->clone());
+  EXPECT_TRUE(twice_clone->at(0).is_same(twice_clone->at(1)));
+  EXPECT_FALSE(twice_clone->at(0).is_same(p));
+
   Net net;  // a plain Module: not Cloneable
   EXPECT_EQ(error_of_type<ValueError>([&] { net->clone(); }),
             "[clone] clone() has not been implemented for (anonymous namespace)::NetImpl. Subclass "
@@ -370,6 +379,30 @@ TEST(Module, CloneFallsBackForChangedSubmodules) {
   EXPECT_EQ(c->seq->forward(ones({1, 2})).sizes(), IntArrayRef({1, 3}));
 }
 
+// Sharing made after construction (reset() does not rebuild it) becomes independent copies with
+// the right values: the members reset() assigned keep working.
+TEST(Module, CloneOfSharingMadeAfterConstruction) {
+  Grow g;
+  nn::Linear other(2, 2);
+  g->register_module("other", other);  // not rebuilt by reset(): the clone fails, saying so
+  EXPECT_EQ(error_of_type<ValueError>([&] { g->clone(); }),
+            "[clone] The cloned module does not have the same number of child modules as the original module after "
+            "calling reset(). Are you sure you called register_module() inside reset() and not the constructor?");
+  g->unregister_module("other");
+  auto& first = g->seq->at<nn::LinearImpl>(0);
+  nn::Linear tied(2, 2);
+  g->seq->push_back(tied);
+  tied->weight = tied->register_parameter("weight", first.weight);  // tied after construction
+  auto c = std::dynamic_pointer_cast<GrowImpl>(g->clone());
+  auto& c0 = c->seq->at<nn::LinearImpl>(0);
+  auto& c1 = c->seq->at<nn::LinearImpl>(1);
+  EXPECT_TRUE(equal(c1.weight.detach(), first.weight.detach()));
+  const Tensor x = randn({3, 2});
+  EXPECT_TRUE(equal(c1.forward(x), tied->forward(x)));
+  EXPECT_TRUE(c1.named_parameters()["weight"].is_same(c1.weight));
+  EXPECT_FALSE(c0.weight.is_same(first.weight));
+}
+
 // ---- Printing (LibTorch 1.13's text, torch:: -> ember::) --------------------------------------
 
 TEST(Module, PrintsAsLibTorch) {
@@ -389,9 +422,9 @@ TEST(Module, PrintsAsLibTorch) {
             "  )\n"
             "  (fc): ember::nn::Linear(in_features=3, out_features=4, bias=false)\n"
             ")");
-  EXPECT_EQ(printed(nn::ModuleDict(OrderedDict<std::string, std::shared_ptr<nn::Module>>{
-                {"a", nn::Linear(2, 3).ptr()}})),
-            "ember::nn::ModuleDict(\n  (a): ember::nn::Linear(in_features=2, out_features=3, bias=true)\n)");
+  EXPECT_EQ(
+      printed(nn::ModuleDict(OrderedDict<std::string, std::shared_ptr<nn::Module>>{{"a", nn::Linear(2, 3).ptr()}})),
+      "ember::nn::ModuleDict(\n  (a): ember::nn::Linear(in_features=2, out_features=3, bias=true)\n)");
   nn::ParameterList pl;
   pl->append(zeros({2, 3}));
   pl->append(zeros({4}, kFloat64));
@@ -498,8 +531,8 @@ TEST(ModuleList, Operations) {
 }
 
 TEST(ModuleDict, Operations) {
-  nn::ModuleDict dict(std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>{
-      {"fc", nn::Linear(2, 2).ptr()}, {"act", nn::ReLU().ptr()}});
+  nn::ModuleDict dict(std::vector<std::pair<std::string, std::shared_ptr<nn::Module>>>{{"fc", nn::Linear(2, 2).ptr()},
+                                                                                       {"act", nn::ReLU().ptr()}});
   EXPECT_EQ(dict->keys(), (std::vector<std::string>{"fc", "act"}));
   EXPECT_TRUE(dict->contains("act"));
   dict->insert("act", nn::Tanh());

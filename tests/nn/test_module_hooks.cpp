@@ -87,16 +87,20 @@ TEST(ModuleHooks, RunThroughSequentialAndAnyModule) {
 
 TEST(ModuleHooks, Errors) {
   nn::Linear fc(2, 2);
-  fc->register_forward_pre_hook(
-      [](nn::Module&, const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0], in[0]}; });
-  EXPECT_EQ(error_of_type<ValueError>([&] { fc(ones({1, 2})); }),
+  fc->register_forward_pre_hook([](nn::Module&, const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{in[0], in[0]};
+  });
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              fc(ones({1, 2}));
+            }),
             "[register_forward_pre_hook] a forward pre-hook of ember::nn::LinearImpl returned 2 tensors, expected 1 "
             "(one per tensor argument of forward)");
   nn::Linear fc2(2, 2);
-  fc2->register_forward_hook([](nn::Module&, const std::vector<Tensor>&, const std::vector<Tensor>&) {
-    return std::vector<Tensor>{};
-  });
-  EXPECT_EQ(error_of_type<ValueError>([&] { fc2(ones({1, 2})); }),
+  fc2->register_forward_hook(
+      [](nn::Module&, const std::vector<Tensor>&, const std::vector<Tensor>&) { return std::vector<Tensor>{}; });
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              fc2(ones({1, 2}));
+            }),
             "[register_forward_hook] a forward hook of ember::nn::LinearImpl returned 0 tensors, expected 1 (one per "
             "output of forward)");
   EXPECT_EQ(error_of_type<ValueError>([&] { fc2->add_forward_hook(nn::ForwardHook()); }),
@@ -154,7 +158,7 @@ TEST(ModuleHooks, FullBackwardHookSeesAndReplacesGradients) {
   ASSERT_EQ(seen_out.size(), 1u);
   EXPECT_EQ(seen_out[0], (std::vector<double>{1, 10}));
   EXPECT_EQ(seen_in[0], (std::vector<double>{41, 52, 63}));
-  EXPECT_EQ(values(x.grad()), (std::vector<double>{82, 104, 126}));  // the hook's replacement
+  EXPECT_EQ(values(x.grad()), (std::vector<double>{82, 104, 126}));                  // the hook's replacement
   EXPECT_EQ(values(fc->weight.grad()), (std::vector<double>{1, 1, 1, 10, 10, 10}));  // untouched
   // The forward's value is unchanged by the wrapping.
   EXPECT_EQ(values(fc(x)), (std::vector<double>{6.5, 14.5}));
@@ -199,7 +203,8 @@ TEST(ModuleHooks, FullBackwardHookWithoutInputGradients) {
   return_grads = true;
   EXPECT_EQ(error_of_type<ValueError>([&] { fc(x).sum().backward(); }),
             "[register_full_backward_hook] a backward hook of ember::nn::LinearImpl returned gradients, but no input "
-            "of the module requires grad: it must return nothing (or undefined tensors)\n  (raised in the backward of BackwardHookFunctionBackward)");
+            "of the module requires grad: it must return nothing (or undefined tensors)\n  (raised in the backward of "
+            "BackwardHookFunctionBackward)");
 }
 
 TEST(ModuleHooks, BackwardHookCountError) {
@@ -216,8 +221,8 @@ TEST(ModuleHooks, BackwardHookCountError) {
 TEST(ModuleHooks, CloneKeepsItsOwnHooks) {
   nn::Linear fc(2, 2);
   int calls = 0;
-  auto handle = fc->register_forward_hook(
-      [&](nn::Module&, const std::vector<Tensor>&, const std::vector<Tensor>&) { ++calls; });
+  auto handle =
+      fc->register_forward_hook([&](nn::Module&, const std::vector<Tensor>&, const std::vector<Tensor>&) { ++calls; });
   nn::Linear copy(std::dynamic_pointer_cast<nn::LinearImpl>(fc->clone()));
   handle.remove();
   fc(ones({1, 2}));

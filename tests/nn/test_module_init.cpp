@@ -161,6 +161,16 @@ TEST(Init, OrthogonalEyeDirac) {
     const Tensor gram = m.size(0) >= m.size(1) ? matmul(m.t(), m) : matmul(m, m.t());
     expect_close(gram, eye(gram.size(0), kFloat64) * 4, 1e-12, "orthogonal_");
   }
+  // The Q of the QR decomposition of the normal sample whose R has a positive diagonal (the one
+  // PyTorch's orthogonal_ picks): Q^T A is upper triangular with a positive diagonal.
+  Tensor q = empty({7, 5}, kFloat64);
+  init::orthogonal_(q, 1.0, detail::createCPUGenerator(11));
+  const Tensor sample = empty({7, 5}, kFloat64).normal_(0, 1, detail::createCPUGenerator(11));
+  const Tensor r = matmul(q.t(), sample);
+  for (int64_t i = 0; i < 5; ++i) {
+    EXPECT_GT(r[i][i].item<double>(), 0) << "R[" << i << "][" << i << "]";
+    for (int64_t j = 0; j < i; ++j) EXPECT_NEAR(r[i][j].item<double>(), 0, 1e-12) << "R[" << i << "][" << j << "]";
+  }
   Tensor big = empty({256, 256});
   init::orthogonal_(big);
   expect_close(matmul(big.t(), big), eye(256), 1e-5, "orthogonal_ 256");
@@ -170,7 +180,9 @@ TEST(Init, OrthogonalEyeDirac) {
   Tensor e = empty({2, 3});
   init::eye_(e);
   EXPECT_EQ(values(e), (std::vector<double>{1, 0, 0, 0, 1, 0}));
-  EXPECT_EQ(error_of_type<ValueError>([] { init::eye_(empty({2, 2, 2})); }),
+  EXPECT_EQ(error_of_type<ValueError>([] {
+              init::eye_(empty({2, 2, 2}));
+            }),
             "[eye_] Only tensors with 2 dimensions are supported (got 3)");
 
   // A Dirac weight makes the convolution an identity on the first channels.
@@ -182,7 +194,9 @@ TEST(Init, OrthogonalEyeDirac) {
   init::dirac_(wg, 2);
   EXPECT_EQ(values(wg.sum()), (std::vector<double>{4}));
   EXPECT_EQ(values(wg.select(0, 3).select(0, 1)), (std::vector<double>{0, 1, 0}));
-  EXPECT_EQ(error_of_type<ValueError>([] { init::dirac_(empty({3, 3})); }),
+  EXPECT_EQ(error_of_type<ValueError>([] {
+              init::dirac_(empty({3, 3}));
+            }),
             "[dirac_] Only tensors with 3, 4, or 5 dimensions are supported (got 2)");
 
   Tensor sp = empty({10, 4});
@@ -213,7 +227,9 @@ TEST(Utils, ClipGradNorm) {
   EXPECT_NEAR(nn::utils::clip_grad_norm_({a, b}, 100, 1.0), 7 + 16, 1e-5);
   EXPECT_EQ(nn::utils::clip_grad_norm_({none}, 1.0), 0.0);
   b.mutable_grad() = tensor({{1.0f, std::numeric_limits<float>::infinity()}, {2.0f, 4.0f}});
-  EXPECT_EQ(error_of_type<ValueError>([&] { nn::utils::clip_grad_norm_({a, b}, 1.0, 2.0, true); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              nn::utils::clip_grad_norm_({a, b}, 1.0, 2.0, true);
+            }),
             "[clip_grad_norm_] The total norm of order 2 for gradients from `parameters` is non-finite, so it cannot "
             "be clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
             "`error_if_nonfinite=false`");
@@ -258,7 +274,9 @@ TEST(Utils, ParametersToVectorAndBack) {
   EXPECT_EQ(values(fc->bias), (std::vector<double>{6, 7}));
   EXPECT_EQ(error_of_type<ValueError>([&] { nn::utils::vector_to_parameters(zeros({7}), fc->parameters()); }),
             "[vector_to_parameters] vec: expected 8 elements (the parameters' total), got 7");
-  EXPECT_EQ(error_of_type<ValueError>([&] { nn::utils::vector_to_parameters(zeros({2, 4}), fc->parameters()); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              nn::utils::vector_to_parameters(zeros({2, 4}), fc->parameters());
+            }),
             "[vector_to_parameters] vec: expected a 1-D tensor, got a 2-D one");
 }
 

@@ -74,10 +74,10 @@ TEST(Layers, PrintAsLibTorch) {
                      "ceil_mode=false)"));
   EXPECT_EQ(printed(nn::AvgPool2d(2)),
             libtorch("torch::nn::AvgPool2d(kernel_size=[2, 2], stride=[2, 2], padding=[0, 0])"));
-  EXPECT_EQ(printed(nn::AvgPool2d(
-                nn::AvgPool2dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false).divisor_override(
-                    2))),
-            libtorch("torch::nn::AvgPool2d(kernel_size=[3, 3], stride=[2, 2], padding=[1, 1])"));
+  EXPECT_EQ(
+      printed(nn::AvgPool2d(
+          nn::AvgPool2dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false).divisor_override(2))),
+      libtorch("torch::nn::AvgPool2d(kernel_size=[3, 3], stride=[2, 2], padding=[1, 1])"));
   EXPECT_EQ(printed(nn::AdaptiveAvgPool2d(7)) + "|" +
                 printed(nn::AdaptiveAvgPool2d(nn::AdaptiveAvgPool2dOptions({3, std::nullopt}))),
             libtorch("torch::nn::AdaptiveAvgPool2d(output_size=[7, 7])|torch::nn::AdaptiveAvgPool2d(output_size=[3, "
@@ -87,14 +87,11 @@ TEST(Layers, PrintAsLibTorch) {
   EXPECT_EQ(printed(nn::Unflatten(nn::UnflattenOptions(1, {2, 3}))),
             libtorch("torch::nn::Unflatten(dim=1, unflattened_size={2, 3})"));
   EXPECT_EQ(printed(nn::Embedding(10, 3)), libtorch("torch::nn::Embedding(num_embeddings=10, embedding_dim=3)"));
-  EXPECT_EQ(printed(nn::Embedding(nn::EmbeddingOptions(10, 3)
-                                      .padding_idx(0)
-                                      .max_norm(1.0)
-                                      .norm_type(3)
-                                      .scale_grad_by_freq(true)
-                                      .sparse(true))),
-            libtorch("torch::nn::Embedding(num_embeddings=10, embedding_dim=3, padding_idx=0, max_norm=1, "
-                     "norm_type=3, scale_grad_by_freq=true, sparse=true)"));
+  EXPECT_EQ(
+      printed(nn::Embedding(
+          nn::EmbeddingOptions(10, 3).padding_idx(0).max_norm(1.0).norm_type(3).scale_grad_by_freq(true).sparse(true))),
+      libtorch("torch::nn::Embedding(num_embeddings=10, embedding_dim=3, padding_idx=0, max_norm=1, "
+               "norm_type=3, scale_grad_by_freq=true, sparse=true)"));
   EXPECT_EQ(printed(nn::Identity()), libtorch("torch::nn::Identity()"));
 }
 
@@ -209,7 +206,9 @@ TEST(Layers, BatchNorm2dTrainEvalAndRunningStats) {
 
   EXPECT_EQ(error_of_type<ValueError>([&] { bn(randn({3, 5})); }), "[BatchNorm2d] expected 4D input (got 2D input)");
   bn->train();
-  EXPECT_EQ(error_of_type<ValueError>([&] { bn(randn({1, 3, 1, 1})); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              bn(randn({1, 3, 1, 1}));
+            }),
             "[BatchNorm2d] Expected more than 1 value per channel when training, got input size [1, 3, 1, 1]");
 }
 
@@ -219,7 +218,9 @@ TEST(Layers, BatchNorm1dAndLayerNorm) {
   const Tensor want = (x - x.mean({0}, true)) / (x.var(IntArrayRef{0}, false, true) + 1e-5).sqrt();
   expect_close(bn(x), want, 1e-4, "BatchNorm1d");
   EXPECT_EQ(bn(randn({6, 4, 3})).sizes(), IntArrayRef({6, 4, 3}));
-  EXPECT_EQ(error_of_type<ValueError>([&] { bn(randn({2, 4, 3, 3})); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              bn(randn({2, 4, 3, 3}));
+            }),
             "[BatchNorm1d] expected 2D or 3D input (got 4D input)");
 
   nn::LayerNorm ln(nn::LayerNormOptions({3, 4}).eps(1e-6));
@@ -234,7 +235,8 @@ TEST(Layers, BatchNorm1dAndLayerNorm) {
   expect_close(ln(y), (y - mean) / (var + 1e-6).sqrt() * 2 + 0.5, 1e-4, "LayerNorm");
   nn::LayerNorm plain(nn::LayerNormOptions({4}).elementwise_affine(false));
   EXPECT_EQ(plain->parameters().size(), 0u);
-  expect_close(plain(y), (y - y.mean({2}, true)) / (y.var(IntArrayRef{2}, false, true) + 1e-5).sqrt(), 1e-4, "plain LayerNorm");
+  expect_close(plain(y), (y - y.mean({2}, true)) / (y.var(IntArrayRef{2}, false, true) + 1e-5).sqrt(), 1e-4,
+               "plain LayerNorm");
 }
 
 TEST(Layers, Activations) {
@@ -266,7 +268,9 @@ TEST(Layers, Pooling) {
   EXPECT_EQ(values(nn::MaxPool1d(nn::MaxPool1dOptions(2).stride(2).dilation(2).ceil_mode(true))(seq)),
             (std::vector<double>{2, 3, 3}));
   EXPECT_EQ(nn::MaxPool1d(2)(seq[0]).sizes(), IntArrayRef({1, 3}));  // [C, L]
-  EXPECT_EQ(error_of_type<ValueError>([&] { nn::MaxPool1d(2)(randn({1, 1, 2, 2})); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              nn::MaxPool1d(2)(randn({1, 1, 2, 2}));
+            }),
             "[MaxPool1d] Expected 2D or 3D input tensor, but got 4D");
 
   const Tensor img = randn({2, 3, 7, 6});
@@ -288,7 +292,9 @@ TEST(Layers, FlattenUnflattenIdentity) {
   EXPECT_EQ(nn::Unflatten(1, std::vector<int64_t>{3, 20})(nn::Flatten()(x)).sizes(), IntArrayRef({2, 3, 20}));
   EXPECT_EQ(nn::Unflatten(-1, std::vector<int64_t>{-1, 5})(x).sizes(), IntArrayRef({2, 3, 4, 1, 5}));
   EXPECT_TRUE(equal(nn::Unflatten(3, std::vector<int64_t>{5, 1})(x).reshape({2, 3, 4, 5}), x));
-  EXPECT_EQ(error_of_type<ValueError>([&] { nn::Unflatten(1, std::vector<int64_t>{2, 2})(x); }),
+  EXPECT_EQ(error_of_type<ValueError>([&] {
+              nn::Unflatten(1, std::vector<int64_t>{2, 2})(x);
+            }),
             "[Unflatten] Provided sizes [2, 2] don't multiply up to the size of dim 1 (3) in the input tensor");
   EXPECT_TRUE(nn::Identity()(x).is_same(x));
 }
@@ -322,7 +328,8 @@ TEST(Layers, Embedding) {
             "[Embedding::from_pretrained] embeddings: Embeddings parameter is expected to be 2-dimensional, got 1-D");
 
   // max_norm renormalizes the rows looked up, in place, to norm 1 (rows of norm 5 and 10).
-  nn::Embedding capped = nn::Embedding::from_pretrained(table.clone(), nn::EmbeddingFromPretrainedOptions().max_norm(1.0));
+  nn::Embedding capped =
+      nn::Embedding::from_pretrained(table.clone(), nn::EmbeddingFromPretrainedOptions().max_norm(1.0));
   const Tensor out = capped(tensor({0, 1}));
   expect_close(out, tensor({{0.6, 0.8}, {0.3, 0.4}}), 1e-6, "max_norm");
   expect_close(capped->weight, tensor({{0.6, 0.8}, {0.3, 0.4}, {6.0, 8.0}}), 1e-6, "renormalized in place");

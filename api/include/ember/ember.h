@@ -1,5 +1,6 @@
 #pragma once
 // The one header users include.
+#include "ember/OrderedDict.h"
 #include "ember/api/Autograd.h"
 #include "ember/api/Func.h"
 #include "ember/api/Gradcheck.h"
@@ -27,3 +28,4 @@
 #include "ember/generated/Functions.h"
 #include "ember/optim/optim.h"
 #include "ember/nn/Reduction.h"
+#include "ember/nn.h"

@@ -74,11 +74,11 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
     const Tensor idx = indices.reshape({-1});
     const Tensor rows = weight.index_select(0, idx);
     const Tensor norms = rows.norm(options.norm_type(), {1}, /*keepdim=*/true);
-    const Tensor scale = where(norms > *options.max_norm(), full_like(norms, *options.max_norm()) / (norms + 1e-7), ones_like(norms));
+    const Tensor scale =
+        where(norms > *options.max_norm(), full_like(norms, *options.max_norm()) / (norms + 1e-7), ones_like(norms));
     weight.index_put_({idx}, rows * scale);
   }
-  return embedding(weight, indices, options.padding_idx().value_or(-1), options.scale_grad_by_freq(),
-                   options.sparse());
+  return embedding(weight, indices, options.padding_idx().value_or(-1), options.scale_grad_by_freq(), options.sparse());
 }
 
 Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFromPretrainedOptions& options) {

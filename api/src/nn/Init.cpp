@@ -42,9 +42,8 @@ Tensor polynomial(const Tensor& w, std::initializer_list<double> c) {
 // double precision.
 Tensor erfinv(const Tensor& x) {
   const Tensor w = ((1 - x) * (1 + x)).log().neg();
-  const Tensor central =
-      polynomial(w - 2.5, {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087,
-                           -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
+  const Tensor central = polynomial(w - 2.5, {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                                              0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
   const Tensor tail = polynomial(w.sqrt() - 3, {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
                                                 0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
   Tensor y = where(w < 5, central, tail) * x;

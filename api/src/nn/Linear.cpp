@@ -81,8 +81,7 @@ Tensor UnflattenImpl::forward(const Tensor& input) {
     else
       known *= s;
   }
-  EMBER_CHECK(inferred <= 1, "[Unflatten] unflattened_size: only one size can be -1, got {}",
-              fmt::join(sizes, ", "));
+  EMBER_CHECK(inferred <= 1, "[Unflatten] unflattened_size: only one size can be -1, got {}", fmt::join(sizes, ", "));
   EMBER_CHECK(inferred == 1 ? (known != 0 && input.size(dim) % known == 0) : known == input.size(dim),
               "[Unflatten] Provided sizes [{}] don't multiply up to the size of dim {} ({}) in the input tensor",
               fmt::join(sizes, ", "), options.dim(), input.size(dim));

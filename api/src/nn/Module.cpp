@@ -29,7 +29,8 @@ std::string demangle(const char* mangled) {
 }
 
 void throw_empty_holder(const char* mangled_contained) {
-  EMBER_THROW(ValueError, "[ModuleHolder] Accessing empty ModuleHolder of {}: it was made from nullptr and never assigned a module",
+  EMBER_THROW(ValueError,
+              "[ModuleHolder] Accessing empty ModuleHolder of {}: it was made from nullptr and never assigned a module",
               demangle(mangled_contained));
 }
 
@@ -305,7 +306,8 @@ void Module::collect_state(const std::string& prefix, OrderedDict<std::string, T
   for (const auto& p : parameters_)
     if (p.value().defined()) out.insert(prefix + p.key(), p.value().detach());
   for (const auto& b : buffers_)
-    if (b.value().defined() && !non_persistent_buffers_.count(b.key())) out.insert(prefix + b.key(), b.value().detach());
+    if (b.value().defined() && !non_persistent_buffers_.count(b.key()))
+      out.insert(prefix + b.key(), b.value().detach());
   for (const auto& child : children_) child.value()->collect_state(prefix + child.key() + ".", out);
 }
 
@@ -333,18 +335,20 @@ void Module::load_state_rec(const std::string& prefix, const OrderedDict<std::st
       continue;
     }
     if (!input->defined()) {
-      errors.push_back(fmt::format("While copying the parameter named \"{}\", expected a defined tensor from "
-                                   "checkpoint but received an undefined one.",
-                                   key));
+      errors.push_back(
+          fmt::format("While copying the parameter named \"{}\", expected a defined tensor from "
+                      "checkpoint but received an undefined one.",
+                      key));
       continue;
     }
     Tensor source = *input;
     // A 0-dim parameter accepts a one-element 1-D tensor (PyTorch's backward compatibility).
     if (param.dim() == 0 && source.dim() == 1 && source.numel() == 1) source = source.select(0, 0);
     if (source.sizes() != param.sizes()) {
-      errors.push_back(fmt::format("size mismatch for {}: copying a param with shape {} from checkpoint, the shape in "
-                                   "current model is {}.",
-                                   key, source.sizes(), param.sizes()));
+      errors.push_back(
+          fmt::format("size mismatch for {}: copying a param with shape {} from checkpoint, the shape in "
+                      "current model is {}.",
+                      key, source.sizes(), param.sizes()));
       continue;
     }
     copies.emplace_back(param, source);
@@ -416,8 +420,8 @@ void Module::check_new_name(const char* fn, const std::string& name, Kind kind) 
   static const char* const capitalized[] = {"Parameter", "Buffer", "Submodule"};
   const int k = static_cast<int>(kind);
   EMBER_CHECK(!name.empty(), "[{}] {} name must not be empty", fn, capitalized[k]);
-  EMBER_CHECK(name.find('.') == std::string::npos, "[{}] {} name must not contain a dot (got '{}')", fn,
-              capitalized[k], name);
+  EMBER_CHECK(name.find('.') == std::string::npos, "[{}] {} name must not contain a dot (got '{}')", fn, capitalized[k],
+              name);
   const Kind kinds[] = {Kind::Parameter, Kind::Buffer, Kind::Module};
   for (Kind other : kinds) {
     const bool taken = other == Kind::Parameter ? parameters_.contains(name)
@@ -734,17 +738,19 @@ void Module::copy_state_for_clone(const Module& original, detail::CloneScope& sc
       EMBER_CHECK(slot != nullptr, "[clone] {}: reset() of the copy did not register the {} '{}'", name(), what,
                   item.key());
       if (!o.defined()) continue;
-      if (const Tensor* done = scope.find(o)) {
-        if (!slot->is_same(*done)) *slot = *done;
-        continue;
-      }
+      EMBER_CHECK(!slot->is_same(o),
+                  "[clone] {}: reset() registered the original's own tensor as the {} '{}'; register a new tensor (or "
+                  "a detach() of it) so that the copy does not alias the original",
+                  name(), what, item.key());
+      const Tensor* done = scope.find(o);
+      if (done && slot->is_same(*done)) continue;  // shared, and reset() rebuilt the sharing
       Tensor data = cloned_data(o, scope.device());
       if (slot->defined())
         slot->set_data(data);
       else
         *slot = data;
       if (is_param && slot->requires_grad() != o.requires_grad()) slot->requires_grad_(o.requires_grad());
-      scope.remember(o, *slot);
+      if (!done) scope.remember(o, *slot);
     }
   };
   copy_tensors(parameters_, original.parameters_, "parameter", true);
@@ -756,19 +762,15 @@ void Module::copy_state_for_clone(const Module& original, detail::CloneScope& sc
     std::shared_ptr<Module>* slot = children_.find(item.key());
     EMBER_CHECK(slot != nullptr, "[clone] {}: reset() of the copy did not register the submodule '{}'", name(),
                 item.key());
-    if (auto done = scope.find(theirs.get())) {
-      if (*slot != done) *slot = done;
-      continue;
-    }
+    const std::shared_ptr<Module> done = scope.find(theirs.get());
+    if (done && *slot == done) continue;  // shared, and reset() rebuilt the sharing
     Module& mine = **slot;
     if (typeid(mine) == typeid(*theirs) && same_keys(mine.parameters_, theirs->parameters_) &&
-        same_keys(mine.buffers_, theirs->buffers_) && same_keys(mine.children_, theirs->children_)) {
-      scope.remember(theirs.get(), *slot);
+        same_keys(mine.buffers_, theirs->buffers_) && same_keys(mine.children_, theirs->children_))
       mine.copy_state_for_clone(*theirs, scope);
-    } else {
+    else
       mine.clone_(*theirs, scope.device());
-      scope.remember(theirs.get(), *slot);
-    }
+    if (!done) scope.remember(theirs.get(), *slot);
   }
 }
 

@@ -78,8 +78,8 @@ void vector_to_parameters(const Tensor& vec, const std::vector<Tensor>& paramete
                 fmt::streamed(vec.device()), fmt::streamed(p.device()));
     total += p.numel();
   }
-  EMBER_CHECK(total == vec.numel(),
-              "[vector_to_parameters] vec: expected {} elements (the parameters' total), got {}", total, vec.numel());
+  EMBER_CHECK(total == vec.numel(), "[vector_to_parameters] vec: expected {} elements (the parameters' total), got {}",
+              total, vec.numel());
   NoGradGuard no_grad;
   int64_t offset = 0;
   for (const Tensor& p : parameters) {

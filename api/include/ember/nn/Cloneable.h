@@ -11,11 +11,15 @@
 // into reset()'s structure rather than replacing it keeps every member that reset() assigned
 // (`weight`, `fc1`) pointing at the tensor or module registered under its name.
 // One memo per outermost clone() call maps each original module and tensor to its copy, so what
-// the original shares stays shared in the copy: a submodule registered twice is cloned once,
-// and a parameter tied across modules (by reset() registering one tensor twice) is one tensor
-// in the copy. A submodule whose rebuilt form does not match the original (another type, other
-// names: one changed after construction) is cloned on its own and assigned over the rebuilt
-// one, as LibTorch does. Gradients are not copied.
+// the original shares, and reset() shares again, stays shared in the copy: a submodule
+// registered twice is one module in the copy, and a parameter tied across modules (reset()
+// registering one tensor twice) is one tensor. Containers (Sequential, ModuleList, ...) clone
+// their entries through the memo, so an entry held twice is cloned once. Sharing made after
+// construction, which reset() does not rebuild, cannot be restored without re-pointing the
+// members that reset() assigned: the copy gets independent copies there (LibTorch's result).
+// A submodule whose rebuilt form does not match the original (another type, other names: one
+// changed after construction) is cloned on its own and assigned over the rebuilt one, as LibTorch
+// does. Gradients are not copied.
 #include <memory>
 #include <optional>
 #include <unordered_map>

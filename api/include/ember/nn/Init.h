@@ -14,9 +14,9 @@
 namespace ember::nn::init {
 
 using NonlinearityType =
-    std::variant<enumtype::kLinear, enumtype::kConv1D, enumtype::kConv2D, enumtype::kConv3D,
-                 enumtype::kConvTranspose1D, enumtype::kConvTranspose2D, enumtype::kConvTranspose3D,
-                 enumtype::kSigmoid, enumtype::kTanh, enumtype::kReLU, enumtype::kLeakyReLU, enumtype::kSELU>;
+    std::variant<enumtype::kLinear, enumtype::kConv1D, enumtype::kConv2D, enumtype::kConv3D, enumtype::kConvTranspose1D,
+                 enumtype::kConvTranspose2D, enumtype::kConvTranspose3D, enumtype::kSigmoid, enumtype::kTanh,
+                 enumtype::kReLU, enumtype::kLeakyReLU, enumtype::kSELU>;
 using FanModeType = std::variant<enumtype::kFanIn, enumtype::kFanOut>;
 
 // The recommended gain for a nonlinearity: 1 (linear, conv, sigmoid), 5/3 (tanh), sqrt(2)

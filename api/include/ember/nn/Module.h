@@ -223,14 +223,10 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   const typename ModuleType::ContainedType* as() const noexcept {
     return as<typename ModuleType::ContainedType>();
   }
-  template <typename ModuleType, typename = std::enable_if_t<!requires { typename ModuleType::ContainedType; }>>
-  ModuleType* as() noexcept {
-    return dynamic_cast<ModuleType*>(this);
-  }
-  template <typename ModuleType, typename = std::enable_if_t<!requires { typename ModuleType::ContainedType; }>>
-  const ModuleType* as() const noexcept {
-    return dynamic_cast<const ModuleType*>(this);
-  }
+  template <typename ModuleType, typename = std::enable_if_t < !requires { typename ModuleType::ContainedType; }
+  >> ModuleType* as() noexcept { return dynamic_cast<ModuleType*>(this); }
+  template <typename ModuleType, typename = std::enable_if_t < !requires { typename ModuleType::ContainedType; }
+  >> const ModuleType* as() const noexcept { return dynamic_cast<const ModuleType*>(this); }
 
   // Parameters and persistent buffers under their dotted names (PyTorch's state_dict): detached
   // tensors sharing the module's storage.
@@ -279,19 +275,17 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   // Hooks: Note [Module hooks].
   template <typename F>
   RemovableHandle register_forward_pre_hook(F&& hook) {
-    return add_forward_pre_hook(
-        detail::wrap_hook<F, Module&, const std::vector<Tensor>&>(std::forward<F>(hook)));
+    return add_forward_pre_hook(detail::wrap_hook<F, Module&, const std::vector<Tensor>&>(std::forward<F>(hook)));
   }
   template <typename F>
   RemovableHandle register_forward_hook(F&& hook) {
-    return add_forward_hook(detail::wrap_hook<F, Module&, const std::vector<Tensor>&, const std::vector<Tensor>&>(
-        std::forward<F>(hook)));
+    return add_forward_hook(
+        detail::wrap_hook<F, Module&, const std::vector<Tensor>&, const std::vector<Tensor>&>(std::forward<F>(hook)));
   }
   template <typename F>
   RemovableHandle register_full_backward_hook(F&& hook) {
     return add_backward_hook(
-        detail::wrap_hook<F, Module&, const std::vector<Tensor>&, const std::vector<Tensor>&>(
-            std::forward<F>(hook)));
+        detail::wrap_hook<F, Module&, const std::vector<Tensor>&, const std::vector<Tensor>&>(std::forward<F>(hook)));
   }
   RemovableHandle add_forward_pre_hook(ForwardPreHook hook);
   RemovableHandle add_forward_hook(ForwardHook hook);

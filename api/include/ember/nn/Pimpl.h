@@ -86,11 +86,11 @@ std::ostream& operator<<(std::ostream& stream, const ModuleHolder<ModuleType>& m
 
 }  // namespace ember::nn
 
-#define EMBER_MODULE_IMPL(Name, ImplType)                        \
-  class Name : public ::ember::nn::ModuleHolder<ImplType> {      \
-   public:                                                       \
-    using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder;     \
-    using ::ember::nn::ModuleHolder<ImplType>::get;              \
+#define EMBER_MODULE_IMPL(Name, ImplType)                    \
+  class Name : public ::ember::nn::ModuleHolder<ImplType> {  \
+   public:                                                   \
+    using ::ember::nn::ModuleHolder<ImplType>::ModuleHolder; \
+    using ::ember::nn::ModuleHolder<ImplType>::get;          \
   }
 
 // Defines the holder `Name` of `NameImpl` (LibTorch's TORCH_MODULE).

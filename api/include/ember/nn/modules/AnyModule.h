@@ -22,8 +22,7 @@ namespace ember::nn {
 
 namespace detail {
 template <typename M>
-inline constexpr bool is_module_v =
-    std::is_base_of_v<Module, std::decay_t<M>> && !is_module_holder_v<M>;
+inline constexpr bool is_module_v = std::is_base_of_v<Module, std::decay_t<M>> && !is_module_holder_v<M>;
 template <typename M>
 using enable_if_module_t = std::enable_if_t<is_module_v<M>>;
 }  // namespace detail
@@ -97,9 +96,7 @@ struct AnyModuleHolder final : AnyModulePlaceholder {
     return AnyValue(call_forward(*module, any_argument<ArgumentTypes>(args[I], I)...));
   }
   std::shared_ptr<Module> ptr() const override { return module; }
-  std::unique_ptr<AnyModulePlaceholder> copy() const override {
-    return std::make_unique<AnyModuleHolder>(*this);
-  }
+  std::unique_ptr<AnyModulePlaceholder> copy() const override { return std::make_unique<AnyModuleHolder>(*this); }
   std::unique_ptr<AnyModulePlaceholder> clone_module(const std::optional<Device>& device) const override {
     auto clone = std::dynamic_pointer_cast<ModuleType>(module->clone(device));
     EMBER_CHECK(clone != nullptr, "[AnyModule] clone() of {} returned a module of another type", module->name());
@@ -112,10 +109,9 @@ struct AnyModuleHolder final : AnyModulePlaceholder {
 template <typename ModuleType, typename Class, typename ReturnType, typename... ArgumentTypes>
 std::unique_ptr<AnyModulePlaceholder> make_any_holder(std::shared_ptr<ModuleType>&& module,
                                                       ReturnType (Class::*)(ArgumentTypes...)) {
-  static_assert(((!std::is_lvalue_reference_v<ArgumentTypes> ||
-                  std::is_const_v<std::remove_reference_t<ArgumentTypes>>) &&
-                 ...),
-                "Modules stored inside AnyModule must not take non-const references. Use pointers instead.");
+  static_assert(
+      ((!std::is_lvalue_reference_v<ArgumentTypes> || std::is_const_v<std::remove_reference_t<ArgumentTypes>>)&&...),
+      "Modules stored inside AnyModule must not take non-const references. Use pointers instead.");
   static_assert(!std::is_void_v<ReturnType>,
                 "AnyModule cannot store modules that return void (you can return a dummy value).");
   return std::make_unique<AnyModuleHolder<ModuleType, ArgumentTypes...>>(std::move(module));

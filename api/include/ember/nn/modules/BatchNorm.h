@@ -99,10 +99,9 @@ class BatchNormImplBase : public NormImplBase<D, Derived, BatchNormOptions> {
   // mode; without running statistics, always with the batch's.
   Tensor forward(const Tensor& input) {
     this->_check_input_dim(input);
-    return detail::batch_norm_forward(layer_name(), input, this->weight, this->bias, this->running_mean,
-                                      this->running_var, this->num_batches_tracked, this->is_training(),
-                                      this->options.track_running_stats(), this->options.momentum(),
-                                      this->options.eps());
+    return detail::batch_norm_forward(
+        layer_name(), input, this->weight, this->bias, this->running_mean, this->running_var, this->num_batches_tracked,
+        this->is_training(), this->options.track_running_stats(), this->options.momentum(), this->options.eps());
   }
 
   // "ember::nn::BatchNorm2d(8, eps=1e-05, momentum=0.1, affine=true, track_running_stats=true)".

@@ -4,8 +4,8 @@
 // forward.
 #include <cmath>
 #include <cstdint>
-#include <string>
 #include <ostream>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -154,10 +154,10 @@ class ConvNdImpl : public Cloneable<Derived> {
     }
     const char* padding_name = std::holds_alternative<enumtype::kSame>(options.padding()) ? "same" : "valid";
     const std::string mode = enumtype::get_enum_name(options.padding_mode());
-    detail::print_conv(stream, D, options.in_channels(), options.out_channels(), detail::to_vector(options.kernel_size()),
-                       detail::to_vector(options.stride()), pad, padding_name, detail::to_vector(options.dilation()),
-                       detail::to_vector(options.output_padding()), options.groups(), options.bias(), mode.c_str(),
-                       options.transposed());
+    detail::print_conv(stream, D, options.in_channels(), options.out_channels(),
+                       detail::to_vector(options.kernel_size()), detail::to_vector(options.stride()), pad, padding_name,
+                       detail::to_vector(options.dilation()), detail::to_vector(options.output_padding()),
+                       options.groups(), options.bias(), mode.c_str(), options.transposed());
   }
 
   detail::ConvNdOptions<D> options;
@@ -171,10 +171,9 @@ class ConvNdImpl : public Cloneable<Derived> {
     const auto* explicit_pad = std::get_if<ExpandingArray<D>>(&options.padding());
     const std::vector<int64_t> pad = explicit_pad ? detail::to_vector(*explicit_pad) : std::vector<int64_t>(D, 0);
     const std::string mode = enumtype::get_enum_name(options.padding_mode());
-    return detail::conv_prepare_input(layer_name(), input, detail::to_vector(options.kernel_size()),
-                                      detail::to_vector(options.dilation()), pad,
-                                      std::holds_alternative<enumtype::kSame>(options.padding()), mode.c_str(),
-                                      padding);
+    return detail::conv_prepare_input(
+        layer_name(), input, detail::to_vector(options.kernel_size()), detail::to_vector(options.dilation()), pad,
+        std::holds_alternative<enumtype::kSame>(options.padding()), mode.c_str(), padding);
   }
 
  private:

@@ -78,8 +78,8 @@ class ParameterListImpl : public Cloneable<ParameterListImpl> {
 
  private:
   void check_index(size_t idx) const {
-    EMBER_CHECK_INDEX(idx < size(), "[ParameterList] Index out of range: {} for a ParameterList of {} parameters",
-                      idx, size());
+    EMBER_CHECK_INDEX(idx < size(), "[ParameterList] Index out of range: {} for a ParameterList of {} parameters", idx,
+                      size());
   }
 };
 
