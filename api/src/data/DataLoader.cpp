@@ -16,6 +16,12 @@
 namespace ember::data {
 namespace detail {
 
+namespace {
+size_t batches_per_epoch(size_t samples, size_t batch_size, bool drop_last) {
+  return drop_last ? samples / batch_size : (samples + batch_size - 1) / batch_size;
+}
+}  // namespace
+
 // What makes the batches of one epoch; immutable once built, so workers share it unlocked.
 struct EpochPlan {
   std::shared_ptr<Dataset> dataset;
@@ -36,7 +42,7 @@ struct EpochPlan {
         epoch(epoch_in),
         batch_size(o.batch_size()),
         num_samples(ds->size()) {
-    num_batches = o.drop_last() ? num_samples / batch_size : (num_samples + batch_size - 1) / batch_size;
+    num_batches = batches_per_epoch(num_samples, batch_size, o.drop_last());
     if (o.shuffle()) {
       // Fisher-Yates; step k draws from the block at (seed, epoch, k) on stream 0.
       order.resize(num_samples);
@@ -247,8 +253,7 @@ DataLoader::Iterator DataLoader::begin() {
 }
 
 size_t DataLoader::size() const {
-  const size_t n = dataset_->size(), b = options_.batch_size();
-  return options_.drop_last() ? n / b : (n + b - 1) / b;
+  return detail::batches_per_epoch(dataset_->size(), options_.batch_size(), options_.drop_last());
 }
 
 std::vector<int64_t> DataLoader::batch_indices(uint64_t epoch, size_t i) const {

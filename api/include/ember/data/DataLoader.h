@@ -13,12 +13,16 @@
 // worker count and prefetch depth gives the same batches in the same order. An iteration's
 // workers belong to its iterator: they stop (finishing the batch in hand) when the loop ends or
 // breaks, or when the loader is destroyed. An exception thrown while making a batch is rethrown
-// unchanged (type and message) by the ++ (or begin()) that reaches that batch.
+// unchanged (type and message) by the ++ (or begin()) that reaches that batch. With workers, the
+// dataset's get()/get_stacked(), the collate function and the transform run on several threads at
+// once.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ember/data/Dataset.h"
@@ -102,6 +106,10 @@ class EMBER_API DataLoader {
 
   // Throws ValueError for a null dataset or batch_size 0.
   explicit DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions options = {});
+  // Takes the dataset by value: DataLoader(datasets::MNIST(root), options).
+  template <class D, std::enable_if_t<std::is_base_of_v<Dataset, D>, int> = 0>
+  explicit DataLoader(D dataset, DataLoaderOptions options = {})
+      : DataLoader(std::make_shared<D>(std::move(dataset)), std::move(options)) {}
   ~DataLoader();
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
