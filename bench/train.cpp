@@ -3,12 +3,14 @@
 // entropy, SGD (lr 0.01), batch 64 of 28x28. A step is zero_grad, forward, loss, backward, update.
 //   bench_train [threads]     Ember's nn::Module model and LibTorch's torch::nn model, same weights
 //   bench_train profile ember|torch SECONDS [threads]   one framework's step alone, for perf record
+//   bench_train rss ember|torch [steps]    peak resident memory of a process training one framework
 #include <torch/torch.h>
 
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <sys/resource.h>
 #include <functional>
 #include <string>
 #include <vector>
@@ -153,9 +155,28 @@ int profile(const std::string& which, double seconds) {
   return 0;
 }
 
+// Peak resident memory of a process that runs `steps` steps of one framework's model only (the
+// other's library is loaded but idle): run once per framework, each in its own process.
+int rss(const std::string& which, int steps) {
+  Weights w = make_weights();
+  if (which == "torch") {
+    TorchCnn tm = make_cnn<TorchCnn>(w);
+    for (int i = 0; i < steps; ++i) tm.step();
+  } else {
+    EmberCnn em = make_cnn<EmberCnn>(w);
+    for (int i = 0; i < steps; ++i) em.step();
+  }
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  std::printf("%s: peak resident memory after %d steps: %.1f MiB\n", which.c_str(), steps,
+              static_cast<double>(ru.ru_maxrss) / 1024.0);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[1]) == "rss") return rss(argv[2], argc > 3 ? std::atoi(argv[3]) : 50);
   const bool prof = argc > 2 && std::string(argv[1]) == "profile";
   const int threads = prof ? (argc > 4 ? std::atoi(argv[4]) : 1) : argc > 1 ? std::atoi(argv[1]) : 1;
   at::set_num_threads(threads);

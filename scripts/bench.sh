@@ -36,3 +36,9 @@ echo "== bench/autograd, MLP on 2 threads, LibTorch tuned"; tuned "$bin/bench_au
 # per parallel region (on a quiet machine only: spinning on a busy one is far slower).
 echo "== bench/autograd, MLP on 2 threads, LibTorch tuned, OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000"
 OMP_WAIT_POLICY=ACTIVE GOMP_SPINCOUNT=10000 tuned "$bin/bench_autograd" 2
+# The small CNN's training step (perf-anchors.md §7) on one and two threads, and each framework's
+# peak resident memory training it (one process each).
+echo "== bench/train, CNN step, 1 thread, LibTorch tuned"; OMP_NUM_THREADS=1 tuned taskset -c 1 "$bin/bench_train" 1
+echo "== bench/train, CNN step, 2 threads, LibTorch tuned"; tuned "$bin/bench_train" 2
+echo "== bench/train, peak resident memory"
+for w in ember torch; do tuned "$bin/bench_train" rss "$w" 50; done
