@@ -154,6 +154,7 @@ struct IncompatibleKeys {
 namespace detail {
 class CloneScope;
 }  // namespace detail
+class AnyValue;  // ember/nn/modules/AnyModule.h
 
 // ---- Module ----------------------------------------------------------------------------------
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
@@ -294,6 +295,12 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   bool _has_output_hooks() const noexcept {
     return hooks_.get() && !(hooks_.get()->forward.empty() && hooks_.get()->backward.empty());
   }
+
+  // forward's default arguments, for AnyModule and Sequential: EMBER_FORWARD_HAS_DEFAULT_ARGS
+  // (ember/nn/modules/AnyModule.h) overrides these three (not for users).
+  virtual bool _forward_has_default_args() { return false; }
+  virtual unsigned int _forward_num_required_args();
+  virtual std::vector<AnyValue> _forward_populate_default_args(std::vector<AnyValue>&& arguments);
 
   // The hook steps of one call (detail::call_forward runs them around forward; not for users).
   // Each takes and returns the call's tensors.
