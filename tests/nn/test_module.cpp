@@ -491,6 +491,37 @@ TEST(Sequential, ForwardEntriesAndErrors) {
   EXPECT_EQ(more->ptr(0), seq->ptr(0));
 }
 
+// forward(x, factor = 2) called with one argument through Sequential and AnyModule.
+struct ScaleImpl : nn::Module {
+  Tensor forward(const Tensor& x, double factor = 2.0) { return x * factor; }
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, nn::AnyValue(2.0)})
+};
+EMBER_MODULE(Scale);
+
+struct NoDefaultsImpl : nn::Module {
+  Tensor forward(const Tensor& x, double factor) { return x * factor; }
+};
+EMBER_MODULE(NoDefaults);
+
+TEST(Sequential, DefaultArgumentsAndFunctional) {
+  nn::Sequential seq(Scale(), nn::Functional(ember::relu),
+                     nn::Functional([](Tensor x, double s) { return x + s; }, 1.0));
+  EXPECT_EQ(values(seq->forward(tensor({-1.0, 2.0}))), (std::vector<double>{1, 5}));
+  nn::AnyModule any{Scale()};
+  EXPECT_EQ(values(any.forward(tensor({3.0}), 10.0)), (std::vector<double>{30}));
+  EXPECT_EQ(error_of_type<ValueError>([&] { any.forward(); }),
+            "[AnyModule] (anonymous namespace)::ScaleImpl's forward() method expects at least 1 argument(s) and at "
+            "most 2 argument(s), but received 0.");
+  nn::AnyModule strict{NoDefaults()};
+  EXPECT_EQ(error_of_type<ValueError>([&] { strict.forward(tensor({3.0})); }),
+            "[AnyModule] (anonymous namespace)::NoDefaultsImpl's forward() method expects 2 argument(s), but received "
+            "1. If (anonymous namespace)::NoDefaultsImpl's forward() method has default arguments, please make sure "
+            "the forward() method is declared with a corresponding `EMBER_FORWARD_HAS_DEFAULT_ARGS` macro.");
+  EXPECT_EQ(printed(nn::Functional(ember::relu)), "ember::nn::Functional()");
+}
+
 TEST(AnyModule, TypeErasedCalls) {
   nn::AnyModule any(nn::Linear(2, 2));
   const Tensor x = ones({1, 2});

@@ -22,6 +22,7 @@
 #include "ember/nn/modules/BatchNorm.h"
 #include "ember/nn/modules/Conv.h"
 #include "ember/nn/modules/Embedding.h"
+#include "ember/nn/modules/Functional.h"
 #include "ember/nn/modules/Linear.h"
 #include "ember/nn/modules/ModuleDict.h"
 #include "ember/nn/modules/ModuleList.h"

@@ -35,8 +35,21 @@ void throw_empty_holder(const char* mangled_contained) {
 }
 
 void throw_any_argument_count(const Module& m, size_t expected, size_t got) {
+  if (got < expected)
+    EMBER_THROW(ValueError,
+                "[AnyModule] {}'s forward() method expects {} argument(s), but received {}. If {}'s forward() method "
+                "has default arguments, please make sure the forward() method is declared with a corresponding "
+                "`EMBER_FORWARD_HAS_DEFAULT_ARGS` macro.",
+                m.name(), expected, got, m.name());
   EMBER_THROW(ValueError, "[AnyModule] {}'s forward() method expects {} argument(s), but received {}.", m.name(),
               expected, got);
+}
+
+void throw_any_argument_range(const Module& m, size_t required, size_t all, size_t got) {
+  EMBER_THROW(ValueError,
+              "[AnyModule] {}'s forward() method expects at least {} argument(s) and at most {} argument(s), but "
+              "received {}.",
+              m.name(), required, all, got);
 }
 
 void throw_any_argument_type(size_t index, const char* expected, const char* got) {
@@ -97,6 +110,20 @@ const std::string& Module::name() const noexcept {
   // derived one.
   if (!name_) name_ = detail::demangle(typeid(*this).name());
   return *name_;
+}
+
+unsigned int Module::_forward_num_required_args() {
+  EMBER_THROW(ValueError,
+              "[{}] a Module whose forward has default arguments must override _forward_num_required_args: use the "
+              "EMBER_FORWARD_HAS_DEFAULT_ARGS macro",
+              name());
+}
+
+std::vector<AnyValue> Module::_forward_populate_default_args(std::vector<AnyValue>&&) {
+  EMBER_THROW(ValueError,
+              "[{}] a Module whose forward has default arguments must override _forward_populate_default_args: use "
+              "the EMBER_FORWARD_HAS_DEFAULT_ARGS macro",
+              name());
 }
 
 std::shared_ptr<Module> Module::clone(const std::optional<Device>&) const {

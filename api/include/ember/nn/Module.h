@@ -153,7 +153,13 @@ struct IncompatibleKeys {
 
 namespace detail {
 class CloneScope;
+// Whether T is a holder (it names its module type ContainedType).
+template <typename T, typename = void>
+inline constexpr bool has_contained_type_v = false;
+template <typename T>
+inline constexpr bool has_contained_type_v<T, std::void_t<typename T::ContainedType>> = true;
 }  // namespace detail
+class AnyValue;  // ember/nn/modules/AnyModule.h
 
 // ---- Module ----------------------------------------------------------------------------------
 class EMBER_API Module : public std::enable_shared_from_this<Module> {
@@ -223,10 +229,14 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   const typename ModuleType::ContainedType* as() const noexcept {
     return as<typename ModuleType::ContainedType>();
   }
-  template <typename ModuleType, typename = std::enable_if_t < !requires { typename ModuleType::ContainedType; }
-  >> ModuleType* as() noexcept { return dynamic_cast<ModuleType*>(this); }
-  template <typename ModuleType, typename = std::enable_if_t < !requires { typename ModuleType::ContainedType; }
-  >> const ModuleType* as() const noexcept { return dynamic_cast<const ModuleType*>(this); }
+  template <typename ModuleType, typename = std::enable_if_t<!detail::has_contained_type_v<ModuleType>>>
+  ModuleType* as() noexcept {
+    return dynamic_cast<ModuleType*>(this);
+  }
+  template <typename ModuleType, typename = std::enable_if_t<!detail::has_contained_type_v<ModuleType>>>
+  const ModuleType* as() const noexcept {
+    return dynamic_cast<const ModuleType*>(this);
+  }
 
   // Parameters and persistent buffers under their dotted names (PyTorch's state_dict): detached
   // tensors sharing the module's storage.
@@ -294,6 +304,12 @@ class EMBER_API Module : public std::enable_shared_from_this<Module> {
   bool _has_output_hooks() const noexcept {
     return hooks_.get() && !(hooks_.get()->forward.empty() && hooks_.get()->backward.empty());
   }
+
+  // forward's default arguments, for AnyModule and Sequential: EMBER_FORWARD_HAS_DEFAULT_ARGS
+  // (ember/nn/modules/AnyModule.h) overrides these three (not for users).
+  virtual bool _forward_has_default_args() { return false; }
+  virtual unsigned int _forward_num_required_args();
+  virtual std::vector<AnyValue> _forward_populate_default_args(std::vector<AnyValue>&& arguments);
 
   // The hook steps of one call (detail::call_forward runs them around forward; not for users).
   // Each takes and returns the call's tensors.

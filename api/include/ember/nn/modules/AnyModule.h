@@ -71,6 +71,7 @@ struct AnyModulePlaceholder {
 };
 
 EMBER_API [[noreturn]] void throw_any_argument_count(const Module& m, size_t expected, size_t got);
+EMBER_API [[noreturn]] void throw_any_argument_range(const Module& m, size_t required, size_t all, size_t got);
 EMBER_API [[noreturn]] void throw_any_argument_type(size_t index, const char* expected, const char* got);
 
 template <typename T>
@@ -87,8 +88,15 @@ struct AnyModuleHolder final : AnyModulePlaceholder {
       : AnyModulePlaceholder(typeid(ModuleType)), module(std::move(m)) {}
 
   AnyValue forward(std::vector<AnyValue>&& arguments) override {
-    if (arguments.size() != sizeof...(ArgumentTypes))
+    Module& base = *module;  // the default-argument hooks through Module, where they are public
+    if (base._forward_has_default_args()) {
+      const size_t required = base._forward_num_required_args();
+      if (arguments.size() < required || arguments.size() > sizeof...(ArgumentTypes))
+        throw_any_argument_range(*module, required, sizeof...(ArgumentTypes), arguments.size());
+      arguments = base._forward_populate_default_args(std::move(arguments));
+    } else if (arguments.size() != sizeof...(ArgumentTypes)) {
       throw_any_argument_count(*module, sizeof...(ArgumentTypes), arguments.size());
+    }
     return call(arguments, std::index_sequence_for<ArgumentTypes...>{});
   }
   template <size_t... I>
@@ -122,6 +130,35 @@ std::unique_ptr<AnyModulePlaceholder> make_any_holder(std::shared_ptr<ModuleType
   return make_any_holder(std::move(module), static_cast<ReturnType (Class::*)(ArgumentTypes...)>(nullptr));
 }
 
+}  // namespace detail
+
+// The trailing default arguments a module's forward fills in when called through AnyModule or
+// Sequential with fewer arguments (LibTorch's FORWARD_HAS_DEFAULT_ARGS): pairs of the argument's
+// index and its default value, in order.
+//   struct ScaleImpl : Module {
+//     Tensor forward(const Tensor& x, double factor = 2.0) { return x * factor; }
+//    protected:
+//     EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(2.0)})
+//   };
+#define EMBER_FORWARD_HAS_DEFAULT_ARGS(...)                                                                         \
+  bool _forward_has_default_args() override { return true; }                                                        \
+  unsigned int _forward_num_required_args() override {                                                              \
+    const std::vector<std::pair<unsigned int, ::ember::nn::AnyValue>> args_info = {__VA_ARGS__};                    \
+    return args_info[0].first;                                                                                      \
+  }                                                                                                                 \
+  std::vector<::ember::nn::AnyValue> _forward_populate_default_args(std::vector<::ember::nn::AnyValue>&& arguments) \
+      override {                                                                                                    \
+    return ::ember::nn::detail::populate_default_args(std::move(arguments), {__VA_ARGS__});                         \
+  }
+
+namespace detail {
+// `arguments` followed by the defaults of the positions it does not reach.
+inline std::vector<AnyValue> populate_default_args(std::vector<AnyValue>&& arguments,
+                                                   std::vector<std::pair<unsigned int, AnyValue>> defaults) {
+  for (auto& d : defaults)
+    if (d.first >= arguments.size()) arguments.push_back(std::move(d.second));
+  return std::move(arguments);
+}
 }  // namespace detail
 
 class AnyModule {
