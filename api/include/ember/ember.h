@@ -23,3 +23,4 @@
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
 #include "ember/nn/Reduction.h"
+#include "ember/nn/functional.h"
