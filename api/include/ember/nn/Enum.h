@@ -6,14 +6,14 @@
 #include <string>
 #include <variant>
 
-#define EMBER_ENUM_DECLARE(name)                  \
-  namespace ember {                               \
-  namespace enumtype {                            \
-  struct k##name {                                \
-    constexpr k##name() noexcept = default;       \
-  };                                              \
-  }                                               \
-  inline constexpr enumtype::k##name k##name{};   \
+#define EMBER_ENUM_DECLARE(name)                \
+  namespace ember {                             \
+  namespace enumtype {                          \
+  struct k##name {                              \
+    constexpr k##name() noexcept = default;     \
+  };                                            \
+  }                                             \
+  inline constexpr enumtype::k##name k##name{}; \
   }
 
 EMBER_ENUM_DECLARE(Linear)

@@ -25,8 +25,8 @@ class ExpandingArray {
     EMBER_CHECK(values.size() == D, "[ExpandingArray] expected {} values, but got {}", D, values.size());
     for (size_t i = 0; i < D; ++i) values_[i] = values[i];
   }
-  ExpandingArray(T single_size) { values_.fill(single_size); }           // NOLINT
-  ExpandingArray(const std::array<T, D>& values) : values_(values) {}    // NOLINT
+  ExpandingArray(T single_size) { values_.fill(single_size); }         // NOLINT
+  ExpandingArray(const std::array<T, D>& values) : values_(values) {}  // NOLINT
 
   std::array<T, D>& operator*() { return values_; }
   const std::array<T, D>& operator*() const { return values_; }
@@ -53,7 +53,7 @@ class ExpandingArrayWithOptionalElem : public ExpandingArray<D, std::optional<T>
   ExpandingArrayWithOptionalElem(std::initializer_list<T> list)  // NOLINT
       : ExpandingArrayWithOptionalElem(ArrayRef<T>(list)) {}
   ExpandingArrayWithOptionalElem(std::vector<T> vec) : ExpandingArrayWithOptionalElem(ArrayRef<T>(vec)) {}  // NOLINT
-  ExpandingArrayWithOptionalElem(ArrayRef<T> values)  // NOLINT
+  ExpandingArrayWithOptionalElem(ArrayRef<T> values)                                                        // NOLINT
       : ExpandingArray<D, std::optional<T>>(std::optional<T>()) {
     EMBER_CHECK(values.size() == D, "[ExpandingArray] expected {} values, but got {}", D, values.size());
     for (size_t i = 0; i < D; ++i) this->values_[i] = values[i];
