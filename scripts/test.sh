@@ -25,7 +25,7 @@ case "$mode" in
     "$root/scripts/build.sh" "$root/build-tsan" -DEMBER_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
     # One intra-op thread: libgomp is not TSan-instrumented and its barriers give false reports.
     OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 EMBER_PLUGIN_NODELETE=1 \
-      ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin|Autograd"
+      ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin|Autograd|DataLoader"
     exit 0 ;;
   "") ;;
   *) echo "usage: scripts/test.sh [--asan|--tsan]" >&2; exit 2 ;;
