@@ -78,8 +78,18 @@ void set_autograd_hooks(const AutogradHooks* hooks) {
   g_autograd_hooks.store(hooks, std::memory_order_release);
 }
 const AutogradHooks* autograd_hooks() { return g_autograd_hooks.load(std::memory_order_acquire); }
+namespace {
+std::atomic<void (*)()> g_autograd_startup{nullptr};
+}  // namespace
+void set_autograd_startup(void (*startup)()) { g_autograd_startup.store(startup, std::memory_order_release); }
 const AutogradHooks& require_autograd_hooks(const char* what) {
   const AutogradHooks* h = autograd_hooks();
+  if (h == nullptr) {
+    if (auto* startup = g_autograd_startup.load(std::memory_order_acquire)) {
+      startup();
+      h = autograd_hooks();
+    }
+  }
   EMBER_CHECK_NOT_IMPLEMENTED(h != nullptr,
                               "[{}] needs the autograd plugin, which is not loaded: load it with "
                               "ember::plugins::load(\"autograd\") or add 'autograd' to "

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "Registration.h"
+#include "ember/core/AutogradHooks.h"
 #include "Registry.h"
 #include "ember/dispatcher/ElfNotes.h"
 
@@ -198,6 +199,11 @@ thread_local bool tls_initializing = false;
 // Lock order: this mutex, then the plugin loader's, then the records mutex. Initialization
 // holds only its own while it runs the linked records and loads the default plugins, each of
 // which takes the later ones in that order (TSan checks this in the stress and plugin suites).
+namespace {
+// require_autograd_hooks (core) runs the start-up when no autograd plugin is loaded yet.
+const bool g_autograd_startup_set = (set_autograd_startup(&ensure_initialized), true);
+}  // namespace
+
 void ensure_initialized() {
   if (g_initialized.load(std::memory_order_acquire) || tls_initializing) return;
   static std::recursive_mutex* init_mu = new std::recursive_mutex();

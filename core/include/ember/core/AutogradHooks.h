@@ -139,8 +139,13 @@ struct AutogradHooks {
 EMBER_API void set_autograd_hooks(const AutogradHooks* hooks);
 // Null when no autograd plugin is loaded.
 EMBER_API const AutogradHooks* autograd_hooks();
-// The hooks, or NotImplementedError "[what] needs the autograd plugin ..." when absent.
+// The hooks, or NotImplementedError "[what] needs the autograd plugin ..." when absent. When
+// none are installed yet it first runs the start-up function (below), which loads the default
+// plugins: so requires_grad_() as a program's first Ember call finds the autograd plugin.
 EMBER_API const AutogradHooks& require_autograd_hooks(const char* what);
+// The start-up function require_autograd_hooks runs: libember's dispatcher sets it to its
+// first-use initialisation (core cannot call the dispatcher).
+EMBER_API void set_autograd_startup(void (*startup)());
 
 namespace detail {
 [[noreturn]] EMBER_API void throw_missing_autograd_hook(const char* what, const char* capability,
