@@ -11,10 +11,9 @@ namespace nn = native::nn;
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,
                    int64_t groups) {
-  const char* op = "convolution";
-  nn::check_not_transposed(op, transposed, output_padding);
-  const nn::ConvGeom g = nn::check_conv(op, kMeta, input, weight, bias, stride, padding, dilation, groups);
-  return empty_meta({g.N, g.O, g.oH, g.oW}, input.dtype());
+  const nn::ConvGeom g = nn::check_conv("convolution", kMeta, input, weight, bias, stride, padding, dilation,
+                                        transposed, output_padding, groups);
+  return empty_meta(g.output_sizes(), input.dtype());
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,
@@ -27,7 +26,7 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
                               dilation, transposed, output_padding, groups, output_mask);
   const ScalarType dt = input.dtype();
   return {empty_if(output_mask[0], input.sizes(), dt), empty_if(output_mask[1], weight.sizes(), dt),
-          empty_if(output_mask[2], {g.O}, dt)};
+          empty_if(output_mask[2], {g.out_channels()}, dt)};
 }
 
 }  // namespace ember::meta

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "ember/ember.h"
-#include "ember/native/TensorHelpers.h"
+#include "ember/native/TensorHelpers.h"  // check_defined
 #include "ember/nn/Reduction.h"
 
 namespace ember::native::nnutil {

@@ -303,3 +303,27 @@ Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool 
 }
 
 }  // namespace ember::native
+
+namespace ember::native {
+
+Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative, double margin,
+                           double p, double eps, bool swap, int64_t reduction) {
+  const char* op = "triplet_margin_loss";
+  check_defined(op, anchor, "anchor");
+  check_defined(op, positive, "positive");
+  check_defined(op, negative, "negative");
+  nnutil::check_reduction(op, reduction);
+  EMBER_CHECK(anchor.dim() == positive.dim() && positive.dim() == negative.dim(),
+              "[{}] expected anchor, positive and negative to have the same number of dimensions, got {}-D, {}-D and "
+              "{}-D",
+              op, anchor.dim(), positive.dim(), negative.dim());
+  const Tensor d_pos = ember::pairwise_distance(anchor, positive, p, eps);
+  Tensor d_neg = ember::pairwise_distance(anchor, negative, p, eps);
+  if (swap) {
+    const Tensor d_swap = ember::pairwise_distance(positive, negative, p, eps);
+    d_neg = where(d_swap.lt(d_neg), d_swap, d_neg);
+  }
+  return nnutil::reduce((d_pos - d_neg + margin).clamp(0), reduction);
+}
+
+}  // namespace ember::native

@@ -246,7 +246,8 @@ TEST(NNLosses, IgnoredInfiniteLogProbabilityGivesZero) {
 
 TEST(NNLosses, BinaryCrossEntropyAtZeroAndOne) {
   // log is clamped at -100 (PyTorch), and the gradient stays finite where it is clamped.
-  Tensor p = tensor({0.0, 1.0, 0.5}, kFloat64).requires_grad_();
+  // clone: a first call that dispatches loads the default plugins (requires_grad_ alone does not).
+  Tensor p = tensor({0.0, 1.0, 0.5}, kFloat64).clone().requires_grad_();
   const Tensor t = tensor({1.0, 0.0, 1.0}, kFloat64);
   const Tensor l = binary_cross_entropy(p, t, {}, Reduction::None);
   expect_close(l, {100, 100, std::log(2.0)});
@@ -385,6 +386,33 @@ TEST(NNLosses, Errors) {
             "[binary_cross_entropy] argument 'self': expected every element between 0 and 1 (probabilities)");
   EXPECT_EQ(error_of([&] { kl_div(in.t, in.t); }),
             "[kl_div] argument 'self': expected a floating point tensor, got int64");
+}
+
+}  // namespace
+}  // namespace ember::nntest
+
+namespace ember::nntest {
+namespace {
+
+TEST(NNSoftmax, DtypeArgument) {
+  // LibTorch 1.13: an integer input computes in the dtype given, and fails without one.
+  expect_close(softmax(tensor({1, 2, 3}), 0, kFloat64),
+               {0.090030573170380448, 0.24472847105479761, 0.66524095577482178});
+  EXPECT_EQ(softmax(tensor({1, 2, 3}), 0, kFloat64).scalar_type(), kFloat64);
+  EXPECT_EQ(error_of([] { softmax(tensor({1, 2, 3}), 0); }), "[softmax] not implemented for dtype int64 on the CPU");
+  EXPECT_EQ(error_of([] {
+              log_softmax(tensor({1.0, 2.0, 3.0}, kFloat64), 0, kInt32);
+            }),
+            "[log_softmax] not implemented for dtype int32 on the CPU");
+  // A float32 input computed in float64: the result is float64, the gradient float32.
+  Tensor x = tensor({1.f, 2.f, 3.f}).clone().requires_grad_();
+  const Tensor y = log_softmax(x, 0, kFloat64);
+  EXPECT_EQ(y.scalar_type(), kFloat64);
+  expect_close(y, {-2.4076059644443806, -1.4076059644443804, -0.40760596444438041});
+  (y * tensor({1.0, 2.0, 3.0}, kFloat64)).sum().backward();
+  EXPECT_EQ(x.grad().scalar_type(), kFloat32);
+  expect_close(x.grad(), {1 - 6 * 0.090030573170380448, 2 - 6 * 0.24472847105479761, 3 - 6 * 0.66524095577482178}, 1e-6,
+               1e-6);
 }
 
 }  // namespace

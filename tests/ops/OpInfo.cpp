@@ -1421,17 +1421,39 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({2, 4, 6, 5}), c.t({3, 4, 2, 2}), kNone, ints({2, 1}), ints({0, 1}), ints({2}), false,
                    ints({0, 0}), 1},
                   "stride, padding and dilation per dim"),
-                S({c.t({0, 4, 3, 3}), c.t({5, 4, 3, 3}), c.t({5}), i1, i0, i1, false, i0, 1}, "an empty batch")};
+                S({c.t({0, 4, 3, 3}), c.t({5, 4, 3, 3}), c.t({5}), i1, i0, i1, false, i0, 1}, "an empty batch"),
+                S({c.t({2, 4, 9}), c.t({6, 2, 3}), c.t({6}), ints({2}), i1, ints({2}), false, i0, 2}, "1-d, groups 2"),
+                S({c.t({2, 2, 4, 5, 3}), c.t({3, 2, 2, 3, 2}), c.t({3}), ints({1, 2, 1}), ints({1, 0, 1}), i1, false,
+                   i0, 1},
+                  "3-d"),
+                S({c.t({2, 4, 3, 4}), c.t({4, 3, 3, 2}), c.t({6}), ints({2, 1}), ints({1, 0}), ints({1, 2}), true,
+                   ints({1, 0}), 2},
+                  "transposed, output_padding, groups 2"),
+                S({c.t({2, 4, 5}), c.t({4, 3, 3}), kNone, ints({2}), i1, i1, true, i1, 1}, "transposed 1-d"),
+                S({c.t({1, 2, 2, 3, 2}), c.t({2, 3, 2, 2, 2}), c.t({3}), ints({2, 1, 2}), ints({0, 1, 0}), i1, true,
+                   ints({1, 0, 0}), 1},
+                  "transposed 3-d")};
       },
       [i1, i0](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 4, 6, 5});
         return {
-            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, true, i0, 1}, "transposed", "NotImplementedError",
-              "[convolution] transposed convolution is not implemented on the CPU"),
+            E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, true, i0, 1}, "transposed with another in_channels",
+              "ValueError",
+              "[convolution] expected input [2, 4, 6, 5] to have 6 channels (weight [6, 4, 3, 3]'s in_channels, "
+              "transposed), but got 4 channels"),
+            E({x, c.t({4, 4, 3, 3}), kNone, i1, i0, i1, true, i1, 1}, "transposed, output_padding not below stride",
+              "ValueError",
+              "[convolution] argument 'output_padding': expected non-negative values smaller than either stride or "
+              "dilation, got output_padding [1] with stride [1] and dilation [1]"),
             E({x, c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i1, 1}, "output_padding", "ValueError",
               "[convolution] argument 'output_padding': expected zeros for a non-transposed convolution, got [1]"),
-            E({c.t({4, 6, 5}), c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "a 3-d input", "ValueError",
-              "[convolution] argument 'input': expected a 4-D (N, C, H, W) input, got shape [4, 6, 5]"),
+            E({c.t({4, 6}), c.t({6, 4, 3}), kNone, i1, i0, i1, false, i0, 1}, "a 2-d input", "ValueError",
+              "[convolution] argument 'input': expected a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) "
+              "input, got shape [4, 6]"),
+            E({c.t({4, 6, 5}), c.t({6, 4, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "a 4-d weight for a 3-d input",
+              "ValueError",
+              "[convolution] argument 'weight': expected a 3-D weight (out_channels, in_channels / groups, kernel...) "
+              "for a 3-D input, got shape [6, 4, 3, 3]"),
             E({x, c.t({6, 4, 3, 3}, kFloat64), kNone, i1, i0, i1, false, i0, 1}, "a float64 weight", "TypeError",
               "[convolution] expected input and weight to have the same dtype, got float32 and float64"),
             E({x, c.t({6, 3, 3, 3}), kNone, i1, i0, i1, false, i0, 1}, "channels that differ", "ValueError",
@@ -1474,7 +1496,16 @@ std::map<std::string, OpInfo> build() {
                ints({0, 0}), 1, bools({false, true, true})},
               "no input grad, stride and dilation"),
             S({c.t({2, 6, 6, 5}), x, w, ints({6}), i1, i1, i1, false, i0, 2, bools({true, false, false})},
-              "input grad only")};
+              "input grad only"),
+            S({c.t({2, 6, 4}), c.t({2, 4, 9}), c.t({6, 2, 3}), ints({6}), ints({2}), i1, ints({2}), false, i0, 2,
+               bools({true, true, true})},
+              "1-d"),
+            S({c.t({2, 6, 6, 6}), c.t({2, 4, 3, 4}), c.t({4, 3, 3, 2}), ints({6}), ints({2, 1}), ints({1, 0}),
+               ints({1, 2}), true, ints({1, 0}), 2, bools({true, true, true})},
+              "transposed, groups 2"),
+            S({c.t({1, 3, 4, 4, 4}), c.t({1, 2, 2, 3, 2}), c.t({2, 3, 2, 2, 2}), ints({3}), ints({2, 1, 2}), i0, i1,
+               true, i0, 1, bools({true, true, true})},
+              "transposed 3-d")};
       },
       [i1, i0](SampleCtx& c) -> Errors {
         const Tensor x = c.t({2, 4, 6, 5}), w = c.t({6, 4, 3, 3});
@@ -1489,8 +1520,10 @@ std::map<std::string, OpInfo> build() {
               "[convolution_backward] expected grad_output and input to have the same dtype, got int64 and float32"),
             E({c.t({2, 6, 4, 3}), x, w, ints({5}), i1, i0, i1, false, i0, 1, all}, "bias_sizes not [out_channels]",
               "ValueError", "[convolution_backward] argument 'bias_sizes': expected [6], got [5]"),
-            E({c.t({2, 6, 4, 3}), x, w, kNone, i1, i0, i1, true, i0, 1, all}, "transposed", "NotImplementedError",
-              "[convolution_backward] transposed convolution is not implemented on the CPU")};
+            E({c.t({2, 6, 4, 3}), x, w, kNone, i1, i0, i1, true, i0, 1, all}, "transposed, channels that differ",
+              "ValueError",
+              "[convolution_backward] expected input [2, 4, 6, 5] to have 6 channels (weight [6, 4, 3, 3]'s "
+              "in_channels, transposed), but got 4 channels")};
       });
 
   // ---- pooling
@@ -1725,6 +1758,147 @@ std::map<std::string, OpInfo> build() {
                 E({g, x, ints({3, 4}), m, r, w, c.t({4}), all}, "a bias of the wrong shape", "ValueError",
                   "[native_layer_norm_backward] argument 'bias': expected shape [3, 4] (normalized_shape), got [4]")};
       });
+
+  // ---- the nn plugin's composites (plugins/nn): each backend runs them over its own kernels
+  add("linear", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 4}), c.t({2, 4}), c.t({2})}, "2-d, bias"), S({c.t({2, 3, 4}), c.t({2, 4})}, "3-d, no bias"),
+            S({c.t({4}), c.t({4})}, "a vector weight")};
+  });
+  add("bilinear", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 4}), c.t({3, 5}), c.t({2, 4, 5}), c.t({2})}, "bias"),
+            S({c.t({2, 2, 4}), c.t({2, 2, 3}), c.t({3, 4, 3})}, "3-d, no bias")};
+  });
+  add("conv1d", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 4, 9}), c.t({6, 2, 3}), c.t({6}), ints({2}), ints({1}), ints({2}), 2}, "groups 2"),
+            S({c.t({4, 7}), c.t({3, 4, 3})}, "unbatched")};
+  });
+  add("conv3d", [](SampleCtx& c) -> Samples {
+    return {S({c.t({1, 2, 4, 5, 3}), c.t({3, 2, 2, 3, 2}), c.t({3}), ints({1, 2, 1}), ints({1, 0, 1})}, "batched")};
+  });
+  add("conv_transpose1d", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 4, 5}), c.t({4, 3, 3}), c.t({6}), ints({2}), ints({1}), ints({1}), 2, ints({2})},
+              "groups 2, output_padding")};
+  });
+  add("conv_transpose2d.input", [](SampleCtx& c) -> Samples {
+    return {
+        S({c.t({2, 4, 3, 4}), c.t({4, 3, 3, 2}), c.t({6}), ints({2, 1}), ints({1, 0}), ints({1, 0}), 2, ints({1, 2})},
+          "stride, padding, output_padding, groups, dilation"),
+        S({c.t({4, 3, 3}), c.t({4, 2, 2, 2})}, "unbatched")};
+  });
+  add("conv_transpose3d.input", [](SampleCtx& c) -> Samples {
+    return {S({c.t({1, 2, 2, 3, 2}), c.t({2, 3, 2, 2, 2}), kNone, ints({2, 1, 2}), ints({0, 1, 0}), ints({1, 0, 0})},
+              "batched")};
+  });
+  // Losses: class weights and probabilities in [0.5, 2) and [0, 1), valid class indices.
+  auto positive = [](SampleCtx& c, std::vector<int64_t> shape) { return c.uniform(shape, 0.5, 2, c.dtype()); };
+  auto unit = [](SampleCtx& c, std::vector<int64_t> shape) { return c.uniform(shape, 0.05, 0.95, c.dtype()); };
+  add("cross_entropy_loss", [positive, unit](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 4}), c.ix({3}, 4)}, "class indices"),
+            S({c.t({3, 4}), c.ix({3}, 4), positive(c, {4}), 1, 0, 0.2}, "weights, ignore_index 0, smoothing"),
+            S({c.t({3, 4}), unit(c, {3, 4}), positive(c, {4}), 2, -100, 0.1}, "probabilities, sum"),
+            S({c.t({2, 3, 2, 2}), c.ix({2, 2, 2}, 3), kNone, 0}, "4-d, none"), S({c.t({4}), c.ix({}, 4)}, "unbatched")};
+  });
+  add("nll_loss_nd", [positive](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 4}), c.ix({3}, 4), positive(c, {4}), 1, 2}, "weights, ignore_index 2"),
+            S({c.t({2, 3, 4}), c.ix({2, 4}, 3), kNone, 2}, "3-d, sum"),
+            S({c.t({2, 3, 2, 1, 2}), c.ix({2, 2, 1, 2}, 3), kNone, 0}, "5-d, none")};
+  });
+  add("nll_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 4}), c.ix({3}, 4)}, "batched"), S({c.t({4}), c.ix({}, 4), kNone, 0}, "unbatched")};
+  });
+  add("nll_loss2d", [positive](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3, 2, 2}), c.ix({2, 2, 2}, 3), positive(c, {3})}, "weights")};
+  });
+  add("mse_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), c.t({2, 3})}, "mean"), S({c.t({2, 3}), c.t({3}), 0}, "broadcast, none")};
+  });
+  add("l1_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), c.t({2, 3})}, "mean"), S({c.t({2, 3}), c.t({2, 3}), 2}, "sum")};
+  });
+  add("smooth_l1_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), c.t({2, 3}), 1, 0.5}, "beta 0.5"), S({c.t({2, 3}), c.t({2, 3}), 0, 0.0}, "beta 0")};
+  });
+  add("huber_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), c.t({2, 3}), 1, 0.7}, "delta 0.7"), S({c.t({4}), c.t({4}), 2}, "sum")};
+  });
+  add("binary_cross_entropy", [positive, unit](SampleCtx& c) -> Samples {
+    return {S({unit(c, {2, 3}), unit(c, {2, 3})}, "mean"),
+            S({unit(c, {2, 3}), unit(c, {2, 3}), positive(c, {2, 3}), 0}, "weights, none")};
+  });
+  add("binary_cross_entropy_with_logits", [positive, unit](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), unit(c, {2, 3})}, "mean"),
+            S({c.t({2, 3}), unit(c, {2, 3}), positive(c, {3}), positive(c, {3}), 0}, "weight, pos_weight, none")};
+  });
+  add("kl_div", [unit](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3}), unit(c, {2, 3})}, "mean"), S({c.t({2, 3}), c.t({2, 3}), 2, true}, "log_target, sum")};
+  });
+  add("triplet_margin_loss", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 5}), c.t({3, 5}), c.t({3, 5})}, "defaults"),
+            S({c.t({3, 5}), c.t({3, 5}), c.t({3, 5}), 0.5, 1.0, 1e-6, true, 0}, "p 1, swap, none")};
+  });
+  add("cosine_similarity", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 5}), c.t({3, 5})}, "dim 1"), S({c.t({3, 5}), c.t({5}), 0}, "broadcast, dim 0")};
+  });
+  add("pairwise_distance", [](SampleCtx& c) -> Samples {
+    return {S({c.t({3, 5}), c.t({3, 5})}, "p 2"), S({c.t({3, 5}), c.t({5}), 3.0, 1e-6, true}, "p 3, keepdim")};
+  });
+  // Dropout: the mask is the generator's. In evaluation mode the in-place forms leave self alone,
+  // its version unchanged (as PyTorch's), so they are sampled in training mode only.
+  for (const char* op : {"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"}) {
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {S({c.t({2, 3, 4}), 0.3, true}, "train"), S({c.t({2, 3, 4}), 0.3, false}, "eval"),
+                  S({c.t({2, 3}), 1.0, true}, "p 1")};
+        },
+        {}, Values::Random);
+    add(
+        std::string(op) + "_",
+        [](SampleCtx& c) -> Samples {
+          return {S({c.t({2, 3, 4}), 0.3, true}, "train"), S({c.t({2, 3}), 1.0, true}, "p 1")};
+        },
+        {}, Values::Random);
+  }
+  add("instance_norm", [positive](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3, 4}), c.t({3}), c.t({3}), kNone, kNone, true, 0.1, 1e-5, false}, "affine"),
+            S({c.t({2, 3, 2, 2}), kNone, kNone, c.t({3}), positive(c, {3}), true, 0.3, 1e-5, false},
+              "running stats updated"),
+            S({c.t({2, 3, 4}), kNone, kNone, c.t({3}), positive(c, {3}), false, 0.1, 1e-5, false}, "running stats")};
+  });
+  add("group_norm", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 4, 3}), 2, c.t({4}), c.t({4})}, "affine"), S({c.t({2, 6}), 3}, "2-d")};
+  });
+  // Bags [i0 i1 i2], [], [i3 i4], [i5 i6 i7]; max reads the bag sizes (meta raises).
+  auto bag = [](SampleCtx& c, int64_t mode, bool weighted) {
+    return SampleInput{
+        {c.t({10, 3}), c.ix({8}, 10), tensor({0, 3, 3, 5}), false, mode, false, weighted ? IValue(c.t({8})) : kNone},
+        "mode " + std::to_string(mode) + (weighted ? ", per_sample_weights" : ""),
+        mode == 2};
+  };
+  add("embedding_bag", [bag](SampleCtx& c) -> Samples {
+    return {bag(c, 0, true), bag(c, 1, false), bag(c, 2, false)};
+  });
+  add("embedding_bag.padding_idx", [](SampleCtx& c) -> Samples {
+    return {
+        S({c.t({10, 3}), tensor({1, 2, 4, 5, 4, 3, 2, 9}), tensor({0, 3, 3, 5, 8}), false, 1, false, kNone, true, 4},
+          "mean, include_last_offset, padding_idx 4")};
+  });
+  add("scaled_dot_product_attention", [](SampleCtx& c) -> Samples {
+    const Tensor q = c.t({2, 3, 4}), k = c.t({2, 5, 4}), v = c.t({2, 5, 6});
+    return {S({q, k, v}, "no mask"), S({q, k, v, c.t({3, 5})}, "float mask"),
+            S({q, k, v, tensor({true, false, true, true, false}).view({1, 5})}, "bool mask"),
+            S({q, k, v, kNone, 0.0, true}, "causal"), S({q, k, v, kNone, 0.0, false, 0.3}, "scale")};
+  });
+  add("multi_head_attention_forward", [](SampleCtx& c) -> Samples {
+    const Tensor q = c.t({3, 2, 6}), k = c.t({4, 2, 6}), v = c.t({4, 2, 6});
+    const Tensor kpm = tensor({{false, false, true, false}, {false, true, false, false}});
+    return {S({q, k, v, 6, 2, c.t({18, 6}), c.t({18}), kNone, kNone, false, 0.0, c.t({6, 6}), c.t({6}), false},
+              "weights averaged"),
+            S({q,     k,     v,           6,     2,     c.t({18, 6}), c.t({18}), c.t({1, 1, 6}), c.t({1, 1, 6}),
+               true,  0.0,   c.t({6, 6}), kNone, false, kpm,          true,      c.t({3, 4}),    false,
+               kNone, kNone, kNone,       kNone, kNone, false},
+              "bias_k/v, zero attention, masks, per-head weights")};
+  });
   return db;
 }
 

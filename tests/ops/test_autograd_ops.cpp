@@ -59,7 +59,7 @@ const std::map<std::string, DerivativeEntry>& derivative_entries() {
 // composite, the non-differentiable arguments of the operator it calls.
 const DerivativeEntry* entry_for(const std::string& name) {
   const auto& m = derivative_entries();
-  if (name == "aten::batch_norm") return &m.at("aten::native_batch_norm");
+  if (name == "aten::batch_norm" || name == "aten::instance_norm") return &m.at("aten::native_batch_norm");
   if (auto it = m.find(name); it != m.end()) return &it->second;
   const size_t dot = name.find('.', 6);
   std::string base = name.substr(0, dot), overload = dot == std::string::npos ? "" : name.substr(dot);

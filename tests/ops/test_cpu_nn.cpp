@@ -359,8 +359,9 @@ TEST(CpuNNConv, Errors) {
   EXPECT_ERROR(TypeError, ember::conv2d(x, randt({2, 4, 3, 3}, kFloat64, 3)), "same dtype", "float32", "float64");
   EXPECT_ERROR(TypeError, ember::conv2d(x.to(kInt64), w.to(kInt64)), "floating point");
   const std::array<int64_t, 2> one = {1, 1}, zero = {0, 0};
-  EXPECT_ERROR(NotImplementedError, ember::convolution(x, w, std::nullopt, one, zero, one, true, zero, 1),
-               "transposed convolution");
+  // Transposed: w [2, 4, 3, 3] reads as (in_channels 2, out_channels 4), so x needs 2 channels.
+  EXPECT_ERROR(ValueError, ember::convolution(x, w, std::nullopt, one, zero, one, true, zero, 1), "[convolution]",
+               "to have 2 channels", "transposed");
   EXPECT_ERROR(ValueError,
                ember::convolution_backward(randt({1, 2, 4, 4}, kFloat32, 3), x, w, std::nullopt, one, zero, one, false,
                                            zero, 1, {true, true, true}),

@@ -29,3 +29,4 @@
 #include "ember/optim/optim.h"
 #include "ember/nn/Reduction.h"
 #include "ember/nn.h"
+#include "ember/nn/functional.h"

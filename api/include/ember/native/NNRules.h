@@ -4,8 +4,11 @@
 // (the same names in plugins/meta), so both give the same sizes and the same errors. `dev` is the
 // device type the calling kernel serves: tensors on another device are rejected with the message
 // the cpu kernels always gave ("expected a CPU tensor").
+#include <fmt/format.h>
+
 #include <array>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ember/native/TensorHelpers.h"
@@ -55,71 +58,164 @@ inline bool check_vector(const char* op, DeviceType dev, const std::optional<Ten
 
 // ---- convolution ------------------------------------------------------------------------------
 
+// Note [Convolution geometry]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// convolution takes 1, 2 or 3 spatial dimensions: (N, C, L), (N, C, H, W) or (N, C, D, H, W)
+// inputs. ConvGeom holds each in 3-D form with leading unit dimensions (a length L is D = H = 1,
+// W = L), so the kernels have one code path (oneDNN's 2-D primitives take the 1-D case).
+// A transposed convolution is the adjoint (the input gradient) of the forward convolution that
+// maps its output back to its input, with the same weight, and ConvGeom describes that forward
+// convolution: its input (N, C, D, H, W) is the transposed call's output, its output
+// (N, O, oD, oH, oW) the call's input, and the call's weight (in_channels, out_channels / groups,
+// k...) is the forward one's (O, C / groups, k...). The forward of a transposed convolution is
+// then the forward convolution's data gradient, its data gradient the forward convolution, and
+// its weight gradient the forward one's with the roles of input and output gradient swapped.
 struct ConvGeom {
-  int64_t N, C, H, W;  // input
-  int64_t O, kH, kW;   // weight [O, C / G, kH, kW]
-  int64_t G;           // groups
-  int64_t sH, sW, pH, pW, dH, dW;
-  int64_t oH, oW;  // output
+  int64_t nd = 2;  // spatial dimensions of the call: 1, 2 or 3
+  bool transposed = false;
+  int64_t N = 0, C = 0, D = 1, H = 1, W = 1;  // the forward convolution's input
+  int64_t O = 0, kD = 1, kH = 1, kW = 1;      // weight [O, C / G, kD, kH, kW]
+  int64_t G = 1;                              // groups
+  int64_t sD = 1, sH = 1, sW = 1, pD = 0, pH = 0, pW = 0, dD = 1, dH = 1, dW = 1;
+  int64_t oD = 1, oH = 1, oW = 1;  // the forward convolution's output
+
+  std::vector<int64_t> fwd_input_sizes() const { return sizes(C, {D, H, W}); }
+  std::vector<int64_t> fwd_output_sizes() const { return sizes(O, {oD, oH, oW}); }
+  // The call's input and output shapes, and its output channels (the bias's size).
+  std::vector<int64_t> input_sizes() const { return transposed ? fwd_output_sizes() : fwd_input_sizes(); }
+  std::vector<int64_t> output_sizes() const { return transposed ? fwd_input_sizes() : fwd_output_sizes(); }
+  int64_t out_channels() const { return transposed ? C : O; }
+
+ private:
+  std::vector<int64_t> sizes(int64_t channels, std::array<int64_t, 3> spatial) const {
+    std::vector<int64_t> r{N, channels};
+    for (int64_t i = 3 - nd; i < 3; ++i) r.push_back(spatial[static_cast<size_t>(i)]);
+    return r;
+  }
 };
+
+// An int[nd] argument given as one value (every dimension) or nd, in 3-D form (leading `fill`).
+inline std::array<int64_t, 3> spatial_arg(IntArrayRef v, int64_t nd, int64_t fill, const char* op, const char* name) {
+  static const char* const kCounts[] = {"", "one", "two", "three"};
+  EMBER_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == nd,
+              "[{}] argument '{}': expected a single int{}, got {}", op, name,
+              nd == 1 ? "" : fmt::format(" or a tuple of {} ints", kCounts[nd]), v);
+  std::array<int64_t, 3> r{fill, fill, fill};
+  for (int64_t i = 0; i < nd; ++i) r[static_cast<size_t>(3 - nd + i)] = v[v.size() == 1 ? 0 : static_cast<size_t>(i)];
+  return r;
+}
+
+// The last nd of a 3-D form's values joined by 'x' ("7x3").
+inline std::string spatial_str(std::array<int64_t, 3> v, int64_t nd) {
+  std::string s;
+  for (int64_t i = 3 - nd; i < 3; ++i) {
+    if (!s.empty()) s += 'x';
+    s += std::to_string(v[static_cast<size_t>(i)]);
+  }
+  return s;
+}
 
 inline ConvGeom check_conv(const char* op, DeviceType dev, const Tensor& input, const Tensor& weight,
                            const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
-                           IntArrayRef dilation, int64_t groups) {
+                           IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {
   check_defined(op, input, "input");
   check_defined(op, weight, "weight");
   check_on(op, dev, input, weight);
-  EMBER_CHECK(input.dim() == 4, "[{}] argument 'input': expected a 4-D (N, C, H, W) input, got shape {}", op,
-              input.sizes());
+  EMBER_CHECK(input.dim() >= 3 && input.dim() <= 5,
+              "[{}] argument 'input': expected a 3-D (N, C, L), 4-D (N, C, H, W) or 5-D (N, C, D, H, W) input, got "
+              "shape {}",
+              op, input.sizes());
+  const int64_t nd = input.dim() - 2;
   EMBER_CHECK(
-      weight.dim() == 4,
-      "[{}] argument 'weight': expected a 4-D weight (out_channels, in_channels / groups, kH, kW), got shape {}", op,
+      weight.dim() == input.dim(),
+      "[{}] argument 'weight': expected a {}-D weight ({}, in_channels / groups, kernel...) for a {}-D input, got "
+      "shape {}",
+      op, input.dim(), transposed ? "in_channels, out_channels / groups, kernel..." : "out_channels", input.dim(),
       weight.sizes());
   compute_float(input, op, "input");
   EMBER_CHECK_TYPE(weight.dtype() == input.dtype(),
                    "[{}] expected input and weight to have the same dtype, got {} and {}", op, input.dtype(),
                    weight.dtype());
   EMBER_CHECK(groups > 0, "[{}] argument 'groups': expected a positive value, got {}", op, groups);
-  ConvGeom g{};
-  g.N = input.size(0), g.C = input.size(1), g.H = input.size(2), g.W = input.size(3);
-  g.O = weight.size(0), g.kH = weight.size(2), g.kW = weight.size(3), g.G = groups;
-  EMBER_CHECK(g.O % groups == 0, "[{}] expected out_channels ({}, weight shape {}) to be divisible by groups ({})", op,
-              g.O, weight.sizes(), groups);
-  EMBER_CHECK(g.C == weight.size(1) * groups,
-              "[{}] expected input {} to have {} channels (weight {} with groups={}), but got {} channels", op,
-              input.sizes(), weight.size(1) * groups, weight.sizes(), groups, g.C);
-  EMBER_CHECK(g.O > 0 && g.kH > 0 && g.kW > 0, "[{}] argument 'weight': expected non-empty dimensions, got shape {}",
-              op, weight.sizes());
-  const Pair s = pair_arg(stride, op, "stride"), p = pair_arg(padding, op, "padding"),
-             d = pair_arg(dilation, op, "dilation");
-  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
-  EMBER_CHECK(p.h >= 0 && p.w >= 0, "[{}] argument 'padding': expected non-negative values, got {}", op, padding);
-  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
-  g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
-  const int64_t ekH = (g.kH - 1) * g.dH + 1, ekW = (g.kW - 1) * g.dW + 1;
-  EMBER_CHECK(
-      ekH <= g.H + 2 * g.pH && ekW <= g.W + 2 * g.pW,
-      "[{}] kernel size (dilated) {}x{} can't be greater than the padded input size {}x{} (input {}, padding {})", op,
-      ekH, ekW, g.H + 2 * g.pH, g.W + 2 * g.pW, input.sizes(), padding);
-  g.oH = (g.H + 2 * g.pH - ekH) / g.sH + 1;
-  g.oW = (g.W + 2 * g.pW - ekW) / g.sW + 1;
+  ConvGeom g;
+  g.nd = nd, g.transposed = transposed, g.G = groups, g.N = input.size(0);
+  const int64_t in_ch = input.size(1);
+  if (!transposed) {
+    g.C = in_ch, g.O = weight.size(0);
+    EMBER_CHECK(g.O % groups == 0, "[{}] expected out_channels ({}, weight shape {}) to be divisible by groups ({})",
+                op, g.O, weight.sizes(), groups);
+    EMBER_CHECK(g.C == weight.size(1) * groups,
+                "[{}] expected input {} to have {} channels (weight {} with groups={}), but got {} channels", op,
+                input.sizes(), weight.size(1) * groups, weight.sizes(), groups, g.C);
+  } else {
+    g.O = in_ch, g.C = weight.size(1) * groups;
+    EMBER_CHECK(weight.size(0) == in_ch,
+                "[{}] expected input {} to have {} channels (weight {}'s in_channels, transposed), but got {} channels",
+                op, input.sizes(), weight.size(0), weight.sizes(), in_ch);
+    EMBER_CHECK(in_ch % groups == 0, "[{}] expected in_channels ({}, weight shape {}) to be divisible by groups ({})",
+                op, in_ch, weight.sizes(), groups);
+  }
+  std::array<int64_t, 3> k{1, 1, 1}, in{1, 1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    k[static_cast<size_t>(3 - nd + i)] = weight.size(2 + i);
+    in[static_cast<size_t>(3 - nd + i)] = input.size(2 + i);
+  }
+  EMBER_CHECK(weight.size(transposed ? 1 : 0) > 0 && k[0] > 0 && k[1] > 0 && k[2] > 0,
+              "[{}] argument 'weight': expected non-empty dimensions, got shape {}", op, weight.sizes());
+  const auto s = spatial_arg(stride, nd, 1, op, "stride"), p = spatial_arg(padding, nd, 0, op, "padding"),
+             d = spatial_arg(dilation, nd, 1, op, "dilation");
+  for (int i = 0; i < 3; ++i) {
+    EMBER_CHECK(s[i] > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
+    EMBER_CHECK(p[i] >= 0, "[{}] argument 'padding': expected non-negative values, got {}", op, padding);
+    EMBER_CHECK(d[i] > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
+  }
+  g.kD = k[0], g.kH = k[1], g.kW = k[2];
+  g.sD = s[0], g.sH = s[1], g.sW = s[2], g.pD = p[0], g.pH = p[1], g.pW = p[2], g.dD = d[0], g.dH = d[1], g.dW = d[2];
+  std::array<int64_t, 3> ek{}, out{};
+  for (int i = 0; i < 3; ++i) ek[i] = (k[i] - 1) * d[i] + 1;
+  if (!transposed) {
+    for (int64_t v : output_padding)
+      EMBER_CHECK(v == 0, "[{}] argument 'output_padding': expected zeros for a non-transposed convolution, got {}", op,
+                  output_padding);
+    bool fits = true;
+    for (int i = 0; i < 3; ++i) fits = fits && ek[i] <= in[i] + 2 * p[i];
+    std::array<int64_t, 3> padded{};
+    for (int i = 0; i < 3; ++i) padded[i] = in[i] + 2 * p[i];
+    EMBER_CHECK(fits,
+                "[{}] kernel size (dilated) {} can't be greater than the padded input size {} (input {}, padding {})",
+                op, spatial_str(ek, nd), spatial_str(padded, nd), input.sizes(), padding);
+    for (int i = 0; i < 3; ++i) out[i] = (in[i] + 2 * p[i] - ek[i]) / s[i] + 1;
+    g.D = in[0], g.H = in[1], g.W = in[2], g.oD = out[0], g.oH = out[1], g.oW = out[2];
+  } else {
+    const int64_t no_padding = 0;
+    const auto opad =
+        spatial_arg(output_padding.empty() ? IntArrayRef(no_padding) : output_padding, nd, 0, op, "output_padding");
+    for (int i = 0; i < 3; ++i)
+      EMBER_CHECK(opad[i] >= 0 && (opad[i] < s[i] || opad[i] < d[i]),
+                  "[{}] argument 'output_padding': expected non-negative values smaller than either stride or "
+                  "dilation, got output_padding {} with stride {} and dilation {}",
+                  op, output_padding, stride, dilation);
+    bool positive = true;
+    for (int i = 0; i < 3; ++i) {
+      out[i] = (in[i] - 1) * s[i] - 2 * p[i] + ek[i] + opad[i];
+      positive = positive && out[i] > 0;
+    }
+    EMBER_CHECK(positive,
+                "[{}] the output size {} of the transposed convolution is too small (input {}, weight {}, stride {}, "
+                "padding {})",
+                op, spatial_str(out, nd), input.sizes(), weight.sizes(), stride, padding);
+    g.D = out[0], g.H = out[1], g.W = out[2], g.oD = in[0], g.oH = in[1], g.oW = in[2];
+  }
   if (bias && bias->defined()) {
     check_on(op, dev, *bias);
-    EMBER_CHECK(bias->dim() == 1 && bias->size(0) == g.O,
-                "[{}] argument 'bias': expected a 1-D tensor of out_channels={} elements, got shape {}", op, g.O,
-                bias->sizes());
+    EMBER_CHECK(bias->dim() == 1 && bias->size(0) == g.out_channels(),
+                "[{}] argument 'bias': expected a 1-D tensor of out_channels={} elements, got shape {}", op,
+                g.out_channels(), bias->sizes());
     EMBER_CHECK_TYPE(bias->dtype() == input.dtype(),
                      "[{}] expected input and bias to have the same dtype, got {} and {}", op, input.dtype(),
                      bias->dtype());
   }
   return g;
-}
-
-inline void check_not_transposed(const char* op, bool transposed, IntArrayRef output_padding) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!transposed, "[{}] transposed convolution is not implemented on the CPU", op);
-  for (int64_t v : output_padding)
-    EMBER_CHECK(v == 0, "[{}] argument 'output_padding': expected zeros for a non-transposed convolution, got {}", op,
-                output_padding);
 }
 
 // convolution_backward's arguments beyond the forward's: grad_output is the forward output's
@@ -128,20 +224,20 @@ inline ConvGeom check_conv_backward(const char* op, DeviceType dev, const Tensor
                                     const Tensor& weight, std::optional<IntArrayRef> bias_sizes, IntArrayRef stride,
                                     IntArrayRef padding, IntArrayRef dilation, bool transposed,
                                     IntArrayRef output_padding, int64_t groups, std::array<bool, 3> output_mask) {
-  check_not_transposed(op, transposed, output_padding);
-  const ConvGeom g = check_conv(op, dev, input, weight, std::nullopt, stride, padding, dilation, groups);
+  const ConvGeom g =
+      check_conv(op, dev, input, weight, std::nullopt, stride, padding, dilation, transposed, output_padding, groups);
   check_defined(op, grad_output, "grad_output");
   check_on(op, dev, grad_output);
-  const std::array<int64_t, 4> want = {g.N, g.O, g.oH, g.oW};
-  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want.data(), 4),
+  const std::vector<int64_t> want = g.output_sizes();
+  EMBER_CHECK(grad_output.sizes() == IntArrayRef(want),
               "[{}] argument 'grad_output': expected shape {} (the convolution's output), got {}", op,
-              IntArrayRef(want.data(), 4), grad_output.sizes());
+              IntArrayRef(want), grad_output.sizes());
   EMBER_CHECK_TYPE(grad_output.dtype() == input.dtype(),
                    "[{}] expected grad_output and input to have the same dtype, got {} and {}", op, grad_output.dtype(),
                    input.dtype());
   if (output_mask[2] && bias_sizes)
-    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.O, "[{}] argument 'bias_sizes': expected [{}], got {}",
-                op, g.O, *bias_sizes);
+    EMBER_CHECK(bias_sizes->size() == 1 && (*bias_sizes)[0] == g.out_channels(),
+                "[{}] argument 'bias_sizes': expected [{}], got {}", op, g.out_channels(), *bias_sizes);
   return g;
 }
 
