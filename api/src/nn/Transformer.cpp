@@ -1,6 +1,7 @@
 // MultiheadAttention and TransformerEncoderLayer.
 #include "ember/nn/modules/Transformer.h"
 
+#include "ember/api/Operators.h"
 #include "ember/generated/Functions.h"
 #include "ember/nn/Init.h"
 #include "ember/nn/functional.h"
