@@ -19,8 +19,8 @@ void check_input(const char* op, const Tensor& self, IntArrayRef output_size) {
   EMBER_CHECK(output_size.size() == 2, "[{}] argument 'output_size': expected 2 elements, got {}", op,
               output_size.size());
   EMBER_CHECK(self.size(2) > 0 && self.size(3) > 0 && output_size[0] > 0 && output_size[1] > 0,
-              "[{}] expected input and output sizes greater than 0, got input {} and output_size {}", op,
-              self.sizes(), output_size);
+              "[{}] expected input and output sizes greater than 0, got input {} and output_size {}", op, self.sizes(),
+              output_size);
 }
 
 // in / out, or 1 / scale when the caller gave the scale factor (PyTorch's area_pixel_compute_scale).
@@ -52,7 +52,8 @@ Tensor bilinear_dim(const Tensor& x, int64_t dim, int64_t out, bool align_corner
   std::vector<int64_t> i0(static_cast<size_t>(out)), i1(static_cast<size_t>(out));
   std::vector<double> lambda(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
-    const double src = align_corners ? r * static_cast<double>(o) : std::max(r * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
+    const double src =
+        align_corners ? r * static_cast<double>(o) : std::max(r * (static_cast<double>(o) + 0.5) - 0.5, 0.0);
     const int64_t lo = std::min(static_cast<int64_t>(src), in - 1);
     const auto k = static_cast<size_t>(o);
     i0[k] = lo;
@@ -78,8 +79,8 @@ Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::opti
 Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners,
                            std::optional<double> scales_h, std::optional<double> scales_w) {
   check_input("upsample_bilinear2d", self, output_size);
-  return bilinear_dim(bilinear_dim(self, 2, output_size[0], align_corners, scales_h), 3, output_size[1],
-                      align_corners, scales_w);
+  return bilinear_dim(bilinear_dim(self, 2, output_size[0], align_corners, scales_h), 3, output_size[1], align_corners,
+                      scales_w);
 }
 
 }  // namespace ember::native

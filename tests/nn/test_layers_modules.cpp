@@ -31,7 +31,8 @@ std::vector<std::string> param_names(const M& m) {
 TEST(NewLayers, PrintAsLibTorch) {
   // Reference lines printed by LibTorch 1.13 for the same constructions.
   EXPECT_EQ(printed(nn::Dropout()), libtorch("torch::nn::Dropout(p=0.5, inplace=false)"));
-  EXPECT_EQ(printed(nn::Dropout(nn::DropoutOptions(0.2).inplace(true))), libtorch("torch::nn::Dropout(p=0.2, inplace=true)"));
+  EXPECT_EQ(printed(nn::Dropout(nn::DropoutOptions(0.2).inplace(true))),
+            libtorch("torch::nn::Dropout(p=0.2, inplace=true)"));
   EXPECT_EQ(printed(nn::Dropout2d()), libtorch("torch::nn::Dropout2d(p=0.5, inplace=false)"));
   EXPECT_EQ(printed(nn::AlphaDropout()), libtorch("torch::nn::AlphaDropout(p=0.5, inplace=false)"));
   EXPECT_EQ(printed(nn::FeatureAlphaDropout(0.3)), libtorch("torch::nn::FeatureAlphaDropout(p=0.3, inplace=false)"));
@@ -46,7 +47,8 @@ TEST(NewLayers, PrintAsLibTorch) {
   EXPECT_EQ(printed(nn::Conv1d(4, 6, 3)), libtorch("torch::nn::Conv1d(4, 6, kernel_size=3, stride=1)"));
   EXPECT_EQ(printed(nn::Conv3d(nn::Conv3dOptions(4, 6, {2, 3, 2}).stride({1, 2, 1}).groups(2))),
             libtorch("torch::nn::Conv3d(4, 6, kernel_size=[2, 3, 2], stride=[1, 2, 1], groups=2)"));
-  EXPECT_EQ(printed(nn::ConvTranspose1d(4, 6, 3)), libtorch("torch::nn::ConvTranspose1d(4, 6, kernel_size=3, stride=1)"));
+  EXPECT_EQ(printed(nn::ConvTranspose1d(4, 6, 3)),
+            libtorch("torch::nn::ConvTranspose1d(4, 6, kernel_size=3, stride=1)"));
   EXPECT_EQ(printed(nn::ConvTranspose2d(nn::ConvTranspose2dOptions(4, 6, {3, 2})
                                             .stride({2, 1})
                                             .padding({1, 0})
@@ -61,8 +63,9 @@ TEST(NewLayers, PrintAsLibTorch) {
             libtorch("torch::nn::GroupNorm(2, 4, eps=0.001, affine=false)"));
   EXPECT_EQ(printed(nn::InstanceNorm2d(4)),
             libtorch("torch::nn::InstanceNorm2d(4, eps=1e-05, momentum=0.1, affine=false, track_running_stats=false)"));
-  EXPECT_EQ(printed(nn::LeakyReLU()) + "|" + printed(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true))),
-            libtorch("torch::nn::LeakyReLU(negative_slope=0.01)|torch::nn::LeakyReLU(negative_slope=0.2, inplace=true)"));
+  EXPECT_EQ(
+      printed(nn::LeakyReLU()) + "|" + printed(nn::LeakyReLU(nn::LeakyReLUOptions().negative_slope(0.2).inplace(true))),
+      libtorch("torch::nn::LeakyReLU(negative_slope=0.01)|torch::nn::LeakyReLU(negative_slope=0.2, inplace=true)"));
   EXPECT_EQ(printed(nn::ELU()) + "|" + printed(nn::ELU(nn::ELUOptions().alpha(0.5).inplace(true))),
             libtorch("torch::nn::ELU(alpha=1)|torch::nn::ELU(alpha=0.5, inplace=true)"));
   EXPECT_EQ(printed(nn::EmbeddingBag(10, 3)), libtorch("torch::nn::EmbeddingBag(num_embeddings=10, embedding_dim=3)"));
@@ -72,9 +75,9 @@ TEST(NewLayers, PrintAsLibTorch) {
                      "include_last_offset=true, padding_idx=1)"));
   EXPECT_EQ(printed(nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2, 2}))),
             libtorch("torch::nn::Upsample(scale_factor=[2, 2], mode=kNearest)"));
-  EXPECT_EQ(printed(nn::Upsample(
-                nn::UpsampleOptions().size(std::vector<int64_t>{4, 6}).mode(kBilinear).align_corners(true))),
-            libtorch("torch::nn::Upsample(size=[4, 6], mode=kBilinear)"));
+  EXPECT_EQ(
+      printed(nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{4, 6}).mode(kBilinear).align_corners(true))),
+      libtorch("torch::nn::Upsample(size=[4, 6], mode=kBilinear)"));
   EXPECT_EQ(printed(nn::MultiheadAttention(8, 2)),
             libtorch("torch::nn::MultiheadAttention(\n  (out_proj): torch::nn::Linear(in_features=8, out_features=8, "
                      "bias=true)\n)"));
@@ -150,19 +153,20 @@ TEST(NewLayers, UpsampleValues) {
   // LibTorch 1.13: F::interpolate(x, size {3, 4}, nearest) and bilinear with / without align_corners.
   expect_close(nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{3, 4}))->forward(x),
                tensor({0., 0., 1., 2., 0., 0., 1., 2., 3., 3., 4., 5.}, kFloat64).view({1, 1, 3, 4}), 0);
-  expect_close(
-      nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{3, 4}).mode(kBilinear).align_corners(true))
-          ->forward(x),
-      tensor({0., 0.6666666666666667, 1.3333333333333335, 2., 1.5, 2.166666666666667, 2.8333333333333335, 3.5, 3.,
-              3.666666666666667, 4.333333333333334, 5.},
-             kFloat64)
-          .view({1, 1, 3, 4}),
-      1e-12);
-  EXPECT_NE(error_of_type<NotImplementedError>([&] { nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}).mode(kBicubic))->forward(x); })
-                .find("upsample_bicubic2d"),
+  expect_close(nn::Upsample(nn::UpsampleOptions().size(std::vector<int64_t>{3, 4}).mode(kBilinear).align_corners(true))
+                   ->forward(x),
+               tensor({0., 0.6666666666666667, 1.3333333333333335, 2., 1.5, 2.166666666666667, 2.8333333333333335, 3.5,
+                       3., 3.666666666666667, 4.333333333333334, 5.},
+                      kFloat64)
+                   .view({1, 1, 3, 4}),
+               1e-12);
+  EXPECT_NE(error_of_type<NotImplementedError>([&] {
+              nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}).mode(kBicubic))->forward(x);
+            }).find("upsample_bicubic2d"),
             std::string::npos);
-  EXPECT_NE(error_of_type<ValueError>([] { nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}))->forward(ones({2, 3})); })
-                .find("[Upsample] input"),
+  EXPECT_NE(error_of_type<ValueError>([] {
+              nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}))->forward(ones({2, 3}));
+            }).find("[Upsample] input"),
             std::string::npos);
 }
 
@@ -171,7 +175,9 @@ TEST(NewLayers, ConvTransposeOutputSize) {
   const Tensor x = ones({1, 2, 4, 5});
   EXPECT_EQ(ct->forward(x).sizes(), IntArrayRef({1, 3, 7, 9}));
   EXPECT_EQ(ct->forward(x, std::vector<int64_t>{8, 10}).sizes(), IntArrayRef({1, 3, 8, 10}));
-  EXPECT_NE(error_of_type<ValueError>([&] { ct->forward(x, std::vector<int64_t>{10, 10}); }).find("[ConvTranspose2d] output_size"),
+  EXPECT_NE(error_of_type<ValueError>([&] {
+              ct->forward(x, std::vector<int64_t>{10, 10});
+            }).find("[ConvTranspose2d] output_size"),
             std::string::npos);
 }
 

@@ -135,14 +135,10 @@ Tensor Conv3dImpl::forward(const Tensor& input) {
 
 namespace detail {
 
-std::vector<int64_t> conv_transpose_output_padding(const char* layer, const Tensor& input,
-                                                   const std::optional<IntArrayRef>& output_size,
-                                                   const std::vector<int64_t>& stride,
-                                                   const std::vector<int64_t>& padding,
-                                                   const std::vector<int64_t>& kernel_size,
-                                                   const std::vector<int64_t>& dilation,
-                                                   const std::vector<int64_t>& output_padding,
-                                                   const char* padding_mode) {
+std::vector<int64_t> conv_transpose_output_padding(
+    const char* layer, const Tensor& input, const std::optional<IntArrayRef>& output_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& kernel_size,
+    const std::vector<int64_t>& dilation, const std::vector<int64_t>& output_padding, const char* padding_mode) {
   EMBER_CHECK(std::strcmp(padding_mode, "kZeros") == 0,
               "[{}] padding_mode: only kZeros is supported for transposed convolutions, got {}", layer, padding_mode);
   if (!output_size) return output_padding;

@@ -32,8 +32,8 @@ Tensor Dropout2dImpl::forward(Tensor input) {
 }
 
 Tensor AlphaDropoutImpl::forward(const Tensor& input) {
-  return F::alpha_dropout(input,
-                          F::AlphaDropoutFuncOptions().p(options.p()).inplace(options.inplace()).training(is_training()));
+  return F::alpha_dropout(
+      input, F::AlphaDropoutFuncOptions().p(options.p()).inplace(options.inplace()).training(is_training()));
 }
 
 Tensor FeatureAlphaDropoutImpl::forward(const Tensor& input) {

@@ -6,9 +6,9 @@ namespace ember::nn {
 
 namespace F = functional;
 
-#define EMBER_LOSS_DEFS(Name, printed, call)                                                       \
-  Name##Impl::Name##Impl(Name##Options options_) : options(std::move(options_)) { reset(); }       \
-  void Name##Impl::pretty_print(std::ostream& stream) const { stream << "ember::nn::" printed; }   \
+#define EMBER_LOSS_DEFS(Name, printed, call)                                                     \
+  Name##Impl::Name##Impl(Name##Options options_) : options(std::move(options_)) { reset(); }     \
+  void Name##Impl::pretty_print(std::ostream& stream) const { stream << "ember::nn::" printed; } \
   Tensor Name##Impl::forward(const Tensor& input, const Tensor& target) { return call; }
 
 EMBER_LOSS_DEFS(L1Loss, "L1Loss()", F::l1_loss(input, target, options))

@@ -73,8 +73,10 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
                   .attn_mask(attn_mask)
                   .average_attn_weights(average_attn_weights);
   if (!_qkv_same_embed_dim)
-    opts.use_separate_proj_weight(true).q_proj_weight(q_proj_weight).k_proj_weight(k_proj_weight).v_proj_weight(
-        v_proj_weight);
+    opts.use_separate_proj_weight(true)
+        .q_proj_weight(q_proj_weight)
+        .k_proj_weight(k_proj_weight)
+        .v_proj_weight(v_proj_weight);
   auto [out, weights] = F::multi_head_attention_forward(seq_first(query), seq_first(key), seq_first(value), opts);
   return {swap ? out.transpose(0, 1) : out, weights};
 }
@@ -87,8 +89,9 @@ TransformerEncoderLayerImpl::TransformerEncoderLayerImpl(const TransformerEncode
 void TransformerEncoderLayerImpl::reset() {
   const int64_t d = options.d_model();
   self_attn = register_module(
-      "self_attn", MultiheadAttention(
-                       MultiheadAttentionOptions(d, options.nhead()).dropout(options.dropout()).batch_first(options.batch_first())));
+      "self_attn",
+      MultiheadAttention(
+          MultiheadAttentionOptions(d, options.nhead()).dropout(options.dropout()).batch_first(options.batch_first())));
   linear1 = register_module("linear1", Linear(d, options.dim_feedforward()));
   dropout = register_module("dropout", Dropout(options.dropout()));
   linear2 = register_module("linear2", Linear(options.dim_feedforward(), d));
@@ -113,8 +116,8 @@ void TransformerEncoderLayerImpl::pretty_print(std::ostream& stream) const {
 Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src_mask,
                                             const Tensor& src_key_padding_mask) {
   auto sa_block = [&](const Tensor& x) {
-    return dropout1->forward(std::get<0>(self_attn->forward(x, x, x, src_key_padding_mask, /*need_weights=*/false,
-                                                            src_mask)));
+    return dropout1->forward(
+        std::get<0>(self_attn->forward(x, x, x, src_key_padding_mask, /*need_weights=*/false, src_mask)));
   };
   auto ff_block = [&](const Tensor& x) {
     Tensor h = linear1->forward(x);

@@ -30,7 +30,7 @@ Tensor UpsampleImpl::forward(const Tensor& input) {
                               enumtype::get_enum_name(options.mode()),
                               std::holds_alternative<enumtype::kLinear>(options.mode())    ? "upsample_linear1d"
                               : std::holds_alternative<enumtype::kBicubic>(options.mode()) ? "upsample_bicubic2d"
-                                                                                            : "upsample_trilinear3d");
+                                                                                           : "upsample_trilinear3d");
   EMBER_CHECK(!(nearest && options.align_corners()),
               "[Upsample] align_corners: can only be set with the interpolating modes (kBilinear), not kNearest");
   EMBER_CHECK(input.dim() == 4, "[Upsample] input: mode {} expects a 4-D (N, C, H, W) tensor, got shape {}",
@@ -41,8 +41,8 @@ Tensor UpsampleImpl::forward(const Tensor& input) {
   std::optional<double> scale_h, scale_w;
   if (options.size()) {
     const auto& size = *options.size();
-    EMBER_CHECK(size.size() == 2 || size.size() == 1,
-                "[Upsample] size: expected 1 or 2 sizes for a 4-D input, got {}", size.size());
+    EMBER_CHECK(size.size() == 2 || size.size() == 1, "[Upsample] size: expected 1 or 2 sizes for a 4-D input, got {}",
+                size.size());
     out = {size.front(), size.back()};
   } else {
     const auto& scale = *options.scale_factor();

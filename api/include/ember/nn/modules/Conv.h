@@ -259,9 +259,9 @@ namespace detail {
 // sizes, or with the batch and channel dims too), checked to be reachable (PyTorch's
 // _ConvTransposeNd._output_padding); options' output_padding without an output_size.
 EMBER_API std::vector<int64_t> conv_transpose_output_padding(
-    const char* layer, const Tensor& input, const std::optional<IntArrayRef>& output_size, const std::vector<int64_t>& stride,
-    const std::vector<int64_t>& padding, const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& dilation,
-    const std::vector<int64_t>& output_padding, const char* padding_mode);
+    const char* layer, const Tensor& input, const std::optional<IntArrayRef>& output_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& kernel_size,
+    const std::vector<int64_t>& dilation, const std::vector<int64_t>& output_padding, const char* padding_mode);
 }  // namespace detail
 
 // Transposed 1-D convolution (the gradient of conv1d with respect to its input); weight is

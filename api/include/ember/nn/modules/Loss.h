@@ -14,16 +14,16 @@
 namespace ember::nn {
 
 // A loss of (input, target) whose options hold no tensors.
-#define EMBER_LOSS_MODULE(Name)                                                       \
-  class EMBER_API Name##Impl : public Cloneable<Name##Impl> {                         \
-   public:                                                                            \
-    explicit Name##Impl(Name##Options options_ = {});                                 \
-    void reset() override;                                                            \
-    void pretty_print(std::ostream& stream) const override;                           \
-    Tensor forward(const Tensor& input, const Tensor& target);                        \
-                                                                                      \
-    Name##Options options;                                                            \
-  };                                                                                  \
+#define EMBER_LOSS_MODULE(Name)                                \
+  class EMBER_API Name##Impl : public Cloneable<Name##Impl> {  \
+   public:                                                     \
+    explicit Name##Impl(Name##Options options_ = {});          \
+    void reset() override;                                     \
+    void pretty_print(std::ostream& stream) const override;    \
+    Tensor forward(const Tensor& input, const Tensor& target); \
+                                                               \
+    Name##Options options;                                     \
+  };                                                           \
   EMBER_MODULE(Name)
 
 EMBER_LOSS_MODULE(L1Loss);
@@ -33,17 +33,17 @@ EMBER_LOSS_MODULE(HuberLoss);
 EMBER_LOSS_MODULE(KLDivLoss);
 
 // A loss of (input, target) with a `weight` buffer (undefined unless options.weight() is given).
-#define EMBER_WEIGHTED_LOSS_MODULE(Name)                                              \
-  class EMBER_API Name##Impl : public Cloneable<Name##Impl> {                         \
-   public:                                                                            \
-    explicit Name##Impl(Name##Options options_ = {});                                 \
-    void reset() override;                                                            \
-    void pretty_print(std::ostream& stream) const override;                           \
-    Tensor forward(const Tensor& input, const Tensor& target);                        \
-                                                                                      \
-    Name##Options options;                                                            \
-    Tensor weight;                                                                    \
-  };                                                                                  \
+#define EMBER_WEIGHTED_LOSS_MODULE(Name)                       \
+  class EMBER_API Name##Impl : public Cloneable<Name##Impl> {  \
+   public:                                                     \
+    explicit Name##Impl(Name##Options options_ = {});          \
+    void reset() override;                                     \
+    void pretty_print(std::ostream& stream) const override;    \
+    Tensor forward(const Tensor& input, const Tensor& target); \
+                                                               \
+    Name##Options options;                                     \
+    Tensor weight;                                             \
+  };                                                           \
   EMBER_MODULE(Name)
 
 EMBER_WEIGHTED_LOSS_MODULE(NLLLoss);

@@ -49,8 +49,7 @@ struct GroupNormOptions {
 // and bias (zeros) when affine.
 class EMBER_API GroupNormImpl : public Cloneable<GroupNormImpl> {
  public:
-  GroupNormImpl(int64_t num_groups, int64_t num_channels)
-      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
   explicit GroupNormImpl(const GroupNormOptions& options_);
   void reset() override;
   void reset_parameters();
