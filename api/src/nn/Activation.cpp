@@ -17,6 +17,31 @@ Tensor ReLUImpl::forward(Tensor input) {
   return relu(input);
 }
 
+LeakyReLUImpl::LeakyReLUImpl(const LeakyReLUOptions& options_) : options(options_) {}
+void LeakyReLUImpl::reset() {}
+void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::LeakyReLU(negative_slope=" << options.negative_slope();
+  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  stream << ")";
+}
+// In place: there is no leaky_relu_ operator, so the result is copied back (autograd records the copy).
+Tensor LeakyReLUImpl::forward(Tensor input) {
+  Tensor out = leaky_relu(input, options.negative_slope());
+  return options.inplace() ? input.copy_(out) : out;
+}
+
+ELUImpl::ELUImpl(const ELUOptions& options_) : options(options_) {}
+void ELUImpl::reset() {}
+void ELUImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::ELU(alpha=" << options.alpha();
+  if (options.inplace()) stream << ", inplace=" << options.inplace();
+  stream << ")";
+}
+Tensor ELUImpl::forward(Tensor input) {
+  Tensor out = elu(input, options.alpha());
+  return options.inplace() ? input.copy_(out) : out;
+}
+
 GELUImpl::GELUImpl(GELUOptions options_) : options(std::move(options_)) {}
 void GELUImpl::reset() {}
 void GELUImpl::pretty_print(std::ostream& stream) const { stream << "ember::nn::GELU()"; }

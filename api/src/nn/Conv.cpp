@@ -114,3 +114,83 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 }
 
 }  // namespace ember::nn
+
+namespace ember::nn {
+
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : ConvNdImpl(options_.nd()) {}
+
+Tensor Conv1dImpl::forward(const Tensor& input) {
+  std::vector<int64_t> padding;
+  const Tensor x = prepare_input(input, padding);
+  return conv1d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+}
+
+Conv3dImpl::Conv3dImpl(const Conv3dOptions& options_) : ConvNdImpl(options_.nd()) {}
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  std::vector<int64_t> padding;
+  const Tensor x = prepare_input(input, padding);
+  return conv3d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+}
+
+namespace detail {
+
+std::vector<int64_t> conv_transpose_output_padding(
+    const char* layer, const Tensor& input, const std::optional<IntArrayRef>& output_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& kernel_size,
+    const std::vector<int64_t>& dilation, const std::vector<int64_t>& output_padding, const char* padding_mode) {
+  EMBER_CHECK(std::strcmp(padding_mode, "kZeros") == 0,
+              "[{}] padding_mode: only kZeros is supported for transposed convolutions, got {}", layer, padding_mode);
+  if (!output_size) return output_padding;
+  const size_t k = kernel_size.size();
+  const int64_t spatial_start = input.dim() - static_cast<int64_t>(k);
+  EMBER_CHECK(spatial_start == 1 || spatial_start == 2,
+              "[{}] input: expected a {}-D (unbatched) or {}-D (batched) tensor, got shape {}", layer, k + 1, k + 2,
+              input.sizes());
+  IntArrayRef size = *output_size;
+  if (size.size() == static_cast<size_t>(input.dim())) size = size.slice(static_cast<size_t>(spatial_start));
+  EMBER_CHECK(size.size() == k, "[{}] output_size: must have {} or {} elements (got {})", layer, k,
+              static_cast<size_t>(input.dim()), output_size->size());
+  std::vector<int64_t> result(k);
+  for (size_t d = 0; d < k; ++d) {
+    const int64_t in = input.size(spatial_start + static_cast<int64_t>(d));
+    const int64_t min_size = (in - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1;
+    const int64_t max_size = min_size + stride[d] - 1;
+    EMBER_CHECK(size[d] >= min_size && size[d] <= max_size,
+                "[{}] output_size: requested an output size of {}, but valid sizes range from {} to {} (for an "
+                "input of {})",
+                layer, fmt::join(size, ", "), min_size, max_size, fmt::join(input.sizes().slice(2), ", "));
+    result[d] = size[d] - min_size;
+  }
+  return result;
+}
+
+}  // namespace detail
+
+ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options_) : ConvNdImpl(options_.nd()) {}
+
+Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  const auto pad = detail::to_vector(std::get<ExpandingArray<1>>(options.padding()));
+  const std::string mode = enumtype::get_enum_name(options.padding_mode());
+  const auto output_padding = detail::conv_transpose_output_padding(
+      "ConvTranspose1d", input, output_size, detail::to_vector(options.stride()), pad,
+      detail::to_vector(options.kernel_size()), detail::to_vector(options.dilation()),
+      detail::to_vector(options.output_padding()), mode.c_str());
+  return conv_transpose1d(input, weight, bias, options.stride(), pad, output_padding, options.groups(),
+                          options.dilation());
+}
+
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options_) : ConvNdImpl(options_.nd()) {}
+
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  const auto pad = detail::to_vector(std::get<ExpandingArray<2>>(options.padding()));
+  const std::string mode = enumtype::get_enum_name(options.padding_mode());
+  const auto output_padding = detail::conv_transpose_output_padding(
+      "ConvTranspose2d", input, output_size, detail::to_vector(options.stride()), pad,
+      detail::to_vector(options.kernel_size()), detail::to_vector(options.dilation()),
+      detail::to_vector(options.output_padding()), mode.c_str());
+  return conv_transpose2d(input, weight, bias, options.stride(), pad, output_padding, options.groups(),
+                          options.dilation());
+}
+
+}  // namespace ember::nn

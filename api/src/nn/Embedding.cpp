@@ -1,4 +1,4 @@
-// Embedding.
+// Embedding and EmbeddingBag.
 #include "ember/nn/modules/Embedding.h"
 
 #include <fmt/format.h>
@@ -94,6 +94,63 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings, const EmbeddingFr
                           .sparse(options.sparse()));
   embedding->weight.requires_grad_(!options.freeze());
   return embedding;
+}
+
+EmbeddingBagImpl::EmbeddingBagImpl(EmbeddingBagOptions options_) : options(std::move(options_)) { reset(); }
+
+void EmbeddingBagImpl::reset() {
+  EMBER_CHECK(options.num_embeddings() >= 0 && options.embedding_dim() >= 0,
+              "[EmbeddingBag] num_embeddings and embedding_dim: expected non-negative sizes, got {} and {}",
+              options.num_embeddings(), options.embedding_dim());
+  options.padding_idx(normalized_padding_idx(options.padding_idx(), options.num_embeddings()));
+  if (!options._weight().defined()) {
+    weight = register_parameter("weight", ember::empty({options.num_embeddings(), options.embedding_dim()}));
+    reset_parameters();
+  } else {
+    const Tensor& w = options._weight();
+    const int64_t want[] = {options.num_embeddings(), options.embedding_dim()};
+    EMBER_CHECK(w.sizes() == IntArrayRef(want),
+                "[EmbeddingBag] _weight: Shape of weight does not match num_embeddings and embedding_dim: expected "
+                "{}, got {}",
+                IntArrayRef(want), w.sizes());
+    weight = register_parameter("weight", w.detach());
+  }
+}
+
+void EmbeddingBagImpl::reset_parameters() {
+  init::normal_(weight);
+  if (options.padding_idx()) {
+    NoGradGuard no_grad;
+    weight.select(0, *options.padding_idx()).fill_(0);
+  }
+}
+
+void EmbeddingBagImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::EmbeddingBag(num_embeddings=" << options.num_embeddings()
+         << ", embedding_dim=" << options.embedding_dim();
+  if (options.max_norm()) stream << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2) stream << ", norm_type=" << options.norm_type();
+  if (options.scale_grad_by_freq()) stream << ", scale_grad_by_freq=true";
+  if (options.sparse()) stream << ", sparse=true";
+  if (!std::holds_alternative<enumtype::kMean>(options.mode()))
+    stream << ", mode=" << enumtype::get_enum_name(options.mode());
+  if (options.include_last_offset()) stream << ", include_last_offset=true";
+  if (options.padding_idx()) stream << ", padding_idx=" << *options.padding_idx();
+  stream << ")";
+}
+
+Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets, const Tensor& per_sample_weights) {
+  return functional::embedding_bag(input, weight,
+                                   functional::EmbeddingBagFuncOptions()
+                                       .offsets(offsets)
+                                       .max_norm(options.max_norm())
+                                       .norm_type(options.norm_type())
+                                       .scale_grad_by_freq(options.scale_grad_by_freq())
+                                       .mode(options.mode())
+                                       .sparse(options.sparse())
+                                       .per_sample_weights(per_sample_weights)
+                                       .include_last_offset(options.include_last_offset())
+                                       .padding_idx(options.padding_idx()));
 }
 
 }  // namespace ember::nn

@@ -1,4 +1,4 @@
-// Identity, Linear, Flatten, Unflatten.
+// Identity, Linear, Bilinear, Flatten, Unflatten.
 #include "ember/nn/modules/Linear.h"
 
 #include <cmath>
@@ -45,6 +45,37 @@ void LinearImpl::pretty_print(std::ostream& stream) const {
 }
 
 Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight, bias); }
+
+BilinearImpl::BilinearImpl(const BilinearOptions& options_) : options(options_) { reset(); }
+
+void BilinearImpl::reset() {
+  EMBER_CHECK(options.in1_features() >= 0 && options.in2_features() >= 0 && options.out_features() >= 0,
+              "[Bilinear] in1_features, in2_features and out_features: expected non-negative sizes, got {}, {} and {}",
+              options.in1_features(), options.in2_features(), options.out_features());
+  weight = register_parameter("weight",
+                              ember::empty({options.out_features(), options.in1_features(), options.in2_features()}));
+  if (options.bias())
+    bias = register_parameter("bias", ember::empty({options.out_features()}));
+  else
+    bias = register_parameter("bias", Tensor(), /*requires_grad=*/false);
+  reset_parameters();
+}
+
+void BilinearImpl::reset_parameters() {
+  const double bound = options.in1_features() > 0 ? 1 / std::sqrt(static_cast<double>(options.in1_features())) : 0;
+  init::uniform_(weight, -bound, bound);
+  if (bias.defined()) init::uniform_(bias, -bound, bound);
+}
+
+void BilinearImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "ember::nn::Bilinear(in1_features=" << options.in1_features()
+         << ", in2_features=" << options.in2_features() << ", out_features=" << options.out_features()
+         << ", bias=" << options.bias() << ")";
+}
+
+Tensor BilinearImpl::forward(const Tensor& input1, const Tensor& input2) {
+  return bilinear(input1, input2, weight, bias);
+}
 
 FlattenImpl::FlattenImpl(const FlattenOptions& options_) : options(options_) {}
 

@@ -1,6 +1,6 @@
 #pragma once
-// Activation layers (LibTorch's modules/activation.h): ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax,
-// LogSoftmax.
+// Activation layers (LibTorch's modules/activation.h): ReLU, LeakyReLU, ELU, GELU, SiLU, Tanh,
+// Sigmoid, Softmax, LogSoftmax.
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -28,6 +28,40 @@ class EMBER_API ReLUImpl : public Cloneable<ReLUImpl> {
   ReLUOptions options;
 };
 EMBER_MODULE(ReLU);
+
+struct LeakyReLUOptions {
+  EMBER_ARG(double, negative_slope) = 1e-2;
+  EMBER_ARG(bool, inplace) = false;
+};
+
+// x for x > 0, else negative_slope * x.
+class EMBER_API LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
+ public:
+  explicit LeakyReLUImpl(const LeakyReLUOptions& options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+
+  LeakyReLUOptions options;
+};
+EMBER_MODULE(LeakyReLU);
+
+struct ELUOptions {
+  EMBER_ARG(double, alpha) = 1.0;
+  EMBER_ARG(bool, inplace) = false;
+};
+
+// x for x > 0, else alpha * (exp(x) - 1).
+class EMBER_API ELUImpl : public Cloneable<ELUImpl> {
+ public:
+  explicit ELUImpl(const ELUOptions& options_ = {});
+  void reset() override;
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+
+  ELUOptions options;
+};
+EMBER_MODULE(ELU);
 
 struct GELUOptions {
   // "none" (the exact erf form) or "tanh" (the tanh approximation).

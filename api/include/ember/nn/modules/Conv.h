@@ -4,6 +4,7 @@
 // forward.
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <variant>
@@ -17,6 +18,7 @@
 #include "ember/nn/ExpandingArray.h"
 #include "ember/nn/Init.h"
 #include "ember/nn/Pimpl.h"
+#include "ember/nn/modules/AnyModule.h"
 
 namespace ember::nn {
 
@@ -177,12 +179,22 @@ class ConvNdImpl : public Cloneable<Derived> {
   }
 
  private:
-  static const char* layer_name() {
-    if constexpr (D == 1) return "Conv1d";
-    if constexpr (D == 2) return "Conv2d";
-    return "Conv3d";
+  const char* layer_name() const {
+    static constexpr const char* kNames[2][3] = {{"Conv1d", "Conv2d", "Conv3d"},
+                                                 {"ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"}};
+    return kNames[options.transposed() ? 1 : 0][D - 1];
   }
 };
+
+// 1-D convolution over [N, C, L] (or [C, L]) inputs.
+class EMBER_API Conv1dImpl : public ConvNdImpl<1, Conv1dImpl> {
+ public:
+  Conv1dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<1> kernel_size)
+      : Conv1dImpl(Conv1dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv1dImpl(const Conv1dOptions& options_);
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv1d);
 
 // 2-D convolution over [N, C, H, W] (or [C, H, W]) inputs.
 class EMBER_API Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
@@ -193,5 +205,91 @@ class EMBER_API Conv2dImpl : public ConvNdImpl<2, Conv2dImpl> {
   Tensor forward(const Tensor& input);
 };
 EMBER_MODULE(Conv2d);
+
+// 3-D convolution over [N, C, D, H, W] (or [C, D, H, W]) inputs.
+class EMBER_API Conv3dImpl : public ConvNdImpl<3, Conv3dImpl> {
+ public:
+  Conv3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv3dImpl(const Conv3dOptions& options_);
+  Tensor forward(const Tensor& input);
+};
+EMBER_MODULE(Conv3d);
+
+// ConvTranspose1dOptions, ConvTranspose2dOptions: ConvTransposeOptions<1>, <2>.
+template <size_t D>
+struct ConvTransposeOptions {
+  using padding_mode_t = typename detail::ConvNdOptions<D>::padding_mode_t;
+
+  ConvTransposeOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(std::move(kernel_size)) {}
+
+  EMBER_ARG(int64_t, in_channels);
+  EMBER_ARG(int64_t, out_channels);
+  EMBER_ARG(ExpandingArray<D>, kernel_size);
+  EMBER_ARG(ExpandingArray<D>, stride) = 1;
+  // Removed from each side of the full transposed convolution's output.
+  EMBER_ARG(ExpandingArray<D>, padding) = 0;
+  // Added to one side of the output: picks among the sizes a strided convolution maps back from.
+  EMBER_ARG(ExpandingArray<D>, output_padding) = 0;
+  EMBER_ARG(int64_t, groups) = 1;
+  EMBER_ARG(bool, bias) = true;
+  EMBER_ARG(ExpandingArray<D>, dilation) = 1;
+  // kZeros only (as PyTorch's transposed convolutions).
+  EMBER_ARG(padding_mode_t, padding_mode) = ember::kZeros;
+
+ public:
+  detail::ConvNdOptions<D> nd() const {
+    return detail::ConvNdOptions<D>(in_channels(), out_channels(), kernel_size())
+        .stride(stride())
+        .padding(padding())
+        .dilation(dilation())
+        .transposed(true)
+        .output_padding(output_padding())
+        .groups(groups())
+        .bias(bias())
+        .padding_mode(padding_mode());
+  }
+};
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
+using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+
+namespace detail {
+// The output_padding that makes a transposed convolution's output `output_size` (its spatial
+// sizes, or with the batch and channel dims too), checked to be reachable (PyTorch's
+// _ConvTransposeNd._output_padding); options' output_padding without an output_size.
+EMBER_API std::vector<int64_t> conv_transpose_output_padding(
+    const char* layer, const Tensor& input, const std::optional<IntArrayRef>& output_size,
+    const std::vector<int64_t>& stride, const std::vector<int64_t>& padding, const std::vector<int64_t>& kernel_size,
+    const std::vector<int64_t>& dilation, const std::vector<int64_t>& output_padding, const char* padding_mode);
+}  // namespace detail
+
+// Transposed 1-D convolution (the gradient of conv1d with respect to its input); weight is
+// [in_channels, out_channels / groups, k].
+class EMBER_API ConvTranspose1dImpl : public ConvNdImpl<1, ConvTranspose1dImpl> {
+ public:
+  ConvTranspose1dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<1> kernel_size)
+      : ConvTranspose1dImpl(ConvTranspose1dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit ConvTranspose1dImpl(const ConvTranspose1dOptions& options_);
+  // output_size: the output's spatial size (or its full shape), instead of options' output_padding.
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<IntArrayRef>())})
+};
+EMBER_MODULE(ConvTranspose1d);
+
+// Transposed 2-D convolution; weight is [in_channels, out_channels / groups, kH, kW].
+class EMBER_API ConvTranspose2dImpl : public ConvNdImpl<2, ConvTranspose2dImpl> {
+ public:
+  ConvTranspose2dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<2> kernel_size)
+      : ConvTranspose2dImpl(ConvTranspose2dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& options_);
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+
+ protected:
+  EMBER_FORWARD_HAS_DEFAULT_ARGS({1, AnyValue(std::optional<IntArrayRef>())})
+};
+EMBER_MODULE(ConvTranspose2d);
 
 }  // namespace ember::nn

@@ -1,5 +1,5 @@
 #pragma once
-// Identity, Linear, Flatten and Unflatten (LibTorch's modules/linear.h).
+// Identity, Linear, Bilinear, Flatten and Unflatten (LibTorch's modules/linear.h).
 #include <cstdint>
 #include <ostream>
 #include <vector>
@@ -44,6 +44,34 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
   Tensor bias;
 };
 EMBER_MODULE(Linear);
+
+struct BilinearOptions {
+  BilinearOptions(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : in1_features_(in1_features), in2_features_(in2_features), out_features_(out_features) {}
+  EMBER_ARG(int64_t, in1_features);
+  EMBER_ARG(int64_t, in2_features);
+  EMBER_ARG(int64_t, out_features);
+  EMBER_ARG(bool, bias) = true;
+};
+
+// y[o] = x1^T W[o] x2 + b[o]. weight is [out, in1, in2] and bias [out], both
+// U(-1/sqrt(in1_features), 1/sqrt(in1_features)) (PyTorch's defaults).
+class EMBER_API BilinearImpl : public Cloneable<BilinearImpl> {
+ public:
+  BilinearImpl(int64_t in1_features, int64_t in2_features, int64_t out_features)
+      : BilinearImpl(BilinearOptions(in1_features, in2_features, out_features)) {}
+  explicit BilinearImpl(const BilinearOptions& options_);
+
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input1, const Tensor& input2);
+
+  BilinearOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(Bilinear);
 
 struct FlattenOptions {
   EMBER_ARG(int64_t, start_dim) = 1;

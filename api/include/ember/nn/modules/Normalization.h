@@ -1,5 +1,5 @@
 #pragma once
-// LayerNorm (LibTorch's modules/normalization.h).
+// LayerNorm and GroupNorm (LibTorch's modules/normalization.h).
 #include <cstdint>
 #include <ostream>
 #include <vector>
@@ -36,5 +36,30 @@ class EMBER_API LayerNormImpl : public Cloneable<LayerNormImpl> {
   Tensor bias;
 };
 EMBER_MODULE(LayerNorm);
+
+struct GroupNormOptions {
+  GroupNormOptions(int64_t num_groups, int64_t num_channels) : num_groups_(num_groups), num_channels_(num_channels) {}
+  EMBER_ARG(int64_t, num_groups);
+  EMBER_ARG(int64_t, num_channels);
+  EMBER_ARG(double, eps) = 1e-5;
+  EMBER_ARG(bool, affine) = true;
+};
+
+// Normalizes each of num_groups channel groups of an [N, C, *] input; per-channel weight (ones)
+// and bias (zeros) when affine.
+class EMBER_API GroupNormImpl : public Cloneable<GroupNormImpl> {
+ public:
+  GroupNormImpl(int64_t num_groups, int64_t num_channels) : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  explicit GroupNormImpl(const GroupNormOptions& options_);
+  void reset() override;
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  GroupNormOptions options;
+  Tensor weight;
+  Tensor bias;
+};
+EMBER_MODULE(GroupNorm);
 
 }  // namespace ember::nn
