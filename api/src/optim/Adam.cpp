@@ -51,6 +51,25 @@ std::unique_ptr<AdamParamState> adam_init(const Tensor& p, bool amsgrad) {
   return st;
 }
 
+// The hyper-parameters of a group of Adam (decoupled = false) or AdamW (true): the options types
+// have the same fields.
+template <class Options>
+AdamHyper adam_hyper(const OptimizerOptions& options, bool decoupled) {
+  const auto& o = static_cast<const Options&>(options);
+  return AdamHyper{
+      o.lr(),   std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(), o.amsgrad(), o.maximize(),
+      decoupled};
+}
+
+template <class Options>
+void check_adam_options(const char* name, const char* options_name, const OptimizerOptions& options) {
+  const auto& o = detail::options_as<Options>(name, options_name, options);
+  detail::check_lr(name, o.lr());
+  detail::check_eps(name, o.eps());
+  detail::check_betas(name, o.betas());
+  detail::check_weight_decay(name, o.weight_decay());
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -85,11 +104,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions defaults)
     : Adam(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 
 void Adam::check_options(const OptimizerOptions& options) const {
-  const auto& o = detail::options_as<AdamOptions>("Adam", "AdamOptions", options);
-  detail::check_lr("Adam", o.lr());
-  detail::check_eps("Adam", o.eps());
-  detail::check_betas("Adam", o.betas());
-  detail::check_weight_decay("Adam", o.weight_decay());
+  check_adam_options<AdamOptions>("Adam", "AdamOptions", options);
 }
 
 std::unique_ptr<OptimizerParamState> Adam::make_state() const { return std::make_unique<AdamParamState>(); }
@@ -99,9 +114,7 @@ Tensor Adam::step(LossClosure closure) {
   NoGradGuard no_grad;
   check_dense_grads();
   for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamOptions&>(group.options());
-    const AdamHyper h{o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                      o.amsgrad(), o.maximize(),           /*decoupled=*/false};
+    const AdamHyper h = adam_hyper<AdamOptions>(group.options(), /*decoupled=*/false);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& st = state_of<AdamParamState>(p, [&] { return adam_init(p, h.amsgrad); });
@@ -137,11 +150,7 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions defaults)
     : AdamW(std::vector<OptimizerParamGroup>{OptimizerParamGroup(std::move(params))}, defaults) {}
 
 void AdamW::check_options(const OptimizerOptions& options) const {
-  const auto& o = detail::options_as<AdamWOptions>("AdamW", "AdamWOptions", options);
-  detail::check_lr("AdamW", o.lr());
-  detail::check_eps("AdamW", o.eps());
-  detail::check_betas("AdamW", o.betas());
-  detail::check_weight_decay("AdamW", o.weight_decay());
+  check_adam_options<AdamWOptions>("AdamW", "AdamWOptions", options);
 }
 
 std::unique_ptr<OptimizerParamState> AdamW::make_state() const { return std::make_unique<AdamParamState>(); }
@@ -151,9 +160,7 @@ Tensor AdamW::step(LossClosure closure) {
   NoGradGuard no_grad;
   check_dense_grads();
   for (auto& group : param_groups_) {
-    const auto& o = static_cast<const AdamWOptions&>(group.options());
-    const AdamHyper h{o.lr(),      std::get<0>(o.betas()), std::get<1>(o.betas()), o.eps(), o.weight_decay(),
-                      o.amsgrad(), o.maximize(),           /*decoupled=*/true};
+    const AdamHyper h = adam_hyper<AdamWOptions>(group.options(), /*decoupled=*/true);
     for (const Tensor& p : group.params()) {
       if (!p.grad().defined()) continue;
       auto& st = state_of<AdamParamState>(p, [&] { return adam_init(p, h.amsgrad); });
