@@ -18,7 +18,9 @@ case "$mode" in
     # intercept_tls_get_addr=0: GCC 12's LeakSanitizer reads a garbage dynamic-TLS range of the
     # OpenMP workers that oneDNN (cpu plugin, matmul) starts, and its tracer dies with SIGSEGV at
     # exit after the tests passed ("Tracer caught signal 11", a sanitizer-runtime bug).
-    EMBER_PLUGIN_NODELETE=1 ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    # lsan.supp: caches third-party libraries keep for the process lifetime (fontconfig).
+    EMBER_PLUGIN_NODELETE=1 ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 LSAN_OPTIONS=suppressions="$root/scripts/lsan.supp" \
+      UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       ctest --test-dir "$root/build-asan" --output-on-failure -j 2 -E codegen_golden
     exit 0 ;;
   --tsan)
