@@ -105,6 +105,8 @@ class EMBER_API HashStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
+  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
 
@@ -126,6 +128,8 @@ class EMBER_API PrefixStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
+  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   void setTimeout(std::chrono::milliseconds timeout) override;
@@ -153,6 +157,8 @@ class EMBER_API FileStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
+  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getPath() const noexcept { return path_; }
@@ -195,6 +201,8 @@ class EMBER_API TCPStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
+  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getHost() const noexcept { return host_; }
