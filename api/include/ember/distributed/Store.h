@@ -97,6 +97,7 @@ class EMBER_API Store {
 class EMBER_API HashStore final : public Store {
  public:
   HashStore() = default;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -106,7 +107,6 @@ class EMBER_API HashStore final : public Store {
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
   using Store::get_string;
-  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
 
@@ -120,6 +120,7 @@ class EMBER_API HashStore final : public Store {
 class EMBER_API PrefixStore final : public Store {
  public:
   PrefixStore(std::string prefix, std::shared_ptr<Store> store);
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -129,8 +130,8 @@ class EMBER_API PrefixStore final : public Store {
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
   using Store::get_string;
-  using Store::set;
-  using Store::wait;
+  // Without a timeout: the underlying store's own (as PyTorch).
+  void wait(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   void setTimeout(std::chrono::milliseconds timeout) override;
   const std::shared_ptr<Store>& getUnderlyingStore() const noexcept { return store_; }
@@ -149,6 +150,7 @@ class EMBER_API FileStore final : public Store {
  public:
   explicit FileStore(std::string path, int numWorkers = -1);
   ~FileStore() override;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -158,7 +160,6 @@ class EMBER_API FileStore final : public Store {
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
   using Store::get_string;
-  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getPath() const noexcept { return path_; }
@@ -193,6 +194,7 @@ class EMBER_API TCPStore final : public Store {
  public:
   TCPStore(std::string host, const TCPStoreOptions& opts = {});
   ~TCPStore() override;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -202,7 +204,6 @@ class EMBER_API TCPStore final : public Store {
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
   using Store::get_string;
-  using Store::set;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getHost() const noexcept { return host_; }
