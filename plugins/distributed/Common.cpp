@@ -37,8 +37,9 @@ bool movable_dtype(ScalarType t) {
 }  // namespace
 
 void check_single_tensor(const char* op, const char* arg, const std::vector<Tensor>& tensors) {
-  EMBER_CHECK(tensors.size() == 1, "[{}] {}: expected a list of exactly one tensor (one per device; CPU has one), got {}",
-              op, arg, tensors.size());
+  EMBER_CHECK(tensors.size() == 1,
+              "[{}] {}: expected a list of exactly one tensor (one per device; CPU has one), got {}", op, arg,
+              tensors.size());
 }
 
 void check_cpu_dense(const char* op, const char* arg, const Tensor& t) {
@@ -324,8 +325,8 @@ void OpQueue::run() {
 // ---- Health monitor. -----------------------------------------------------------------------
 
 std::string OpInfo::prefix() const {
-  std::string where = collective ? fmt::format("{} #{}", op, seq)
-                                 : (peer >= 0 ? fmt::format("{} (peer rank {})", op, peer) : op);
+  std::string where =
+      collective ? fmt::format("{} #{}", op, seq) : (peer >= 0 ? fmt::format("{} (peer rank {})", op, peer) : op);
   return fmt::format("[{} on group '{}'] rank {} of {} ({})", where, group, rank, size, backend);
 }
 
@@ -382,8 +383,7 @@ struct HealthMonitor::Shared {
   }
 };
 
-HealthMonitor::HealthMonitor(std::shared_ptr<c10d::Store> store, int rank, int size,
-                             std::chrono::milliseconds interval)
+HealthMonitor::HealthMonitor(std::shared_ptr<c10d::Store> store, int rank, int size, std::chrono::milliseconds interval)
     : s_(std::make_shared<Shared>()), interval_(interval) {
   s_->store = std::move(store);
   s_->rank = rank;
@@ -540,8 +540,7 @@ std::string HealthMonitor::diagnose(const OpInfo& info) const {
       }
       if (b.state == "failed") continue;  // failed too; the root cause is elsewhere
       if (a.present && a.heartbeat == b.heartbeat) {
-        dead.push_back(
-            fmt::format("{} is not responding (dead or frozen; last seen in {})", name(r), where(b)));
+        dead.push_back(fmt::format("{} is not responding (dead or frozen; last seen in {})", name(r), where(b)));
         continue;
       }
       if (!info.collective) continue;  // alive: a point-to-point peer may legitimately be elsewhere
@@ -549,8 +548,8 @@ std::string HealthMonitor::diagnose(const OpInfo& info) const {
       if (b.state == "in")
         busy.push_back(fmt::format("{} is stuck in {}", name(r), where(b)));
       else if (b.seq < info.seq)
-        busy.push_back(fmt::format("{} has not reached {} #{} (alive; last finished {})", name(r), info.op, info.seq,
-                                   where(b)));
+        busy.push_back(
+            fmt::format("{} has not reached {} #{} (alive; last finished {})", name(r), info.op, info.seq, where(b)));
       else
         busy.push_back(fmt::format("{} is past it (alive; last finished {})", name(r), where(b)));
     }

@@ -11,8 +11,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/alltoall.h>
@@ -26,6 +24,8 @@
 #include <gloo/rendezvous/store.h>
 #include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "Backends.h"
@@ -52,9 +52,7 @@ class StoreAdapter final : public gloo::rendezvous::Store {
     return {v.begin(), v.end()};
   }
   void wait(const std::vector<std::string>& keys) override { store_->wait(keys); }
-  void wait(const std::vector<std::string>& keys, const milliseconds& timeout) override {
-    store_->wait(keys, timeout);
-  }
+  void wait(const std::vector<std::string>& keys, const milliseconds& timeout) override { store_->wait(keys, timeout); }
 
  private:
   std::shared_ptr<c10d::Store> store_;
@@ -62,8 +60,9 @@ class StoreAdapter final : public gloo::rendezvous::Store {
 
 std::string numeric_host(const sockaddr* sa) {
   char buf[INET6_ADDRSTRLEN] = {};
-  const void* addr = sa->sa_family == AF_INET ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(sa)->sin_addr)
-                                              : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
+  const void* addr = sa->sa_family == AF_INET
+                         ? static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(sa)->sin_addr)
+                         : static_cast<const void*>(&reinterpret_cast<const sockaddr_in6*>(sa)->sin6_addr);
   if (!inet_ntop(sa->sa_family, addr, buf, sizeof buf)) return {};
   return buf;
 }
@@ -177,8 +176,7 @@ class ProcessGroupGloo final : public c10d::ProcessGroup {
                                                   const c10d::AllreduceOptions& opts) override;
   std::shared_ptr<c10d::Work> reduce(std::vector<Tensor>& tensors, const c10d::ReduceOptions& opts) override;
   std::shared_ptr<c10d::Work> allgather(std::vector<std::vector<Tensor>>& outputTensors,
-                                        std::vector<Tensor>& inputTensors,
-                                        const c10d::AllgatherOptions& opts) override;
+                                        std::vector<Tensor>& inputTensors, const c10d::AllgatherOptions& opts) override;
   std::shared_ptr<c10d::Work> _allgather_base(Tensor& output, Tensor& input,
                                               const c10d::AllgatherOptions& opts) override;
   std::shared_ptr<c10d::Work> gather(std::vector<std::vector<Tensor>>& outputTensors, std::vector<Tensor>& inputTensors,
@@ -341,8 +339,8 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::allreduce(std::vector<Tensor>& ten
   auto reduce_op = opts.reduceOp;
   return enqueue(OpType::ALLREDUCE, tensors, effective(opts.timeout, timeout_),
                  [this, staged, reduce_op](uint32_t tag, milliseconds timeout) {
-                   allreduce_buffer(staged->data(), static_cast<size_t>(staged->buf.numel()),
-                                                            staged->buf.dtype(), reduce_op, tag, timeout);
+                   allreduce_buffer(staged->data(), static_cast<size_t>(staged->buf.numel()), staged->buf.dtype(),
+                                    reduce_op, tag, timeout);
                    staged->copy_back();
                  });
 }
@@ -362,7 +360,8 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::allreduce_coalesced(std::vector<Te
   };
   auto groups = std::make_shared<std::vector<Group>>();
   for (size_t i = 0; i < tensors.size(); ++i) {
-    auto it = std::find_if(groups->begin(), groups->end(), [&](const Group& g) { return g.dtype == tensors[i].dtype(); });
+    auto it =
+        std::find_if(groups->begin(), groups->end(), [&](const Group& g) { return g.dtype == tensors[i].dtype(); });
     if (it == groups->end()) {
       groups->push_back({tensors[i].dtype(), {}});
       it = groups->end() - 1;
@@ -385,8 +384,7 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::allreduce_coalesced(std::vector<Te
                      }
                      // Distinct dtypes need distinct tags: the 8 high bits count the buffers.
                      uint32_t t = tag ^ (static_cast<uint32_t>(&g - groups->data()) << 24);
-                     allreduce_buffer(flat.data(), bytes / element_size(g.dtype), g.dtype,
-                                                              reduce_op, t, timeout);
+                     allreduce_buffer(flat.data(), bytes / element_size(g.dtype), g.dtype, reduce_op, t, timeout);
                      off = 0;
                      for (size_t i : g.members) {
                        std::memcpy((*staged)[i].data(), flat.data() + off, (*staged)[i].nbytes());
@@ -615,8 +613,7 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::reduce_scatter(std::vector<Tensor>
                    std::vector<uint8_t> flat(n * static_cast<size_t>(size_));
                    for (int r = 0; r < size_; ++r) std::memcpy(flat.data() + n * r, (*ins)[r].data(), n);
                    ScalarType dtype = out->buf.dtype();
-                   allreduce_buffer(flat.data(), flat.size() / element_size(dtype), dtype,
-                                                            reduce_op, tag, timeout);
+                   allreduce_buffer(flat.data(), flat.size() / element_size(dtype), dtype, reduce_op, tag, timeout);
                    std::memcpy(out->data(), flat.data() + n * rank_, n);
                    out->copy_back();
                  });
@@ -642,8 +639,7 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::_reduce_scatter_base(Tensor& outpu
                    // A copy: the input is not ours to overwrite.
                    std::vector<uint8_t> flat(typed<uint8_t>(in->data()), typed<uint8_t>(in->data()) + in->nbytes());
                    ScalarType dtype = out->buf.dtype();
-                   allreduce_buffer(flat.data(), flat.size() / element_size(dtype), dtype,
-                                                            reduce_op, tag, timeout);
+                   allreduce_buffer(flat.data(), flat.size() / element_size(dtype), dtype, reduce_op, tag, timeout);
                    std::memcpy(out->data(), flat.data() + n * rank_, n);
                    out->copy_back();
                  });
@@ -740,8 +736,7 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::alltoall(std::vector<Tensor>& outp
                    std::vector<int64_t> in_bytes, out_bytes;
                    size_t in_total = 0, out_total = 0;
                    for (auto& s : *ins) in_bytes.push_back(static_cast<int64_t>(s.nbytes())), in_total += s.nbytes();
-                   for (auto& s : *outs)
-                     out_bytes.push_back(static_cast<int64_t>(s.nbytes())), out_total += s.nbytes();
+                   for (auto& s : *outs) out_bytes.push_back(static_cast<int64_t>(s.nbytes())), out_total += s.nbytes();
                    if (in_total == 0 && out_total == 0) return;
                    std::vector<uint8_t> in_flat(in_total), out_flat(out_total);
                    size_t off = 0;
