@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -132,6 +133,17 @@ std::shared_ptr<gloo::transport::Device> make_device() {
   }
 }
 
+// gloo writes to its sockets with writev(), so a peer that died would kill this process with
+// SIGPIPE instead of failing the operation. Ignore SIGPIPE unless the program chose a handler
+// (Python, hence PyTorch, runs with it ignored).
+void ignore_sigpipe_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+  });
+}
+
 milliseconds effective(milliseconds op, milliseconds group) { return op.count() > 0 ? op : group; }
 
 // gloo's typed setters for an element size (the data is moved as raw elements of that size).
@@ -230,6 +242,7 @@ ProcessGroupGloo::ProcessGroupGloo(const c10d::BackendArgs& args)
               args.size);
   EMBER_CHECK(timeout_.count() > 0, "[init_process_group] backend 'gloo': expected a positive timeout, got {} ms",
               timeout_.count());
+  ignore_sigpipe_once();
   auto device = make_device();
   context_ = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
   context_->setTimeout(timeout_);
