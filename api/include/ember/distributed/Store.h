@@ -177,8 +177,9 @@ struct TCPStoreOptions {
   // This process runs the server (rank 0 in init_process_group). Port 0 picks a free port;
   // TCPStore::getPort() tells which.
   bool isServer = false;
-  // With waitWorkers, the constructor returns once this many clients (the server's own included)
-  // have connected, or throws DistStoreError after the timeout.
+  // With waitWorkers, every store counts itself in (key "init/", as PyTorch) and the server's
+  // constructor returns once this many (its own included) have, or throws DistStoreError after
+  // the timeout; clients do not wait.
   std::optional<std::size_t> numWorkers;
   bool waitWorkers = true;
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
