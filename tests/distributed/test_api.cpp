@@ -274,7 +274,7 @@ TEST(DistHashStore, SemanticsAndTimeouts) {
   EXPECT_EQ(error_of([&] {
               s.wait({"q", "c"}, std::chrono::milliseconds(10));
             }),
-            "[HashStore::wait] timed out after 10 ms waiting for keys [q, c]");
+            "[HashStore::wait] timed out after 10 ms waiting for keys ['q', 'c']");
   std::thread t([&] { s.set("late", std::string("1")); });
   s.wait({"late"});
   t.join();
