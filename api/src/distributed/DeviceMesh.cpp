@@ -107,6 +107,13 @@ DeviceMesh::DeviceMesh(std::string device_type, std::vector<int64_t> mesh, std::
       }
       std::vector<int> ranks(n);
       for (int64_t i = 0; i < n; ++i) ranks[i] = static_cast<int>(impl->ranks[base + i * stride[d]]);
+      // new_group orders members by rank; a slice's coordinates must agree with its group ranks.
+      for (int64_t i = 1; i < n; ++i)
+        if (ranks[i] < ranks[i - 1])
+          throw NotImplementedError(fmt::format(
+              "[DeviceMesh] mesh: ranks along mesh dimension {} must increase (process groups order members by "
+              "rank), got [{}]",
+              d, fmt::join(ranks, ", ")));
       bool whole_world = n == world;
       for (int64_t i = 0; whole_world && i < n; ++i) whole_world = ranks[i] == i;
       ProcessGroup g = whole_world ? resolve_group() : new_group(ranks);
