@@ -46,7 +46,7 @@ std::string error_of(F&& f) {
   return "<no error>";
 }
 
-#define CHECK(cond) check((cond), #cond, __LINE__)
+#define CHECK(...) check((__VA_ARGS__), #__VA_ARGS__, __LINE__)
 #define CHECK_CLOSE(got, want, what) check_close((got), (want), (what), __LINE__)
 #define CHECK_HAS(text, part) \
   check(std::string(text).find(part) != std::string::npos, fmt::format("'{}' contains '{}'", text, part), __LINE__)
@@ -141,6 +141,8 @@ void case_redistribute() {
   CHECK_HAS(error_of([&] { d.redistribute(named, {Replicate()}); }),
             "[DTensor.redistribute] device_mesh: redistributing from DeviceMesh('cpu', [0, 1]) to another mesh "
             "DeviceMesh('cpu', [0, 1], mesh_dim_names=('x',))");
+  CHECK(Placement(Partial(ReduceOp::MAX)) == Partial(ReduceOp::MAX) && !(Placement(Partial()) == Partial(ReduceOp::MAX)));
+  CHECK(Placement(Shard(1)).to_string() == "Shard(dim=1)" && Placement(Partial()).to_string() == "Partial(sum)");
   CHECK_HAS(error_of([&] { DTensor(G({3, 6}), d.spec()); }),
             fmt::format("[DTensor] local_tensor: expected shape [2, 6] (rank {}'s piece of [4, 6] placed "
                         "(Shard(dim=0),)), got [3, 6]",
@@ -182,8 +184,9 @@ void case_distribute() {
   Tensor uneven = g_rank == 0 ? G({3, 3}) : G({2, 3});
   DTensor u = DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{5, 3});
   CHECK_CLOSE(u.full_tensor(), cat({G({3, 3}), G({2, 3})}, 0), "from_local uneven");
-  CHECK_HAS(error_of([&] { DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{6, 3}); }),
-            "[DTensor] local_tensor: expected shape [3, 3]");
+  CHECK_HAS(error_of([&] { DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{7, 3}); }),
+            fmt::format("[DTensor] local_tensor: expected shape [{}, 3] (rank {}'s piece of [7, 3] placed (Shard(dim=0),)), got [{}, 3]",
+                        4 - g_rank, g_rank, 3 - g_rank));
   // run_check: replicated dims take coordinate 0's values.
   DTensor rc = DTensor::from_local(add(G({3}), double(g_rank)), mesh, {Replicate()}, true);
   CHECK_CLOSE(rc.to_local(), G({3}), "from_local run_check");
@@ -316,7 +319,9 @@ void case_ops() {
   CHECK_HAS(error_of([&] { mm(d, e); }), "[mm] self: expected a 2-D DTensor, got 3-D");
   CHECK_HAS(error_of([&] { add(e, d); }), "[add] other: shapes [4, 3] and [2, 5, 4] are not broadcastable");
   CHECK_HAS(error_of([&] { sum(d, {3}); }), "[sum] dim: expected dims in [-3, 3), got 3");
-  CHECK_HAS(error_of([&] { linear(e, e); }), "[linear] input: expected a last dim of 3 (weight's in_features)");
+  DTensor w54 = distribute_tensor(m1, mesh, R);
+  CHECK_HAS(error_of([&] { linear(e, w54); }),
+            "[linear] input: expected a last dim of 4 (weight's in_features), got shape [4, 3]");
   DeviceMesh named("cpu", {0, 1}, {2}, {"tp"});
   DTensor f = distribute_tensor(m2, named, R);
   CHECK_HAS(error_of([&] { add(e, f); }), "[add] operands on different meshes");
@@ -363,16 +368,17 @@ void case_mlp() {
 void case_mesh2d() {
   DeviceMesh mesh = init_device_mesh("cpu", {2, 2}, {"dp", "tp"});
   std::vector<int64_t> co{g_rank / 2, g_rank % 2};
+  const int c0 = g_rank / 2, c1 = g_rank % 2;
   CHECK(mesh.get_coordinate() == co);
   CHECK(mesh.get_local_rank("dp") == co[0] && mesh.get_local_rank(1) == co[1]);
   CHECK(mesh.to_string() == "DeviceMesh('cpu', [[0, 1], [2, 3]], mesh_dim_names=('dp', 'tp'))");
-  CHECK(mesh.get_group("tp")->getGlobalRanks() == (std::vector<int>{co[0] * 2, co[0] * 2 + 1}));
-  CHECK(mesh.get_group("dp")->getGlobalRanks() == (std::vector<int>{int(co[1]), int(co[1]) + 2}));
+  CHECK(mesh.get_group("tp")->getGlobalRanks() == (std::vector<int>{c0 * 2, c0 * 2 + 1}));
+  CHECK(mesh.get_group("dp")->getGlobalRanks() == (std::vector<int>{c1, c1 + 2}));
   DeviceMesh tp = mesh["tp"];
   CHECK(tp.ndim() == 1 && tp.mesh() == (std::vector<int64_t>{co[0] * 2, co[0] * 2 + 1}));
   CHECK(tp.get_coordinate() == std::vector<int64_t>{co[1]} && tp.mesh_dim_names() == std::vector<std::string>{"tp"});
   CHECK(tp.get_group() == mesh.get_group(1));
-  CHECK(mesh[{"dp", "tp"}] == mesh);
+  CHECK(mesh[std::vector<std::string>{"dp", "tp"}] == mesh);
   CHECK_HAS(error_of([&] { (void)mesh["pp"]; }), "[DeviceMesh.__getitem__] mesh_dim_name: expected one of 'dp', 'tp', got 'pp'");
   CHECK_HAS(error_of([&] { (void)mesh.get_group(); }), "[DeviceMesh.get_group] mesh_dim: expected one for a 2-D mesh");
 

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -42,7 +43,11 @@ bool Placement::operator==(const Placement& o) const {
 }
 std::string Placement::to_string() const {
   if (is_shard()) return fmt::format("Shard(dim={})", shard_dim());
-  if (is_partial()) return fmt::format("Partial({})", c10d::reduce_op_name(reduce_op()));
+  if (is_partial()) {
+    std::string op = c10d::reduce_op_name(reduce_op());
+    std::transform(op.begin(), op.end(), op.begin(), [](unsigned char c) { return std::tolower(c); });
+    return "Partial(" + op + ")";
+  }
   return "Replicate()";
 }
 std::ostream& operator<<(std::ostream& os, const Placement& p) { return os << p.to_string(); }

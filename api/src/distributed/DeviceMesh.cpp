@@ -81,7 +81,7 @@ DeviceMesh::DeviceMesh(std::string device_type, std::vector<int64_t> mesh, std::
   impl->shape = std::move(shape);
   impl->ranks = std::move(mesh);
   impl->names = std::move(mesh_dim_names);
-  impl->rank = get_rank();
+  impl->rank = distributed::get_rank();
   const int64_t nd = static_cast<int64_t>(impl->shape.size());
   // Row-major strides of the rank layout.
   std::vector<int64_t> stride(nd, 1);
@@ -261,14 +261,15 @@ std::string DeviceMesh::to_string() const {
   std::vector<int64_t> stride(nd, 1);
   for (int64_t d = nd - 2; d >= 0; --d) stride[d] = stride[d + 1] * shape[d + 1];
   for (size_t i = 0; i < impl_->ranks.size(); ++i) {
+    // A dim's bracket spans stride[d] * shape[d] ranks.
     int64_t opens = 0;
     for (int64_t d = 0; d < nd; ++d)
-      if (static_cast<int64_t>(i) % stride[d] == 0) ++opens;
+      if (static_cast<int64_t>(i) % (stride[d] * shape[d]) == 0) ++opens;
     if (i) body += ", ";
     body += std::string(opens, '[') + std::to_string(impl_->ranks[i]);
     int64_t closes = 0;
     for (int64_t d = 0; d < nd; ++d)
-      if (static_cast<int64_t>(i + 1) % stride[d] == 0) ++closes;
+      if (static_cast<int64_t>(i + 1) % (stride[d] * shape[d]) == 0) ++closes;
     body += std::string(closes, ']');
   }
   std::string s = fmt::format("DeviceMesh('{}', {}", impl_->device_type, body);
