@@ -58,16 +58,17 @@ Tensor G(std::vector<int64_t> shape, double scale = 0.25, double shift = 1.0) {
   return sub(mul(arange(n, kFloat32), scale), shift).reshape(shape);
 }
 
-// This rank's piece of `global` under (non-partial) `placements`.
+// This rank's piece of `global` under (non-partial) `placements`: torch.chunk along each Shard,
+// mesh dimension by mesh dimension (a coordinate past the last chunk gets an empty piece).
 Tensor expected_local(const Tensor& global, const DeviceMesh& mesh, const Placements& placements) {
-  DTensorSpec s;
-  s.mesh = mesh;
-  s.placements = placements;
-  s.shape.assign(global.sizes().begin(), global.sizes().end());
-  auto shape = s.local_shape();
-  auto off = s.local_offset();
+  auto co = *mesh.get_coordinate();
   Tensor t = global;
-  for (size_t d = 0; d < shape.size(); ++d) t = narrow(t, d, off[d], shape[d]);
+  for (size_t m = 0; m < placements.size(); ++m) {
+    if (!placements[m].is_shard()) continue;
+    int64_t d = placements[m].shard_dim();
+    auto pieces = chunk(t, mesh.size(static_cast<int64_t>(m)), d);
+    t = co[m] < static_cast<int64_t>(pieces.size()) ? pieces[co[m]] : narrow(t, d, 0, 0);
+  }
   return t;
 }
 
@@ -391,15 +392,11 @@ void case_mesh2d() {
     DTensor d = distribute_tensor(mine, mesh, p);
     CHECK_CLOSE(d.to_local(), expected_local(g, mesh, p), "2-D distribute " + P(p));
   }
-  // Nested shards: (Shard(0), Shard(0)) is dp's chunk then tp's chunk of it.
+  // Nested shards: (Shard(0), Shard(0)) is dp's chunk of 5 rows (3, 2), then tp's chunk of that.
   {
     DTensor d = distribute_tensor(g, mesh, {Shard(0), Shard(0)});
-    std::vector<int64_t> rows{2, 1, 2, 0};  // chunks of 5 -> 3, 2 -> (2, 1), (1, 1)... as torch.chunk
-    Tensor outer = chunk(g, 2, 0)[co[0]];
-    auto inner = chunk(outer, 2, 0);
-    Tensor want = co[1] < static_cast<int64_t>(inner.size()) ? inner[co[1]] : narrow(outer, 0, 0, 0);
-    CHECK_CLOSE(d.to_local(), want, "nested shard piece");
-    (void)rows;
+    const int64_t rows[4] = {2, 1, 1, 1}, first[4] = {0, 2, 3, 4};
+    CHECK_CLOSE(d.to_local(), narrow(g, 0, first[g_rank], rows[g_rank]), "nested shard piece");
   }
   for (const auto& src : ps)
     for (const auto& dst : ps) {
