@@ -415,6 +415,20 @@ void case_mesh2d() {
     CHECK_CLOSE(x.redistribute({Shard(1), Shard(0)}).to_local(), expected_local(g, mesh, {Shard(1), Shard(0)}),
                 "2-D partial to shards " + P(p));
   }
+  // Four ranks along one dim: torch.chunk's uneven pieces (6 -> 2, 2, 2, 0; 5 -> 2, 2, 1, 0).
+  DeviceMesh line = init_device_mesh("cpu", {4});
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{6, 2}, {5, 3}, {2, 3}}) {
+    Tensor g1 = G(shape), w = G(shape, 0.5, 1.0);
+    for (Placements src : {Placements{Shard(0)}, Placements{Shard(1)}, Placements{Replicate()}, Placements{Partial()}})
+      for (Placements dst : {Placements{Shard(0)}, Placements{Shard(1)}, Placements{Replicate()}}) {
+        std::string what = fmt::format("4 ranks [{}] {} -> {}", fmt::join(shape, ","), P(src), P(dst));
+        DTensor x = make_dt(g1, line, src);
+        DTensor y = x.redistribute(dst);
+        CHECK_CLOSE(y.to_local(), expected_local(g1, line, dst), what);
+        sum(mul(y.full_tensor(), w)).backward();
+        CHECK_CLOSE(x.to_local().grad(), expected_local(w, line, grad_placements(src)), what + " grad");
+      }
+  }
   // Data parallel on dp, tensor parallel on tp.
   Tensor a = G({4, 6}, 0.1), b = G({6, 6}, 0.05, 0.4);
   check_op("2-D mm", mesh, {a, b}, {{Shard(0), Replicate()}, {Replicate(), Shard(1)}}, {Shard(0), Shard(1)},
