@@ -102,12 +102,14 @@ int run_rank() {
   ConvNeXt model = make_model();
   ConvNeXt reference = make_model();
   // The MLPs' linears are sharded; every other parameter is replicated.
-  auto dm = dist::distribute_module(model.ptr(), mesh, [](const std::string& name, ember::nn::Module&, const dist::DeviceMesh&) {
-    std::map<std::string, dist::Placements> plan;
-    if (name.ends_with("pwconv1")) plan = {{"weight", {dist::Shard(0)}}, {"bias", {dist::Shard(0)}}};
-    if (name.ends_with("pwconv2")) plan = {{"weight", {dist::Shard(1)}}};
-    return plan;
-  });
+  auto dm = dist::distribute_module(model.ptr(), mesh,
+                                    [](const std::string& name, ember::nn::Module&, const dist::DeviceMesh&) {
+                                      std::map<std::string, dist::Placements> plan;
+                                      if (name.ends_with("pwconv1"))
+                                        plan = {{"weight", {dist::Shard(0)}}, {"bias", {dist::Shard(0)}}};
+                                      if (name.ends_with("pwconv2")) plan = {{"weight", {dist::Shard(1)}}};
+                                      return plan;
+                                    });
   for (int64_t i = 0; i < kDepth; ++i) {
     std::string p = "blocks." + std::to_string(i) + ".";
     model->blocks->ptr<BlockImpl>(i)->tp =
@@ -145,13 +147,14 @@ int run_rank() {
     double loss_err = std::abs(loss.item<double>() - ref_loss.item<double>());
     worst = std::max({worst, grad_err, loss_err});
     if (rank == 0)
-      std::printf("step %d  loss %.6f (single process %.6f)  max gradient difference %.2e\n", step,
-                  loss.item<double>(), ref_loss.item<double>(), grad_err);
+      std::printf("step %d  loss %.6f (single process %.6f)  max gradient difference %.2e\n", step, loss.item<double>(),
+                  ref_loss.item<double>(), grad_err);
     opt.step();
     ref_opt.step();
   }
   double param_err = 0;
-  for (const auto& e : dm.parameters) param_err = std::max(param_err, max_diff(e.value().full_tensor(), ref_params[e.key()]));
+  for (const auto& e : dm.parameters)
+    param_err = std::max(param_err, max_diff(e.value().full_tensor(), ref_params[e.key()]));
   worst = std::max(worst, param_err);
   if (rank == 0) std::printf("after 3 SGD steps: max parameter difference %.2e\n", param_err);
   dist::destroy_process_group();
@@ -184,9 +187,9 @@ int launch(int world) {
   for (int r = 0; r < world; ++r) {
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
-    for (std::string kv : {"RANK=" + std::to_string(r), "LOCAL_RANK=" + std::to_string(r),
-                           "WORLD_SIZE=" + std::to_string(world), "LOCAL_WORLD_SIZE=" + std::to_string(world),
-                           "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port})
+    for (std::string kv :
+         {"RANK=" + std::to_string(r), "LOCAL_RANK=" + std::to_string(r), "WORLD_SIZE=" + std::to_string(world),
+          "LOCAL_WORLD_SIZE=" + std::to_string(world), std::string("MASTER_ADDR=127.0.0.1"), "MASTER_PORT=" + port})
       env.push_back(kv);
     std::vector<char*> cenv;
     for (auto& e : env) cenv.push_back(e.data());

@@ -134,7 +134,9 @@ void case_redistribute() {
   }
   // Errors: the placements' count and dims, another mesh.
   DTensor d = distribute_tensor(G({4, 6}), mesh, {Shard(0)});
-  CHECK_HAS(error_of([&] { d.redistribute({Shard(0), Replicate()}); }),
+  CHECK_HAS(error_of([&] {
+              d.redistribute({Shard(0), Replicate()});
+            }),
             "[DTensor.redistribute] placements: expected one placement per mesh dimension (1), got 2");
   CHECK_HAS(error_of([&] { d.redistribute({Shard(2)}); }),
             "[DTensor.redistribute] placements: Shard(dim=2) is out of range for a 2-D tensor");
@@ -142,9 +144,12 @@ void case_redistribute() {
   CHECK_HAS(error_of([&] { d.redistribute(named, {Replicate()}); }),
             "[DTensor.redistribute] device_mesh: redistributing from DeviceMesh('cpu', [0, 1]) to another mesh "
             "DeviceMesh('cpu', [0, 1], mesh_dim_names=('x',))");
-  CHECK(Placement(Partial(ReduceOp::MAX)) == Partial(ReduceOp::MAX) && !(Placement(Partial()) == Partial(ReduceOp::MAX)));
+  CHECK(Placement(Partial(ReduceOp::MAX)) == Partial(ReduceOp::MAX) &&
+        !(Placement(Partial()) == Partial(ReduceOp::MAX)));
   CHECK(Placement(Shard(1)).to_string() == "Shard(dim=1)" && Placement(Partial()).to_string() == "Partial(sum)");
-  CHECK_HAS(error_of([&] { DTensor(G({3, 6}), d.spec()); }),
+  CHECK_HAS(error_of([&] {
+              DTensor(G({3, 6}), d.spec());
+            }),
             fmt::format("[DTensor] local_tensor: expected shape [2, 6] (rank {}'s piece of [4, 6] placed "
                         "(Shard(dim=0),)), got [3, 6]",
                         g_rank));
@@ -185,13 +190,18 @@ void case_distribute() {
   Tensor uneven = g_rank == 0 ? G({3, 3}) : G({2, 3});
   DTensor u = DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{5, 3});
   CHECK_CLOSE(u.full_tensor(), cat({G({3, 3}), G({2, 3})}, 0), "from_local uneven");
-  CHECK_HAS(error_of([&] { DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{7, 3}); }),
-            fmt::format("[DTensor] local_tensor: expected shape [{}, 3] (rank {}'s piece of [7, 3] placed (Shard(dim=0),)), got [{}, 3]",
+  CHECK_HAS(error_of([&] {
+              DTensor::from_local(uneven, mesh, {Shard(0)}, false, std::vector<int64_t>{7, 3});
+            }),
+            fmt::format("[DTensor] local_tensor: expected shape [{}, 3] (rank {}'s piece of [7, 3] placed "
+                        "(Shard(dim=0),)), got [{}, 3]",
                         4 - g_rank, g_rank, 3 - g_rank));
   // run_check: replicated dims take coordinate 0's values.
   DTensor rc = DTensor::from_local(add(G({3}), double(g_rank)), mesh, {Replicate()}, true);
   CHECK_CLOSE(rc.to_local(), G({3}), "from_local run_check");
-  CHECK_HAS(error_of([&] { distribute_tensor(G({4}), mesh, {Shard(0), Shard(0)}); }),
+  CHECK_HAS(error_of([&] {
+              distribute_tensor(G({4}), mesh, {Shard(0), Shard(0)});
+            }),
             "[distribute_tensor] placements: expected one placement per mesh dimension (1), got 2");
   CHECK_HAS(error_of([&] { distribute_tensor(G({4}), mesh, {Shard(-2)}); }),
             "[distribute_tensor] placements: Shard(dim=-2) is out of range for a 1-D tensor");
@@ -252,37 +262,72 @@ void case_ops() {
   const Placements S0{Shard(0)}, S1{Shard(1)}, R{Replicate()}, Pa{Partial()}, S2{Shard(2)};
   Tensor a = G({4, 6}), b = G({4, 6}, 0.5, 2.0), c = G({5, 3}, 0.3), bias = G({6}, 0.1, 0.2);
   // Elementwise: the second operand follows the first.
-  check_op("add", mesh, {a, b}, {S0, R}, S0, [](const V& x) { return x[0] + x[1]; }, [](const T& x) { return add(x[0], x[1]); });
-  check_op("sub", mesh, {a, b}, {R, S1}, R, [](const V& x) { return x[0] - x[1]; }, [](const T& x) { return sub(x[0], x[1]); });
-  check_op("mul", mesh, {a, b}, {S1, S0}, S1, [](const V& x) { return x[0] * x[1]; }, [](const T& x) { return mul(x[0], x[1]); });
-  check_op("div", mesh, {a, add(b, 20.0)}, {S0, S0}, S0, [](const V& x) { return x[0] / x[1]; },
-           [](const T& x) { return div(x[0], x[1]); });
-  check_op("add alpha", mesh, {a, b}, {Pa, Pa}, Pa, [](const V& x) { return add(x[0], x[1], 3); },
-           [](const T& x) { return add(x[0], x[1], 3); });
-  check_op("add", mesh, {a, b}, {Pa, R}, Pa, [](const V& x) { return x[0] + x[1]; }, [](const T& x) { return add(x[0], x[1]); });
-  check_op("add", mesh, {a, b}, {R, Pa}, R, [](const V& x) { return x[0] + x[1]; }, [](const T& x) { return add(x[0], x[1]); });
-  check_op("sub", mesh, {a, b}, {Pa, S0}, Pa, [](const V& x) { return x[0] - x[1]; }, [](const T& x) { return sub(x[0], x[1]); });
-  check_op("mul", mesh, {a, b}, {Pa, R}, R, [](const V& x) { return x[0] * x[1]; }, [](const T& x) { return mul(x[0], x[1]); });
+  check_op(
+      "add", mesh, {a, b}, {S0, R}, S0, [](const V& x) { return x[0] + x[1]; },
+      [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "sub", mesh, {a, b}, {R, S1}, R, [](const V& x) { return x[0] - x[1]; },
+      [](const T& x) { return sub(x[0], x[1]); });
+  check_op(
+      "mul", mesh, {a, b}, {S1, S0}, S1, [](const V& x) { return x[0] * x[1]; },
+      [](const T& x) { return mul(x[0], x[1]); });
+  check_op(
+      "div", mesh, {a, add(b, 20.0)}, {S0, S0}, S0, [](const V& x) { return x[0] / x[1]; },
+      [](const T& x) { return div(x[0], x[1]); });
+  check_op(
+      "add alpha", mesh, {a, b}, {Pa, Pa}, Pa, [](const V& x) { return add(x[0], x[1], 3); },
+      [](const T& x) { return add(x[0], x[1], 3); });
+  check_op(
+      "add", mesh, {a, b}, {Pa, R}, Pa, [](const V& x) { return x[0] + x[1]; },
+      [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "add", mesh, {a, b}, {R, Pa}, R, [](const V& x) { return x[0] + x[1]; },
+      [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "sub", mesh, {a, b}, {Pa, S0}, Pa, [](const V& x) { return x[0] - x[1]; },
+      [](const T& x) { return sub(x[0], x[1]); });
+  check_op(
+      "mul", mesh, {a, b}, {Pa, R}, R, [](const V& x) { return x[0] * x[1]; },
+      [](const T& x) { return mul(x[0], x[1]); });
   // Broadcasting: a bias replicated against sharded rows, and sharded along the shared dim.
-  check_op("add bias", mesh, {c, G({3}, 0.1)}, {S0, R}, S0, [](const V& x) { return x[0] + x[1]; },
-           [](const T& x) { return add(x[0], x[1]); });
-  check_op("add bias", mesh, {a, bias}, {S1, R}, S1, [](const V& x) { return x[0] + x[1]; },
-           [](const T& x) { return add(x[0], x[1]); });
-  check_op("mul bias first", mesh, {bias, a}, {S0, R}, S1, [](const V& x) { return x[0] * x[1]; },
-           [](const T& x) { return mul(x[0], x[1]); });
+  check_op(
+      "add bias", mesh, {c, G({3}, 0.1)}, {S0, R}, S0, [](const V& x) { return x[0] + x[1]; },
+      [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "add bias", mesh, {a, bias}, {S1, R}, S1, [](const V& x) { return x[0] + x[1]; },
+      [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "mul bias first", mesh, {bias, a}, {S0, R}, S1, [](const V& x) { return x[0] * x[1]; },
+      [](const T& x) { return mul(x[0], x[1]); });
   // Scalars and unary ops.
-  check_op("mul scalar", mesh, {a}, {Pa}, Pa, [](const V& x) { return x[0] * 2.5; }, [](const T& x) { return mul(x[0], 2.5); });
-  check_op("div scalar", mesh, {c}, {S1}, S1, [](const V& x) { return x[0] / 4.0; }, [](const T& x) { return div(x[0], 4.0); });
-  check_op("add scalar", mesh, {a}, {Pa}, R, [](const V& x) { return x[0] + 1.5; }, [](const T& x) { return add(x[0], 1.5); });
-  check_op("sub scalar", mesh, {c}, {S0}, S0, [](const V& x) { return x[0] - 1.5; }, [](const T& x) { return sub(x[0], 1.5); });
-  check_op("neg", mesh, {a}, {Pa}, Pa, [](const V& x) { return -x[0]; }, [](const T& x) { return neg(x[0]); });
-  check_op("relu", mesh, {a}, {Pa}, R, [](const V& x) { return relu(x[0]); }, [](const T& x) { return relu(x[0]); });
-  check_op("relu", mesh, {c}, {S0}, S0, [](const V& x) { return relu(x[0]); }, [](const T& x) { return relu(x[0]); });
-  check_op("gelu", mesh, {c}, {S1}, S1, [](const V& x) { return gelu(x[0]); }, [](const T& x) { return gelu(x[0]); });
-  check_op("gelu tanh", mesh, {a}, {S0}, S0, [](const V& x) { return gelu(x[0], "tanh"); },
-           [](const T& x) { return gelu(x[0], "tanh"); });
-  check_op("tanh", mesh, {c}, {R}, R, [](const V& x) { return tanh(x[0]); }, [](const T& x) { return tanh(x[0]); });
-  check_op("sigmoid", mesh, {c}, {S0}, S0, [](const V& x) { return sigmoid(x[0]); }, [](const T& x) { return sigmoid(x[0]); });
+  check_op(
+      "mul scalar", mesh, {a}, {Pa}, Pa, [](const V& x) { return x[0] * 2.5; },
+      [](const T& x) { return mul(x[0], 2.5); });
+  check_op(
+      "div scalar", mesh, {c}, {S1}, S1, [](const V& x) { return x[0] / 4.0; },
+      [](const T& x) { return div(x[0], 4.0); });
+  check_op(
+      "add scalar", mesh, {a}, {Pa}, R, [](const V& x) { return x[0] + 1.5; },
+      [](const T& x) { return add(x[0], 1.5); });
+  check_op(
+      "sub scalar", mesh, {c}, {S0}, S0, [](const V& x) { return x[0] - 1.5; },
+      [](const T& x) { return sub(x[0], 1.5); });
+  check_op(
+      "neg", mesh, {a}, {Pa}, Pa, [](const V& x) { return -x[0]; }, [](const T& x) { return neg(x[0]); });
+  check_op(
+      "relu", mesh, {a}, {Pa}, R, [](const V& x) { return relu(x[0]); }, [](const T& x) { return relu(x[0]); });
+  check_op(
+      "relu", mesh, {c}, {S0}, S0, [](const V& x) { return relu(x[0]); }, [](const T& x) { return relu(x[0]); });
+  check_op(
+      "gelu", mesh, {c}, {S1}, S1, [](const V& x) { return gelu(x[0]); }, [](const T& x) { return gelu(x[0]); });
+  check_op(
+      "gelu tanh", mesh, {a}, {S0}, S0, [](const V& x) { return gelu(x[0], "tanh"); },
+      [](const T& x) { return gelu(x[0], "tanh"); });
+  check_op(
+      "tanh", mesh, {c}, {R}, R, [](const V& x) { return tanh(x[0]); }, [](const T& x) { return tanh(x[0]); });
+  check_op(
+      "sigmoid", mesh, {c}, {S0}, S0, [](const V& x) { return sigmoid(x[0]); },
+      [](const T& x) { return sigmoid(x[0]); });
   // Matmul rules.
   Tensor m1 = G({5, 4}, 0.1), m2 = G({4, 3}, 0.2, 0.7), m3 = G({2, 5, 4}, 0.05);
   auto mmf = [](const V& x) { return mm(x[0], x[1]); };
@@ -293,28 +338,39 @@ void case_ops() {
   check_op("mm", mesh, {m1, m2}, {R, R}, R, mmf, mmr);
   check_op("mm", mesh, {m1, m2}, {Pa, R}, Pa, mmf, mmr);
   check_op("mm", mesh, {m1, m2}, {S0, S1}, R, mmf, mmr);  // no rule: both replicated
-  check_op("matmul 3-D", mesh, {m3, m2}, {S0, R}, S0, [](const V& x) { return matmul(x[0], x[1]); },
-           [](const T& x) { return matmul(x[0], x[1]); });
-  check_op("matmul 3-D", mesh, {m3, m2}, {S1, R}, S1, [](const V& x) { return matmul(x[0], x[1]); },
-           [](const T& x) { return matmul(x[0], x[1]); });
-  check_op("matmul 3-D", mesh, {m3, m2}, {S2, S0}, Pa, [](const V& x) { return matmul(x[0], x[1]); },
-           [](const T& x) { return matmul(x[0], x[1]); });
+  check_op(
+      "matmul 3-D", mesh, {m3, m2}, {S0, R}, S0, [](const V& x) { return matmul(x[0], x[1]); },
+      [](const T& x) { return matmul(x[0], x[1]); });
+  check_op(
+      "matmul 3-D", mesh, {m3, m2}, {S1, R}, S1, [](const V& x) { return matmul(x[0], x[1]); },
+      [](const T& x) { return matmul(x[0], x[1]); });
+  check_op(
+      "matmul 3-D", mesh, {m3, m2}, {S2, S0}, Pa, [](const V& x) { return matmul(x[0], x[1]); },
+      [](const T& x) { return matmul(x[0], x[1]); });
   Tensor lw = G({6, 4}, 0.1, 0.3), lb = G({6}, 0.2);
-  check_op("linear", mesh, {m1, lw, lb}, {R, S0, S0}, S1,
-           [](const V& x) { return linear(x[0], x[1], x[2]); }, [](const T& x) { return linear(x[0], x[1], x[2]); });
-  check_op("linear", mesh, {G({5, 6}), G({4, 6}, 0.1), G({4}, 0.3)}, {S1, S1, R}, Pa,
-           [](const V& x) { return linear(x[0], x[1], x[2]); }, [](const T& x) { return linear(x[0], x[1], x[2]); });
+  check_op(
+      "linear", mesh, {m1, lw, lb}, {R, S0, S0}, S1, [](const V& x) { return linear(x[0], x[1], x[2]); },
+      [](const T& x) { return linear(x[0], x[1], x[2]); });
+  check_op(
+      "linear", mesh, {G({5, 6}), G({4, 6}, 0.1), G({4}, 0.3)}, {S1, S1, R}, Pa,
+      [](const V& x) { return linear(x[0], x[1], x[2]); }, [](const T& x) { return linear(x[0], x[1], x[2]); });
   // Sums: a Shard on a reduced dim becomes Partial.
-  check_op("sum", mesh, {c}, {S0}, Pa, [](const V& x) { return sum(x[0]); }, [](const T& x) { return sum(x[0]); });
-  check_op("sum dim 0", mesh, {c}, {S0}, Pa, [](const V& x) { return sum(x[0], {0}); },
-           [](const T& x) { return sum(x[0], {0}); });
-  check_op("sum dim 0", mesh, {c}, {S1}, S0, [](const V& x) { return sum(x[0], {0}); },
-           [](const T& x) { return sum(x[0], {0}); });
-  check_op("sum dim 0 keepdim", mesh, {c}, {S1}, S1, [](const V& x) { return sum(x[0], {0}, true); },
-           [](const T& x) { return sum(x[0], {0}, true); });
-  check_op("sum dim -1", mesh, {m3}, {S1}, S1, [](const V& x) { return sum(x[0], {-1}); },
-           [](const T& x) { return sum(x[0], {-1}); });
-  check_op("sum", mesh, {a}, {Pa}, Pa, [](const V& x) { return sum(x[0], {1}); }, [](const T& x) { return sum(x[0], {1}); });
+  check_op(
+      "sum", mesh, {c}, {S0}, Pa, [](const V& x) { return sum(x[0]); }, [](const T& x) { return sum(x[0]); });
+  check_op(
+      "sum dim 0", mesh, {c}, {S0}, Pa, [](const V& x) { return sum(x[0], {0}); },
+      [](const T& x) { return sum(x[0], {0}); });
+  check_op(
+      "sum dim 0", mesh, {c}, {S1}, S0, [](const V& x) { return sum(x[0], {0}); },
+      [](const T& x) { return sum(x[0], {0}); });
+  check_op(
+      "sum dim 0 keepdim", mesh, {c}, {S1}, S1, [](const V& x) { return sum(x[0], {0}, true); },
+      [](const T& x) { return sum(x[0], {0}, true); });
+  check_op(
+      "sum dim -1", mesh, {m3}, {S1}, S1, [](const V& x) { return sum(x[0], {-1}); },
+      [](const T& x) { return sum(x[0], {-1}); });
+  check_op(
+      "sum", mesh, {a}, {Pa}, Pa, [](const V& x) { return sum(x[0], {1}); }, [](const T& x) { return sum(x[0], {1}); });
   // Errors name the op and the argument.
   DTensor d = distribute_tensor(m3, mesh, S0), e = distribute_tensor(m2, mesh, R);
   CHECK_HAS(error_of([&] { mm(d, e); }), "[mm] self: expected a 2-D DTensor, got 3-D");
@@ -335,9 +391,9 @@ void case_mlp() {
   Tensor x = G({3, 6}, 0.1), w1 = G({10, 6}, 0.02, 0.5), b1 = G({10}, 0.05, 0.2), w2 = G({6, 10}, 0.03, 0.9),
          b2 = G({6}, 0.1, 0.3);
   auto ref_f = [](const T& t) { return linear(gelu(linear(t[0], t[1], t[2])), t[3], t[4]); };
-  check_op("mlp", mesh, {x, w1, b1, w2, b2},
-           {{Replicate()}, {Shard(0)}, {Shard(0)}, {Shard(1)}, {Replicate()}}, {Partial()},
-           [](const V& t) { return linear(gelu(linear(t[0], t[1], t[2])), t[3], t[4]); }, ref_f);
+  check_op(
+      "mlp", mesh, {x, w1, b1, w2, b2}, {{Replicate()}, {Shard(0)}, {Shard(0)}, {Shard(1)}, {Replicate()}}, {Partial()},
+      [](const V& t) { return linear(gelu(linear(t[0], t[1], t[2])), t[3], t[4]); }, ref_f);
   // Two SGD steps on the sharded MLP equal two on the whole one.
   DTensor dw1 = distribute_tensor(w1, mesh, {Shard(0)}), db1 = distribute_tensor(b1, mesh, {Shard(0)}),
           dw2 = distribute_tensor(w2, mesh, {Shard(1)}), db2 = distribute_tensor(b2, mesh, {Replicate()});
@@ -380,7 +436,8 @@ void case_mesh2d() {
   CHECK(tp.get_coordinate() == std::vector<int64_t>{co[1]} && tp.mesh_dim_names() == std::vector<std::string>{"tp"});
   CHECK(tp.get_group() == mesh.get_group(1));
   CHECK(mesh[std::vector<std::string>{"dp", "tp"}] == mesh);
-  CHECK_HAS(error_of([&] { (void)mesh["pp"]; }), "[DeviceMesh.__getitem__] mesh_dim_name: expected one of 'dp', 'tp', got 'pp'");
+  CHECK_HAS(error_of([&] { (void)mesh["pp"]; }),
+            "[DeviceMesh.__getitem__] mesh_dim_name: expected one of 'dp', 'tp', got 'pp'");
   CHECK_HAS(error_of([&] { (void)mesh.get_group(); }), "[DeviceMesh.get_group] mesh_dim: expected one for a 2-D mesh");
 
   Tensor g = G({5, 6});
@@ -431,12 +488,15 @@ void case_mesh2d() {
   }
   // Data parallel on dp, tensor parallel on tp.
   Tensor a = G({4, 6}, 0.1), b = G({6, 6}, 0.05, 0.4);
-  check_op("2-D mm", mesh, {a, b}, {{Shard(0), Replicate()}, {Replicate(), Shard(1)}}, {Shard(0), Shard(1)},
-           [](const V& x) { return mm(x[0], x[1]); }, [](const T& x) { return mm(x[0], x[1]); });
-  check_op("2-D mm", mesh, {a, b}, {{Shard(0), Shard(1)}, {Replicate(), Shard(0)}}, {Shard(0), Partial()},
-           [](const V& x) { return mm(x[0], x[1]); }, [](const T& x) { return mm(x[0], x[1]); });
-  check_op("2-D add", mesh, {a, G({6}, 0.2)}, {{Shard(0), Shard(1)}, {Replicate(), Replicate()}},
-           {Shard(0), Shard(1)}, [](const V& x) { return x[0] + x[1]; }, [](const T& x) { return add(x[0], x[1]); });
+  check_op(
+      "2-D mm", mesh, {a, b}, {{Shard(0), Replicate()}, {Replicate(), Shard(1)}}, {Shard(0), Shard(1)},
+      [](const V& x) { return mm(x[0], x[1]); }, [](const T& x) { return mm(x[0], x[1]); });
+  check_op(
+      "2-D mm", mesh, {a, b}, {{Shard(0), Shard(1)}, {Replicate(), Shard(0)}}, {Shard(0), Partial()},
+      [](const V& x) { return mm(x[0], x[1]); }, [](const T& x) { return mm(x[0], x[1]); });
+  check_op(
+      "2-D add", mesh, {a, G({6}, 0.2)}, {{Shard(0), Shard(1)}, {Replicate(), Replicate()}}, {Shard(0), Shard(1)},
+      [](const V& x) { return x[0] + x[1]; }, [](const T& x) { return add(x[0], x[1]); });
 }
 
 // distribute_module: Replicate by default (broadcast from rank 0), partition_fn's shards, the
@@ -474,7 +534,8 @@ void case_module() {
   CHECK_CLOSE(lin->weight, chunk(w0, 2, 0)[g_rank], "sharded weight from rank 0");
   CHECK_CLOSE(dm.parameter("weight").full_tensor(), w0, "weight full_tensor");
   Tensor x = G({3, 6}, 0.1);
-  CHECK_HAS(error_of([&] { dm.parameter("nope"); }), "[DistributedModule.parameter] name: no parameter 'nope' (have: weight, bias)");
+  CHECK_HAS(error_of([&] { dm.parameter("nope"); }),
+            "[DistributedModule.parameter] name: no parameter 'nope' (have: weight, bias)");
   CHECK_HAS(error_of([&] {
               distribute_module(nn::Linear(2, 2).ptr(), mesh, [](const std::string&, nn::Module&, const DeviceMesh&) {
                 return std::map<std::string, Placements>{{"wieght", {Shard(0)}}};
@@ -511,9 +572,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string which = argv[1];
-  const std::map<std::string, void (*)()> cases{{"redistribute", case_redistribute}, {"distribute", case_distribute},
-                                                {"ops", case_ops},                   {"mlp", case_mlp},
-                                                {"mesh2d", case_mesh2d},             {"module", case_module}};
+  const std::map<std::string, void (*)()> cases{{"redistribute", case_redistribute},
+                                                {"distribute", case_distribute},
+                                                {"ops", case_ops},
+                                                {"mlp", case_mlp},
+                                                {"mesh2d", case_mesh2d},
+                                                {"module", case_module}};
   auto it = cases.find(which);
   if (it == cases.end()) {
     fmt::print(stderr, "unknown case {}\n", which);

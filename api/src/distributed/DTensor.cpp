@@ -64,7 +64,8 @@ using autograd::variable_list;
 
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> st(shape.size(), 1);
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d) st[d] = st[d + 1] * std::max<int64_t>(shape[d + 1], 1);
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 2; d >= 0; --d)
+    st[d] = st[d + 1] * std::max<int64_t>(shape[d + 1], 1);
   return st;
 }
 
@@ -92,7 +93,8 @@ Placements normalize(Placements p, const DeviceMesh& mesh, int64_t ndim, const c
   for (auto& pl : p) {
     if (!pl.is_shard()) continue;
     int64_t d = pl.shard_dim();
-    EMBER_CHECK(d >= -ndim && d < ndim, "[{}] placements: Shard(dim={}) is out of range for a {}-D tensor", fn, d, ndim);
+    EMBER_CHECK(d >= -ndim && d < ndim, "[{}] placements: Shard(dim={}) is out of range for a {}-D tensor", fn, d,
+                ndim);
     if (d < 0) pl = Shard(d + ndim);
   }
   return p;
@@ -503,8 +505,7 @@ DTensor::DTensor(Tensor local, DTensorSpec spec) : local_(std::move(local)), spe
   spec_.placements = normalize(spec_.placements, spec_.mesh, static_cast<int64_t>(spec_.shape.size()), "DTensor");
   std::vector<int64_t> want = spec_.local_shape();
   std::vector<int64_t> have(local_.sizes().begin(), local_.sizes().end());
-  EMBER_CHECK(have == want,
-              "[DTensor] local_tensor: expected shape [{}] (rank {}'s piece of [{}] placed {}), got [{}]",
+  EMBER_CHECK(have == want, "[DTensor] local_tensor: expected shape [{}] (rank {}'s piece of [{}] placed {}), got [{}]",
               fmt::join(want, ", "), spec_.mesh.get_rank(), fmt::join(spec_.shape, ", "),
               distributed::to_string(spec_.placements), fmt::join(have, ", "));
   spec_.dtype = local_.scalar_type();
@@ -596,8 +597,9 @@ DTensor DTensor::redistribute(Placements placements) const { return redistribute
 DTensor DTensor::redistribute(const DeviceMesh& mesh, Placements placements) const {
   EMBER_CHECK(defined(), "[DTensor.redistribute] expected a defined DTensor");
   if (mesh != spec_.mesh)
-    throw NotImplementedError(fmt::format("[DTensor.redistribute] device_mesh: redistributing from {} to another mesh {}",
-                                          spec_.mesh.to_string(), mesh.to_string()));
+    throw NotImplementedError(
+        fmt::format("[DTensor.redistribute] device_mesh: redistributing from {} to another mesh {}",
+                    spec_.mesh.to_string(), mesh.to_string()));
   placements = normalize(std::move(placements), spec_.mesh, dim(), "DTensor.redistribute");
   if (placements == spec_.placements) return *this;
   Tensor l = redistribute_local(local_, spec_, placements);
@@ -813,8 +815,8 @@ DTensor DistributedModule::parameter(const std::string& name) const {
 }
 DTensor DistributedModule::buffer(const std::string& name) const {
   if (const DTensor* t = buffers.find(name)) return *t;
-  throw IndexError(fmt::format("[DistributedModule.buffer] name: no buffer '{}' (have: {})", name,
-                               fmt::join(buffers.keys(), ", ")));
+  throw IndexError(
+      fmt::format("[DistributedModule.buffer] name: no buffer '{}' (have: {})", name, fmt::join(buffers.keys(), ", ")));
 }
 
 DistributedModule distribute_module(const std::shared_ptr<nn::Module>& module, const DeviceMesh& mesh,
@@ -878,9 +880,8 @@ DistributedModule distribute_module(const std::shared_ptr<nn::Module>& module, c
     (it.is_param ? out.parameters : out.buffers).insert(it.name, DTensor(it.tensor, spec));
   }
   if (input_fn)
-    module->register_forward_pre_hook([input_fn, mesh](nn::Module& m, const std::vector<Tensor>& in) {
-      return input_fn(m, in, mesh);
-    });
+    module->register_forward_pre_hook(
+        [input_fn, mesh](nn::Module& m, const std::vector<Tensor>& in) { return input_fn(m, in, mesh); });
   if (output_fn)
     module->register_forward_hook(
         [output_fn, mesh](nn::Module& m, const std::vector<Tensor>&, const std::vector<Tensor>& outs) {

@@ -54,12 +54,13 @@ std::string join_names(const std::vector<std::string>& names) {
 DeviceMesh::DeviceMesh(std::string device_type, std::vector<int64_t> mesh, std::vector<int64_t> shape,
                        std::vector<std::string> mesh_dim_names) {
   if (device_type != "cpu")
-    throw NotImplementedError(fmt::format(
-        "[DeviceMesh] device_type: only 'cpu' meshes are implemented (the Gloo and MPI backends), got '{}'",
-        device_type));
+    throw NotImplementedError(
+        fmt::format("[DeviceMesh] device_type: only 'cpu' meshes are implemented (the Gloo and MPI backends), got '{}'",
+                    device_type));
   EMBER_CHECK(is_initialized(), "[DeviceMesh] expected an initialized default process group (call init_process_group)");
   if (shape.empty()) shape = {static_cast<int64_t>(mesh.size())};
-  for (int64_t s : shape) EMBER_CHECK(s > 0, "[DeviceMesh] shape: expected positive sizes, got {}", fmt::join(shape, ", "));
+  for (int64_t s : shape)
+    EMBER_CHECK(s > 0, "[DeviceMesh] shape: expected positive sizes, got {}", fmt::join(shape, ", "));
   EMBER_CHECK(product(shape) == static_cast<int64_t>(mesh.size()),
               "[DeviceMesh] mesh: expected {} ranks for shape [{}], got {}", product(shape), fmt::join(shape, ", "),
               mesh.size());
@@ -164,8 +165,8 @@ ProcessGroup DeviceMesh::get_group(const std::string& name) const {
   return impl_->groups[_dim(name, "DeviceMesh.get_group")];
 }
 ProcessGroup DeviceMesh::get_group() const {
-  EMBER_CHECK(ndim() == 1, "[DeviceMesh.get_group] mesh_dim: expected one for a {}-D mesh (only a 1-D mesh has a default)",
-              ndim());
+  EMBER_CHECK(ndim() == 1,
+              "[DeviceMesh.get_group] mesh_dim: expected one for a {}-D mesh (only a 1-D mesh has a default)", ndim());
   return impl_->groups[0];
 }
 std::vector<ProcessGroup> DeviceMesh::get_all_groups() const { return impl("DeviceMesh.get_all_groups").groups; }
@@ -291,8 +292,9 @@ DeviceMesh init_device_mesh(const std::string& device_type, const std::vector<in
   for (int64_t s : mesh_shape)
     EMBER_CHECK(s > 0, "[init_device_mesh] mesh_shape: expected positive sizes, got [{}]", fmt::join(mesh_shape, ", "));
   const int64_t n = product(mesh_shape);
-  EMBER_CHECK(n == get_world_size(), "[init_device_mesh] mesh_shape: expected {} ranks in all (the world size), got [{}]",
-              get_world_size(), fmt::join(mesh_shape, ", "));
+  EMBER_CHECK(n == get_world_size(),
+              "[init_device_mesh] mesh_shape: expected {} ranks in all (the world size), got [{}]", get_world_size(),
+              fmt::join(mesh_shape, ", "));
   std::vector<int64_t> ranks(n);
   std::iota(ranks.begin(), ranks.end(), int64_t{0});
   return DeviceMesh(device_type, std::move(ranks), mesh_shape, mesh_dim_names);

@@ -51,16 +51,16 @@ struct Partial {
 
 class EMBER_API Placement {
  public:
-  Placement(Shard s) : v_(s) {}        // NOLINT(google-explicit-constructor)
-  Placement(Replicate r) : v_(r) {}    // NOLINT(google-explicit-constructor)
-  Placement(Partial p) : v_(p) {}      // NOLINT(google-explicit-constructor)
+  Placement(Shard s) : v_(s) {}      // NOLINT(google-explicit-constructor)
+  Placement(Replicate r) : v_(r) {}  // NOLINT(google-explicit-constructor)
+  Placement(Partial p) : v_(p) {}    // NOLINT(google-explicit-constructor)
   Placement() : v_(Replicate{}) {}
 
   bool is_shard(std::optional<int64_t> dim = std::nullopt) const;
   bool is_replicate() const { return std::holds_alternative<Replicate>(v_); }
   bool is_partial() const { return std::holds_alternative<Partial>(v_); }
-  int64_t shard_dim() const;        // a Shard's dim
-  ReduceOp reduce_op() const;       // a Partial's op
+  int64_t shard_dim() const;   // a Shard's dim
+  ReduceOp reduce_op() const;  // a Partial's op
   bool operator==(const Placement& o) const;
   bool operator!=(const Placement& o) const { return !(*this == o); }
   // "Shard(dim=0)", "Replicate()", "Partial(sum)" (PyTorch's repr).
@@ -173,7 +173,8 @@ EMBER_API DTensor sigmoid(const DTensor& a);
 EMBER_API DTensor matmul(const DTensor& a, const DTensor& b);
 EMBER_API DTensor mm(const DTensor& a, const DTensor& b);
 // input @ weight.t() + bias.
-EMBER_API DTensor linear(const DTensor& input, const DTensor& weight, const std::optional<DTensor>& bias = std::nullopt);
+EMBER_API DTensor linear(const DTensor& input, const DTensor& weight,
+                         const std::optional<DTensor>& bias = std::nullopt);
 // A Shard on a reduced dim becomes Partial(sum).
 EMBER_API DTensor sum(const DTensor& a);
 EMBER_API DTensor sum(const DTensor& a, const std::vector<int64_t>& dim, bool keepdim = false);
@@ -191,14 +192,14 @@ EMBER_API DTensor operator-(const DTensor& a);
 // ---- distribute_module --------------------------------------------------------------------------
 // Returns the placements of `module`'s own parameters and buffers by name (those left out are
 // replicated); called for every submodule with its dotted name ("" for the root).
-using PartitionFn = std::function<std::map<std::string, Placements>(const std::string& module_name,
-                                                                    nn::Module& module, const DeviceMesh& mesh)>;
+using PartitionFn = std::function<std::map<std::string, Placements>(const std::string& module_name, nn::Module& module,
+                                                                    const DeviceMesh& mesh)>;
 // Forward's tensor inputs (or outputs) in, the tensors forward receives (or returns) out: run as a
 // forward pre-hook (forward hook) of the root module.
-using InputFn = std::function<std::vector<Tensor>(nn::Module& module, const std::vector<Tensor>& inputs,
-                                                  const DeviceMesh& mesh)>;
-using OutputFn = std::function<std::vector<Tensor>(nn::Module& module, const std::vector<Tensor>& outputs,
-                                                   const DeviceMesh& mesh)>;
+using InputFn =
+    std::function<std::vector<Tensor>(nn::Module& module, const std::vector<Tensor>& inputs, const DeviceMesh& mesh)>;
+using OutputFn =
+    std::function<std::vector<Tensor>(nn::Module& module, const std::vector<Tensor>& outputs, const DeviceMesh& mesh)>;
 
 // What distribute_module made: the DTensor of every parameter and buffer under its dotted name.
 // Module holds plain tensors, so each DTensor's local tensor IS the module's parameter (it was
