@@ -77,12 +77,10 @@ int64_t chunk_size(int64_t L, int64_t k, int64_t i) {
 }
 int64_t chunk_offset(int64_t L, int64_t k, int64_t i) { return std::min(i * ceil_div(L, k), L); }
 
-const std::vector<int64_t>& coordinate(const DeviceMesh& mesh, const char* fn) {
-  static thread_local std::vector<int64_t> c;
+std::vector<int64_t> coordinate(const DeviceMesh& mesh, const char* fn) {
   auto co = mesh.get_coordinate();
   EMBER_CHECK(co.has_value(), "[{}] rank {} is not in the mesh {}", fn, mesh.get_rank(), mesh.to_string());
-  c = *co;
-  return c;
+  return *co;
 }
 
 // Checks the placements against the mesh and a tensor of `ndim` dims; Shard dims made non-negative.
@@ -138,8 +136,7 @@ struct Dim {
   int64_t i;  // my index
 };
 Dim mesh_dim(const DeviceMesh& mesh, int64_t m, const char* fn) {
-  const auto& c = coordinate(mesh, fn);
-  return {mesh.get_group(m), mesh.size(m), c[m]};
+  return {mesh.get_group(m), mesh.size(m), coordinate(mesh, fn)[m]};
 }
 
 // `x` padded with zeros to `len` along `dim`.
@@ -319,7 +316,7 @@ void shard_dims(const Placement& p, std::set<int64_t>& out) {
 Tensor redistribute_local(const Tensor& local, const DTensorSpec& src, const Placements& dst) {
   const DeviceMesh& mesh = src.mesh;
   const int64_t nm = mesh.ndim();
-  const auto& coord = coordinate(mesh, "DTensor.redistribute");
+  const auto coord = coordinate(mesh, "DTensor.redistribute");
   Placements cur = src.placements;
   std::set<int64_t> change;
   for (int64_t m = 0; m < nm; ++m)
@@ -620,7 +617,7 @@ std::ostream& operator<<(std::ostream& os, const DTensor& t) { return os << t.to
 DTensor distribute_tensor(const Tensor& tensor, const DeviceMesh& mesh, Placements placements) {
   EMBER_CHECK(tensor.defined(), "[distribute_tensor] tensor: expected a defined tensor");
   placements = normalize(std::move(placements), mesh, tensor.dim(), "distribute_tensor");
-  const auto& coord = coordinate(mesh, "distribute_tensor");
+  const auto coord = coordinate(mesh, "distribute_tensor");
   Tensor x;
   {
     NoGradGuard no_grad;

@@ -39,6 +39,15 @@ Registry& registry() {
   return *r;
 }
 
+// Gives the mesh its id; forgets the meshes that are gone.
+void register_mesh(const std::shared_ptr<DeviceMesh::Impl>& impl) {
+  auto& reg = registry();
+  std::lock_guard<std::mutex> lock(reg.mu);
+  std::erase_if(reg.meshes, [](const auto& e) { return e.second.expired(); });
+  impl->id = reg.next++;
+  reg.meshes[impl->id] = impl;
+}
+
 int64_t product(const std::vector<int64_t>& v) {
   return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<>());
 }
@@ -94,12 +103,12 @@ DeviceMesh::DeviceMesh(std::string device_type, std::vector<int64_t> mesh, std::
     for (int64_t d = 0; d < nd; ++d) c[d] = (flat / stride[d]) % impl->shape[d];
     impl->coord = c;
   }
-  impl->groups.resize(nd);
+  // Every slice along every dim, in row-major order of the other dims: the same list on every
+  // rank, checked whole before any group is created.
+  std::vector<std::vector<std::vector<int>>> slices(nd);
   for (int64_t d = 0; d < nd; ++d) {
-    // Every slice along d, in row-major order of the other dimensions: the same calls on every rank.
-    const int64_t n = impl->shape[d], slices = product(impl->shape) / n;
-    for (int64_t s = 0; s < slices; ++s) {
-      // The s-th combination of the other dims' indices.
+    const int64_t n = impl->shape[d], count = product(impl->shape) / n;
+    for (int64_t s = 0; s < count; ++s) {
       int64_t base = 0, rest = s;
       for (int64_t e = nd - 1; e >= 0; --e) {
         if (e == d) continue;
@@ -111,20 +120,23 @@ DeviceMesh::DeviceMesh(std::string device_type, std::vector<int64_t> mesh, std::
       // new_group orders members by rank; a slice's coordinates must agree with its group ranks.
       for (int64_t i = 1; i < n; ++i)
         if (ranks[i] < ranks[i - 1])
-          throw NotImplementedError(fmt::format(
-              "[DeviceMesh] mesh: ranks along mesh dimension {} must increase (process groups order members by "
-              "rank), got [{}]",
-              d, fmt::join(ranks, ", ")));
-      bool whole_world = n == world;
-      for (int64_t i = 0; whole_world && i < n; ++i) whole_world = ranks[i] == i;
+          throw NotImplementedError(
+              fmt::format("[DeviceMesh] mesh: ranks along mesh dimension {} must increase (process groups order "
+                          "members by rank), got [{}]",
+                          d, fmt::join(ranks, ", ")));
+      slices[d].push_back(std::move(ranks));
+    }
+  }
+  impl->groups.resize(nd);
+  for (int64_t d = 0; d < nd; ++d) {
+    for (const auto& ranks : slices[d]) {
+      bool whole_world = static_cast<int>(ranks.size()) == world;
+      for (size_t i = 0; whole_world && i < ranks.size(); ++i) whole_world = ranks[i] == static_cast<int>(i);
       ProcessGroup g = whole_world ? resolve_group() : new_group(ranks);
       if (std::find(ranks.begin(), ranks.end(), impl->rank) != ranks.end()) impl->groups[d] = g;
     }
   }
-  auto& reg = registry();
-  std::lock_guard<std::mutex> lock(reg.mu);
-  impl->id = reg.next++;
-  reg.meshes[impl->id] = impl;
+  register_mesh(impl);
   impl_ = std::move(impl);
 }
 
@@ -227,10 +239,7 @@ DeviceMesh DeviceMesh::operator[](const std::vector<std::string>& names) const {
   }
   impl->shape = std::move(sub_shape);
   impl->coord = std::move(sub_coord);
-  auto& reg = registry();
-  std::lock_guard<std::mutex> lock(reg.mu);
-  impl->id = reg.next++;
-  reg.meshes[impl->id] = impl;
+  register_mesh(impl);
   return DeviceMesh(std::move(impl));
 }
 
