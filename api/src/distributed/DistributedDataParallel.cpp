@@ -400,9 +400,11 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
     std::vector<Tensor> bad{vector_tensor(std::vector<int>{same ? 0 : 1}, kInt)};
     pg_->allreduce(bad)->wait();
     EMBER_CHECK(bad[0].item<int>() == 0,
-                "[{}] module: expected the same parameters on every rank (their count and sizes), but rank {} {} "
-                "(this rank has {} parameters with sizes {})",
-                kName, same ? "another rank" : std::to_string(pg_->getRank()), same ? "differs" : "differs from rank 0",
+                "[{}] module: expected the same parameters on every rank (their count and sizes), but {} (this rank "
+                "has {} parameters with sizes {})",
+                kName,
+                same ? std::string("another rank's differ from rank 0's")
+                     : fmt::format("rank {}'s differ from rank 0's", pg_->getRank()),
                 params.size(), fmt::join(std::vector<int64_t>(meta.begin() + 1, meta.end()), ", "));
   }
   register_module("module", module);
