@@ -51,31 +51,34 @@ class ThreadGroup : public c10d::ProcessGroup {
 #define EMBER_THREADGROUP_UNSUPPORTED(...) \
   { throw NotImplementedError("[ThreadGroup] not supported"); }
   std::shared_ptr<c10d::Work> reduce(std::vector<Tensor>&, const c10d::ReduceOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> allgather(std::vector<std::vector<Tensor>>&,
+                                                                            std::vector<Tensor>&,
+                                                                            const c10d::AllgatherOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> _allgather_base(
+          Tensor&, Tensor&, const c10d::AllgatherOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> gather(std::vector<std::vector<Tensor>>&,
+                                                                         std::vector<Tensor>&,
+                                                                         const c10d::GatherOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> scatter(std::vector<Tensor>&,
+                                                                          std::vector<std::vector<Tensor>>&,
+                                                                          const c10d::ScatterOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> reduce_scatter(
+          std::vector<Tensor>&, std::vector<std::vector<Tensor>>&, const c10d::ReduceScatterOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> _reduce_scatter_base(
+          Tensor&, Tensor&, const c10d::ReduceScatterOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> alltoall_base(Tensor&, Tensor&, std::vector<int64_t>&,
+                                                                                std::vector<int64_t>&,
+                                                                                const c10d::AllToAllOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> alltoall(std::vector<Tensor>&, std::vector<Tensor>&,
+                                                                           const c10d::AllToAllOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> barrier(const c10d::BarrierOptions&) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> send(std::vector<Tensor>&, int, int) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> recv(std::vector<Tensor>&, int, int) override
+      EMBER_THREADGROUP_UNSUPPORTED() std::shared_ptr<c10d::Work> recvAnysource(std::vector<Tensor>&, int) override
       EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> allgather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
-                                        const c10d::AllgatherOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> _allgather_base(Tensor&, Tensor&, const c10d::AllgatherOptions&) override
-      EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> gather(std::vector<std::vector<Tensor>>&, std::vector<Tensor>&,
-                                     const c10d::GatherOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
-                                      const c10d::ScatterOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> reduce_scatter(std::vector<Tensor>&, std::vector<std::vector<Tensor>>&,
-                                             const c10d::ReduceScatterOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> _reduce_scatter_base(Tensor&, Tensor&, const c10d::ReduceScatterOptions&) override
-      EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> alltoall_base(Tensor&, Tensor&, std::vector<int64_t>&, std::vector<int64_t>&,
-                                            const c10d::AllToAllOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> alltoall(std::vector<Tensor>&, std::vector<Tensor>&,
-                                       const c10d::AllToAllOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> barrier(const c10d::BarrierOptions&) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> send(std::vector<Tensor>&, int, int) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> recv(std::vector<Tensor>&, int, int) override EMBER_THREADGROUP_UNSUPPORTED()
-  std::shared_ptr<c10d::Work> recvAnysource(std::vector<Tensor>&, int) override EMBER_THREADGROUP_UNSUPPORTED()
 #undef EMBER_THREADGROUP_UNSUPPORTED
 
- private:
-  std::shared_ptr<c10d::Work> join(const Tensor& t, c10d::OpType op, int root) {
+          private : std::shared_ptr<c10d::Work> join(const Tensor& t, c10d::OpType op, int root) {
     auto work = std::make_shared<ThreadWork>(rank_, op, std::vector<Tensor>{t});
     std::lock_guard<std::mutex> lock(world_->mu);
     auto& p = world_->pending[seq_++];

@@ -68,8 +68,7 @@ TEST(Ddp, TrainingMatchesOneProcessOnTheWholeBatch) {
   run_ranks(kWorld, [&](int r, auto pg) {
     // Tiny buckets: several all_reduces per backward.
     DistributedDataParallel ddp(
-        models[r],
-        DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(1e-4).bucket_cap_mb(1e-4));
+        models[r], DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(1e-4).bucket_cap_mb(1e-4));
     optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
     for (int s = 0; s < kSteps; ++s) {
       opt.zero_grad();
@@ -149,8 +148,11 @@ TEST(Ddp, FindUnusedParametersWithABranchNotUsed) {
   std::vector<bool> branch_grad_defined(kWorld, true);
   run_ranks(kWorld, [&](int r, auto pg) {
     models[r]->use_branch = false;
-    DistributedDataParallel ddp(
-        models[r], DistributedDataParallelOptions().process_group(pg).find_unused_parameters(true).first_bucket_cap_mb(0).bucket_cap_mb(0));
+    DistributedDataParallel ddp(models[r], DistributedDataParallelOptions()
+                                               .process_group(pg)
+                                               .find_unused_parameters(true)
+                                               .first_bucket_cap_mb(0)
+                                               .bucket_cap_mb(0));
     optim::SGD opt(ddp->parameters(), optim::SGDOptions(0.1));
     for (int s = 0; s < kSteps; ++s) {
       opt.zero_grad();
@@ -174,8 +176,8 @@ TEST(Ddp, UnusedParameterWithoutDetectionRaisesOnTheNextForward) {
   std::vector<std::string> errors(kWorld);
   run_ranks(kWorld, [&](int r, auto pg) {
     models[r]->use_branch = false;
-    DistributedDataParallel ddp(models[r],
-                                DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(0).bucket_cap_mb(0));
+    DistributedDataParallel ddp(
+        models[r], DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(0).bucket_cap_mb(0));
     test::loss_of(ddp(test::shard(d.x, r, kWorld)), test::shard(d.y, r, kWorld)).backward();
     errors[r] = test::error_of([&] { ddp(test::shard(d.x, r, kWorld)); });
   });
@@ -186,9 +188,9 @@ TEST(Ddp, UnusedParameterWithoutDetectionRaisesOnTheNextForward) {
               std::string::npos)
         << e;
     EXPECT_NE(e.find("find_unused_parameters=True"), std::string::npos) << e;
-    EXPECT_NE(e.find("Parameters which did not receive grad for rank " + std::to_string(r) +
-                     ": branch.weight, branch.bias"),
-              std::string::npos)
+    EXPECT_NE(
+        e.find("Parameters which did not receive grad for rank " + std::to_string(r) + ": branch.weight, branch.bias"),
+        std::string::npos)
         << e;
     EXPECT_NE(e.find("Parameter indices which did not receive grad for rank " + std::to_string(r) + ": 4 5"),
               std::string::npos)
@@ -235,16 +237,16 @@ TEST(Ddp, BucketLayoutFollowsPyTorchsAssignment) {
   auto models = nets(1);
   std::vector<std::vector<size_t>> layout, small_layout, default_layout;
   run_ranks(1, [&](int, auto pg) {
-    DistributedDataParallel ddp(models[0], DistributedDataParallelOptions()
-                                               .process_group(pg)
-                                               .first_bucket_cap_mb(100 / kMiB)
-                                               .bucket_cap_mb(120 / kMiB));
+    DistributedDataParallel ddp(
+        models[0],
+        DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(100 / kMiB).bucket_cap_mb(120 / kMiB));
     layout = ddp->bucket_indices();
-    small_layout = DistributedDataParallel(
-                       models[0], DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(0).bucket_cap_mb(0))
-                       ->bucket_indices();
-    default_layout = DistributedDataParallel(models[0], DistributedDataParallelOptions().process_group(pg))
-                         ->bucket_indices();
+    small_layout =
+        DistributedDataParallel(
+            models[0], DistributedDataParallelOptions().process_group(pg).first_bucket_cap_mb(0).bucket_cap_mb(0))
+            ->bucket_indices();
+    default_layout =
+        DistributedDataParallel(models[0], DistributedDataParallelOptions().process_group(pg))->bucket_indices();
   });
   EXPECT_EQ(layout, (std::vector<std::vector<size_t>>{{3, 4, 5}, {1, 2}, {0}}));
   // Zero caps close a bucket after each parameter; the default caps hold them all in one.
@@ -285,12 +287,14 @@ TEST(Ddp, BadArguments) {
   auto models = nets(1);
   run_ranks(1, [&](int, std::shared_ptr<c10d::ProcessGroup> pg) {
     auto opts = DistributedDataParallelOptions().process_group(pg);
-    EXPECT_EQ(test::error_of([&] { DistributedDataParallel(models[0], DistributedDataParallelOptions(opts).bucket_cap_mb(-1)); }),
+    EXPECT_EQ(test::error_of(
+                  [&] { DistributedDataParallel(models[0], DistributedDataParallelOptions(opts).bucket_cap_mb(-1)); }),
               "[DistributedDataParallel] bucket_cap_mb: expected a size >= 0 in MiB, got -1");
     std::shared_ptr<nn::Module> erased = models[0].ptr();
     DistributedDataParallel ddp(erased, opts);
-    EXPECT_NE(test::error_of([&] { ddp(ember::zeros({2, 4})); })
-                  .find("[DistributedDataParallel] forward: the module was given as a type without one forward"),
+    EXPECT_NE(test::error_of([&] {
+                ddp(ember::zeros({2, 4}));
+              }).find("[DistributedDataParallel] forward: the module was given as a type without one forward"),
               std::string::npos);
     auto frozen = test::make_net(0);
     for (Tensor& p : frozen->parameters()) p.requires_grad_(false);
@@ -306,8 +310,8 @@ TEST(Ddp, DifferentModelsOnTheRanksRaiseOnEveryRank) {
   std::vector<std::shared_ptr<nn::Module>> models{nn::Linear(4, 3).ptr(), nn::Linear(4, 2).ptr()};
   std::vector<std::string> errors(2);
   run_ranks(2, [&](int r, auto pg) {
-    errors[r] = test::error_of(
-        [&] { DistributedDataParallel(models[r], DistributedDataParallelOptions().process_group(pg)); });
+    errors[r] =
+        test::error_of([&] { DistributedDataParallel(models[r], DistributedDataParallelOptions().process_group(pg)); });
   });
   EXPECT_NE(errors[0].find("[DistributedDataParallel] module: expected the same parameters on every rank"),
             std::string::npos)

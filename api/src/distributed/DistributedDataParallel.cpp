@@ -121,8 +121,8 @@ class Reducer {
     AutoGradMode grad_on(true);
     for (size_t i = 0; i < params_.size(); ++i) {
       auto fn = params_[i].expand(params_[i].sizes()).grad_fn();
-      EMBER_INTERNAL_ASSERT(fn && !fn->next_functions().empty(), "[{}] parameter {} has no gradient accumulator",
-                            kName, names_[i]);
+      EMBER_INTERNAL_ASSERT(fn && !fn->next_functions().empty(), "[{}] parameter {} has no gradient accumulator", kName,
+                            names_[i]);
       std::shared_ptr<autograd::Node> acc = fn->next_functions()[0].first;
       EMBER_INTERNAL_ASSERT(acc && acc->name() == "AccumulateGrad", "[{}] parameter {} has no gradient accumulator",
                             kName, names_[i]);

@@ -77,7 +77,9 @@ struct DDPIterationTimings {
 namespace detail {
 class Reducer;
 template <typename M>
-concept HasForward = requires { &M::forward; };
+concept HasForward = requires {
+  &M::forward;
+};
 }  // namespace detail
 
 class DistributedDataParallelImpl;
