@@ -250,10 +250,11 @@ class Reducer {
     }
     poll_finished();
     if (--bucket.pending == 0) {
-      timings_.buckets[b].ready_ms = since_start(now_ns());
+      const double ready = since_start(now_ns());
+      timings_.buckets[b].ready_ms = ready;
       while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) launch(next_bucket_++);
       if (next_bucket_ == buckets_.size()) {
-        timings_.last_grad_ms = since_start(now_ns());
+        timings_.last_grad_ms = ready;  // when the last gradient was in, before its bucket went out
         finalize();
       }
     }
