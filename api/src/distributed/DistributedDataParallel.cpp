@@ -159,6 +159,11 @@ class Reducer {
     std::lock_guard<std::mutex> lock(mu_);
     if (require_finalize_) throw_unfinished();
     for (Bucket& b : buckets_) {
+      // Left by a backward that failed midway: it still writes into the bucket.
+      if (b.work) try {
+          b.work->wait();
+        } catch (...) {  // NOLINT(bugprone-empty-catch): reported by that backward
+        }
       b.pending = b.params.size();
       b.work.reset();
     }

@@ -30,7 +30,6 @@
 // the first hook of backward marks the unreached parameters ready (their slots hold their current
 // grad or zeros); a second small all_reduce tells which parameters no rank used, whose grad is
 // left as it was (PyTorch's rule).
-#include <any>
 #include <chrono>
 #include <cstddef>
 #include <memory>
