@@ -492,7 +492,7 @@ bool read_records(const std::shared_ptr<c10d::Store>& store, int size, std::vect
 }
 
 std::string where(const Record& r) {
-  if (r.seq == 0) return "no collective yet";
+  if (r.seq == 0) return "its set-up (before any collective)";
   return fmt::format("{} #{}", r.op, r.seq);
 }
 
@@ -524,7 +524,7 @@ std::string HealthMonitor::diagnose(const OpInfo& info) const {
     if (!read_records(s_->store, s_->size, second, err))
       return fmt::format("{} became unreachable ({})", store_host(s_->store), err);
 
-    std::vector<std::string> dead, busy, left;
+    std::vector<std::string> dead, busy, left, failed;
     for (int r = 0; r < s_->size; ++r) {
       if (r == s_->rank) continue;
       if (info.collective == false && info.peer >= 0 && r != info.peer) continue;
@@ -538,7 +538,10 @@ std::string HealthMonitor::diagnose(const OpInfo& info) const {
         left.push_back(fmt::format("{} has destroyed its process group (after {})", name(r), where(b)));
         continue;
       }
-      if (b.state == "failed") continue;  // failed too; the root cause is elsewhere
+      if (b.state == "failed") {  // failed too; the root cause is elsewhere
+        failed.push_back(fmt::format("{}", r));
+        continue;
+      }
       if (a.present && a.heartbeat == b.heartbeat) {
         dead.push_back(fmt::format("{} is not responding (dead or frozen; last seen in {})", name(r), where(b)));
         continue;
@@ -558,6 +561,9 @@ std::string HealthMonitor::diagnose(const OpInfo& info) const {
     parts.insert(parts.end(), busy.begin(), busy.end());
     parts.insert(parts.end(), left.begin(), left.end());
     if (parts.empty()) {
+      if (!failed.empty())
+        return fmt::format("no peer is dead or elsewhere; rank(s) {} already failed in {}", fmt::join(failed, ", "),
+                           info.collective ? fmt::format("{} #{}", info.op, info.seq) : info.op);
       if (!info.collective) return "the peer is alive (it has not posted the matching operation in time)";
       return fmt::format("every peer is alive and in {} #{} or failed in it too", info.op, info.seq);
     }

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <cmath>
+#include <csignal>
+#include <cstdio>
 #include <functional>
 #include <thread>
 
@@ -494,4 +496,106 @@ TEST(Gloo, TimeoutNamesTheRankThatDidNotArrive) {
   }
   EXPECT_EQ(errors[2], "");
   EXPECT_LT(elapsed, 10s);
+}
+
+TEST(Gloo, DestroyingTheGroupFinishesQueuedWorkAndAbortsAnUnmatchedRecv) {
+  std::vector<std::shared_ptr<c10d::Work>> queued(2), unmatched(2);
+  std::vector<Tensor> results(2);
+  auto t0 = std::chrono::steady_clock::now();
+  run_ranks(2, [&](c10d::ProcessGroup& pg, int r) {
+    results[r] = make({1.0 + r}, kFloat32);
+    std::vector<Tensor> t{results[r]};
+    queued[r] = pg.allreduce(t);  // still queued or running when the group goes
+    std::vector<Tensor> never{zeros({1}, TensorOptions().dtype(kFloat32))};
+    unmatched[r] = pg.recv(never, 1 - r, 99);
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(queued[r]->is_completed());
+    EXPECT_EQ(vals(results[r]), (std::vector<double>{3}));
+    ASSERT_TRUE(unmatched[r]->is_completed());
+    EXPECT_EQ(error_of([&] { unmatched[r]->wait(); }),
+              fmt::format("[recv (peer rank {}) on group 'default_pg'] rank {} of 2 (gloo): the process group was "
+                          "destroyed before the operation completed",
+                          1 - r, r));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);  // not the 20 s timeout
+}
+
+// ---- Processes (dist_worker) ----------------------------------------------------------------
+
+namespace {
+
+std::vector<ember::test::RankResult> spawn(std::vector<std::string> args, int ranks,
+                                           std::chrono::seconds deadline = 60s, std::vector<std::string> env = {}) {
+  args.insert(args.begin(), EMBER_DIST_WORKER);
+  ember::test::SpawnOptions o;
+  o.deadline = deadline;
+  o.env = std::move(env);
+  return ember::test::spawn_ranks(args, ranks, o);
+}
+
+void expect_all_ok(const std::vector<ember::test::RankResult>& res) {
+  for (size_t r = 0; r < res.size(); ++r) {
+    EXPECT_EQ(res[r].exit_code, 0) << "rank " << r << ":\n" << res[r].output;
+    EXPECT_NE(res[r].output.find("ok"), std::string::npos) << "rank " << r << ":\n" << res[r].output;
+  }
+}
+
+}  // namespace
+
+TEST(GlooProcesses, EnvInitCollectivesSubgroupAndRecvFromAnySource) { expect_all_ok(spawn({"collectives"}, 3)); }
+
+TEST(GlooProcesses, TcpInitMethod) {
+  int port = ember::test::free_port();
+  expect_all_ok(spawn({"init", fmt::format("tcp://127.0.0.1:{}", port)}, 2));
+}
+
+TEST(GlooProcesses, FileInitMethod) {
+  std::string path = fmt::format("/tmp/ember_gloo_file_init_{}", getpid());
+  std::remove(path.c_str());
+  expect_all_ok(spawn({"init", "file://" + path}, 2));
+  std::remove(path.c_str());
+}
+
+TEST(GlooProcesses, KilledRankIsNamedByEveryOtherRank) {
+  auto t0 = std::chrono::steady_clock::now();
+  // Killed after ~1 s, so that its monitor has published an all_reduce.
+  auto res = spawn({"killed", "2", "40"}, 3, 40s);
+  auto elapsed = std::chrono::steady_clock::now() - t0;
+  EXPECT_EQ(res[2].exit_code, 128 + SIGKILL);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(res[r].exit_code, 1) << res[r].output;
+    EXPECT_NE(res[r].output.find("DistBackendError: [all_reduce #"), std::string::npos) << res[r].output;
+    EXPECT_NE(res[r].output.find(fmt::format("on group 'default_pg'] rank {} of 3 (gloo): ", r)), std::string::npos)
+        << res[r].output;
+    EXPECT_NE(res[r].output.find("rank 2 is not responding (dead or frozen; last seen in all_reduce #"),
+              std::string::npos)
+        << res[r].output;
+  }
+  // Failure within a few seconds (diagnosis ~1.3 s, rank 0 lingers 3 s for its peers).
+  EXPECT_LT(elapsed, 15s);
+}
+
+TEST(GlooProcesses, KilledStoreHostIsReported) {
+  auto res = spawn({"killed", "0"}, 2, 40s);
+  EXPECT_EQ(res[0].exit_code, 128 + SIGKILL);
+  EXPECT_EQ(res[1].exit_code, 1) << res[1].output;
+  EXPECT_NE(res[1].output.find("DistBackendError: [all_reduce #"), std::string::npos) << res[1].output;
+  EXPECT_NE(res[1].output.find("served by world rank 0, which may be dead) is unreachable"), std::string::npos)
+      << res[1].output;
+}
+
+TEST(GlooProcesses, RankSleepingPastTheTimeoutIsNamed) {
+  auto res = spawn({"sleeper", "1"}, 3, 40s);
+  for (int r : {0, 2}) {
+    EXPECT_EQ(res[r].exit_code, 1) << res[r].output;
+    EXPECT_NE(res[r].output.find(
+                  fmt::format("DistBackendError: [all_reduce #2 on group 'default_pg'] rank {} of 3 (gloo): ", r)),
+              std::string::npos)
+        << res[r].output;
+    EXPECT_NE(res[r].output.find("rank 1 has not reached all_reduce #2 (alive; last finished broadcast #1)"),
+              std::string::npos)
+        << res[r].output;
+  }
+  EXPECT_NE(res[1].exit_code, 0) << res[1].output;  // it wakes to a broken group
 }
