@@ -52,9 +52,7 @@ Result time_steps(nn::Sequential& model, nn::parallel::DistributedDataParallelIm
   for (int s = 0; s < steps + 5; ++s) {
     const auto t0 = clk::now();
     opt.zero_grad();
-    if (ddp) ddp->pre_forward();
-    const Tensor logits = model->forward(x);
-    if (ddp) ddp->prepare_for_backward({logits});
+    const Tensor logits = ddp ? ddp->forward(x) : model->forward(x);
     ember::cross_entropy_loss(logits, y).backward();
     opt.step();
     if (s < 5) continue;

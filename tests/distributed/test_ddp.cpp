@@ -283,6 +283,28 @@ TEST(Ddp, CommunicationOverlapsBackward) {
   }
 }
 
+TEST(Ddp, SequentialIsCalledThroughForward) {
+  // d/dW of sum(x W^T + b) is every row's sum of x: averaged over the ranks, half the whole batch's.
+  constexpr int kWorld = 2;
+  ember::manual_seed(3);
+  const Tensor x = ember::randn({4, 4});
+  std::vector<nn::Sequential> models;
+  for (int r = 0; r < kWorld; ++r) models.emplace_back(nn::Linear(4, 3), nn::ReLU());
+  std::vector<Tensor> grads(kWorld);
+  run_ranks(kWorld, [&](int r, auto pg) {
+    DistributedDataParallel ddp(models[r], DistributedDataParallelOptions().process_group(pg));
+    {
+      NoGradGuard g;  // no ReLU cut: every output positive
+      models[r]->ptr<nn::LinearImpl>(0)->weight.abs_();
+      models[r]->ptr<nn::LinearImpl>(0)->bias.abs_();
+    }
+    ddp(test::shard(x.abs(), r, kWorld)).sum().backward();
+    grads[r] = models[r]->ptr<nn::LinearImpl>(0)->weight.grad().clone();
+  });
+  const Tensor want = x.abs().sum(0).div(2).expand({3, 4});
+  for (int r = 0; r < kWorld; ++r) EXPECT_TRUE(ember::allclose(grads[r], want)) << grads[r] << want;
+}
+
 TEST(Ddp, BadArguments) {
   auto models = nets(1);
   run_ranks(1, [&](int, std::shared_ptr<c10d::ProcessGroup> pg) {

@@ -519,9 +519,7 @@ int run(Settings s, bool lr_given) {
       if (step <= pos.steps_done) continue;  // done before the checkpoint
       const Tensor x = it->data.to(device), y = it->target.to(device);
       opt->zero_grad();
-      if (dist.ddp) dist.ddp->pre_forward();
-      const Tensor logits = model->forward(x);
-      if (dist.ddp) dist.ddp->prepare_for_backward({logits});
+      const Tensor logits = dist.ddp ? dist.ddp->forward(x) : model->forward(x);
       const Tensor loss = ember::cross_entropy_loss(logits, y);
       loss.backward();
       opt->step();

@@ -424,7 +424,7 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
 DistributedDataParallelImpl::~DistributedDataParallelImpl() = default;
 
 void DistributedDataParallelImpl::check_forwardable() const {
-  if (any_.is_empty())
+  if (any_.is_empty() && !sequential_)
     EMBER_THROW(TypeError,
                 "[{}] forward: the module was given as a type without one forward (e.g. a std::shared_ptr<Module>); "
                 "construct DistributedDataParallel from the module's own type, or call its forward yourself between "

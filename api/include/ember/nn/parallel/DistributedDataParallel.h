@@ -43,6 +43,7 @@
 #include "ember/nn/Module.h"
 #include "ember/nn/Pimpl.h"
 #include "ember/nn/modules/AnyModule.h"
+#include "ember/nn/modules/Sequential.h"
 
 namespace ember::nn::parallel {
 
@@ -100,12 +101,16 @@ class EMBER_API NoSyncGuard {
 class EMBER_API DistributedDataParallelImpl : public Module {
  public:
   // `module` is registered as the submodule "module" (state_dict keys start with "module.").
-  // A module whose type has one forward can be called through forward(); a bare
-  // std::shared_ptr<Module> only through its own forward plus prepare_for_backward().
+  // A Sequential, or a module whose type has one forward, can be called through forward(); a
+  // bare std::shared_ptr<Module> only through its own forward between pre_forward() and
+  // prepare_for_backward().
   template <typename M>
   explicit DistributedDataParallelImpl(std::shared_ptr<M> module, DistributedDataParallelOptions options = {})
       : DistributedDataParallelImpl(std::static_pointer_cast<Module>(module), std::move(options), 0) {
-    if constexpr (detail::HasForward<M>) any_ = AnyModule(module);
+    if constexpr (std::is_base_of_v<SequentialImpl, M>)
+      sequential_ = module;
+    else if constexpr (detail::HasForward<M>)
+      any_ = AnyModule(module);
   }
   template <typename M>
   explicit DistributedDataParallelImpl(const ModuleHolder<M>& module, DistributedDataParallelOptions options = {})
@@ -119,7 +124,8 @@ class EMBER_API DistributedDataParallelImpl : public Module {
   ReturnType forward(Args&&... args) {
     check_forwardable();
     pre_forward();
-    ReturnType out = any_.forward<ReturnType>(std::forward<Args>(args)...);
+    ReturnType out = sequential_ ? sequential_->forward<ReturnType>(std::forward<Args>(args)...)
+                                 : any_.forward<ReturnType>(std::forward<Args>(args)...);
     if constexpr (::ember::nn::detail::hookable_result_v<ReturnType>)
       prepare_for_backward(::ember::nn::detail::result_tensors(out));
     else
@@ -154,6 +160,7 @@ class EMBER_API DistributedDataParallelImpl : public Module {
   friend class NoSyncGuard;
   std::shared_ptr<Module> module_;
   AnyModule any_;
+  std::shared_ptr<SequentialImpl> sequential_;
   DistributedDataParallelOptions options_;
   std::shared_ptr<c10d::ProcessGroup> pg_;
   std::unique_ptr<detail::Reducer> reducer_;
