@@ -101,6 +101,17 @@ int worker(char** argv) {
   if (config == "small") opts.first_bucket_cap_mb(0.02).bucket_cap_mb(0.02);
   auto ddp = std::make_shared<nn::parallel::DistributedDataParallelImpl>(model.ptr(), opts);
   const Result r = time_steps(model, ddp.get(), steps);
+  // A bare all_reduce of all the gradients (one flat buffer), for scale.
+  int64_t numel = 0;
+  for (const Tensor& p : model->parameters()) numel += p.numel();
+  std::vector<Tensor> flat{ember::ones({numel})};
+  std::vector<double> ar;
+  for (int i = 0; i < 25; ++i) {
+    const auto t0 = clk::now();
+    distributed::resolve_group()->allreduce(flat)->wait();
+    if (i >= 5) ar.push_back(std::chrono::duration<double, std::milli>(clk::now() - t0).count());
+  }
+  std::sort(ar.begin(), ar.end());
   if (distributed::get_rank() == 0) {
     std::printf("%-8s buckets %zu  DDP step %.2f ms  (2 processes x batch %lld)  ratio to one process %.2fx\n",
                 config.c_str(), r.buckets, r.step_ms, static_cast<long long>(kBatch), r.step_ms / single_ms);
@@ -109,6 +120,8 @@ int worker(char** argv) {
         "exposed after it %.2f ms\n",
         r.backward_ms, r.comm_ms, r.comm_overlapped_ms, r.comm_ms > 0 ? 100.0 * r.comm_overlapped_ms / r.comm_ms : 0.0,
         r.exposed_ms);
+    std::printf("         a bare all_reduce of the %lld gradients (%.0f KB), idle otherwise: %.2f ms\n",
+                static_cast<long long>(numel), static_cast<double>(numel) * 4 / 1024, ar[ar.size() / 2]);
     std::fflush(stdout);
   }
   distributed::destroy_process_group();
