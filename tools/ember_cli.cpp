@@ -3,16 +3,20 @@
 //   ember inspect ops            every operator with a schema
 //   ember inspect op NAME        one operator: schema and dispatch table with provenance
 //   ember demo                   loads the CPU plugin at run time and runs a few operators
+//   ember train ...              trains a model on Fashion-MNIST (tools/train)
+//   ember run ...                torchrun's launcher: N ranks of a program (tools/run)
 #include <cstring>
 #include <iostream>
 
 #include "ember/ember.h"
+#include "run/Launch.h"
 #include "train/Train.h"
 
 namespace {
 
 int usage() {
-  std::cerr << "usage: ember train [--help] | ember inspect plugins | ember inspect ops | ember inspect op "
+  std::cerr << "usage: ember train [--help] | ember run [--help] | ember inspect plugins | ember inspect ops | ember "
+               "inspect op "
                "NAME[.OVERLOAD] | ember demo\n";
   return 2;
 }
@@ -78,6 +82,7 @@ int main(int argc, char** argv) {
   try {
     if (argc == 2 && std::strcmp(argv[1], "demo") == 0) return demo();
     if (argc >= 2 && std::strcmp(argv[1], "train") == 0) return ember::train::main(argc - 1, argv + 1);
+    if (argc >= 2 && std::strcmp(argv[1], "run") == 0) return ember::run::main(argc - 1, argv + 1);
     if (argc >= 3 && std::strcmp(argv[1], "inspect") == 0) {
       std::string_view what = argv[2];
       if (what == "plugins") return inspect_plugins();

@@ -8,3 +8,4 @@
 #include "ember/distributed/Store.h"
 #include "ember/distributed/DeviceMesh.h"
 #include "ember/distributed/DTensor.h"
+#include "ember/nn/parallel/DistributedDataParallel.h"
