@@ -302,6 +302,7 @@ void scenario_p2p(int r, int n) {
     Tensor out = ember::full({big}, static_cast<double>(r + 1));
     Tensor in = ember::zeros({big});
     auto ws = dist::isend(out, 1 - r);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the send has started alone
     auto wr = dist::irecv(in, 1 - r);
     wr->wait();
     ws->wait();
