@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "Backends.h"
+#include "Common.h"
 #include "ember/core/LocalState.h"
 #include "ember/generated/Functions.h"
 
@@ -129,14 +130,8 @@ std::optional<MPI_Datatype> transport_type(ScalarType t) {
   }
 }
 
-constexpr const char* kSupported = "float16, bfloat16, float32, float64, bool, uint8, int8, int16, int32, int64";
-
-MPI_Datatype checked_type(const Tensor& t, const char* fn, const std::string& arg) {
-  auto dt = transport_type(t.dtype());
-  EMBER_CHECK_TYPE(dt.has_value(), "[{}] {}: expected a tensor of a dtype the MPI backend sends ({}), got {}", fn, arg,
-                   kSupported, t.dtype());
-  return *dt;
-}
+// After check_cpu_dense (Common.h), which admits exactly the dtypes transport_type maps.
+MPI_Datatype mpi_type(const Tensor& t) { return *transport_type(t.dtype()); }
 
 struct ReducePlan {
   MPI_Op op;
@@ -145,18 +140,10 @@ struct ReducePlan {
   bool average;  // divide by the group size afterwards
 };
 
-ReducePlan reduce_plan(ReduceOp op, ScalarType dtype, const char* fn, const std::string& arg) {
-  auto dt = transport_type(dtype);
-  EMBER_CHECK_TYPE(dt.has_value(), "[{}] {}: expected a tensor of a dtype the MPI backend reduces ({}), got {}", fn,
-                   arg, kSupported, dtype);
-  const bool floating = is_floating_type(dtype);
-  const bool bitwise = op == ReduceOp::BAND || op == ReduceOp::BOR || op == ReduceOp::BXOR;
-  EMBER_CHECK(!(op == ReduceOp::AVG && !floating),
-              "[{}] op: ReduceOp.AVG needs a floating-point tensor (it divides the sum by the group size), got {}",
-              fn, dtype);
-  EMBER_CHECK(!(bitwise && floating), "[{}] op: ReduceOp.{} needs an integer or bool tensor, got {}", fn,
-              c10d::reduce_op_name(op), dtype);
-  ReducePlan p{MPI_SUM, dtype, *dt, false};
+// After check_cpu_dense on the tensor.
+ReducePlan reduce_plan(ReduceOp op, ScalarType dtype, const char* fn) {
+  check_reduce_op(fn, op, dtype);
+  ReducePlan p{MPI_SUM, dtype, *transport_type(dtype), false};
   if (dtype == kFloat16 || dtype == kBFloat16) {
     p.compute = kFloat32;
     p.type = MPI_FLOAT;
@@ -188,24 +175,16 @@ ReducePlan reduce_plan(ReduceOp op, ScalarType dtype, const char* fn, const std:
     case ReduceOp::BXOR:
       p.op = MPI_BXOR;
       break;
-    default:
-      throw ValueError(fmt::format("[{}] op: expected a ReduceOp (SUM, AVG, PRODUCT, MIN, MAX, BAND, BOR, BXOR), got {}",
-                                   fn, static_cast<int>(op)));
   }
   return p;
 }
 
-// ---- validation ----
+// ---- validation (Common.h's checks, with the argument names composed here) ----
 
-void check_tensor(const Tensor& t, const char* fn, const std::string& arg) {
-  EMBER_CHECK(t.defined(), "[{}] {}: expected a defined tensor", fn, arg);
-  EMBER_CHECK(t.is_cpu(), "[{}] {}: expected a CPU tensor (the MPI backend communicates host memory), got one on {}",
-              fn, arg, t.device().str());
-}
+void check_tensor(const Tensor& t, const char* fn, const std::string& arg) { check_cpu_dense(fn, arg.c_str(), t); }
 
 const Tensor& single(const std::vector<Tensor>& ts, const char* fn, const char* arg) {
-  EMBER_CHECK(ts.size() == 1, "[{}] {}: expected exactly one tensor (one per device; the MPI backend runs on the CPU), got {}",
-              fn, arg, ts.size());
+  check_single_tensor(fn, arg, ts);
   check_tensor(ts[0], fn, fmt::format("{}[0]", arg));
   return ts[0];
 }
@@ -216,17 +195,11 @@ int count_of(int64_t numel, const char* fn, const std::string& arg) {
   return static_cast<int>(numel);
 }
 
-void check_root(int64_t root, int size, const char* fn, const char* arg) {
-  EMBER_CHECK(root >= 0 && root < size, "[{}] {}: expected 0 <= {} < {} (the group size), got {}", fn, arg, arg, size,
-              root);
-}
+void check_root(int64_t root, int size, const char* fn, const char* arg) { check_rank(fn, arg, root, size); }
 
 void check_like(const Tensor& t, const Tensor& like, const char* fn, const std::string& arg, const char* what) {
   check_tensor(t, fn, arg);
-  EMBER_CHECK_TYPE(t.dtype() == like.dtype(), "[{}] {}: expected dtype {} (like {}), got {}", fn, arg, like.dtype(),
-                   what, t.dtype());
-  EMBER_CHECK(t.sizes() == like.sizes(), "[{}] {}: expected shape [{}] (like {}), got [{}]", fn, arg,
-              fmt::join(like.sizes(), ", "), what, fmt::join(t.sizes(), ", "));
+  check_same_dtype_shape(fn, arg.c_str(), t, like, what);
 }
 
 // ---- staging ----
@@ -274,25 +247,15 @@ void unpack(const Tensor& flat, const std::vector<Tensor>& ts) {
 
 // ---- work ----
 
-class WorkMPI : public Work {
- public:
-  WorkMPI(int rank, OpType op, std::vector<Tensor> outputs, uint64_t seq) : Work(rank, op, std::move(outputs)), seq_(seq) {}
-  void complete(std::exception_ptr e = nullptr) { finish(std::move(e)); }
-  void set_source(int rank) { setSourceRank(rank); }
-  uint64_t seq() const { return seq_; }
-
- private:
-  uint64_t seq_;
-};
-
 // A started operation: its request and what to do once it completes (copy back, average).
 struct Pending {
   MPI_Request request = MPI_REQUEST_NULL;
-  std::function<void(const MPI_Status&, WorkMPI&)> done;
+  std::function<void(const MPI_Status&, BackendWork&)> done;
 };
 
 struct Entry {
-  std::shared_ptr<WorkMPI> work;
+  std::shared_ptr<BackendWork> work;
+  OpInfo info;  // names it in errors and in the health monitor's records
   std::function<Pending()> start;
   bool p2p = false;
   Clock::time_point deadline;
@@ -311,6 +274,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
  public:
   ProcessGroupMPI(MPI_Comm comm, int rank, int size, milliseconds timeout, std::shared_ptr<c10d::Store> store)
       : ProcessGroup(rank, size), comm_(comm), timeout_(timeout), store_(std::move(store)) {
+    if (store_) monitor_ = std::make_unique<HealthMonitor>(store_, rank_, size_);
     {
       auto& s = mpi_state();
       std::lock_guard<std::mutex> lock(s.groups_mu);
@@ -342,6 +306,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     }
     cv_.notify_all();
     if (worker_.joinable()) worker_.join();
+    if (monitor_) monitor_->stop();
   }
 
   const std::string getBackendName() const override { return "mpi"; }
@@ -350,7 +315,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
   std::shared_ptr<Work> broadcast(std::vector<Tensor>& tensors, const c10d::BroadcastOptions& opts) override {
     const char* fn = "broadcast";
     Tensor t = single(tensors, fn, "tensors");
-    MPI_Datatype type = checked_type(t, fn, "tensors[0]");
+    MPI_Datatype type = mpi_type(t);
     check_root(opts.rootRank, size_, fn, "rootRank");
     EMBER_CHECK(opts.rootTensor == 0, "[{}] rootTensor: expected 0 (one tensor per rank), got {}", fn, opts.rootTensor);
     int count = count_of(t.numel(), fn, "tensors[0]");
@@ -359,7 +324,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       Tensor buf = rank_ == root ? stage_in(t, t.dtype()) : stage_out(t, t.dtype());
       Pending p;
       locked(fn, "MPI_Ibcast", [&] { return MPI_Ibcast(buf.data_ptr(), count, type, root, comm_, &p.request); });
-      p.done = [t, buf](const MPI_Status&, WorkMPI&) { write_back(t, buf); };
+      p.done = [t, buf](const MPI_Status&, BackendWork&) { write_back(t, buf); };
       return p;
     });
   }
@@ -367,7 +332,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
   std::shared_ptr<Work> allreduce(std::vector<Tensor>& tensors, const c10d::AllreduceOptions& opts) override {
     const char* fn = "all_reduce";
     Tensor t = single(tensors, fn, "tensors");
-    ReducePlan plan = reduce_plan(opts.reduceOp, t.dtype(), fn, "tensors[0]");
+    ReducePlan plan = reduce_plan(opts.reduceOp, t.dtype(), fn);
     int count = count_of(t.numel(), fn, "tensors[0]");
     return enqueue(OpType::ALLREDUCE, opts.timeout, {t}, [=, this] {
       Tensor buf = stage_in(t, plan.compute);
@@ -375,7 +340,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       locked(fn, "MPI_Iallreduce", [&] {
         return MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count, plan.type, plan.op, comm_, &p.request);
       });
-      p.done = [t, buf, plan, n = size_](const MPI_Status&, WorkMPI&) {
+      p.done = [t, buf, plan, n = size_](const MPI_Status&, BackendWork&) {
         if (plan.average) buf.div_(n);
         write_back(t, buf);
       };
@@ -392,7 +357,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                        "[{}] tensors[{}]: expected dtype {} (like tensors[0]; one reduction covers them all), got {}",
                        fn, i, tensors[0].dtype(), tensors[i].dtype());
     }
-    ReducePlan plan = reduce_plan(opts.reduceOp, tensors[0].dtype(), fn, "tensors[0]");
+    ReducePlan plan = reduce_plan(opts.reduceOp, tensors[0].dtype(), fn);
     int64_t total = 0;
     for (auto& t : tensors) total += t.numel();
     int count = count_of(total, fn, "tensors");
@@ -403,7 +368,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       locked(fn, "MPI_Iallreduce", [&] {
         return MPI_Iallreduce(MPI_IN_PLACE, flat.data_ptr(), count, plan.type, plan.op, comm_, &p.request);
       });
-      p.done = [ts, flat, plan, n = size_](const MPI_Status&, WorkMPI&) {
+      p.done = [ts, flat, plan, n = size_](const MPI_Status&, BackendWork&) {
         if (plan.average) flat.div_(n);
         unpack(flat, ts);
       };
@@ -414,7 +379,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
   std::shared_ptr<Work> reduce(std::vector<Tensor>& tensors, const c10d::ReduceOptions& opts) override {
     const char* fn = "reduce";
     Tensor t = single(tensors, fn, "tensors");
-    ReducePlan plan = reduce_plan(opts.reduceOp, t.dtype(), fn, "tensors[0]");
+    ReducePlan plan = reduce_plan(opts.reduceOp, t.dtype(), fn);
     check_root(opts.rootRank, size_, fn, "rootRank");
     EMBER_CHECK(opts.rootTensor == 0, "[{}] rootTensor: expected 0 (one tensor per rank), got {}", fn, opts.rootTensor);
     int count = count_of(t.numel(), fn, "tensors[0]");
@@ -427,7 +392,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
         return MPI_Ireduce(at_root ? MPI_IN_PLACE : buf.data_ptr(), at_root ? buf.data_ptr() : nullptr, count,
                            plan.type, plan.op, root, comm_, &p.request);
       });
-      p.done = [t, buf, plan, at_root, n = size_](const MPI_Status&, WorkMPI&) {
+      p.done = [t, buf, plan, at_root, n = size_](const MPI_Status&, BackendWork&) {
         if (!at_root) return;  // as LibTorch's MPI backend: only the root's tensor changes
         if (plan.average) buf.div_(n);
         write_back(t, buf);
@@ -440,12 +405,11 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                                   const c10d::AllgatherOptions& opts) override {
     const char* fn = "all_gather";
     Tensor in = single(inputTensors, fn, "inputTensors");
-    MPI_Datatype type = checked_type(in, fn, "inputTensors[0]");
+    MPI_Datatype type = mpi_type(in);
     EMBER_CHECK(outputTensors.size() == 1, "[{}] outputTensors: expected one list (one per device), got {}", fn,
                 outputTensors.size());
     std::vector<Tensor> outs = outputTensors[0];
-    EMBER_CHECK(static_cast<int>(outs.size()) == size_,
-                "[{}] outputTensors[0]: expected {} tensors (the group size), got {}", fn, size_, outs.size());
+    check_list_size(fn, "outputTensors[0]", outs.size(), size_);
     for (size_t i = 0; i < outs.size(); ++i)
       check_like(outs[i], in, fn, fmt::format("outputTensors[0][{}]", i), "the input");
     int count = count_of(in.numel() * size_, fn, "outputTensors[0]") / size_;
@@ -456,7 +420,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       locked(fn, "MPI_Iallgather", [&] {
         return MPI_Iallgather(src.data_ptr(), count, type, flat.data_ptr(), count, type, comm_, &p.request);
       });
-      p.done = [src, flat, outs](const MPI_Status&, WorkMPI&) { unpack(flat, outs); };
+      p.done = [src, flat, outs](const MPI_Status&, BackendWork&) { unpack(flat, outs); };
       return p;
     });
   }
@@ -465,7 +429,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     const char* fn = "all_gather_into_tensor";
     check_tensor(input, fn, "input");
     check_tensor(output, fn, "output");
-    MPI_Datatype type = checked_type(input, fn, "input");
+    MPI_Datatype type = mpi_type(input);
     EMBER_CHECK_TYPE(output.dtype() == input.dtype(), "[{}] output: expected dtype {} (like the input), got {}", fn,
                      input.dtype(), output.dtype());
     EMBER_CHECK(output.numel() == input.numel() * size_,
@@ -481,7 +445,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       locked(fn, "MPI_Iallgather", [&] {
         return MPI_Iallgather(src.data_ptr(), count, type, dst.data_ptr(), count, type, comm_, &p.request);
       });
-      p.done = [src, dst, out](const MPI_Status&, WorkMPI&) { write_back(out, dst); };
+      p.done = [src, dst, out](const MPI_Status&, BackendWork&) { write_back(out, dst); };
       return p;
     });
   }
@@ -490,7 +454,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                                const c10d::GatherOptions& opts) override {
     const char* fn = "gather";
     Tensor in = single(inputTensors, fn, "inputTensors");
-    MPI_Datatype type = checked_type(in, fn, "inputTensors[0]");
+    MPI_Datatype type = mpi_type(in);
     check_root(opts.rootRank, size_, fn, "rootRank");
     int root = static_cast<int>(opts.rootRank);
     std::vector<Tensor> outs;
@@ -498,9 +462,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       EMBER_CHECK(outputTensors.size() == 1, "[{}] outputTensors: expected one list on the root (rank {}), got {}", fn,
                   root, outputTensors.size());
       outs = outputTensors[0];
-      EMBER_CHECK(static_cast<int>(outs.size()) == size_,
-                  "[{}] outputTensors[0]: expected {} tensors (the group size) on the root, got {}", fn, size_,
-                  outs.size());
+      check_list_size(fn, "outputTensors[0]", outs.size(), size_);
       for (size_t i = 0; i < outs.size(); ++i)
         check_like(outs[i], in, fn, fmt::format("outputTensors[0][{}]", i), "the input");
     } else {
@@ -517,7 +479,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
         return MPI_Igather(src.data_ptr(), count, type, flat.defined() ? flat.data_ptr() : nullptr, count, type, root,
                            comm_, &p.request);
       });
-      p.done = [src, flat, outs](const MPI_Status&, WorkMPI&) {
+      p.done = [src, flat, outs](const MPI_Status&, BackendWork&) {
         if (flat.defined()) unpack(flat, outs);
       };
       return p;
@@ -528,7 +490,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                                 const c10d::ScatterOptions& opts) override {
     const char* fn = "scatter";
     Tensor out = single(outputTensors, fn, "outputTensors");
-    MPI_Datatype type = checked_type(out, fn, "outputTensors[0]");
+    MPI_Datatype type = mpi_type(out);
     check_root(opts.rootRank, size_, fn, "rootRank");
     int root = static_cast<int>(opts.rootRank);
     std::vector<Tensor> ins;
@@ -536,9 +498,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       EMBER_CHECK(inputTensors.size() == 1, "[{}] inputTensors: expected one list on the root (rank {}), got {}", fn,
                   root, inputTensors.size());
       ins = inputTensors[0];
-      EMBER_CHECK(static_cast<int>(ins.size()) == size_,
-                  "[{}] inputTensors[0]: expected {} tensors (the group size) on the root, got {}", fn, size_,
-                  ins.size());
+      check_list_size(fn, "inputTensors[0]", ins.size(), size_);
       for (size_t i = 0; i < ins.size(); ++i)
         check_like(ins[i], out, fn, fmt::format("inputTensors[0][{}]", i), "the output");
     } else {
@@ -555,7 +515,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
         return MPI_Iscatter(flat.defined() ? flat.data_ptr() : nullptr, count, type, dst.data_ptr(), count, type, root,
                             comm_, &p.request);
       });
-      p.done = [flat, dst, out](const MPI_Status&, WorkMPI&) { write_back(out, dst); };
+      p.done = [flat, dst, out](const MPI_Status&, BackendWork&) { write_back(out, dst); };
       return p;
     });
   }
@@ -565,12 +525,11 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                                        const c10d::ReduceScatterOptions& opts) override {
     const char* fn = "reduce_scatter";
     Tensor out = single(outputTensors, fn, "outputTensors");
-    ReducePlan plan = reduce_plan(opts.reduceOp, out.dtype(), fn, "outputTensors[0]");
+    ReducePlan plan = reduce_plan(opts.reduceOp, out.dtype(), fn);
     EMBER_CHECK(inputTensors.size() == 1, "[{}] inputTensors: expected one list (one per device), got {}", fn,
                 inputTensors.size());
     std::vector<Tensor> ins = inputTensors[0];
-    EMBER_CHECK(static_cast<int>(ins.size()) == size_, "[{}] inputTensors[0]: expected {} tensors (the group size), got {}",
-                fn, size_, ins.size());
+    check_list_size(fn, "inputTensors[0]", ins.size(), size_);
     for (size_t i = 0; i < ins.size(); ++i)
       check_like(ins[i], out, fn, fmt::format("inputTensors[0][{}]", i), "the output");
     int count = count_of(out.numel() * size_, fn, "inputTensors[0]") / size_;
@@ -585,7 +544,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     const char* fn = "reduce_scatter_tensor";
     check_tensor(input, fn, "input");
     check_tensor(output, fn, "output");
-    ReducePlan plan = reduce_plan(opts.reduceOp, output.dtype(), fn, "output");
+    ReducePlan plan = reduce_plan(opts.reduceOp, output.dtype(), fn);
     EMBER_CHECK_TYPE(input.dtype() == output.dtype(), "[{}] input: expected dtype {} (like the output), got {}", fn,
                      output.dtype(), input.dtype());
     EMBER_CHECK(input.numel() == output.numel() * size_,
@@ -606,7 +565,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     const char* fn = "all_to_all_single";
     check_tensor(input, fn, "input");
     check_tensor(output, fn, "output");
-    MPI_Datatype type = checked_type(input, fn, "input");
+    MPI_Datatype type = mpi_type(input);
     EMBER_CHECK_TYPE(output.dtype() == input.dtype(), "[{}] output: expected dtype {} (like the input), got {}", fn,
                      input.dtype(), output.dtype());
     auto counts_in = split_counts(input, inputSplitSizes, fn, "input", "input_split_sizes");
@@ -616,20 +575,17 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       Tensor src = stage_in(in, in.dtype());
       Tensor dst = stage_out(out, out.dtype());
       return start_alltoallv(fn, src, dst, type, counts_in, counts_out,
-                             [out, dst](const MPI_Status&, WorkMPI&) { write_back(out, dst); });
+                             [out, dst](const MPI_Status&, BackendWork&) { write_back(out, dst); });
     });
   }
 
   std::shared_ptr<Work> alltoall(std::vector<Tensor>& outputTensors, std::vector<Tensor>& inputTensors,
                                  const c10d::AllToAllOptions& opts) override {
     const char* fn = "all_to_all";
-    EMBER_CHECK(static_cast<int>(inputTensors.size()) == size_,
-                "[{}] input_tensor_list: expected {} tensors (the group size), got {}", fn, size_, inputTensors.size());
-    EMBER_CHECK(static_cast<int>(outputTensors.size()) == size_,
-                "[{}] output_tensor_list: expected {} tensors (the group size), got {}", fn, size_,
-                outputTensors.size());
+    check_list_size(fn, "input_tensor_list", inputTensors.size(), size_);
+    check_list_size(fn, "output_tensor_list", outputTensors.size(), size_);
     check_tensor(inputTensors[0], fn, "input_tensor_list[0]");
-    MPI_Datatype type = checked_type(inputTensors[0], fn, "input_tensor_list[0]");
+    MPI_Datatype type = mpi_type(inputTensors[0]);
     const ScalarType dtype = inputTensors[0].dtype();
     std::vector<int> counts_in(size_), counts_out(size_);
     int64_t total_in = 0, total_out = 0;
@@ -652,7 +608,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       Tensor src = pack(ins, dtype);
       Tensor dst = empty({total_out}, TensorOptions().dtype(dtype));
       return start_alltoallv(fn, src, dst, type, counts_in, counts_out,
-                             [outs, dst](const MPI_Status&, WorkMPI&) { unpack(dst, outs); });
+                             [outs, dst](const MPI_Status&, BackendWork&) { unpack(dst, outs); });
     });
   }
 
@@ -667,7 +623,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
   std::shared_ptr<Work> send(std::vector<Tensor>& tensors, int dstRank, int tag) override {
     const char* fn = "send";
     Tensor t = single(tensors, fn, "tensors");
-    MPI_Datatype type = checked_type(t, fn, "tensors[0]");
+    MPI_Datatype type = mpi_type(t);
     check_peer(dstRank, fn, "dst");
     check_tag(tag, fn);
     int count = count_of(t.numel(), fn, "tensors[0]");
@@ -678,10 +634,10 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
           Pending p;
           locked(fn, "MPI_Isend",
                  [&] { return MPI_Isend(buf.data_ptr(), count, type, dstRank, tag, comm_, &p.request); });
-          p.done = [buf](const MPI_Status&, WorkMPI&) {};
+          p.done = [buf](const MPI_Status&, BackendWork&) {};
           return p;
         },
-        true);
+        true, dstRank);
   }
 
   std::shared_ptr<Work> recv(std::vector<Tensor>& tensors, int srcRank, int tag) override {
@@ -712,7 +668,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
   std::shared_ptr<Work> start_recv(std::vector<Tensor>& tensors, int src, int tag, OpType op) {
     const char* fn = "recv";
     Tensor t = single(tensors, fn, "tensors");
-    MPI_Datatype type = checked_type(t, fn, "tensors[0]");
+    MPI_Datatype type = mpi_type(t);
     check_tag(tag, fn);
     int count = count_of(t.numel(), fn, "tensors[0]");
     return enqueue(
@@ -721,18 +677,18 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
           Tensor buf = stage_out(t, t.dtype());
           Pending p;
           locked(fn, "MPI_Irecv", [&] { return MPI_Irecv(buf.data_ptr(), count, type, src, tag, comm_, &p.request); });
-          p.done = [t, buf, count, type, fn](const MPI_Status& st, WorkMPI& w) {
+          p.done = [t, buf, count, type, fn](const MPI_Status& st, BackendWork& w) {
             int got = 0;
             MPI_Get_count(&st, type, &got);
             if (got != count)
               throw DistBackendError(fmt::format("[{}] tensors[0]: expected {} elements from rank {}, the message had {}",
                                                  fn, count, st.MPI_SOURCE, got));
-            w.set_source(st.MPI_SOURCE);
+            w.set_source_rank(st.MPI_SOURCE);
             write_back(t, buf);
           };
           return p;
         },
-        true);
+        true, src == MPI_ANY_SOURCE ? -1 : src);
   }
 
   Pending start_reduce_scatter(const char* fn, const Tensor& src, const Tensor& out, const ReducePlan& plan,
@@ -744,7 +700,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       return MPI_Ireduce_scatter(src.data_ptr(), dst.data_ptr(), counts->data(), plan.type, plan.op, comm_,
                                  &p.request);
     });
-    p.done = [src, dst, out, counts, plan, n = size_](const MPI_Status&, WorkMPI&) {
+    p.done = [src, dst, out, counts, plan, n = size_](const MPI_Status&, BackendWork&) {
       if (plan.average) dst.div_(n);
       write_back(out, dst);
     };
@@ -780,7 +736,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
 
   Pending start_alltoallv(const char* fn, const Tensor& src, const Tensor& dst, MPI_Datatype type,
                           const std::vector<int>& counts_in, const std::vector<int>& counts_out,
-                          std::function<void(const MPI_Status&, WorkMPI&)> done) {
+                          std::function<void(const MPI_Status&, BackendWork&)> done) {
     // The count and displacement arrays must outlive the nonblocking call.
     auto arrays = std::make_shared<std::vector<int>>();
     arrays->reserve(4 * size_);
@@ -800,22 +756,31 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       return MPI_Ialltoallv(src.data_ptr(), a, a + size_, type, dst.data_ptr(), a + 2 * size_, a + 3 * size_, type,
                             comm_, &p.request);
     });
-    p.done = [src, dst, arrays, done = std::move(done)](const MPI_Status& st, WorkMPI& w) { done(st, w); };
+    p.done = [src, dst, arrays, done = std::move(done)](const MPI_Status& st, BackendWork& w) { done(st, w); };
     return p;
   }
 
   std::shared_ptr<Work> enqueue(OpType op, milliseconds timeout, std::vector<Tensor> outputs,
-                                std::function<Pending()> start, bool p2p = false) {
+                                std::function<Pending()> start, bool p2p = false, int peer = -1) {
     const milliseconds t = timeout == c10d::kUnsetTimeout || timeout.count() <= 0 ? timeout_ : timeout;
     std::lock_guard<std::mutex> lock(mu_);
     if (broken_) std::rethrow_exception(unusable_error(op));
-    auto work = std::make_shared<WorkMPI>(rank_, op, std::move(outputs), ++seq_);
     Entry e;
-    e.work = work;
+    e.work = std::make_shared<BackendWork>(rank_, op, std::move(outputs));
+    e.info.op = c10d::op_type_name(op);
+    e.info.seq = p2p ? 0 : ++seq_;
+    e.info.collective = !p2p;
+    e.info.peer = peer;
+    e.info.group = groupName_;
+    e.info.rank = rank_;
+    e.info.size = size_;
+    e.info.backend = "mpi";
+    e.info.global_ranks = globalRanks_;
     e.start = std::move(start);
     e.p2p = p2p;
     e.timeout = t;
     e.deadline = Clock::now() + t;
+    auto work = e.work;
     queue_.push_back(std::move(e));
     cv_.notify_all();
     return work;
@@ -834,9 +799,14 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
                     c10d::op_type_name(op), groupName_, why)));
   }
 
-  std::string describe(const Entry& e) const {
-    return fmt::format("{} (sequence number {}) on rank {} of group '{}' (size {})",
-                       c10d::op_type_name(e.work->retrieveOpType()), e.work->seq(), rank_, groupName_, size_);
+  // The DistBackendError of a failed operation, with the store's diagnosis when there is a store.
+  std::exception_ptr failure(const Entry& e, const std::string& cause) {
+    if (monitor_ && e.info.collective) monitor_->failed(e.info.seq, e.info.op);
+    std::string diagnosis =
+        monitor_ ? monitor_->diagnose(e.info)
+                 : "the group has no store to ask which ranks stopped answering (mpirun starts it without one), "
+                   "so a peer may be dead, hung, or in another operation";
+    return std::make_exception_ptr(failure_error(e.info, diagnosis, cause));
   }
 
   // Marks the group broken by `error` and fails every other operation with it.
@@ -855,7 +825,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
 
   // Note [MPI worker]: starts operations in call order, polls them, enforces deadlines.
   void run() {
-    std::deque<Entry> active;  // started: at most one collective (the last), any sends/receives
+    std::deque<Entry> active;  // started: sends and receives, then at most one collective (last)
     int idle_polls = 0;
     for (;;) {
       bool collective_active = !active.empty() && !active.back().p2p;
@@ -873,20 +843,24 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       }
       for (auto& e : to_start) {
         try {
-          ember::NoGradGuard no_grad;
+          NoGradGuard no_grad;
+          if (monitor_ && !e.p2p) monitor_->enter(e.info.seq, e.info.op);
           e.pending = e.start();
           e.start = nullptr;
           active.push_back(std::move(e));
-        } catch (...) {
+        } catch (const ember::Error&) {
+          // Staging failed before anything reached MPI: this operation alone fails.
+          if (monitor_ && !e.p2p) monitor_->leave(e.info.seq, e.info.op);
           e.work->complete(std::current_exception());
-          if (!e.p2p) {  // the peers may have started it: its state is unknown
-            break_group(std::current_exception(), active);
+        } catch (const std::exception& ex) {
+          auto err = failure(e, ex.what());
+          e.work->complete(err);
+          if (!e.p2p) {  // the peers may have started it: the communicator's state is unknown
+            break_group(err, active);
             return;
           }
         }
       }
-      // Collectives after p2p in `active`: keep the collective last so the loop above sees it.
-      std::stable_partition(active.begin(), active.end(), [](const Entry& e) { return e.p2p; });
       bool progressed = false;
       for (auto it = active.begin(); it != active.end();) {
         int flag = 0;
@@ -896,34 +870,39 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
           std::lock_guard<std::mutex> lock(mpi_state().call_mu);
           rc = MPI_Test(&it->pending.request, &flag, &status);
         }
-        if (rc != MPI_SUCCESS || flag) {
-          progressed = true;
+        if (rc != MPI_SUCCESS) {
           Entry e = std::move(*it);
           it = active.erase(it);
+          auto err = failure(e, fmt::format("MPI_Test failed: {}", mpi_error_text(rc)));
+          e.work->complete(err);
+          if (!e.p2p) {
+            break_group(err, active);
+            return;
+          }
+          progressed = true;
+          continue;
+        }
+        if (flag) {
+          Entry e = std::move(*it);
+          it = active.erase(it);
+          progressed = true;
+          if (monitor_ && !e.p2p) monitor_->leave(e.info.seq, e.info.op);
           try {
-            check_mpi(rc, c10d::op_type_name(e.work->retrieveOpType()), "MPI_Test");
-            if (e.pending.done) {
-              ember::NoGradGuard no_grad;
-              e.pending.done(status, *e.work);
-            }
+            NoGradGuard no_grad;
+            if (e.pending.done) e.pending.done(status, *e.work);
             e.work->complete();
           } catch (...) {
             e.work->complete(std::current_exception());
-            if (!e.p2p && rc != MPI_SUCCESS) {
-              break_group(std::current_exception(), active);
-              return;
-            }
           }
           continue;
         }
         if (Clock::now() > it->deadline) {
-          auto err = std::make_exception_ptr(DistBackendError(fmt::format(
-              "[{}] MPI backend: {} did not complete within {} ms; MPI cannot cancel it, so the group is now "
-              "unusable (later operations fail at once, and the process calls MPI_Abort at exit). A peer may be "
-              "dead, hung, or waiting in a different operation.{}",
-              c10d::op_type_name(it->work->retrieveOpType()), describe(*it), it->timeout.count(), diagnosis())));
           Entry e = std::move(*it);
           active.erase(it);
+          auto err = failure(e, fmt::format("did not complete within {} ms; MPI cannot cancel it, so the group is now "
+                                            "unusable (later operations fail at once, and the process calls "
+                                            "MPI_Abort at exit)",
+                                            e.timeout.count()));
           e.work->complete(err);
           break_group(err, active);
           return;
@@ -933,7 +912,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       if (progressed) {
         idle_polls = 0;
       } else if (!active.empty()) {
-        // Spin briefly (a collective's rounds each need a test), then back off to 1 ms.
+        // Spin briefly (each round of a collective needs a test), then back off to 1 ms.
         if (++idle_polls < 200) {
           std::this_thread::yield();
         } else {
@@ -946,18 +925,16 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     }
   }
 
-  // What the group's store says about the peers (Note [Collective failures]); empty without one.
-  std::string diagnosis() const { return {}; }
-
   MPI_Comm comm_;
   milliseconds timeout_;
   std::shared_ptr<c10d::Store> store_;
+  std::unique_ptr<HealthMonitor> monitor_;  // with a store only (Note [Health monitor])
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Entry> queue_;
   bool stop_ = false;
   std::exception_ptr broken_;
-  uint64_t seq_ = 0;
+  uint64_t seq_ = 0;  // collectives issued (sends and receives are not counted)
   std::thread worker_;
 };
 

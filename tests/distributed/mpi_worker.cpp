@@ -404,29 +404,29 @@ void scenario_errors(int r, int n) {
   Tensor f = ember::ones({4});
   Tensor i32 = ember::ones({4}, ember::TensorOptions().dtype(ember::kInt32));
   CHECK_ERROR(dist::all_reduce(i32, ReduceOp::AVG),
-              "[all_reduce] op: ReduceOp.AVG needs a floating-point tensor (it divides the sum by the group size), got "
+              "[all_reduce] op: ReduceOp.AVG needs a floating-point tensor (the mean of integers is not an integer), got "
               "int32");
   CHECK_ERROR(dist::all_reduce(f, ReduceOp::BXOR), "[all_reduce] op: ReduceOp.BXOR needs an integer or bool tensor, got float32");
   Tensor c = ember::zeros({2}, ember::TensorOptions().dtype(ember::kComplex64));
-  CHECK_ERROR(dist::all_reduce(c), "[all_reduce] tensors[0]: expected a tensor of a dtype the MPI backend reduces");
-  CHECK_ERROR(dist::broadcast(c, 0), "[broadcast] tensors[0]: expected a tensor of a dtype the MPI backend sends");
+  CHECK_ERROR(dist::all_reduce(c), "[all_reduce] tensors[0]: expected a tensor of dtype bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 or float64, got complex64");
+  CHECK_ERROR(dist::broadcast(c, 0), "[broadcast] tensors[0]: expected a tensor of dtype bool");
   {
     std::vector<Tensor> two{f, f};
-    CHECK_ERROR(pg->allreduce(two), "[all_reduce] tensors: expected exactly one tensor");
+    CHECK_ERROR(pg->allreduce(two), "[all_reduce] tensors: expected a list of exactly one tensor (one per device; CPU has one), got 2");
     std::vector<Tensor> one{f};
     ember::c10d::BroadcastOptions bo;
     bo.rootRank = 5;
-    CHECK_ERROR(pg->broadcast(one, bo), fmt::format("[broadcast] rootRank: expected 0 <= rootRank < {}", n));
+    CHECK_ERROR(pg->broadcast(one, bo), fmt::format("[broadcast] rootRank: expected a rank in [0, {}), got 5", n));
     CHECK_ERROR(pg->send(one, 1 - r, -1), "[send] tag: expected 0 <= tag <=");
     CHECK_ERROR(pg->send(one, n, 0), fmt::format("[send] dst: expected a rank in [0, {})", n));
   }
   {
     std::vector<Tensor> outs{ember::zeros({4})};
-    CHECK_ERROR(dist::all_gather(outs, f), fmt::format("[all_gather] outputTensors[0]: expected {} tensors", n));
+    CHECK_ERROR(dist::all_gather(outs, f), fmt::format("[all_gather] outputTensors[0]: expected a list of {} tensors (the group's size), got 1", n));
     std::vector<Tensor> bad(n, ember::zeros({4}));
     bad[n - 1] = ember::zeros({4}, ember::TensorOptions().dtype(ember::kInt64));
     CHECK_ERROR(dist::all_gather(bad, f),
-                fmt::format("[all_gather] outputTensors[0][{}]: expected dtype float32 (like the input), got int64", n - 1));
+                fmt::format("[all_gather] outputTensors[0][{}]: expected dtype float32 (as the input), got int64", n - 1));
     Tensor wrong = ember::zeros({4 * n + 1});
     CHECK_ERROR(dist::all_gather_into_tensor(wrong, f), "[all_gather_into_tensor] output: expected");
   }
@@ -449,7 +449,7 @@ void scenario_errors(int r, int n) {
   CHECK_W(f.sum().item<double>() == 4, "a rejected call changed its tensor");
 }
 
-void scenario_timeout(int r, int /*n*/) {
+void scenario_timeout(int r, bool with_store) {
   Tensor t = ember::ones({2});
   dist::all_reduce(t);  // sequence number 1
   if (r == 1) {
@@ -471,10 +471,16 @@ void scenario_timeout(int r, int /*n*/) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   fmt::print("rank 0 saw after {:.2f} s: {}\n", s, msg);
-  CHECK_W(s >= 0.9 && s < 4, "the timeout took {:.2f} s", s);
-  CHECK_W(contains(msg, "all_reduce (sequence number 2) on rank 0 of group 'default_pg'") &&
-              contains(msg, "did not complete within 1000 ms"),
+  // The diagnosis waits for the peers' heartbeats (about 1.25 s) before the error is raised.
+  CHECK_W(s >= 0.9 && s < (with_store ? 4.5 : 2), "the timeout took {:.2f} s", s);
+  CHECK_W(contains(msg, "[all_reduce #2 on group 'default_pg'] rank 0 of 2 (mpi): ") &&
+              contains(msg, "cause: did not complete within 1000 ms"),
           "timeout message: {}", msg);
+  // With a store (init_method tcp://), the health monitor's records say which rank is missing.
+  if (with_store)
+    CHECK_W(contains(msg, "rank 1 "), "the diagnosis does not name rank 1: {}", msg);
+  else
+    CHECK_W(contains(msg, "the group has no store to ask which ranks stopped answering"), "timeout message: {}", msg);
   t0 = std::chrono::steady_clock::now();
   CHECK_ERROR(dist::broadcast(t, 0), "[broadcast] MPI backend: group 'default_pg' is unusable after an earlier operation failed");
   s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -504,8 +510,8 @@ void scenario_kill(int r, int /*n*/) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fmt::print(stderr, "usage: mpi_worker <collectives|p2p|groups|async|errors|timeout|kill>\n");
+  if (argc < 2) {
+    fmt::print(stderr, "usage: mpi_worker <collectives|p2p|groups|async|errors|timeout|kill> | timeout_store <port>\n");
     return 2;
   }
   const std::string scenario = argv[1];
@@ -530,6 +536,14 @@ int main(int argc, char** argv) {
                                                "from MPI (mpirun -np), which is 2, got 5");
     CHECK_W(!dist::is_initialized(), "a rejected init_process_group left a group");
   }
+  if (scenario == "timeout_store") {
+    // A TCPStore rendezvous next to MPI's: the group gets a store, hence a health monitor.
+    const char* env_rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    const char* env_size = std::getenv("OMPI_COMM_WORLD_SIZE");
+    opts.init_method = fmt::format("tcp://127.0.0.1:{}", argc > 2 ? argv[2] : "0");
+    opts.rank = env_rank ? std::atoi(env_rank) : -1;
+    opts.world_size = env_size ? std::atoi(env_size) : -1;
+  }
   dist::init_process_group(opts);
   const int r = dist::get_rank(), n = dist::get_world_size();
   g_rank = r;
@@ -538,7 +552,7 @@ int main(int argc, char** argv) {
   else if (scenario == "groups") scenario_groups(r, n);
   else if (scenario == "async") scenario_async(r, n);
   else if (scenario == "errors") scenario_errors(r, n);
-  else if (scenario == "timeout") scenario_timeout(r, n);
+  else if (scenario == "timeout" || scenario == "timeout_store") scenario_timeout(r, scenario == "timeout_store");
   else if (scenario == "kill") scenario_kill(r, n);
   else {
     fmt::print(stderr, "unknown scenario {}\n", scenario);

@@ -16,9 +16,10 @@ struct MpiJob {
 };
 
 // mpirun -np `np` mpi_worker `scenario`, over loopback TCP, ended by mpirun after `limit_s`.
-MpiJob run_mpi(int np, const std::string& scenario, int limit_s = 60) {
+MpiJob run_mpi(int np, const std::string& scenario, int limit_s = 60, const std::string& arg = "") {
   std::vector<std::string> argv{EMBER_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--timeout",
                                 std::to_string(limit_s), "-np", std::to_string(np), EMBER_MPI_WORKER, scenario};
+  if (!arg.empty()) argv.push_back(arg);
   ember::test::SpawnOptions o;
   o.torchrun_env = false;
   o.deadline = std::chrono::seconds(limit_s + 30);
@@ -58,8 +59,18 @@ TEST(MPI, TimeoutNamesOperationAndAborts) {
   EXPECT_EQ(job.exit_code, 1) << job.output;  // MPI_Abort's error code
   EXPECT_TRUE(has(job.output, "PASS timeout rank 0")) << job.output;
   EXPECT_FALSE(has(job.output, "FAIL")) << job.output;
-  EXPECT_TRUE(has(job.output, "all_reduce (sequence number 2) on rank 0")) << job.output;
+  EXPECT_TRUE(has(job.output, "[all_reduce #2 on group 'default_pg'] rank 0 of 2 (mpi)")) << job.output;
   EXPECT_LT(job.seconds, 5.5) << job.output;  // before the sleeper (6 s) wakes up
+}
+
+// The same with a store (init_method tcp://): the error adds the health monitor's diagnosis,
+// which names the rank that did not arrive.
+TEST(MPI, TimeoutWithStoreNamesTheMissingRank) {
+  auto job = run_mpi(2, "timeout_store", 30, std::to_string(ember::test::free_port()));
+  EXPECT_EQ(job.exit_code, 1) << job.output;
+  EXPECT_TRUE(has(job.output, "PASS timeout_store rank 0")) << job.output;
+  EXPECT_FALSE(has(job.output, "FAIL")) << job.output;
+  EXPECT_LT(job.seconds, 5.9) << job.output;
 }
 
 // A rank killed by SIGKILL in the middle of a loop of all_reduces: the job ends non-zero within
