@@ -14,8 +14,8 @@
 // marks the group broken: the MPI call cannot be cancelled, so later operations fail at once and
 // the process calls MPI_Abort at exit (MPI_Finalize would wait on the abandoned call forever).
 // Otherwise the process calls MPI_Finalize at exit, after stopping every group's worker.
-#include <mpi.h>
 #include <fmt/format.h>
+#include <mpi.h>
 
 #include <atomic>
 #include <climits>
@@ -78,7 +78,8 @@ void ensure_mpi_initialized() {
   std::lock_guard<std::mutex> lock(s.call_mu);
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized) throw DistBackendError("[init_process_group] backend 'mpi': MPI was already finalized in this process");
+  if (finalized)
+    throw DistBackendError("[init_process_group] backend 'mpi': MPI was already finalized in this process");
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
@@ -91,10 +92,10 @@ void ensure_mpi_initialized() {
   int provided = 0;
   MPI_Query_thread(&provided);
   if (provided < MPI_THREAD_SERIALIZED)
-    throw DistBackendError(fmt::format(
-        "[init_process_group] backend 'mpi': the MPI library gives thread level {} but the backend needs "
-        "MPI_THREAD_SERIALIZED ({}): its worker threads make MPI calls",
-        provided, static_cast<int>(MPI_THREAD_SERIALIZED)));
+    throw DistBackendError(
+        fmt::format("[init_process_group] backend 'mpi': the MPI library gives thread level {} but the backend needs "
+                    "MPI_THREAD_SERIALIZED ({}): its worker threads make MPI calls",
+                    provided, static_cast<int>(MPI_THREAD_SERIALIZED)));
   int* ub = nullptr;
   int flag = 0;
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
@@ -590,7 +591,8 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     std::vector<int> counts_in(size_), counts_out(size_);
     int64_t total_in = 0, total_out = 0;
     for (int i = 0; i < size_; ++i) {
-      for (auto [list, name] : {std::pair{&inputTensors, "input_tensor_list"}, {&outputTensors, "output_tensor_list"}}) {
+      for (auto [list, name] :
+           {std::pair{&inputTensors, "input_tensor_list"}, {&outputTensors, "output_tensor_list"}}) {
         const Tensor& t = (*list)[i];
         check_tensor(t, fn, fmt::format("{}[{}]", name, i));
         EMBER_CHECK_TYPE(t.dtype() == dtype, "[{}] {}[{}]: expected dtype {} (like input_tensor_list[0]), got {}", fn,
@@ -681,8 +683,9 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
             int got = 0;
             MPI_Get_count(&st, type, &got);
             if (got != count)
-              throw DistBackendError(fmt::format("[{}] tensors[0]: expected {} elements from rank {}, the message had {}",
-                                                 fn, count, st.MPI_SOURCE, got));
+              throw DistBackendError(
+                  fmt::format("[{}] tensors[0]: expected {} elements from rank {}, the message had {}", fn, count,
+                              st.MPI_SOURCE, got));
             w.set_source_rank(st.MPI_SOURCE);
             write_back(t, buf);
           };
@@ -697,8 +700,7 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     auto counts = std::make_shared<std::vector<int>>(size_, count);  // must outlive the call
     Pending p;
     locked(fn, "MPI_Ireduce_scatter", [&] {
-      return MPI_Ireduce_scatter(src.data_ptr(), dst.data_ptr(), counts->data(), plan.type, plan.op, comm_,
-                                 &p.request);
+      return MPI_Ireduce_scatter(src.data_ptr(), dst.data_ptr(), counts->data(), plan.type, plan.op, comm_, &p.request);
     });
     p.done = [src, dst, out, counts, plan, n = size_](const MPI_Status&, BackendWork&) {
       if (plan.average) dst.div_(n);
@@ -721,8 +723,8 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
       for (auto& c : counts) c = static_cast<int>(rows / size_ * row);
       return counts;
     }
-    EMBER_CHECK(static_cast<int>(splits.size()) == size_,
-                "[{}] {}: expected {} split sizes (the group size), got {}", fn, splits_arg, size_, splits.size());
+    EMBER_CHECK(static_cast<int>(splits.size()) == size_, "[{}] {}: expected {} split sizes (the group size), got {}",
+                fn, splits_arg, size_, splits.size());
     int64_t sum = 0;
     for (size_t i = 0; i < splits.size(); ++i) {
       EMBER_CHECK(splits[i] >= 0, "[{}] {}[{}]: expected a size >= 0, got {}", fn, splits_arg, i, splits[i]);
@@ -794,9 +796,9 @@ class ProcessGroupMPI : public c10d::ProcessGroup {
     } catch (const std::exception& e) {
       why = e.what();
     }
-    return std::make_exception_ptr(DistBackendError(
-        fmt::format("[{}] MPI backend: group '{}' is unusable after an earlier operation failed: {}",
-                    c10d::op_type_name(op), groupName_, why)));
+    return std::make_exception_ptr(
+        DistBackendError(fmt::format("[{}] MPI backend: group '{}' is unusable after an earlier operation failed: {}",
+                                     c10d::op_type_name(op), groupName_, why)));
   }
 
   // The DistBackendError of a failed operation, with the store's diagnosis when there is a store.
@@ -991,8 +993,9 @@ std::shared_ptr<c10d::ProcessGroup> make_mpi_process_group(const c10d::BackendAr
     for (int r : ranks)
       EMBER_CHECK(r >= 0 && r < wsize, "[{}] ranks: expected world ranks in [0, {}) (MPI's world size), got {}", fn,
                   wsize, r);
-    EMBER_CHECK(ranks[args.rank] == wrank, "[{}] ranks: group rank {} is world rank {}, but this process is MPI rank {}",
-                fn, args.rank, ranks[args.rank], wrank);
+    EMBER_CHECK(ranks[args.rank] == wrank,
+                "[{}] ranks: group rank {} is world rank {}, but this process is MPI rank {}", fn, args.rank,
+                ranks[args.rank], wrank);
     std::lock_guard<std::mutex> lock(s.call_mu);
     MPI_Group world_group = MPI_GROUP_NULL, group = MPI_GROUP_NULL;
     check_mpi(MPI_Comm_group(MPI_COMM_WORLD, &world_group), fn, "MPI_Comm_group");

@@ -18,22 +18,22 @@
 #include "ember/ember.h"
 
 namespace dist = ember::distributed;
-using ember::c10d::ReduceOp;
 using ember::ScalarType;
 using ember::Tensor;
+using ember::c10d::ReduceOp;
 
 namespace {
 
 int g_rank = -1;
 bool g_failed = false;
 
-#define CHECK_W(cond, ...)                                                                                   \
-  do {                                                                                                       \
-    if (!(cond)) {                                                                                           \
-      g_failed = true;                                                                                       \
-      fmt::print("FAIL rank {} line {}: {}\n", g_rank, __LINE__, fmt::format(__VA_ARGS__));                \
-      std::fflush(stdout);                                                                                   \
-    }                                                                                                        \
+#define CHECK_W(cond, ...)                                                                  \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
+      g_failed = true;                                                                      \
+      fmt::print("FAIL rank {} line {}: {}\n", g_rank, __LINE__, fmt::format(__VA_ARGS__)); \
+      std::fflush(stdout);                                                                  \
+    }                                                                                       \
   } while (0)
 
 std::string error_of(const std::function<void()>& f) {
@@ -47,9 +47,9 @@ std::string error_of(const std::function<void()>& f) {
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-#define CHECK_ERROR(expr, part)                                                                      \
-  do {                                                                                               \
-    std::string msg_ = error_of([&] { expr; });                                                      \
+#define CHECK_ERROR(expr, part)                                                                   \
+  do {                                                                                            \
+    std::string msg_ = error_of([&] { expr; });                                                   \
     CHECK_W(contains(msg_, part), "expected an error containing \"{}\", got \"{}\"", part, msg_); \
   } while (0)
 
@@ -76,7 +76,8 @@ void expect_values(const Tensor& t, const std::vector<double>& want, ScalarType 
   CHECK_W(t.dtype() == dt, "{}: dtype {} instead of {}", what, t.dtype(), dt);
   auto got = values_of(t);
   bool ok = got.size() == want.size();
-  for (size_t i = 0; ok && i < got.size(); ++i) ok = std::abs(got[i] - want[i]) <= tol * std::max(1.0, std::abs(want[i]));
+  for (size_t i = 0; ok && i < got.size(); ++i)
+    ok = std::abs(got[i] - want[i]) <= tol * std::max(1.0, std::abs(want[i]));
   CHECK_W(ok, "{}: got [{}], expected [{}]", what, fmt::join(got, ", "), fmt::join(want, ", "));
 }
 
@@ -122,8 +123,9 @@ std::vector<double> reference(ReduceOp op, ScalarType dt, int n, const std::func
   return acc;
 }
 
-const std::vector<ScalarType> kDtypes = {ember::kFloat32, ember::kFloat64, ember::kInt32, ember::kInt64,   ember::kInt8,
-                                         ember::kUInt8,   ember::kBool,    ember::kFloat16, ember::kBFloat16};
+const std::vector<ScalarType> kDtypes = {ember::kFloat32, ember::kFloat64, ember::kInt32,
+                                         ember::kInt64,   ember::kInt8,    ember::kUInt8,
+                                         ember::kBool,    ember::kFloat16, ember::kBFloat16};
 const std::vector<ReduceOp> kOps = {ReduceOp::SUM, ReduceOp::AVG,  ReduceOp::PRODUCT, ReduceOp::MIN,
                                     ReduceOp::MAX, ReduceOp::BAND, ReduceOp::BOR,     ReduceOp::BXOR};
 
@@ -190,7 +192,8 @@ void scenario_collectives(int r, int n) {
   {
     const int dst = 1 % n;
     std::vector<Tensor> list;
-    for (int k = 0; k < n && r == dst; ++k) list.push_back(ember::zeros({6}, ember::TensorOptions().dtype(ember::kInt64)));
+    for (int k = 0; k < n && r == dst; ++k)
+      list.push_back(ember::zeros({6}, ember::TensorOptions().dtype(ember::kInt64)));
     dist::gather(make(vals(r, ember::kInt64), ember::kInt64), r == dst ? &list : nullptr, dst);
     for (int k = 0; k < static_cast<int>(list.size()); ++k)
       expect_values(list[k], vals(k, ember::kInt64), ember::kInt64, fmt::format("gather [{}]", k));
@@ -219,8 +222,8 @@ void scenario_collectives(int r, int n) {
     expect_values(out, want, ember::kFloat32, fmt::format("reduce_scatter {}", ember::c10d::reduce_op_name(op)), 1e-6);
     Tensor out2 = ember::zeros({2, 3});
     dist::reduce_scatter_tensor(out2, ember::stack(ins).view({2 * n, 3}), op);
-    expect_values(out2, want, ember::kFloat32,
-                  fmt::format("reduce_scatter_tensor {}", ember::c10d::reduce_op_name(op)), 1e-6);
+    expect_values(out2, want, ember::kFloat32, fmt::format("reduce_scatter_tensor {}", ember::c10d::reduce_op_name(op)),
+                  1e-6);
   }
   // all_to_all_single, equal splits: rank r's row j (r*10+j, -(r*10+j)) goes to rank j.
   {
@@ -256,7 +259,8 @@ void scenario_collectives(int r, int n) {
     }
     dist::all_to_all(outs, ins);
     for (int j = 0; j < n; ++j)
-      expect_values(outs[j], std::vector<double>(r + j + 1, j * 100 + r), ember::kInt64, fmt::format("all_to_all [{}]", j));
+      expect_values(outs[j], std::vector<double>(r + j + 1, j * 100 + r), ember::kInt64,
+                    fmt::format("all_to_all [{}]", j));
   }
   // allreduce_coalesced: one reduction over tensors of different shapes.
   {
@@ -319,7 +323,8 @@ void scenario_p2p(int r, int n) {
       Tensor want = make(vals(0, ember::kFloat16), ember::kFloat16, {2, 3});
       expect_values(tt.contiguous(), values_of(want), ember::kFloat16, "non-contiguous float16 recv");
       Tensor six = ember::zeros({6});
-      CHECK_ERROR(dist::recv(six, 0, nullptr, 9), "[recv] tensors[0]: expected 6 elements from rank 0, the message had 4");
+      CHECK_ERROR(dist::recv(six, 0, nullptr, 9),
+                  "[recv] tensors[0]: expected 6 elements from rank 0, the message had 4");
     }
   }
   dist::barrier();
@@ -329,8 +334,8 @@ void scenario_groups(int r, int n) {
   auto g02 = dist::new_group({0, 2});
   CHECK_W((g02 != nullptr) == (r != 1), "new_group({{0, 2}}) on rank {}: {}", r, g02 ? "a group" : "null");
   if (g02) {
-    CHECK_W(dist::get_rank(g02) == r / 2 && dist::get_world_size(g02) == 2, "g02 rank {} size {}",
-            dist::get_rank(g02), dist::get_world_size(g02));
+    CHECK_W(dist::get_rank(g02) == r / 2 && dist::get_world_size(g02) == 2, "g02 rank {} size {}", dist::get_rank(g02),
+            dist::get_world_size(g02));
     CHECK_W(dist::get_backend(g02) == "mpi", "g02 backend {}", dist::get_backend(g02));
     Tensor t = make(vals(r, ember::kFloat32), ember::kFloat32);
     dist::all_reduce(t, ReduceOp::SUM, g02);
@@ -403,16 +408,21 @@ void scenario_errors(int r, int n) {
   auto pg = dist::resolve_group();
   Tensor f = ember::ones({4});
   Tensor i32 = ember::ones({4}, ember::TensorOptions().dtype(ember::kInt32));
-  CHECK_ERROR(dist::all_reduce(i32, ReduceOp::AVG),
-              "[all_reduce] op: ReduceOp.AVG needs a floating-point tensor (the mean of integers is not an integer), got "
-              "int32");
-  CHECK_ERROR(dist::all_reduce(f, ReduceOp::BXOR), "[all_reduce] op: ReduceOp.BXOR needs an integer or bool tensor, got float32");
+  CHECK_ERROR(
+      dist::all_reduce(i32, ReduceOp::AVG),
+      "[all_reduce] op: ReduceOp.AVG needs a floating-point tensor (the mean of integers is not an integer), got "
+      "int32");
+  CHECK_ERROR(dist::all_reduce(f, ReduceOp::BXOR),
+              "[all_reduce] op: ReduceOp.BXOR needs an integer or bool tensor, got float32");
   Tensor c = ember::zeros({2}, ember::TensorOptions().dtype(ember::kComplex64));
-  CHECK_ERROR(dist::all_reduce(c), "[all_reduce] tensors[0]: expected a tensor of dtype bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 or float64, got complex64");
+  CHECK_ERROR(dist::all_reduce(c),
+              "[all_reduce] tensors[0]: expected a tensor of dtype bool, uint8, int8, int16, int32, int64, float16, "
+              "bfloat16, float32 or float64, got complex64");
   CHECK_ERROR(dist::broadcast(c, 0), "[broadcast] tensors[0]: expected a tensor of dtype bool");
   {
     std::vector<Tensor> two{f, f};
-    CHECK_ERROR(pg->allreduce(two), "[all_reduce] tensors: expected a list of exactly one tensor (one per device; CPU has one), got 2");
+    CHECK_ERROR(pg->allreduce(two),
+                "[all_reduce] tensors: expected a list of exactly one tensor (one per device; CPU has one), got 2");
     std::vector<Tensor> one{f};
     ember::c10d::BroadcastOptions bo;
     bo.rootRank = 5;
@@ -422,11 +432,14 @@ void scenario_errors(int r, int n) {
   }
   {
     std::vector<Tensor> outs{ember::zeros({4})};
-    CHECK_ERROR(dist::all_gather(outs, f), fmt::format("[all_gather] outputTensors[0]: expected a list of {} tensors (the group's size), got 1", n));
+    CHECK_ERROR(
+        dist::all_gather(outs, f),
+        fmt::format("[all_gather] outputTensors[0]: expected a list of {} tensors (the group's size), got 1", n));
     std::vector<Tensor> bad(n, ember::zeros({4}));
     bad[n - 1] = ember::zeros({4}, ember::TensorOptions().dtype(ember::kInt64));
-    CHECK_ERROR(dist::all_gather(bad, f),
-                fmt::format("[all_gather] outputTensors[0][{}]: expected dtype float32 (as the input), got int64", n - 1));
+    CHECK_ERROR(
+        dist::all_gather(bad, f),
+        fmt::format("[all_gather] outputTensors[0][{}]: expected dtype float32 (as the input), got int64", n - 1));
     Tensor wrong = ember::zeros({4 * n + 1});
     CHECK_ERROR(dist::all_gather_into_tensor(wrong, f), "[all_gather_into_tensor] output: expected");
   }
@@ -482,7 +495,8 @@ void scenario_timeout(int r, bool with_store) {
   else
     CHECK_W(contains(msg, "the group has no store to ask which ranks stopped answering"), "timeout message: {}", msg);
   t0 = std::chrono::steady_clock::now();
-  CHECK_ERROR(dist::broadcast(t, 0), "[broadcast] MPI backend: group 'default_pg' is unusable after an earlier operation failed");
+  CHECK_ERROR(dist::broadcast(t, 0),
+              "[broadcast] MPI backend: group 'default_pg' is unusable after an earlier operation failed");
   s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CHECK_W(s < 0.5, "the later operation took {:.2f} s to fail", s);
 }
@@ -532,8 +546,9 @@ int main(int argc, char** argv) {
                             mpi_rank, 1 - mpi_rank));
     bad = opts;
     bad.world_size = 5;
-    CHECK_ERROR(dist::init_process_group(bad), "[init_process_group] world_size: the MPI backend takes the world size "
-                                               "from MPI (mpirun -np), which is 2, got 5");
+    CHECK_ERROR(dist::init_process_group(bad),
+                "[init_process_group] world_size: the MPI backend takes the world size "
+                "from MPI (mpirun -np), which is 2, got 5");
     CHECK_W(!dist::is_initialized(), "a rejected init_process_group left a group");
   }
   if (scenario == "timeout_store") {
@@ -547,13 +562,20 @@ int main(int argc, char** argv) {
   dist::init_process_group(opts);
   const int r = dist::get_rank(), n = dist::get_world_size();
   g_rank = r;
-  if (scenario == "collectives") scenario_collectives(r, n);
-  else if (scenario == "p2p") scenario_p2p(r, n);
-  else if (scenario == "groups") scenario_groups(r, n);
-  else if (scenario == "async") scenario_async(r, n);
-  else if (scenario == "errors") scenario_errors(r, n);
-  else if (scenario == "timeout" || scenario == "timeout_store") scenario_timeout(r, scenario == "timeout_store");
-  else if (scenario == "kill") scenario_kill(r, n);
+  if (scenario == "collectives")
+    scenario_collectives(r, n);
+  else if (scenario == "p2p")
+    scenario_p2p(r, n);
+  else if (scenario == "groups")
+    scenario_groups(r, n);
+  else if (scenario == "async")
+    scenario_async(r, n);
+  else if (scenario == "errors")
+    scenario_errors(r, n);
+  else if (scenario == "timeout" || scenario == "timeout_store")
+    scenario_timeout(r, scenario == "timeout_store");
+  else if (scenario == "kill")
+    scenario_kill(r, n);
   else {
     fmt::print(stderr, "unknown scenario {}\n", scenario);
     return 2;

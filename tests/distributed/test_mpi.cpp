@@ -17,8 +17,9 @@ struct MpiJob {
 
 // mpirun -np `np` mpi_worker `scenario`, over loopback TCP, ended by mpirun after `limit_s`.
 MpiJob run_mpi(int np, const std::string& scenario, int limit_s = 60, const std::string& arg = "") {
-  std::vector<std::string> argv{EMBER_MPIEXEC, "--allow-run-as-root", "--oversubscribe", "--timeout",
-                                std::to_string(limit_s), "-np", std::to_string(np), EMBER_MPI_WORKER, scenario};
+  std::vector<std::string> argv{EMBER_MPIEXEC,      "--allow-run-as-root",   "--oversubscribe",
+                                "--timeout",        std::to_string(limit_s), "-np",
+                                std::to_string(np), EMBER_MPI_WORKER,        scenario};
   if (!arg.empty()) argv.push_back(arg);
   ember::test::SpawnOptions o;
   o.torchrun_env = false;
