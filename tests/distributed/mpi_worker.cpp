@@ -274,6 +274,15 @@ void scenario_collectives(int r, int n) {
                   ember::kFloat32, "allreduce_coalesced [0]", 1e-6);
     expect_values(ts[1], {(n - 1) / 2.0, (n - 1) * 1.0}, ember::kFloat32, "allreduce_coalesced [1]", 1e-6);
   }
+  // Empty tensors move nothing and succeed.
+  {
+    Tensor e = ember::zeros({0});
+    dist::all_reduce(e);
+    std::vector<Tensor> outs(n, ember::zeros({0}));
+    dist::all_gather(outs, e);
+    dist::broadcast(e, 0);
+    CHECK_W(e.numel() == 0 && outs[0].numel() == 0, "empty tensors changed shape");
+  }
   dist::barrier();
 }
 
