@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -132,6 +133,17 @@ std::shared_ptr<gloo::transport::Device> make_device() {
   }
 }
 
+// gloo writes to its sockets with writev(), so a peer that died would kill this process with
+// SIGPIPE instead of failing the operation. Ignore SIGPIPE unless the program chose a handler
+// (Python, hence PyTorch, runs with it ignored).
+void ignore_sigpipe_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction current {};
+    if (sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) signal(SIGPIPE, SIG_IGN);
+  });
+}
+
 milliseconds effective(milliseconds op, milliseconds group) { return op.count() > 0 ? op : group; }
 
 // gloo's typed setters for an element size (the data is moved as raw elements of that size).
@@ -216,6 +228,10 @@ class ProcessGroupGloo final : public c10d::ProcessGroup {
   uint64_t seq_ = 0;
   std::unique_ptr<OpQueue> queue_;
   std::unique_ptr<OpQueue> p2p_queue_;
+  // Posted point-to-point buffers not yet completed: destruction aborts them (an unmatched recv
+  // would otherwise hold it for the whole timeout).
+  std::mutex p2p_mu_;
+  std::vector<std::weak_ptr<gloo::transport::UnboundBuffer>> p2p_pending_;
 };
 
 ProcessGroupGloo::ProcessGroupGloo(const c10d::BackendArgs& args)
@@ -226,6 +242,7 @@ ProcessGroupGloo::ProcessGroupGloo(const c10d::BackendArgs& args)
               args.size);
   EMBER_CHECK(timeout_.count() > 0, "[init_process_group] backend 'gloo': expected a positive timeout, got {} ms",
               timeout_.count());
+  ignore_sigpipe_once();
   auto device = make_device();
   context_ = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
   context_->setTimeout(timeout_);
@@ -244,8 +261,17 @@ ProcessGroupGloo::ProcessGroupGloo(const c10d::BackendArgs& args)
 }
 
 ProcessGroupGloo::~ProcessGroupGloo() {
-  // Queued operations finish first (each has a timeout), as LibTorch's destructor waits for them.
+  // Queued collectives finish first (each has a timeout), as LibTorch's destructor waits for them.
   queue_->stop();
+  {
+    std::lock_guard<std::mutex> lock(p2p_mu_);
+    for (auto& weak : p2p_pending_) {
+      if (auto buf = weak.lock()) {
+        buf->abortWaitSend();
+        buf->abortWaitRecv();
+      }
+    }
+  }
   p2p_queue_->stop();
   monitor_->stop();
 }
@@ -797,12 +823,19 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::post_p2p(OpType type, Tensor& tens
       if (r != rank_) sources.push_back(r);
     buf->recv(sources, slot);
   }
+  {
+    std::lock_guard<std::mutex> lock(p2p_mu_);
+    std::erase_if(p2p_pending_, [](const auto& w) { return w.expired(); });
+    p2p_pending_.push_back(buf);
+  }
   milliseconds timeout = timeout_;
   p2p_queue_->push([this, work, staged, buf, sending, info, timeout] {
     try {
       int from = -1;
       bool ok = sending ? buf->waitSend(&from, timeout) : buf->waitRecv(&from, timeout);
-      if (!ok) throw gloo::IoException("the operation was aborted");
+      if (!ok)
+        throw c10d::DistBackendError(
+            fmt::format("{}: the process group was destroyed before the operation completed", info.prefix()));
       if (!sending) {
         NoGradGuard no_grad;
         staged->copy_back();

@@ -498,6 +498,29 @@ TEST(Gloo, TimeoutNamesTheRankThatDidNotArrive) {
   EXPECT_LT(elapsed, 10s);
 }
 
+TEST(Gloo, DestroyingTheGroupFinishesQueuedWorkAndAbortsAnUnmatchedRecv) {
+  std::vector<std::shared_ptr<c10d::Work>> queued(2), unmatched(2);
+  std::vector<Tensor> results(2);
+  auto t0 = std::chrono::steady_clock::now();
+  run_ranks(2, [&](c10d::ProcessGroup& pg, int r) {
+    results[r] = make({1.0 + r}, kFloat32);
+    std::vector<Tensor> t{results[r]};
+    queued[r] = pg.allreduce(t);  // still queued or running when the group goes
+    std::vector<Tensor> never{zeros({1}, TensorOptions().dtype(kFloat32))};
+    unmatched[r] = pg.recv(never, 1 - r, 99);
+  });
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_TRUE(queued[r]->is_completed());
+    EXPECT_EQ(vals(results[r]), (std::vector<double>{3}));
+    ASSERT_TRUE(unmatched[r]->is_completed());
+    EXPECT_EQ(error_of([&] { unmatched[r]->wait(); }),
+              fmt::format("[recv (peer rank {}) on group 'default_pg'] rank {} of 2 (gloo): the process group was "
+                          "destroyed before the operation completed",
+                          1 - r, r));
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);  // not the 20 s timeout
+}
+
 // ---- Processes (dist_worker) ----------------------------------------------------------------
 
 namespace {

@@ -256,10 +256,13 @@ TEST_P(StoreTest, BlockingWaitWhileAnotherThreadSets) {
 
 TEST_P(StoreTest, ConcurrentAddsAreExact) {
   auto s = make();
-  constexpr int kThreads = 8, kAdds = 100;
+  constexpr int kThreads = 8, kAdds = 400;
   std::vector<std::thread> ts;
+  std::atomic<int> ready{0};
   for (int t = 0; t < kThreads; ++t)
     ts.emplace_back([&] {
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();  // all start together
       for (int i = 0; i < kAdds; ++i) s->add("counter", 1);
     });
   for (auto& t : ts) t.join();
@@ -433,11 +436,11 @@ TEST(TCPStore, ServerSurvivesClientsThatLeave) {
   o.port = port;
   o.timeout = 5s;
   {
-    // A client that leaves while its wait is parked at the server.
+    // Clients that leave while their GET or WAIT is parked at the server (timed out).
     auto client = std::make_unique<TCPStore>("127.0.0.1", o);
-    EXPECT_NE(error_of<DistStoreError>([&] { client->wait({"later"}, 50ms); }), "<no error>");
-    std::thread t([&] { EXPECT_NE(error_of<DistStoreError>([&] { client->get("later"); }), "<no error>"); });
     client->setTimeout(100ms);
+    std::thread t([&] { EXPECT_NE(error_of<DistStoreError>([&] { client->get("later"); }), "<no error>"); });
+    EXPECT_NE(error_of<DistStoreError>([&] { client->wait({"later", "other"}, 50ms); }), "<no error>");
     t.join();
   }
   {
@@ -511,6 +514,21 @@ TEST(FileStore, InstancesOnOnePathShareKeys) {
   FileStore c(dir.file("s"), -1);
   EXPECT_EQ(c.get_string("n"), "5");
   EXPECT_FALSE(c.check({"k"}));
+}
+
+TEST(FileStore, AddIsAtomicAcrossInstances) {
+  // Separate instances lock the file against each other (as processes do).
+  TempDir dir;
+  constexpr int kThreads = 4, kAdds = 300;
+  std::vector<std::unique_ptr<FileStore>> stores;
+  for (int t = 0; t < kThreads; ++t) stores.push_back(std::make_unique<FileStore>(dir.file("s"), -1));
+  std::vector<std::thread> ts;
+  for (int t = 0; t < kThreads; ++t)
+    ts.emplace_back([&, t] {
+      for (int i = 0; i < kAdds; ++i) stores[t]->add("counter", 1);
+    });
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(stores[0]->add("counter", 0), kThreads * kAdds);
 }
 
 TEST(FileStore, LastWorkerRemovesTheFile) {

@@ -6,3 +6,5 @@
 #include "ember/distributed/Distributed.h"
 #include "ember/distributed/ProcessGroup.h"
 #include "ember/distributed/Store.h"
+#include "ember/distributed/DeviceMesh.h"
+#include "ember/distributed/DTensor.h"

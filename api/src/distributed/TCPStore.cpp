@@ -139,6 +139,7 @@ struct TCPStore::Server {
   };
 
   void run();
+  void loop();
   void accept_all();
   void read_conn(Conn& c);
   void flush(Conn& c);
@@ -161,35 +162,49 @@ struct TCPStore::Server {
   std::vector<uint64_t> resumed_;                                 // connections whose wait ended
 };
 
-TCPStore::Server::Server(uint16_t requested) {
-  // All interfaces (as PyTorch), dual-stack where IPv6 is available.
-  int fd = ::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  int err = 0;
-  int one = 1, zero = 0;
-  if (fd >= 0) {
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-    sockaddr_in6 a{};
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_any;
-    a.sin6_port = htons(requested);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) err = errno;
-  } else {
-    fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) throw DistNetworkError(fmt::format("[TCPStore] cannot create a socket: {}", errno_text(errno)));
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_ANY);
-    a.sin_port = htons(requested);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) err = errno;
+namespace {
+// A listening socket on every interface at `port`, or -1 with `err` set.
+int listen_on(int family, uint16_t port, int& err) {
+  int fd = ::socket(family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) {
+    err = errno;
+    return -1;
   }
-  if (err == 0 && ::listen(fd, SOMAXCONN) != 0) err = errno;
-  if (err != 0) {
+  int one = 1, zero = 0;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  sockaddr_storage ss{};
+  socklen_t len;
+  if (family == AF_INET6) {
+    ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));  // IPv4 clients too
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    a->sin6_family = AF_INET6;
+    a->sin6_addr = in6addr_any;
+    a->sin6_port = htons(port);
+    len = sizeof(sockaddr_in6);
+  } else {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    a->sin_family = AF_INET;
+    a->sin_addr.s_addr = htonl(INADDR_ANY);
+    a->sin_port = htons(port);
+    len = sizeof(sockaddr_in);
+  }
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&ss), len) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+    err = errno;
     ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+}  // namespace
+
+TCPStore::Server::Server(uint16_t requested) {
+  // All interfaces (as PyTorch): dual-stack, or IPv4 alone where IPv6 is unavailable.
+  int err = 0;
+  int fd = listen_on(AF_INET6, requested, err);
+  if (fd < 0 && err != EADDRINUSE && err != EACCES) fd = listen_on(AF_INET, requested, err);
+  if (fd < 0)
     throw DistNetworkError(
         fmt::format("[TCPStore] port: the server cannot listen on port {}: {}", requested, errno_text(err)));
-  }
   sockaddr_storage ss{};
   socklen_t len = sizeof(ss);
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
@@ -216,6 +231,16 @@ TCPStore::Server::~Server() {
 }
 
 void TCPStore::Server::run() {
+  try {
+    loop();
+  } catch (const std::exception&) {
+    // Out of memory (a huge value): hang up on everyone, so that clients fail instead of hanging.
+    for (auto& [id, c] : conns_) ::shutdown(c.fd, SHUT_RDWR);
+    ::shutdown(listen_fd_, SHUT_RDWR);
+  }
+}
+
+void TCPStore::Server::loop() {
   std::vector<pollfd> fds;
   std::vector<uint64_t> ids;
   for (;;) {
@@ -480,27 +505,29 @@ struct TCPStore::Client {
 
   std::string where() const { return fmt::format("{}:{}", host, port); }
 
-  // A connected socket, retrying with backoff until `deadline` (none: one round of attempts).
-  int connect(const char* fn, std::optional<Clock::time_point> deadline, std::chrono::milliseconds timeout) {
+  // The first connection: retries with backoff while the server is not up, until `timeout`
+  // (kNoTimeout: forever).
+  int connect_first(std::chrono::milliseconds timeout) {
+    auto start = Clock::now();
     auto backoff = std::chrono::milliseconds(10);
     for (;;) {
       std::string why;
+      auto deadline = timeout == kNoTimeout ? Clock::now() + kAttempt : start + timeout;
       int fd = try_connect(deadline, why);
       if (fd >= 0) return fd;
       auto now = Clock::now();
-      if (!deadline || now >= *deadline) {
-        if (!deadline)
-          throw DistNetworkError(
-              fmt::format("[{}] connection to the TCPStore server at {} was lost ({})", fn, where(), why));
-        throw DistNetworkError(fmt::format("[{}] could not connect to the TCPStore server at {} within {} ms: {}", fn,
+      if (timeout != kNoTimeout && now >= deadline)
+        throw DistNetworkError(fmt::format("[TCPStore] could not connect to the TCPStore server at {} within {} ms: {}",
                                            where(), timeout.count(), why));
-      }
-      std::this_thread::sleep_for(std::min<Clock::duration>(backoff, *deadline - now));
+      auto pause =
+          timeout == kNoTimeout ? Clock::duration(backoff) : std::min<Clock::duration>(backoff, deadline - now);
+      std::this_thread::sleep_for(pause);
       backoff = std::min(backoff * 2, std::chrono::milliseconds(500));
     }
   }
 
-  int try_connect(std::optional<Clock::time_point> deadline, std::string& why) {
+  // One round of attempts over the host's addresses, each bounded by `deadline`.
+  int try_connect(Clock::time_point deadline, std::string& why) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -522,10 +549,8 @@ struct TCPStore::Client {
         err = errno;
         if (err == EINPROGRESS) {
           // Bounded so that an unanswered SYN cannot outlast the caller's deadline.
-          int ms = 1000;
-          if (deadline)
-            ms = static_cast<int>(std::clamp<int64_t>(
-                std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now()).count(), 1, 30000));
+          int ms = static_cast<int>(std::clamp<int64_t>(
+              std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count(), 1, 1 << 30));
           pollfd p{fd, POLLOUT, 0};
           int n = ::poll(&p, 1, ms);
           socklen_t len = sizeof(err);
@@ -548,7 +573,7 @@ struct TCPStore::Client {
     return out;
   }
 
-  int acquire(const char* fn) {
+  int acquire(const char* fn, std::chrono::milliseconds timeout) {
     {
       std::lock_guard<std::mutex> lock(mu);
       if (!idle.empty()) {
@@ -557,8 +582,14 @@ struct TCPStore::Client {
         return fd;
       }
     }
-    // The server was reached once: a refused connection now means it is gone.
-    return connect(fn, std::nullopt, {});
+    // The server was reached once: a refused connection now means it is gone (no retries).
+    std::string why;
+    int fd = try_connect(
+        Clock::now() + (timeout == kNoTimeout ? kAttempt : std::min<Clock::duration>(timeout, kAttempt)), why);
+    if (fd < 0)
+      throw DistNetworkError(
+          fmt::format("[{}] connection to the TCPStore server at {} was lost ({})", fn, where(), why));
+    return fd;
   }
 
   void release(int fd) {
@@ -575,7 +606,7 @@ struct TCPStore::Client {
   template <class OnTimeout>
   Reader call(const char* fn, const std::string& request, std::chrono::milliseconds timeout, std::string& storage,
               OnTimeout&& on_timeout) {
-    int fd = acquire(fn);
+    int fd = acquire(fn, timeout);
     auto lost = [&](const std::string& why) {
       ::close(fd);
       return DistNetworkError(
@@ -633,6 +664,8 @@ struct TCPStore::Client {
   }
 
   static constexpr size_t kMaxIdle = 4;
+  // The longest one connection attempt may take.
+  static constexpr std::chrono::seconds kAttempt{30};
   std::string host;
   uint16_t port;
   std::mutex mu;
@@ -656,19 +689,9 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
     }
     port_ = server_->port;
   }
+  auto start = Clock::now();
   client_ = std::make_unique<Client>(host_, port_);
-  std::optional<Clock::time_point> deadline;
-  if (opts.timeout != kNoTimeout) deadline = Clock::now() + opts.timeout;
-  // Wait for the server without a deadline when there is no timeout.
-  int fd = -1;
-  if (deadline) {
-    fd = client_->connect("TCPStore", deadline, opts.timeout);
-  } else {
-    std::string why;
-    while ((fd = client_->try_connect(std::nullopt, why)) < 0)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  }
-  client_->release(fd);
+  client_->release(client_->connect_first(opts.timeout));
 
   if (opts.numWorkers && opts.waitWorkers) {
     int64_t arrived = add(kInitKey, 1);
@@ -676,7 +699,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& opts)
       // Only the server's store waits (as PyTorch); a short poll of one counter.
       auto want = static_cast<int64_t>(*opts.numWorkers);
       while (arrived < want) {
-        if (deadline && Clock::now() >= *deadline)
+        if (opts.timeout != kNoTimeout && Clock::now() - start >= opts.timeout)
           throw DistStoreError(fmt::format(
               "[TCPStore] timed out after {} ms waiting for {} workers to connect to the TCPStore server at {}:{}; "
               "{} arrived",

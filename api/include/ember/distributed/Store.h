@@ -106,6 +106,7 @@ class EMBER_API HashStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
 
@@ -128,6 +129,7 @@ class EMBER_API PrefixStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
   // Without a timeout: the underlying store's own (as PyTorch).
   void wait(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
@@ -157,6 +159,7 @@ class EMBER_API FileStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getPath() const noexcept { return path_; }
@@ -174,8 +177,9 @@ struct TCPStoreOptions {
   // This process runs the server (rank 0 in init_process_group). Port 0 picks a free port;
   // TCPStore::getPort() tells which.
   bool isServer = false;
-  // With waitWorkers, the constructor returns once this many clients (the server's own included)
-  // have connected, or throws DistStoreError after the timeout.
+  // With waitWorkers, every store counts itself in (key "init/", as PyTorch) and the server's
+  // constructor returns once this many (its own included) have, or throws DistStoreError after
+  // the timeout; clients do not wait.
   std::optional<std::size_t> numWorkers;
   bool waitWorkers = true;
   std::chrono::milliseconds timeout = Store::kDefaultTimeout;
@@ -200,6 +204,7 @@ class EMBER_API TCPStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
+  using Store::get_string;
   using Store::wait;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   const std::string& getHost() const noexcept { return host_; }
