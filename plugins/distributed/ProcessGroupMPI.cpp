@@ -13,17 +13,20 @@
 // that passes its deadline (the options' timeout, else the group's) with DistBackendError and
 // marks the group broken: the MPI call cannot be cancelled, so later operations fail at once and
 // the process calls MPI_Abort at exit (MPI_Finalize would wait on the abandoned call forever).
-// Otherwise the process calls MPI_Finalize at exit, after stopping every group's worker.
+// Otherwise the process calls MPI_Finalize at exit, after stopping every group's worker. A group
+// created with a store (init_method env:// or tcp:// next to mpirun) runs Common.h's health monitor,
+// and its errors name the ranks that did not arrive; under plain mpirun there is no store to ask.
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <functional>
-#include <numeric>
+#include <optional>
 #include <set>
 #include <thread>
 
