@@ -9,8 +9,9 @@
 // launcher alone, which forwards it once. The launcher blocks SIGCHLD and the stop signals and
 // reads them from a signalfd polled together with the ranks' output pipes (--log-dir) under the
 // grace period's deadline: it sleeps until something happens, never spins. The first rank seen
-// to exit non-zero or by a signal is the root cause; the running ranks then get SIGTERM, and
-// SIGKILL after --grace-period. A SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the
+// to exit non-zero or by a signal is the root cause; the ranks' groups then get SIGTERM, and
+// SIGKILL after --grace-period if a rank still runs. When all ranks have exited, their groups
+// get SIGTERM (as torchrun's shutdown), so nothing a rank started outlives the launcher. A SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the
 // same way (a second one kills at once) and the launcher exits 128 + its number.
 #include "Launch.h"
 
@@ -331,6 +332,7 @@ class Launcher {
       }
     }
     wait_all();
+    stop_all(SIGTERM);  // as torchrun on shutdown: what the ranks left behind
     drain();
     if (!failures_.empty()) {
       print_summary(c_, ranks_, failures_);
@@ -351,9 +353,11 @@ class Launcher {
     return n;
   }
 
+  // Signals every rank's process group, the exited ranks' too (what they started may still run;
+  // a group's id is not reused while it has members). ESRCH, an empty group, is no error.
   void stop_all(int sig) {
     for (auto& r : ranks_)
-      if (r.running) killpg(r.pid, sig);
+      if (r.pid > 0) killpg(r.pid, sig);
   }
 
   // Starts stopping the running ranks with `sig`, SIGKILL at the end of the grace period.
