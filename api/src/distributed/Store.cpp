@@ -1,9 +1,11 @@
 // The Store base, HashStore and PrefixStore (ember/distributed/Store.h).
 #include "ember/distributed/Store.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include "StoreDetail.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <charconv>
 
 namespace ember::c10d {
@@ -11,18 +13,29 @@ namespace ember::c10d {
 Store::~Store() = default;
 
 namespace detail {
-// The decimal text of an add() counter; DistStoreError when the key holds something else.
-int64_t parse_counter(const std::string& key, const std::vector<uint8_t>& v) {
+int64_t parse_counter(const char* fn, const std::string& key, const std::vector<uint8_t>& v) {
   int64_t n = 0;
   auto* b = reinterpret_cast<const char*>(v.data());
   auto [p, ec] = std::from_chars(b, b + v.size(), n);
-  if (ec != std::errc() || p != b + v.size())
-    throw DistStoreError(fmt::format("[Store::add] key '{}' holds a value that is not an integer", key));
+  if (v.empty() || ec != std::errc() || p != b + v.size())
+    throw DistStoreError(fmt::format("[{}] key '{}' holds a value that is not an integer: '{}'", fn, key,
+                                     std::string(b, b + std::min<size_t>(v.size(), 64))));
   return n;
 }
 std::vector<uint8_t> counter_bytes(int64_t n) {
   auto s = std::to_string(n);
   return {s.begin(), s.end()};
+}
+int64_t checked_add(const char* fn, const std::string& key, int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_add_overflow(a, b, &out))
+    throw DistStoreError(fmt::format("[{}] key '{}': {} + {} overflows int64", fn, key, a, b));
+  return out;
+}
+std::string key_list(const std::vector<std::string>& keys) {
+  std::string out = "[";
+  for (size_t i = 0; i < keys.size(); ++i) out += fmt::format("{}'{}'", i ? ", " : "", keys[i]);
+  return out + "]";
 }
 }  // namespace detail
 
@@ -35,8 +48,15 @@ void HashStore::set(const std::string& key, const std::vector<uint8_t>& value) {
 }
 
 std::vector<uint8_t> HashStore::get(const std::string& key) {
-  wait({key});
-  std::lock_guard<std::mutex> lock(mu_);
+  // Waits and reads under one lock: a deleteKey() between the two cannot make the read fail.
+  std::unique_lock<std::mutex> lock(mu_);
+  auto timeout = timeout_;
+  auto ready = [&] { return map_.count(key) != 0; };
+  if (timeout == kNoTimeout)
+    cv_.wait(lock, ready);
+  else if (!cv_.wait_for(lock, timeout, ready))
+    throw DistStoreError(
+        fmt::format("[HashStore::get] timed out after {} ms waiting for key '{}'", timeout.count(), key));
   return map_.at(key);
 }
 
@@ -45,7 +65,9 @@ int64_t HashStore::add(const std::string& key, int64_t value) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = map_.find(key);
-    n = (it == map_.end() ? 0 : detail::parse_counter(key, it->second)) + value;
+    n = it == map_.end() ? value
+                         : detail::checked_add("HashStore::add", key,
+                                               detail::parse_counter("HashStore::add", key, it->second), value);
     map_[key] = detail::counter_bytes(n);
   }
   cv_.notify_all();
@@ -100,8 +122,8 @@ void HashStore::wait(const std::vector<std::string>& keys, std::chrono::millisec
   if (timeout == kNoTimeout) {
     cv_.wait(lock, ready);
   } else if (!cv_.wait_for(lock, timeout, ready)) {
-    throw DistStoreError(fmt::format("[HashStore::wait] timed out after {} ms waiting for keys [{}]", timeout.count(),
-                                     fmt::join(keys, ", ")));
+    throw DistStoreError(fmt::format("[HashStore::wait] timed out after {} ms waiting for keys {}", timeout.count(),
+                                     detail::key_list(keys)));
   }
 }
 
@@ -127,6 +149,7 @@ std::vector<uint8_t> PrefixStore::compareSet(const std::string& k, const std::ve
 bool PrefixStore::deleteKey(const std::string& k) { return store_->deleteKey(key(k)); }
 bool PrefixStore::check(const std::vector<std::string>& ks) { return store_->check(keys(ks)); }
 int64_t PrefixStore::getNumKeys() { return store_->getNumKeys(); }
+void PrefixStore::wait(const std::vector<std::string>& ks) { store_->wait(keys(ks)); }
 void PrefixStore::wait(const std::vector<std::string>& ks, std::chrono::milliseconds timeout) {
   store_->wait(keys(ks), timeout);
 }

@@ -97,6 +97,7 @@ class EMBER_API Store {
 class EMBER_API HashStore final : public Store {
  public:
   HashStore() = default;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -118,6 +119,7 @@ class EMBER_API HashStore final : public Store {
 class EMBER_API PrefixStore final : public Store {
  public:
   PrefixStore(std::string prefix, std::shared_ptr<Store> store);
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -126,7 +128,8 @@ class EMBER_API PrefixStore final : public Store {
   bool deleteKey(const std::string& key) override;
   bool check(const std::vector<std::string>& keys) override;
   int64_t getNumKeys() override;
-  using Store::wait;
+  // Without a timeout: the underlying store's own (as PyTorch).
+  void wait(const std::vector<std::string>& keys) override;
   void wait(const std::vector<std::string>& keys, std::chrono::milliseconds timeout) override;
   void setTimeout(std::chrono::milliseconds timeout) override;
   const std::shared_ptr<Store>& getUnderlyingStore() const noexcept { return store_; }
@@ -145,6 +148,7 @@ class EMBER_API FileStore final : public Store {
  public:
   explicit FileStore(std::string path, int numWorkers = -1);
   ~FileStore() override;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
@@ -187,6 +191,7 @@ class EMBER_API TCPStore final : public Store {
  public:
   TCPStore(std::string host, const TCPStoreOptions& opts = {});
   ~TCPStore() override;
+  using Store::set;  // the std::string overload
   void set(const std::string& key, const std::vector<uint8_t>& value) override;
   std::vector<uint8_t> get(const std::string& key) override;
   int64_t add(const std::string& key, int64_t value) override;
