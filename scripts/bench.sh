@@ -42,3 +42,5 @@ echo "== bench/train, CNN step, 1 thread, LibTorch tuned"; OMP_NUM_THREADS=1 tun
 echo "== bench/train, CNN step, 2 threads, LibTorch tuned"; tuned "$bin/bench_train" 2
 echo "== bench/train, peak resident memory"
 for w in ember torch; do tuned "$bin/bench_train" rss "$w" 50; done
+# DDP: the CNN step on 2 processes (1 thread each, batch 64 each) beside one process on batch 64.
+echo "== bench/ddp, CNN step, 2 processes over Gloo"; tuned "$bin/bench_ddp" 50

@@ -94,6 +94,36 @@ if PY:
 else:
     print("SKIP: no Python with safetensors; best.safetensors checked by size only")
 
+# Two processes (DDP over Gloo, `ember run` started by --nproc-per-node): batch 32 each, a global
+# batch of 64 as above; rank 0 alone prints and writes; a run stopped mid-epoch and resumed by two
+# processes gives the unbroken two-process run's metrics.
+DDP = ["--limit-train", "1024", "--limit-test", "512", "--batch-size", "32", "--threads", "1", "--seed", "7"]
+ddp_full = os.path.join(WORK, "ddp_full")
+r = train("--nproc-per-node", "2", *DDP, "--epochs", "2", "--out", ddp_full)
+check("2 processes (global batch 64)" in r.stdout, f"the run names its processes: {r.stdout.strip().splitlines()[-4:]}")
+check(r.stdout.count("epoch 2/2") == 1, "only rank 0 prints")
+d = rows(ddp_full)
+check([x["epoch"] for x in d] == ["1", "2"], "two epochs in the 2-process metrics.csv")
+check(float(d[1]["train_loss"]) < float(d[0]["train_loss"]), "the 2-process training loss falls")
+check(float(d[1]["test_acc"]) > 0.5, f"2 processes learn: test accuracy {d[1]['test_acc']}")
+# The test set is split without padding and the sums all-reduced: accuracies are k/512.
+check(all((float(x["test_acc"]) * 512).is_integer() for x in d), "exact test accuracy over all 512 images")
+ddp_part = os.path.join(WORK, "ddp_part")
+r = train("--nproc-per-node", "2", *DDP, "--epochs", "2", "--out", ddp_part, "--stop-after-steps", "20")
+check("stopped at epoch 2, step 4/16" in r.stdout, f"2-process stop message: {r.stdout.strip().splitlines()[-1:]}")
+ddp_resumed = os.path.join(WORK, "ddp_resumed")
+r = train("--nproc-per-node", "2", "--resume", os.path.join(ddp_part, "last.ckpt.safetensors"), "--epochs", "2",
+          "--threads", "1", "--out", ddp_resumed)
+a, b = rows(ddp_full), rows(ddp_resumed)
+for k in ("train_acc", "test_loss", "test_acc"):
+    check([x[k] for x in a] == [x[k] for x in b],
+          f"2-process resumed {k} equals the unbroken run's: {[x[k] for x in a]} vs {[x[k] for x in b]}")
+# The resumed epoch's loss sum is added up in another order (the checkpoint's total + the rest).
+check(all(abs(float(x["train_loss"]) - float(y["train_loss"])) <= 1e-12 * float(x["train_loss"]) for x, y in zip(a, b)),
+      f"2-process resumed train_loss: {[x['train_loss'] for x in a]} vs {[x['train_loss'] for x in b]}")
+r = train("--resume", os.path.join(ddp_part, "last.ckpt.safetensors"), "--epochs", "2", expect=1)
+check("written by a run of 2 process(es), this run has 1" in r.stderr, f"resume with another world size: {r.stderr!r}")
+
 # Bad input: one line on stderr, a non-zero exit, no stack trace.
 for args, code, text in [
     (["--epochs", "x"], 2, "--epochs"),
@@ -104,6 +134,7 @@ for args, code, text in [
     (["--resume", os.path.join(full, "metrics.csv")], 1, "--resume"),
     (["--resume", os.path.join(full, "best.safetensors")], 1, "not a training checkpoint"),
     (["--device", "cuda"] + SMALL, 1, "cuda"),
+    (["--nproc-per-node", "0"], 2, "--nproc-per-node"),
 ]:
     r = train(*args, expect=code)
     err = r.stderr.strip()

@@ -12,24 +12,39 @@
 // function of (seed, epoch, index) (Note [DataLoader batches]), so a resumed run skips the steps
 // already done and continues with the same batches, weights, optimizer state and random numbers:
 // on the CPU with the same thread count its losses are bit for bit those of an unbroken run.
+//
+// Note [Distributed training run]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Under torchrun's environment (WORLD_SIZE > 1) every process joins a Gloo group and wraps the
+// model in DistributedDataParallel. Each epoch all ranks draw the same permutation of the training
+// set from (seed, epoch) and rank r takes positions r, r + world, ... (padded by wrapping around
+// to equal shares, as PyTorch's DistributedSampler), batch-size samples per step: the global batch
+// is batch-size x world. The test set is split the same way without shuffling or padding, so the
+// all-reduced sums give exact metrics. Only rank 0 prints and writes files; a checkpoint holds the
+// running sums of all ranks (all-reduced before writing), which rank 0 takes back on resume.
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 #include <string>
 
 #include "Plot.h"
 #include "Train.h"
+#include "ember/distributed.h"
 #include "ember/ember.h"
 
 namespace ember::train {
@@ -57,6 +72,77 @@ struct Settings {
   int64_t limit_train = 0, limit_test = 0;  // 0: the whole split
   int64_t stop_after_steps = 0;             // 0: never
   bool progress = true;
+  int nproc_per_node = 0;  // > 1: re-executes under `ember run`
+};
+
+// This process's place in a distributed run (Note [Distributed training run]).
+struct Dist {
+  int rank = 0, world = 1;
+  std::shared_ptr<c10d::ProcessGroup> pg;
+  std::shared_ptr<nn::parallel::DistributedDataParallelImpl> ddp;
+  bool on() const { return world > 1; }
+  bool lead() const { return rank == 0; }
+  // Sums `values` over the ranks (returns them as they are in a single process).
+  std::vector<double> sum(std::vector<double> values) const {
+    if (!on()) return values;
+    std::vector<Tensor> t{
+        ember::from_blob(values.data(), {static_cast<int64_t>(values.size())}, TensorOptions().dtype(kDouble)).clone()};
+    pg->allreduce(t)->wait();
+    const Tensor r = t[0].contiguous();
+    return {r.data_ptr<double>(), r.data_ptr<double>() + r.numel()};
+  }
+};
+
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  try {
+    return std::stoi(v);
+  } catch (const std::exception&) {
+    throw ValueError(std::string("environment variable ") + name + ": expected an integer, got '" + v + "'");
+  }
+}
+
+// The samples of one rank: positions rank, rank + world, ... of an order over `base` (Note
+// [Distributed training run]). With shuffle, the order is a fresh permutation each epoch from
+// (seed, epoch), padded to world equal shares; without, 0..N-1 unpadded.
+class ShardDataset : public data::Dataset {
+ public:
+  ShardDataset(std::shared_ptr<data::Dataset> base, int rank, int world, bool shuffle, uint64_t seed)
+      : base_(std::move(base)), rank_(rank), world_(world), shuffle_(shuffle) {
+    if (shuffle_)  // the permutation a shuffling DataLoader draws, as one batch of every index
+      order_ = std::make_unique<data::DataLoader>(
+          base_, data::DataLoaderOptions().batch_size(base_->size()).shuffle(true).seed(seed));
+    set_epoch(0);
+  }
+  void set_epoch(uint64_t epoch) {
+    const size_t n = base_->size(), w = static_cast<size_t>(world_);
+    std::vector<int64_t> order;
+    if (shuffle_) {
+      order = order_->batch_indices(epoch, 0);
+      const size_t total = (n + w - 1) / w * w;
+      for (size_t i = 0; order.size() < total; ++i) order.push_back(order[i % n]);
+    } else {
+      order.resize(n);
+      std::iota(order.begin(), order.end(), int64_t{0});
+    }
+    indices_.clear();
+    for (size_t i = static_cast<size_t>(rank_); i < order.size(); i += w) indices_.push_back(order[i]);
+  }
+  data::Example get(size_t index) override { return base_->get(static_cast<size_t>(indices_.at(index))); }
+  size_t size() const override { return indices_.size(); }
+  std::optional<data::Example> get_stacked(const std::vector<int64_t>& indices) override {
+    std::vector<int64_t> mapped;
+    for (int64_t i : indices) mapped.push_back(indices_.at(static_cast<size_t>(i)));
+    return base_->get_stacked(mapped);  // nullopt: the loader calls get() per index
+  }
+
+ private:
+  std::shared_ptr<data::Dataset> base_;
+  int rank_, world_;
+  bool shuffle_;
+  std::unique_ptr<data::DataLoader> order_;
+  std::vector<int64_t> indices_;
 };
 
 // The first line of an error message: the job's errors are one line.
@@ -204,7 +290,7 @@ OrderedDict<std::string, Tensor> with_prefix(const OrderedDict<std::string, Tens
   return out;
 }
 
-void save_checkpoint(const fs::path& path, const Settings& s, const Position& pos,
+void save_checkpoint(const fs::path& path, const Settings& s, int world_size, const Position& pos,
                      const std::vector<EpochMetrics>& rows, nn::Module& model, const optim::Optimizer& opt,
                      const optim::LRScheduler* sched) {
   OrderedDict<std::string, Tensor> t;
@@ -220,7 +306,8 @@ void save_checkpoint(const fs::path& path, const Settings& s, const Position& po
   t.insert("rng.cpu", ember::from_blob(rng.bytes.data(), {static_cast<int64_t>(rng.bytes.size())}, kUInt8).clone());
   const json settings = {{"epochs", s.epochs},       {"batch_size", s.batch_size},   {"lr", s.lr},
                          {"optimizer", s.optimizer}, {"scheduler", s.scheduler},     {"model", s.model},
-                         {"seed", s.seed},           {"limit_train", s.limit_train}, {"limit_test", s.limit_test}};
+                         {"seed", s.seed},           {"limit_train", s.limit_train}, {"limit_test", s.limit_test},
+                         {"world_size", world_size}};
   const json position = {{"epochs_done", pos.epochs_done},
                          {"steps_done", pos.steps_done},
                          {"loss_sum", pos.loss_sum},
@@ -274,7 +361,7 @@ struct EvalResult {
   double loss = 0, acc = 0;
 };
 
-EvalResult evaluate(nn::Sequential& model, data::DataLoader& loader, const Device& device) {
+EvalResult evaluate(nn::Sequential& model, data::DataLoader& loader, const Device& device, const Dist& dist) {
   model->eval();
   NoGradGuard no_grad;
   double loss_sum = 0;
@@ -286,7 +373,8 @@ EvalResult evaluate(nn::Sequential& model, data::DataLoader& loader, const Devic
     correct += logits.argmax(1).eq(y).sum().item<int64_t>();
     seen += x.size(0);
   }
-  return {loss_sum / static_cast<double>(seen), static_cast<double>(correct) / static_cast<double>(seen)};
+  const auto t = dist.sum({loss_sum, static_cast<double>(correct), static_cast<double>(seen)});
+  return {t[0] / t[2], t[1] / t[2]};
 }
 
 // Fashion-MNIST's (and MNIST's) training-set pixel mean and standard deviation, from the name of
@@ -305,7 +393,17 @@ std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
 }
 
 int run(Settings s, bool lr_given) {
-  if (s.threads > 0) set_num_threads(s.threads);
+  Dist dist;
+  dist.world = env_int("WORLD_SIZE", 1);
+  if (dist.on()) {
+    distributed::init_process_group("gloo");
+    dist.pg = distributed::resolve_group();
+    dist.rank = dist.pg->getRank();
+  }
+  if (s.threads > 0)
+    set_num_threads(s.threads);
+  else if (dist.on())  // the processes on this machine share its cores
+    set_num_threads(std::max(1, get_num_threads() / std::max(1, env_int("LOCAL_WORLD_SIZE", dist.world))));
   // Resuming: the checkpoint's settings win, except the number of epochs.
   std::optional<Checkpoint> ckpt;
   if (!s.resume.empty()) {
@@ -319,6 +417,10 @@ int run(Settings s, bool lr_given) {
     s.seed = c.at("seed");
     s.limit_train = c.at("limit_train");
     s.limit_test = c.at("limit_test");
+    const int saved_world = c.value("world_size", 1);
+    if (saved_world != dist.world)
+      throw ValueError("--resume: the checkpoint was written by a run of " + std::to_string(saved_world) +
+                       " process(es), this run has " + std::to_string(dist.world));
     lr_given = true;
   }
   if (!lr_given) s.lr = default_lr(s.optimizer);
@@ -337,11 +439,16 @@ int run(Settings s, bool lr_given) {
   }();
   manual_seed(s.seed);
 
-  auto train_set = load_split(s, true), test_set = load_split(s, false);
+  std::shared_ptr<data::Dataset> train_set = load_split(s, true), test_set = load_split(s, false);
+  std::shared_ptr<ShardDataset> train_shard;
+  if (dist.on()) {
+    train_set = train_shard = std::make_shared<ShardDataset>(train_set, dist.rank, dist.world, true, s.seed);
+    test_set = std::make_shared<ShardDataset>(test_set, dist.rank, dist.world, false, s.seed);
+  }
   const auto [mean, stdev] = pixel_stats(s.data);
   data::DataLoader train_loader(train_set, data::DataLoaderOptions()
                                                .batch_size(static_cast<size_t>(s.batch_size))
-                                               .shuffle(true)
+                                               .shuffle(!dist.on())  // the shard is already shuffled
                                                .seed(s.seed)
                                                .workers(static_cast<size_t>(s.workers))
                                                .transform(data::transforms::Normalize(mean, stdev)));
@@ -369,21 +476,32 @@ int run(Settings s, bool lr_given) {
     const json& p = ckpt->position;
     pos = {p.at("epochs_done"), p.at("steps_done"), p.at("loss_sum"), p.at("correct"),
            p.at("seen"),        p.at("seconds"),    p.at("best_acc")};
+    if (!dist.lead()) pos.loss_sum = 0, pos.correct = 0, pos.seen = 0;  // rank 0 holds the sums
     rows = metrics_from_json(ckpt->metrics);
   }
+  // After loading: construction broadcasts rank 0's parameters.
+  if (dist.on()) dist.ddp = std::make_shared<nn::parallel::DistributedDataParallelImpl>(model.ptr());
 
   const fs::path out = s.out.empty() ? fs::path("runs") / timestamp() : fs::path(s.out);
-  fs::create_directories(out);
-  const bool live = s.progress && isatty(STDOUT_FILENO);
+  if (dist.lead()) fs::create_directories(out);
+  const bool live = s.progress && dist.lead() && isatty(STDOUT_FILENO);
   Progress progress(live);
-  std::printf("ember train: %s, %s (lr %g, %s schedule), batch %lld, %lld epochs, %d thread(s), %s on %s -> %s\n",
-              s.model.c_str(), s.optimizer.c_str(), s.lr, s.scheduler.c_str(), static_cast<long long>(s.batch_size),
-              static_cast<long long>(s.epochs), get_num_threads(), s.data.c_str(), device.str().c_str(),
-              out.string().c_str());
+  // Only rank 0 speaks.
+  auto say = [&](const char* fmt, auto... args) {
+    if (!dist.lead()) return;
+    std::printf(fmt, args...);
+    std::fflush(stdout);
+  };
+  const std::string procs = dist.on() ? ", " + std::to_string(dist.world) + " processes (global batch " +
+                                            std::to_string(s.batch_size * dist.world) + ")"
+                                      : "";
+  say("ember train: %s, %s (lr %g, %s schedule), batch %lld%s, %lld epochs, %d thread(s), %s on %s -> %s\n",
+      s.model.c_str(), s.optimizer.c_str(), s.lr, s.scheduler.c_str(), static_cast<long long>(s.batch_size),
+      procs.c_str(), static_cast<long long>(s.epochs), get_num_threads(), s.data.c_str(), device.str().c_str(),
+      out.string().c_str());
   if (ckpt)
-    std::printf("resuming from %s at epoch %lld, step %lld\n", s.resume.c_str(),
-                static_cast<long long>(pos.epochs_done + 1), static_cast<long long>(pos.steps_done));
-  std::fflush(stdout);
+    say("resuming from %s at epoch %lld, step %lld\n", s.resume.c_str(), static_cast<long long>(pos.epochs_done + 1),
+        static_cast<long long>(pos.steps_done));
 
   std::signal(SIGINT, on_sigint);
   int64_t steps_this_run = 0;
@@ -391,6 +509,7 @@ int run(Settings s, bool lr_given) {
   for (int64_t epoch = pos.epochs_done + 1; epoch <= s.epochs; ++epoch) {
     model->train();
     train_loader.set_epoch(static_cast<uint64_t>(epoch - 1));
+    if (train_shard) train_shard->set_epoch(static_cast<uint64_t>(epoch - 1));
     const auto t0 = clk::now();
     const double seconds_before = pos.seconds;
     int64_t seen_now = 0;
@@ -400,7 +519,9 @@ int run(Settings s, bool lr_given) {
       if (step <= pos.steps_done) continue;  // done before the checkpoint
       const Tensor x = it->data.to(device), y = it->target.to(device);
       opt->zero_grad();
+      if (dist.ddp) dist.ddp->pre_forward();
       const Tensor logits = model->forward(x);
+      if (dist.ddp) dist.ddp->prepare_for_backward({logits});
       const Tensor loss = ember::cross_entropy_loss(logits, y);
       loss.backward();
       opt->step();
@@ -418,25 +539,37 @@ int run(Settings s, bool lr_given) {
       progress.update(epoch, s.epochs, step, steps, pos.loss_sum / static_cast<double>(pos.seen),
                       static_cast<double>(pos.correct) / static_cast<double>(pos.seen),
                       static_cast<double>(seen_now) / std::max(elapsed, 1e-9), elapsed);
-      if (g_interrupted || (s.stop_after_steps > 0 && steps_this_run >= s.stop_after_steps)) {
+      // Every rank stops at the same step (a Ctrl-C may reach them at different ones).
+      const bool interrupted = dist.sum({g_interrupted ? 1.0 : 0.0})[0] > 0;
+      if (interrupted || (s.stop_after_steps > 0 && steps_this_run >= s.stop_after_steps)) {
+        g_interrupted = interrupted;
         stopped = true;
         break;
       }
     }
     const double train_seconds = std::chrono::duration<double>(clk::now() - t0).count();
     pos.seconds = seconds_before + train_seconds;
+    // The epoch's sums over all ranks (rank 0's include what a resumed checkpoint held).
+    const auto sums = dist.sum(
+        {pos.loss_sum, static_cast<double>(pos.correct), static_cast<double>(pos.seen), static_cast<double>(seen_now)});
+    pos.loss_sum = sums[0];
+    pos.correct = static_cast<int64_t>(sums[1]);
+    pos.seen = static_cast<int64_t>(sums[2]);
+    seen_now = static_cast<int64_t>(sums[3]);
     if (stopped && pos.steps_done < steps) {
       progress.clear();
-      save_checkpoint(out / "last.ckpt.safetensors", s, pos, rows, *model, *opt, sched.get());
-      std::printf("stopped at epoch %lld, step %lld/%lld; resume with --resume %s\n", static_cast<long long>(epoch),
-                  static_cast<long long>(pos.steps_done), static_cast<long long>(steps),
-                  (out / "last.ckpt.safetensors").string().c_str());
+      if (dist.lead())
+        save_checkpoint(out / "last.ckpt.safetensors", s, dist.world, pos, rows, *model, *opt, sched.get());
+      say("stopped at epoch %lld, step %lld/%lld; resume with --resume %s\n", static_cast<long long>(epoch),
+          static_cast<long long>(pos.steps_done), static_cast<long long>(steps),
+          (out / "last.ckpt.safetensors").string().c_str());
+      if (dist.on()) distributed::destroy_process_group();
       return g_interrupted ? 130 : 0;
     }
     progress.update(epoch, s.epochs, steps, steps, pos.loss_sum / static_cast<double>(pos.seen),
                     static_cast<double>(pos.correct) / static_cast<double>(pos.seen),
                     static_cast<double>(seen_now) / std::max(train_seconds, 1e-9), train_seconds, true);
-    const EvalResult test = evaluate(model, test_loader, device);
+    const EvalResult test = evaluate(model, test_loader, device, dist);
     if (sched) sched->step();
     EpochMetrics m;
     m.epoch = epoch;
@@ -448,28 +581,61 @@ int run(Settings s, bool lr_given) {
     m.seconds = std::chrono::duration<double>(clk::now() - t0).count() + seconds_before;
     rows.push_back(m);
     progress.clear();
-    std::printf("epoch %lld/%lld  train loss %.4f acc %.4f  test loss %.4f acc %.4f  %s img/s  %.1f s\n",
-                static_cast<long long>(epoch), static_cast<long long>(s.epochs), m.train_loss, m.train_acc, m.test_loss,
-                m.test_acc, format_rate(m.images_per_s).c_str(), m.seconds);
-    std::fflush(stdout);
+    say("epoch %lld/%lld  train loss %.4f acc %.4f  test loss %.4f acc %.4f  %s img/s  %.1f s\n",
+        static_cast<long long>(epoch), static_cast<long long>(s.epochs), m.train_loss, m.train_acc, m.test_loss,
+        m.test_acc, format_rate(m.images_per_s).c_str(), m.seconds);
     pos = Position{epoch, 0, 0, 0, 0, 0, pos.best_acc};
-    if (m.test_acc > pos.best_acc) {
-      pos.best_acc = m.test_acc;
+    const bool improved = m.test_acc > pos.best_acc;
+    if (improved) pos.best_acc = m.test_acc;
+    if (dist.lead() && improved) {
       OrderedDict<std::string, Tensor> best;
       add_prefixed(best, "", model->state_dict());
       safetensors::save_file(
           best, (out / "best.safetensors").string(),
           {{"format", "pt"}, {"epoch", std::to_string(epoch)}, {"test_acc", std::to_string(m.test_acc)}});
     }
-    write_metrics(rows, out / "metrics.csv");
-    plot_training(rows, (out / "training.png").string());
-    save_checkpoint(out / "last.ckpt.safetensors", s, pos, rows, *model, *opt, sched.get());
-    if (g_interrupted) return 130;
+    if (dist.lead()) {
+      write_metrics(rows, out / "metrics.csv");
+      plot_training(rows, (out / "training.png").string());
+      save_checkpoint(out / "last.ckpt.safetensors", s, dist.world, pos, rows, *model, *opt, sched.get());
+    }
+    if (g_interrupted) {
+      if (dist.on()) distributed::destroy_process_group();
+      return 130;
+    }
   }
+  if (dist.on()) distributed::destroy_process_group();
   if (!rows.empty())
-    std::printf("best test accuracy %.4f; wrote %s/{metrics.csv,training.png,best.safetensors,last.ckpt.safetensors}\n",
-                pos.best_acc, out.string().c_str());
+    say("best test accuracy %.4f; wrote %s/{metrics.csv,training.png,best.safetensors,last.ckpt.safetensors}\n",
+        pos.best_acc, out.string().c_str());
   return 0;
+}
+
+// `ember train --nproc-per-node N ...` becomes `ember run --nproc-per-node N -- ember train ...`.
+int relaunch(int argc, char** argv, int nproc) {
+  if (std::getenv("WORLD_SIZE")) {
+    std::fprintf(stderr, "ember train: error: --nproc-per-node: already running under a launcher (WORLD_SIZE=%s)\n",
+                 std::getenv("WORLD_SIZE"));
+    return 2;
+  }
+  const std::string self = "/proc/self/exe", n = std::to_string(nproc);
+  std::vector<std::string> args{"ember", "run", "--nproc-per-node", n, "--", self, "train"};
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--nproc-per-node") {
+      ++i;  // and its value
+      continue;
+    }
+    if (a.rfind("--nproc-per-node=", 0) == 0) continue;
+    args.push_back(a);
+  }
+  std::vector<char*> cargs;
+  for (auto& a : args) cargs.push_back(a.data());
+  cargs.push_back(nullptr);
+  std::fflush(stdout);
+  execv(self.c_str(), cargs.data());
+  std::fprintf(stderr, "ember train: error: --nproc-per-node: cannot start `ember run`: %s\n", std::strerror(errno));
+  return 1;
 }
 
 }  // namespace
@@ -478,7 +644,9 @@ int main(int argc, char** argv) {
   Settings s;
   CLI::App app{"Trains a model on Fashion-MNIST with the plugins loaded at run time.", "ember train"};
   app.add_option("--epochs", s.epochs, "epochs to train (in all, when resuming)")->capture_default_str();
-  app.add_option("--batch-size", s.batch_size, "training batch size")->capture_default_str();
+  app.add_option("--batch-size", s.batch_size,
+                 "training batch size per process (with N processes the global batch is N x this)")
+      ->capture_default_str();
   app.add_option("--lr", s.lr, "learning rate (default: 0.05 for sgd, 0.001 for adam/adamw)");
   app.add_option("--optimizer", s.optimizer, "sgd (momentum 0.9), adam or adamw")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
@@ -499,6 +667,12 @@ int main(int argc, char** argv) {
   app.add_option("--stop-after-steps", s.stop_after_steps, "stop (with a checkpoint) after N steps of this run")
       ->check(CLI::NonNegativeNumber);
   app.add_flag("!--no-progress", s.progress, "no live progress bar");
+  app.add_option("--nproc-per-node", s.nproc_per_node,
+                 "train on N processes on this machine (DistributedDataParallel over Gloo, started by `ember run`): "
+                 "each process takes its share of every epoch and --batch-size samples per step, so the global "
+                 "batch is N x --batch-size; each uses 1/N of the threads unless --threads is given. Started by "
+                 "torchrun's environment (WORLD_SIZE > 1) instead, `ember train` joins that run.")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -507,6 +681,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ember train: error: %s (see ember train --help)\n", first_line(e.what()).c_str());
     return 2;
   }
+  if (s.nproc_per_node > 1) return relaunch(argc, argv, s.nproc_per_node);
   try {
     return run(s, app.count("--lr") > 0);
   } catch (const std::exception& e) {

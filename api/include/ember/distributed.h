@@ -6,3 +6,4 @@
 #include "ember/distributed/Distributed.h"
 #include "ember/distributed/ProcessGroup.h"
 #include "ember/distributed/Store.h"
+#include "ember/nn/parallel/DistributedDataParallel.h"
