@@ -47,9 +47,10 @@ for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(s, on_signal)
 
 env = {k: os.environ.get(k) for k in VARS}
-print(json.dumps({"env": env, "argv": rest, "count": {k: sum(1 for e in os.environ if e == k) for k in VARS}}),
-      flush=True)
-print(f"stderr of rank {rank}", file=sys.stderr, flush=True)
+report = {"env": env, "argv": rest, "count": {k: sum(1 for e in os.environ if e == k) for k in VARS}}
+# One write() each (atomic on a pipe below PIPE_BUF): the ranks share the launcher's stdout.
+os.write(1, (json.dumps(report) + "\n").encode())
+os.write(2, f"stderr of rank {rank}\n".encode())
 child = subprocess.Popen(["sleep", "60"]) if a.grandchild else None
 with open(base + ".pids", "w") as f:
     f.write(f"{os.getpid()} {child.pid if child else 0}\n")

@@ -7,7 +7,7 @@
 #
 #   test_multihost.sh EMBER_BINARY MULTIHOST_WORKER
 #
-# Exits 77 (CTest's skip) with the reason when namespaces cannot be made (no CAP_NET_ADMIN).
+# Exits 77 (CTest's skip) with the reason when the namespaces or the pair cannot be made.
 set -uo pipefail
 ember=$1 worker=$2
 skip() { echo "SKIP: $*"; exit 77; }
@@ -31,19 +31,25 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-if ! err=$(ip netns add "$ns_a" 2>&1); then
-  skip "cannot create a network namespace (ip netns add: ${err}); the test needs CAP_NET_ADMIN"
-fi
 fail() { echo "FAIL: $*"; exit 1; }
-ip netns add "$ns_b" || fail "ip netns add $ns_b"
-ip link add "$veth_a" netns "$ns_a" type veth peer name "$veth_b" netns "$ns_b" || fail "ip link add (veth pair)"
-ip -n "$ns_a" addr add "$addr_a/24" dev "$veth_a" || fail "address of $ns_a"
-ip -n "$ns_b" addr add "$addr_b/24" dev "$veth_b" || fail "address of $ns_b"
+# Building the two hosts needs CAP_SYS_ADMIN (namespaces) and CAP_NET_ADMIN (links): any step
+# refused means this machine cannot run the test, so it skips naming the step.
+setup() {  # setup COMMAND...
+  local err
+  err=$("$@" 2>&1) || skip "cannot build the two hosts: '$*' failed: ${err:-no message} (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)"
+}
+setup ip netns add "$ns_a"
+setup ip netns add "$ns_b"
+setup ip link add "$veth_a" netns "$ns_a" type veth peer name "$veth_b" netns "$ns_b"
+setup ip -n "$ns_a" addr add "$addr_a/24" dev "$veth_a"
+setup ip -n "$ns_b" addr add "$addr_b/24" dev "$veth_b"
 for ns in "$ns_a" "$ns_b"; do
-  ip -n "$ns" link set lo up || fail "lo up in $ns"
+  setup ip -n "$ns" link set lo up
+  # IPv4 only: no IPv6 link-local addresses, router solicitations or DAD on the pair.
+  ip netns exec "$ns" sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6' 2>/dev/null
 done
-ip -n "$ns_a" link set "$veth_a" up || fail "$veth_a up"
-ip -n "$ns_b" link set "$veth_b" up || fail "$veth_b up"
+setup ip -n "$ns_a" link set "$veth_a" up
+setup ip -n "$ns_b" link set "$veth_b" up
 ip netns exec "$ns_a" ip -o addr show | awk '{print "  '"$ns_a"':", $2, $4}'
 ip netns exec "$ns_b" ip -o addr show | awk '{print "  '"$ns_b"':", $2, $4}'
 
