@@ -209,8 +209,9 @@ std::shared_ptr<ProcessGroup> create_process_group(const std::string& name, cons
   EMBER_CHECK(pg != nullptr, "[init_process_group] backend '{}' returned no process group", name);
   pg->setGroupName(args.group_name);
   if (args.global_ranks.empty()) {
-    std::vector<int> ranks(args.size);
-    for (int i = 0; i < args.size; ++i) ranks[i] = i;
+    // The backend's size: args.size is -1 when the backend takes it from its launcher (MPI).
+    std::vector<int> ranks(static_cast<size_t>(pg->getSize()));
+    for (int i = 0; i < pg->getSize(); ++i) ranks[i] = i;
     pg->setGlobalRanks(std::move(ranks));
   } else {
     pg->setGlobalRanks(args.global_ranks);
