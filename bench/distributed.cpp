@@ -7,8 +7,8 @@
 //   mpirun -np 2 bench_distributed mpi [MAX_BYTES]
 //        Ember's mpi group beside MPI_Allreduce on MPI_COMM_WORLD.
 //   bench_distributed has-mpi     prints whether this build has the MPI comparison
-// Each size runs a fixed number of calls (the same on every rank), three times; a batch's time is
-// the slowest rank's, and the best batch counts.
+// Each size runs batches of a fixed number of calls (the same on every rank), Ember's and the
+// direct call's alternating, five each; a batch's time is the slowest rank's; the best batch counts.
 #include <gloo/allreduce.h>
 #include <gloo/math.h>
 #include <gloo/rendezvous/context.h>
@@ -36,7 +36,7 @@ namespace dist = ember::distributed;
 using clk = std::chrono::steady_clock;
 
 constexpr int64_t kMinBytes = 1 << 10, kMaxBytes = int64_t(1) << 28;
-constexpr int kReps = 3;
+constexpr int kReps = 5;
 
 // gloo's rendezvous over Ember's store (as the backend's own adapter).
 class StoreAdapter final : public gloo::rendezvous::Store {
@@ -64,28 +64,35 @@ std::string human(int64_t bytes) {
 }
 
 // Calls per batch: ~64 MiB moved per batch, at least 5 and at most 2000 calls.
-int calls_for(int64_t bytes) {
-  return static_cast<int>(std::clamp<int64_t>((int64_t(64) << 20) / bytes, 5, 2000));
-}
+int calls_for(int64_t bytes) { return static_cast<int>(std::clamp<int64_t>((int64_t(64) << 20) / bytes, 5, 2000)); }
 
 struct Result {
   double us = 0;     // per call
   double busbw = 0;  // GB/s
 };
 
-// `op` runs one all_reduce of `bytes`; `slowest` turns this rank's seconds into the max over ranks.
-Result time_op(int64_t bytes, int world, const std::function<void()>& op,
-               const std::function<double(double)>& slowest) {
+// Ember's and the direct all_reduce of `bytes` (`ember`, `direct`), their batches alternating so
+// that both see the same machine; `slowest` turns this rank's seconds into the max over ranks.
+std::pair<Result, Result> time_ops(int64_t bytes, int world, const std::function<void()>& ember,
+                                   const std::function<void()>& direct, const std::function<double(double)>& slowest) {
   const int calls = calls_for(bytes);
-  op();  // warm-up: connections, page faults
-  double best = 1e30;
-  for (int r = 0; r < kReps; ++r) {
+  auto batch = [&](const std::function<void()>& op) {
     slowest(0);  // start together
     auto t0 = clk::now();
     for (int i = 0; i < calls; ++i) op();
-    best = std::min(best, slowest(std::chrono::duration<double>(clk::now() - t0).count() / calls));
+    return slowest(std::chrono::duration<double>(clk::now() - t0).count() / calls);
+  };
+  ember();  // warm-up: connections, page faults
+  direct();
+  double best_e = 1e30, best_d = 1e30;
+  for (int r = 0; r < kReps; ++r) {
+    best_e = std::min(best_e, batch(ember));
+    best_d = std::min(best_d, batch(direct));
   }
-  return {best * 1e6, static_cast<double>(bytes) / best * 2.0 * (world - 1) / world / 1e9};
+  auto result = [&](double s) {
+    return Result{s * 1e6, static_cast<double>(bytes) / s * 2.0 * (world - 1) / world / 1e9};
+  };
+  return {result(best_e), result(best_d)};
 }
 
 void check_sum(const float* p, int64_t n, int world, const char* who, int64_t bytes) {
@@ -143,14 +150,11 @@ int run_gloo(int64_t max_bytes) {
     dist::all_reduce(t);
     check_sum(t.data_ptr<float>(), n, world, "Ember's gloo", bytes);
     t.zero_();
-    Result e = time_op(bytes, world, [&] { dist::all_reduce(t); }, ember_max);
-
     std::vector<float> buf(n, rank + 1.0f);
     auto direct = [&] {
       gloo::AllreduceOptions opts(ctx);
       opts.setOutput<float>(buf.data(), static_cast<size_t>(n));
-      opts.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      opts.setReduceFunction(static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
       opts.setTag(++tag);
       opts.setTimeout(std::chrono::seconds(120));
       gloo::allreduce(opts);
@@ -158,7 +162,8 @@ int run_gloo(int64_t max_bytes) {
     direct();
     check_sum(buf.data(), n, world, "direct gloo", bytes);
     std::fill(buf.begin(), buf.end(), 0.0f);
-    Result d = time_op(bytes, world, direct, ember_max);
+    auto [e, d] = time_ops(
+        bytes, world, [&] { dist::all_reduce(t); }, direct, ember_max);
     if (rank == 0) print_row(bytes, e, d);
   }
   dist::destroy_process_group();
@@ -181,8 +186,6 @@ int run_mpi(int64_t max_bytes) {
     dist::all_reduce(t);
     check_sum(t.data_ptr<float>(), n, world, "Ember's mpi", bytes);
     t.zero_();
-    Result e = time_op(bytes, world, [&] { dist::all_reduce(t); }, mpi_max);
-
     std::vector<float> buf(n, rank + 1.0f);
     auto direct = [&] {
       MPI_Allreduce(MPI_IN_PLACE, buf.data(), static_cast<int>(n), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
@@ -190,7 +193,8 @@ int run_mpi(int64_t max_bytes) {
     direct();
     check_sum(buf.data(), n, world, "direct MPI", bytes);
     std::fill(buf.begin(), buf.end(), 0.0f);
-    Result d = time_op(bytes, world, direct, mpi_max);
+    auto [e, d] = time_ops(
+        bytes, world, [&] { dist::all_reduce(t); }, direct, mpi_max);
     if (rank == 0) print_row(bytes, e, d);
   }
   dist::destroy_process_group();
