@@ -63,8 +63,8 @@ std::string human(int64_t bytes) {
   return std::to_string(bytes >> 10) + " KiB";
 }
 
-// Calls per batch: ~64 MiB moved per batch, at least 5 and at most 2000 calls.
-int calls_for(int64_t bytes) { return static_cast<int>(std::clamp<int64_t>((int64_t(64) << 20) / bytes, 5, 2000)); }
+// Calls per batch: ~64 MiB moved per batch, at least 2 and at most 2000 calls.
+int calls_for(int64_t bytes) { return static_cast<int>(std::clamp<int64_t>((int64_t(64) << 20) / bytes, 2, 2000)); }
 
 struct Result {
   double us = 0;     // per call
