@@ -11,8 +11,9 @@
 // grace period's deadline: it sleeps until something happens, never spins. The first rank seen
 // to exit non-zero or by a signal is the root cause; the ranks' groups then get SIGTERM, and
 // SIGKILL after --grace-period if a rank still runs. When all ranks have exited, their groups
-// get SIGTERM (as torchrun's shutdown), so nothing a rank started outlives the launcher. A SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the
-// same way (a second one kills at once) and the launcher exits 128 + its number.
+// get SIGTERM (as at torchrun's shutdown), so nothing a rank started outlives the launcher. A
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the same way (a second one kills at
+// once), and the launcher then exits 128 + its number.
 #include "Launch.h"
 
 #include <fcntl.h>
