@@ -283,6 +283,8 @@ class Launch(unittest.TestCase):
             (["--master-addr", "", "x"], "--master-addr: expected a host name or address, got ''"),
             (["--grace-period", "-2", "x"], "--grace-period: expected seconds in 0..3600, got '-2'"),
             (["--bogus", "x"], "unknown option --bogus"),
+            (["--nnodes", "65536", "--nproc-per-node", "65536", "x"],
+             "--nnodes 65536 x --nproc-per-node 65536: expected a world size up to 2147483647"),
             (["--nproc-per-node"], "--nproc-per-node"),
         ]
         for args, msg in cases:

@@ -164,6 +164,9 @@ std::optional<int> parse(int argc, char** argv, Config& c) {
     return error("unknown option " + c.command.front());
   if (c.node_rank >= c.nnodes)
     return error(fmt::format("--node-rank: expected 0..{} (--nnodes {}), got {}", c.nnodes - 1, c.nnodes, c.node_rank));
+  if (int64_t(c.nnodes) * c.nproc_per_node > INT32_MAX)
+    return error(fmt::format("--nnodes {} x --nproc-per-node {}: expected a world size up to {}", c.nnodes,
+                             c.nproc_per_node, INT32_MAX));
   if (c.master_addr.empty()) return error("--master-addr: expected a host name or address, got ''");
   if (c.rdzv_id.empty()) return error("--rdzv-id: expected a non-empty id");
   return std::nullopt;
