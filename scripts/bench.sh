@@ -44,3 +44,12 @@ echo "== bench/train, peak resident memory"
 for w in ember torch; do tuned "$bin/bench_train" rss "$w" 50; done
 # DDP: the CNN step on 2 processes (1 thread each, batch 64 each) beside one process on batch 64.
 echo "== bench/ddp, CNN step, 2 processes over Gloo"; tuned "$bin/bench_ddp" 50
+# all_reduce bus bandwidth on 2 processes over loopback, 1 KiB .. 256 MiB: Ember's gloo group beside
+# gloo::allreduce called directly (started by `ember run`), and Ember's mpi group beside
+# MPI_Allreduce (under mpirun) when the build has MPI.
+echo "== bench/distributed, all_reduce busbw, 2 processes, gloo"
+OMP_NUM_THREADS=1 "$bin/ember" run --nproc-per-node 2 -- "$bin/bench_distributed" gloo
+if [ "$("$bin/bench_distributed" has-mpi)" = yes ] && command -v mpirun >/dev/null; then
+  echo "== bench/distributed, all_reduce busbw, 2 processes, mpi"
+  OMP_NUM_THREADS=1 mpirun -np 2 --allow-run-as-root --oversubscribe "$bin/bench_distributed" mpi
+fi

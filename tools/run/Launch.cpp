@@ -9,9 +9,11 @@
 // launcher alone, which forwards it once. The launcher blocks SIGCHLD and the stop signals and
 // reads them from a signalfd polled together with the ranks' output pipes (--log-dir) under the
 // grace period's deadline: it sleeps until something happens, never spins. The first rank seen
-// to exit non-zero or by a signal is the root cause; the running ranks then get SIGTERM, and
-// SIGKILL after --grace-period. A SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the
-// same way (a second one kills at once) and the launcher exits 128 + its number.
+// to exit non-zero or by a signal is the root cause; the ranks' groups then get SIGTERM, and
+// SIGKILL after --grace-period if a rank still runs. When all ranks have exited, their groups
+// get SIGTERM (as at torchrun's shutdown), so nothing a rank started outlives the launcher. A
+// SIGINT/SIGTERM/SIGHUP/SIGQUIT to the launcher is forwarded the same way (a second one kills at
+// once), and the launcher then exits 128 + its number.
 #include "Launch.h"
 
 #include <fcntl.h>
@@ -162,6 +164,9 @@ std::optional<int> parse(int argc, char** argv, Config& c) {
     return error("unknown option " + c.command.front());
   if (c.node_rank >= c.nnodes)
     return error(fmt::format("--node-rank: expected 0..{} (--nnodes {}), got {}", c.nnodes - 1, c.nnodes, c.node_rank));
+  if (int64_t(c.nnodes) * c.nproc_per_node > INT32_MAX)
+    return error(fmt::format("--nnodes {} x --nproc-per-node {}: expected a world size up to {}", c.nnodes,
+                             c.nproc_per_node, INT32_MAX));
   if (c.master_addr.empty()) return error("--master-addr: expected a host name or address, got ''");
   if (c.rdzv_id.empty()) return error("--rdzv-id: expected a non-empty id");
   return std::nullopt;
@@ -331,6 +336,7 @@ class Launcher {
       }
     }
     wait_all();
+    stop_all(SIGTERM);  // as torchrun on shutdown: what the ranks left behind
     drain();
     if (!failures_.empty()) {
       print_summary(c_, ranks_, failures_);
@@ -351,9 +357,11 @@ class Launcher {
     return n;
   }
 
+  // Signals every rank's process group, the exited ranks' too (what they started may still run;
+  // a group's id is not reused while it has members). ESRCH, an empty group, is no error.
   void stop_all(int sig) {
     for (auto& r : ranks_)
-      if (r.running) killpg(r.pid, sig);
+      if (r.pid > 0) killpg(r.pid, sig);
   }
 
   // Starts stopping the running ranks with `sig`, SIGKILL at the end of the grace period.
