@@ -299,6 +299,12 @@ void OpQueue::push(std::function<void()> fn) {
   cv_.notify_one();
 }
 
+bool OpQueue::idle() {
+  std::lock_guard<std::mutex> lock(mu_);
+  EMBER_CHECK(!stopping_, "[ProcessGroup] the group was destroyed; no operation can be queued");
+  return queue_.empty() && !running_;
+}
+
 void OpQueue::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -317,8 +323,11 @@ void OpQueue::run() {
       if (queue_.empty()) return;
       fn = std::move(queue_.front());
       queue_.pop_front();
+      running_ = true;
     }
     fn();  // finishes its Work itself, failures included
+    std::lock_guard<std::mutex> lock(mu_);
+    running_ = false;
   }
 }
 

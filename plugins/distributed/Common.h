@@ -93,6 +93,8 @@ class OpQueue {
   OpQueue(const OpQueue&) = delete;
   OpQueue& operator=(const OpQueue&) = delete;
   void push(std::function<void()> fn);
+  // Nothing queued and nothing running (so the caller may run the next operation itself).
+  bool idle();
   void stop();
 
  private:
@@ -101,6 +103,7 @@ class OpQueue {
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stopping_ = false;
+  bool running_ = false;
   std::thread thread_;
 };
 

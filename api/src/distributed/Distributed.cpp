@@ -296,6 +296,7 @@ std::shared_ptr<Work> broadcast(Tensor& tensor, int src, const ProcessGroup& gro
   auto pg = require(group, "broadcast");
   c10d::BroadcastOptions o;
   o.rootRank = to_group_rank(pg, src, "broadcast", "src");
+  o.asyncOp = async_op;
   std::vector<Tensor> v{tensor};
   return finish(pg->broadcast(v, o), async_op);
 }
@@ -304,6 +305,7 @@ std::shared_ptr<Work> all_reduce(Tensor& tensor, ReduceOp op, const ProcessGroup
   auto pg = require(group, "all_reduce");
   c10d::AllreduceOptions o;
   o.reduceOp = op;
+  o.asyncOp = async_op;
   std::vector<Tensor> v{tensor};
   return finish(pg->allreduce(v, o), async_op);
 }
@@ -313,6 +315,7 @@ std::shared_ptr<Work> reduce(Tensor& tensor, int dst, ReduceOp op, const Process
   c10d::ReduceOptions o;
   o.reduceOp = op;
   o.rootRank = to_group_rank(pg, dst, "reduce", "dst");
+  o.asyncOp = async_op;
   std::vector<Tensor> v{tensor};
   return finish(pg->reduce(v, o), async_op);
 }
@@ -322,14 +325,18 @@ std::shared_ptr<Work> all_gather(std::vector<Tensor>& tensor_list, const Tensor&
   auto pg = require(group, "all_gather");
   std::vector<std::vector<Tensor>> out{tensor_list};
   std::vector<Tensor> in{tensor};
-  return finish(pg->allgather(out, in), async_op);
+  c10d::AllgatherOptions o;
+  o.asyncOp = async_op;
+  return finish(pg->allgather(out, in, o), async_op);
 }
 
 std::shared_ptr<Work> all_gather_into_tensor(Tensor& output_tensor, const Tensor& input_tensor,
                                              const ProcessGroup& group, bool async_op) {
   auto pg = require(group, "all_gather_into_tensor");
   Tensor in = input_tensor;
-  return finish(pg->_allgather_base(output_tensor, in), async_op);
+  c10d::AllgatherOptions o;
+  o.asyncOp = async_op;
+  return finish(pg->_allgather_base(output_tensor, in, o), async_op);
 }
 
 std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>* gather_list, int dst, const ProcessGroup& group,
@@ -337,6 +344,7 @@ std::shared_ptr<Work> gather(const Tensor& tensor, std::vector<Tensor>* gather_l
   auto pg = require(group, "gather");
   c10d::GatherOptions o;
   o.rootRank = to_group_rank(pg, dst, "gather", "dst");
+  o.asyncOp = async_op;
   std::vector<std::vector<Tensor>> out;
   if (pg->getRank() == o.rootRank) {
     EMBER_CHECK(gather_list != nullptr, "[gather] gather_list: expected a list of {} tensors on the destination rank",
@@ -355,6 +363,7 @@ std::shared_ptr<Work> scatter(Tensor& tensor, const std::vector<Tensor>* scatter
   auto pg = require(group, "scatter");
   c10d::ScatterOptions o;
   o.rootRank = to_group_rank(pg, src, "scatter", "src");
+  o.asyncOp = async_op;
   std::vector<std::vector<Tensor>> in;
   if (pg->getRank() == o.rootRank) {
     EMBER_CHECK(scatter_list != nullptr, "[scatter] scatter_list: expected a list of {} tensors on the source rank",
@@ -373,6 +382,7 @@ std::shared_ptr<Work> reduce_scatter(Tensor& output, std::vector<Tensor>& input_
   auto pg = require(group, "reduce_scatter");
   c10d::ReduceScatterOptions o;
   o.reduceOp = op;
+  o.asyncOp = async_op;
   std::vector<Tensor> out{output};
   std::vector<std::vector<Tensor>> in{input_list};
   return finish(pg->reduce_scatter(out, in, o), async_op);
@@ -383,6 +393,7 @@ std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input,
   auto pg = require(group, "reduce_scatter_tensor");
   c10d::ReduceScatterOptions o;
   o.reduceOp = op;
+  o.asyncOp = async_op;
   Tensor in = input;
   return finish(pg->_reduce_scatter_base(output, in, o), async_op);
 }
@@ -390,7 +401,9 @@ std::shared_ptr<Work> reduce_scatter_tensor(Tensor& output, const Tensor& input,
 std::shared_ptr<Work> all_to_all(std::vector<Tensor>& output_tensor_list, std::vector<Tensor>& input_tensor_list,
                                  const ProcessGroup& group, bool async_op) {
   auto pg = require(group, "all_to_all");
-  return finish(pg->alltoall(output_tensor_list, input_tensor_list), async_op);
+  c10d::AllToAllOptions o;
+  o.asyncOp = async_op;
+  return finish(pg->alltoall(output_tensor_list, input_tensor_list, o), async_op);
 }
 
 std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input, std::vector<int64_t> output_split_sizes,
@@ -398,12 +411,16 @@ std::shared_ptr<Work> all_to_all_single(Tensor& output, const Tensor& input, std
                                         bool async_op) {
   auto pg = require(group, "all_to_all_single");
   Tensor in = input;
-  return finish(pg->alltoall_base(output, in, output_split_sizes, input_split_sizes), async_op);
+  c10d::AllToAllOptions o;
+  o.asyncOp = async_op;
+  return finish(pg->alltoall_base(output, in, output_split_sizes, input_split_sizes, o), async_op);
 }
 
 std::shared_ptr<Work> barrier(const ProcessGroup& group, bool async_op) {
   auto pg = require(group, "barrier");
-  return finish(pg->barrier(), async_op);
+  c10d::BarrierOptions o;
+  o.asyncOp = async_op;
+  return finish(pg->barrier(o), async_op);
 }
 
 std::shared_ptr<Work> isend(const Tensor& tensor, int dst, const ProcessGroup& group, int tag) {

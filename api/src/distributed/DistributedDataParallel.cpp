@@ -273,7 +273,10 @@ class Reducer {
     }
     std::vector<Tensor> tensors{bucket.flat};
     timings_.buckets[b].launch_ms = since_start(now_ns());
-    bucket.work = pg_->allreduce(tensors);
+    // The last bucket is waited for at once (finalize): the backend may run it on this thread.
+    c10d::AllreduceOptions opts;
+    opts.asyncOp = b + 1 < buckets_.size();
+    bucket.work = pg_->allreduce(tensors, opts);
   }
 
   void poll_finished() {
@@ -287,7 +290,9 @@ class Reducer {
     std::vector<Tensor> used;
     if (find_unused_) {
       used.push_back(vector_tensor(local_used_, kInt));
-      used_work = pg_->allreduce(used);
+      c10d::AllreduceOptions opts;
+      opts.asyncOp = false;
+      used_work = pg_->allreduce(used, opts);
     }
     for (size_t b = 0; b < buckets_.size(); ++b) {
       buckets_[b].work->wait();
