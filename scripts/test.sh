@@ -3,7 +3,7 @@
 # against an installed copy with the build tree moved away.
 #   scripts/test.sh           the suite (what .ci/run runs)
 #   scripts/test.sh --asan    the unit, plugin and op suites under ASan+UBSan (build-asan/)
-#   scripts/test.sh --tsan    the registration/dispatch stress, dispatcher and autograd suites under TSan (build-tsan/)
+#   scripts/test.sh --tsan    the registration/dispatch stress, dispatcher, autograd and distributed suites under TSan (build-tsan/)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -27,7 +27,7 @@ case "$mode" in
     "$root/scripts/build.sh" "$root/build-tsan" -DEMBER_SANITIZE=thread -DCMAKE_BUILD_TYPE=RelWithDebInfo
     # One intra-op thread: libgomp is not TSan-instrumented and its barriers give false reports.
     OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 EMBER_PLUGIN_NODELETE=1 \
-      ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin|Autograd|DataLoader"
+      ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin|Autograd|DataLoader|Store|DistApi|Gloo|Ddp|DTensor"
     exit 0 ;;
   "") ;;
   *) echo "usage: scripts/test.sh [--asan|--tsan]" >&2; exit 2 ;;

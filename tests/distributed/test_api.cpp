@@ -119,6 +119,9 @@ TEST_F(DistApi, RegistryRefusesDuplicatesAndNamesMissingBackends) {
   EXPECT_TRUE(c10d::has_backend("recorder"));
   auto msg = error_of([] { c10d::create_process_group("no_such_backend", {}); });
   EXPECT_NE(msg.find("backend 'no_such_backend' is not available"), std::string::npos) << msg;
+  msg = error_of([] { c10d::create_process_group("nccl", {}); });
+  EXPECT_NE(msg.find("NCCL communicates CUDA tensors and comes with the CUDA backend"), std::string::npos) << msg;
+  EXPECT_FALSE(dist::is_nccl_available());
 }
 
 TEST_F(DistApi, UninitializedCallsSayWhatToDo) {

@@ -188,6 +188,10 @@ std::shared_ptr<ProcessGroup> create_process_group(const std::string& name, cons
     } catch (const std::exception& e) {
       why = e.what();
     }
+    if (!has_backend(name) && name == "nccl")
+      throw NotImplementedError(
+          "[init_process_group] backend 'nccl' is not available: NCCL communicates CUDA tensors and comes with the "
+          "CUDA backend, which this build does not have; use 'gloo' or 'mpi' for CPU tensors");
     if (!has_backend(name)) {
       std::string known = fmt::format("{}", fmt::join(registered_backends(), ", "));
       if (why.empty())
