@@ -26,8 +26,11 @@
 #include <string>
 #include <vector>
 
+#include "GlooStore.h"  // plugins/distributed: the backend's own store adapter
 #include "ember/distributed.h"
 #include "ember/ember.h"
+
+namespace dist_plugin = ember::dist;
 
 namespace {
 
@@ -37,26 +40,6 @@ using clk = std::chrono::steady_clock;
 
 constexpr int64_t kMinBytes = 1 << 10, kMaxBytes = int64_t(1) << 28;
 constexpr int kReps = 5;
-
-// gloo's rendezvous over Ember's store (as the backend's own adapter).
-class StoreAdapter final : public gloo::rendezvous::Store {
- public:
-  explicit StoreAdapter(std::shared_ptr<c10d::Store> store) : store_(std::move(store)) {}
-  void set(const std::string& key, const std::vector<char>& data) override {
-    store_->set(key, std::vector<uint8_t>(data.begin(), data.end()));
-  }
-  std::vector<char> get(const std::string& key) override {
-    auto v = store_->get(key);
-    return {v.begin(), v.end()};
-  }
-  void wait(const std::vector<std::string>& keys) override { store_->wait(keys); }
-  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds& timeout) override {
-    store_->wait(keys, timeout);
-  }
-
- private:
-  std::shared_ptr<c10d::Store> store_;
-};
 
 std::string human(int64_t bytes) {
   if (bytes >= (1 << 20)) return std::to_string(bytes >> 20) + " MiB";
@@ -140,7 +123,7 @@ int run_gloo(int64_t max_bytes) {
   auto device = gloo::transport::tcp::CreateDevice(attr);
   auto ctx = std::make_shared<gloo::rendezvous::Context>(rank, world);
   ctx->setTimeout(std::chrono::seconds(120));
-  StoreAdapter store(std::make_shared<c10d::PrefixStore>("bench_direct_gloo", dist::get_default_store()));
+  dist_plugin::GlooStore store(std::make_shared<c10d::PrefixStore>("bench_direct_gloo", dist::get_default_store()));
   ctx->connectFullMesh(store, device);
   if (rank == 0) print_header("gloo", "gloo::allreduce direct", world);
   uint32_t tag = 0;

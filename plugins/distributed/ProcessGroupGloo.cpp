@@ -31,6 +31,7 @@
 
 #include "Backends.h"
 #include "Common.h"
+#include "GlooStore.h"
 #include "ember/core/LocalState.h"
 
 namespace ember::dist {
@@ -40,24 +41,6 @@ namespace {
 using c10d::OpType;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-// gloo's rendezvous talks to our c10d::Store.
-class StoreAdapter final : public gloo::rendezvous::Store {
- public:
-  explicit StoreAdapter(std::shared_ptr<c10d::Store> store) : store_(std::move(store)) {}
-  void set(const std::string& key, const std::vector<char>& data) override {
-    store_->set(key, std::vector<uint8_t>(data.begin(), data.end()));
-  }
-  std::vector<char> get(const std::string& key) override {
-    auto v = store_->get(key);
-    return {v.begin(), v.end()};
-  }
-  void wait(const std::vector<std::string>& keys) override { store_->wait(keys); }
-  void wait(const std::vector<std::string>& keys, const milliseconds& timeout) override { store_->wait(keys, timeout); }
-
- private:
-  std::shared_ptr<c10d::Store> store_;
-};
 
 std::string numeric_host(const sockaddr* sa) {
   char buf[INET6_ADDRSTRLEN] = {};
@@ -249,7 +232,7 @@ ProcessGroupGloo::ProcessGroupGloo(const c10d::BackendArgs& args)
   auto device = make_device();
   context_ = std::make_shared<gloo::rendezvous::Context>(rank_, size_);
   context_->setTimeout(timeout_);
-  StoreAdapter adapter(store_);
+  GlooStore adapter(store_);
   try {
     context_->connectFullMesh(adapter, device);
   } catch (const ember::Error&) {

@@ -22,18 +22,12 @@
 namespace ember::c10d {
 namespace {
 
+using detail::get_u64;
+using detail::put_u64;
+
 using Clock = std::chrono::steady_clock;
 
 enum Record : uint8_t { kSet = 'S', kDelete = 'D', kJoined = 'J', kFinished = 'F' };
-
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t get_u64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
 
 // An open descriptor of the store's file holding flock() until destroyed.
 class LockedFile {

@@ -29,6 +29,9 @@
 namespace ember::c10d {
 namespace {
 
+using detail::get_u64;
+using detail::put_u64;
+
 using Clock = std::chrono::steady_clock;
 
 enum class Cmd : uint8_t { Set = 1, Get, Add, CompareSet, Delete, Check, NumKeys, Wait };
@@ -38,15 +41,6 @@ constexpr uint8_t kError = 1;
 constexpr const char* kInitKey = "init/";
 
 std::string errno_text(int err) { return std::strerror(err); }
-
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t get_u64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
-  return v;
-}
 
 // Builds one frame: reserve the length, append the body, patch the length.
 class Frame {
