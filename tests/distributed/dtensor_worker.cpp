@@ -12,6 +12,8 @@
 #include "ember/distributed.h"
 #include "ember/ember.h"
 
+#include "../unit/UnitTestUtil.h"
+
 using namespace ember;
 using namespace ember::distributed;
 
@@ -35,16 +37,7 @@ void check_close(const Tensor& got, const Tensor& want, const std::string& what,
   ++g_failed;
 }
 
-// The message of the exception f() throws, or "<no error>".
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;
 
 #define CHECK(...) check((__VA_ARGS__), #__VA_ARGS__, __LINE__)
 #define CHECK_CLOSE(got, want, what) check_close((got), (want), (what), __LINE__)

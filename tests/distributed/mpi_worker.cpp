@@ -17,6 +17,8 @@
 #include "ember/distributed.h"
 #include "ember/ember.h"
 
+#include "../unit/UnitTestUtil.h"
+
 namespace dist = ember::distributed;
 using ember::ScalarType;
 using ember::Tensor;
@@ -36,14 +38,7 @@ bool g_failed = false;
     }                                                                                       \
   } while (0)
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
