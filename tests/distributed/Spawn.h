@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -58,6 +59,13 @@ inline std::vector<RankResult> spawn_ranks(const std::vector<std::string>& argv,
       env.push_back("MASTER_PORT=" + std::to_string(master_port));
     }
     for (auto& e : opts.env) env.push_back(e);
+    // A later "K=V" replaces an earlier one (getenv would see the first).
+    for (size_t i = env.size(); i-- > 0;) {
+      const std::string key = env[i].substr(0, env[i].find('=') + 1);
+      for (size_t j = 0; j < i; ++j)
+        if (env[j].compare(0, key.size(), key) == 0) env[j].clear();
+    }
+    std::erase_if(env, [](const std::string& e) { return e.empty(); });
     logs[r] = "/tmp/ember_spawn_" + std::to_string(getpid()) + "_" + std::to_string(r) + ".log";
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 
 #include "Spawn.h"
@@ -26,6 +27,10 @@ MpiJob run_mpi(int np, const std::string& scenario, int limit_s = 60, const std:
   o.deadline = std::chrono::seconds(limit_s + 30);
   o.env = {"OMPI_MCA_btl=self,tcp", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo",
            "OMPI_MCA_rmaps_base_oversubscribe=1"};
+  // Under ASan: Open MPI's MCA components, unloaded at MPI_Finalize, keep allocations LeakSanitizer
+  // can no longer attribute (frames in "<unknown module>"); leaks are checked in every other suite.
+  if (const char* asan = std::getenv("ASAN_OPTIONS"))
+    o.env.push_back(std::string("ASAN_OPTIONS=") + asan + ":detect_leaks=0");
   auto t0 = std::chrono::steady_clock::now();
   auto res = ember::test::spawn_ranks(argv, 1, o);
   MpiJob job;
