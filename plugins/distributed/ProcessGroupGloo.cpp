@@ -337,7 +337,7 @@ std::shared_ptr<c10d::Work> ProcessGroupGloo::broadcast(std::vector<Tensor>& ten
                    if (staged->nbytes() == 0) return;
                    gloo::BroadcastOptions o(context_);
                    o.setRoot(root);
-                   if (rank_ == root) o.setInput<uint8_t>(typed<uint8_t>(staged->data()), staged->nbytes());
+                   // In place: the root sends its output buffer (an input of the same memory races gloo's own copy).
                    o.setOutput<uint8_t>(typed<uint8_t>(staged->data()), staged->nbytes());
                    o.setTag(tag);
                    o.setTimeout(timeout);

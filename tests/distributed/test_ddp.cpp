@@ -145,7 +145,7 @@ TEST(Ddp, FindUnusedParametersWithABranchNotUsed) {
   const auto data = batches(kSteps);
   auto models = nets(kWorld);
   std::vector<std::vector<Tensor>> got(kWorld);
-  std::vector<bool> branch_grad_defined(kWorld, true);
+  std::vector<char> branch_grad_defined(kWorld, 1);  // not vector<bool>: the ranks write in parallel
   run_ranks(kWorld, [&](int r, auto pg) {
     models[r]->use_branch = false;
     DistributedDataParallel ddp(models[r], DistributedDataParallelOptions()
