@@ -22,6 +22,8 @@
 // is batch-size x world. The test set is split the same way without shuffling or padding, so the
 // all-reduced sums give exact metrics. Only rank 0 prints and writes files; a checkpoint holds the
 // running sums of all ranks (all-reduced before writing), which rank 0 takes back on resume.
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -609,6 +611,22 @@ int run(Settings s, bool lr_given) {
   return 0;
 }
 
+// A TCP port free on this host now (bind port 0), or -1.
+int free_local_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_ANY);
+  socklen_t len = sizeof addr;
+  int port = -1;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+    port = ntohs(addr.sin_port);
+  close(fd);
+  return port;
+}
+
 // `ember train --nproc-per-node N ...` becomes `ember run --nproc-per-node N -- ember train ...`.
 int relaunch(int argc, char** argv, int nproc) {
   if (std::getenv("WORLD_SIZE")) {
@@ -616,8 +634,21 @@ int relaunch(int argc, char** argv, int nproc) {
                  std::getenv("WORLD_SIZE"));
     return 2;
   }
-  const std::string self = "/proc/self/exe", n = std::to_string(nproc);
-  std::vector<std::string> args{"ember", "run", "--nproc-per-node", n, "--", self, "train"};
+  std::error_code ec;
+  // The real path, so that `ember run`'s failure summary names the program.
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  if (ec || self.empty()) self = "/proc/self/exe";
+  const std::string n = std::to_string(nproc);
+  std::vector<std::string> args{"ember", "run", "--nproc-per-node", n};
+  // One node: a free port unless MASTER_PORT says otherwise (torchrun --standalone's choice), so
+  // two runs on one machine do not collide on the default 29500.
+  if (!std::getenv("MASTER_PORT")) {
+    if (int port = free_local_port(); port > 0) {
+      args.push_back("--master-port");
+      args.push_back(std::to_string(port));
+    }
+  }
+  args.insert(args.end(), {"--", self, "train"});
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--nproc-per-node") {
