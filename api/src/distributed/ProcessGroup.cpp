@@ -3,8 +3,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <shared_mutex>
+#include <thread>
 
 #include "ember/dispatcher/Plugins.h"
 
@@ -95,7 +98,28 @@ std::vector<Tensor> Work::result() {
   return outputs_;
 }
 
+namespace {
+// How long wait() polls before it sleeps: EMBER_DIST_SPIN_US, default 5 ms.
+std::chrono::microseconds spin_budget() {
+  static const std::chrono::microseconds budget = [] {
+    const char* v = std::getenv("EMBER_DIST_SPIN_US");
+    return std::chrono::microseconds(v && *v ? std::max(0L, std::atol(v)) : 5000L);
+  }();
+  return budget;
+}
+}  // namespace
+
 bool Work::wait(std::chrono::milliseconds timeout) {
+  // Polls before it sleeps: Note [Waiting for a collective] (ProcessGroup.h).
+  std::chrono::microseconds spin = spin_budget();
+  if (timeout != kNoTimeout) spin = std::min<std::chrono::microseconds>(spin, timeout);
+  for (const auto until = std::chrono::steady_clock::now() + spin; std::chrono::steady_clock::now() < until;) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (completed_) break;
+    }
+    std::this_thread::yield();
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout == kNoTimeout) {
     cv_.wait(lock, [&] { return completed_; });

@@ -126,6 +126,13 @@ class EMBER_API Work {
   // Blocks until the operation completes and rethrows its failure. With a timeout, throws
   // DistBackendError when it has not completed by then (the operation itself is not stopped).
   // Returns true, as LibTorch.
+  //
+  // Note [Waiting for a collective]
+  // wait() polls (yielding the CPU) for up to EMBER_DIST_SPIN_US microseconds (default 5000)
+  // before it sleeps. A sleeping waiter lets its CPU go idle, and on a VM, waking the backend's
+  // threads on an idle vCPU can cost a host scheduler tick (4 ms on the machines this was measured
+  // on) per message; polling keeps the CPU awake, as MPI and NCCL do when they wait. A wait that
+  // outlasts the budget sleeps, so a straggler costs at most that much CPU per wait.
   virtual bool wait(std::chrono::milliseconds timeout = kNoTimeout);
   // CPU backends complete on the host: nothing more to order.
   virtual void synchronize() {}
