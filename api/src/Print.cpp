@@ -176,7 +176,21 @@ std::ostream& print(std::ostream& s, const Tensor& t, int64_t linesize) {
   auto type_line = [&] {
     s << "[ " << type << "{";
     for (int64_t i = 0; i < t.dim(); ++i) s << (i ? "," : "") << t.size(i);
-    s << "} ]";
+    s << "}";
+    // LibTorch's suffix of a quantized tensor: its quantizer, in the stream's current format.
+    if (t.is_quantized()) {
+      s << ", qscheme: " << to_string(t.qscheme());
+      if (t.qscheme() == kPerTensorAffine) {
+        s << ", scale: " << t.q_scale() << ", zero_point: " << t.q_zero_point();
+      } else if (t.qscheme() == kPerChannelAffine || t.qscheme() == kPerChannelAffineFloatQParams) {
+        s << ", scales: ";
+        print(s, t.q_per_channel_scales(), linesize);
+        s << ", zero_points: ";
+        print(s, t.q_per_channel_zero_points(), linesize);
+        s << ", axis: " << t.q_per_channel_axis();
+      }
+    }
+    s << " ]";
   };
   if (t.device().type() == kMeta) {
     // No data to show. LibTorch's C++ print throws here (it copies to the CPU); this is its
@@ -190,7 +204,7 @@ std::ostream& print(std::ostream& s, const Tensor& t, int64_t linesize) {
   Tensor d;
   {
     NoGradGuard no_grad;
-    d = t.cpu().to(kFloat64).contiguous();
+    d = (t.is_quantized() ? t.dequantize() : t.cpu()).to(kFloat64).contiguous();
   }
   const double* p = d.data_ptr<double>();
   const int64_t nd = d.dim();

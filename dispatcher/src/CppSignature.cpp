@@ -20,6 +20,7 @@ std::optional<std::string> base_spelling(const Type& t) {
     case TypeKind::Bool: return "bool";
     case TypeKind::ScalarType: return "ScalarType";
     case TypeKind::Layout: return "Layout";
+    case TypeKind::QScheme: return "QScheme";
     case TypeKind::Device: return "Device";
     case TypeKind::Complex: return "std::complex<double>";
     case TypeKind::Generator:
@@ -77,6 +78,7 @@ std::string expected_cpp_return(const FunctionSchema& s) {
       case TypeKind::Float: return "double";
       case TypeKind::Bool: return "bool";
       case TypeKind::Scalar: return "Scalar";
+      case TypeKind::QScheme: return "QScheme";
       case TypeKind::List:
         if (t.element()->kind() == TypeKind::Tensor) return "std::vector<Tensor>";
         [[fallthrough]];

@@ -51,7 +51,8 @@ bool accepts(const Type& t, const IValue& v) {
     case TypeKind::Stream:
       return v.isStream();
     case TypeKind::ScalarType:
-    case TypeKind::Layout: return v.isInt();
+    case TypeKind::Layout:
+    case TypeKind::QScheme: return v.isInt();
     case TypeKind::List: {
       const Type& e = *t.element();
       if (e.kind() == TypeKind::Int || e.kind() == TypeKind::SymInt) return v.isIntList() || v.isInt();

@@ -222,7 +222,8 @@ def parse_schema(text: str) -> Schema:
 # C++ types and defaults (API.md: "Precise signatures").
 
 _CPP_VALUE = {"int": "int64_t", "float": "double", "bool": "bool", "str": "std::string_view",
-              "ScalarType": "ScalarType", "Layout": "Layout", "Device": "Device"}
+              "ScalarType": "ScalarType", "Layout": "Layout", "Device": "Device",
+              "QScheme": "QScheme"}
 
 
 def cpp_arg_type(a: Arg) -> str:
@@ -258,7 +259,7 @@ def cpp_arg_type(a: Arg) -> str:
 
 
 _CPP_RETURN = {"Scalar": "Scalar", "int": "int64_t", "float": "double", "bool": "bool",
-               "Tensor[]": "std::vector<Tensor>"}
+               "Tensor[]": "std::vector<Tensor>", "QScheme": "QScheme"}
 
 
 def cpp_return_type(rets: list[Arg]) -> str:
@@ -428,10 +429,10 @@ def cpp_functions(op: Op, method: bool) -> list[CppFn]:
 _KEYS = {"func", "variants", "doc", "cpp_overloads", "dispatch", "structured", "structured_delegate",
          "plugin"}
 
-# Plugins that hold composite kernels (`plugin: nn` on an entry): its composite kernel is
+# Plugins that hold composite kernels (`plugin: nn` or `plugin: quantized` on an entry): its composite kernel is
 # declared in ember/generated/<plugin>/CompositeFunctions.h and registered by that plugin's
 # generated <plugin>/RegisterComposite.cpp instead of libember's.
-COMPOSITE_PLUGINS = ("nn",)
+COMPOSITE_PLUGINS = ("nn", "quantized")
 
 # Keys a `dispatch:` line may name: a backend key (its kernels live in namespace ember::<key
 # in lower case> of that backend's plugin) or a composite alias key (kernels in ember::native,

@@ -41,7 +41,8 @@ Tensor to_cpu(const Tensor& self) { return native::to_device(self, Device(kCPU),
 Tensor contiguous(const Tensor& self) {
   check_defined("contiguous", self, "self");
   if (self.is_contiguous()) return self;
-  Tensor r = ember::empty(self.sizes(), self.options());
+  // A quantized copy keeps the quantizer (empty_like of a quantized tensor is contiguous).
+  Tensor r = self.is_quantized() ? ember::empty_like(self) : ember::empty(self.sizes(), self.options());
   r.copy_(self);
   return r;
 }

@@ -53,6 +53,20 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevic
   check_defined("empty_like", self, "self");
   check_pin_memory("empty_like", pin_memory);
   const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
+  // A quantized result takes self's quantizer (LibTorch's empty_like): the quantized plugin's
+  // factories make it.
+  if (self.is_quantized() && is_quantized_type(o.dtype_or(self.dtype()))) {
+    EMBER_CHECK(o.dtype_or(self.dtype()) == self.dtype(),
+                "[empty_like] dtype {} differs from the quantized input's {}", o.dtype_or(self.dtype()),
+                self.dtype());
+    if (self.qscheme() == kPerTensorAffine)
+      return ember::_empty_affine_quantized(self.sizes(), o, self.q_scale(), self.q_zero_point());
+    if (self.qscheme() == kPerChannelAffine)
+      return ember::_empty_per_channel_affine_quantized(self.sizes(), self.q_per_channel_scales(),
+                                                        self.q_per_channel_zero_points(),
+                                                        self.q_per_channel_axis(), o);
+    EMBER_THROW(NotImplementedError, "[empty_like] quantized tensors of qscheme {}", to_string(self.qscheme()));
+  }
   // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
   // transposed result); anything else gets contiguous strides.
   if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided && is_non_overlapping_and_dense(self))

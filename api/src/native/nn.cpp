@@ -41,6 +41,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                   IntArrayRef dilation, bool ceil_mode) {
+  if (self.is_quantized()) return ember::quantized_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   return std::get<0>(ember::max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 

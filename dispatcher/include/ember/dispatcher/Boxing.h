@@ -89,6 +89,10 @@ struct FromIValue<Layout> {
   static Layout get(IValue& v) { return v.toLayout(); }
 };
 template <>
+struct FromIValue<QScheme> {
+  static QScheme get(IValue& v) { return v.toQScheme(); }
+};
+template <>
 struct FromIValue<Device> {
   static Device get(IValue& v) { return v.toDevice(); }
 };

@@ -211,6 +211,7 @@ EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFuncti
     else if constexpr (std::is_same_v<Ret, double>) return r.toDouble();
     else if constexpr (std::is_same_v<Ret, int64_t>) return r.toInt();
     else if constexpr (std::is_same_v<Ret, bool>) return r.toBool();
+    else if constexpr (std::is_same_v<Ret, QScheme>) return r.toQScheme();
     else if constexpr (std::is_same_v<Ret, std::vector<Tensor>>) return r.toTensorVector();
     else static_assert(sizeof(Ret) == 0, "unsupported return type for a boxed kernel");
   }

@@ -55,6 +55,7 @@ class EMBER_API IValue {
   IValue(const Scalar& s);  // NOLINT: Double, Int, Bool or Complex
   IValue(ScalarType t) : IValue(static_cast<int64_t>(t)) {}  // NOLINT
   IValue(Layout l) : IValue(static_cast<int64_t>(l)) {}  // NOLINT
+  IValue(QScheme q) : IValue(static_cast<int64_t>(q)) {}  // NOLINT
   IValue(Device d) : tag_(Tag::Device) {  // NOLINT
     pl_.i = 0;
     pl_.dev[0] = static_cast<int8_t>(d.type());
@@ -143,6 +144,7 @@ class EMBER_API IValue {
   Scalar toScalar() const;
   ScalarType toScalarType() const { return static_cast<ScalarType>(toInt()); }
   Layout toLayout() const { return static_cast<Layout>(toInt()); }
+  QScheme toQScheme() const { return static_cast<QScheme>(toInt()); }
   Device toDevice() const;
   Generator toGenerator() const;
   Stream toStream() const;

@@ -1,0 +1,85 @@
+// QuantizedCPU kernels: relu, cat, the pools and flatten, against the float kernels on the
+// dequantized input (within one quantization step) and LibTorch's values.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ember/ember.h"
+
+using namespace ember;
+
+namespace {
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
+// |a - b| <= tol elementwise (both float32 after dequantize).
+void expect_close(const Tensor& a, const Tensor& b, double tol) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  Tensor x = a.contiguous(), y = b.contiguous();
+  for (int64_t i = 0; i < x.numel(); ++i)
+    ASSERT_LE(std::abs(x.data_ptr<float>()[i] - y.data_ptr<float>()[i]), tol) << "at " << i;
+}
+
+Tensor qinput(std::vector<int64_t> sizes, double scale = 0.05, int64_t zp = 64) {
+  manual_seed(7);
+  return quantize_per_tensor(randn(sizes), scale, zp, kQUInt8);
+}
+
+}  // namespace
+
+TEST(QuantizedKernels, ReluClampsAtTheZeroPoint) {
+  Tensor q = quantize_per_tensor(ember::tensor({-1.0f, 0.0f, 0.05f, 1.0f}), 0.1, 10, kQUInt8);
+  Tensor r = relu(q);
+  EXPECT_TRUE(r.is_quantized());
+  EXPECT_EQ(r.q_zero_point(), 10);
+  Tensor ir = r.int_repr();
+  EXPECT_EQ(ir.data_ptr<uint8_t>()[0], 10);
+  EXPECT_EQ(ir.data_ptr<uint8_t>()[3], 20);
+  EXPECT_EQ(q.int_repr().data_ptr<uint8_t>()[0], 0);  // the input is unchanged
+  relu_(q);
+  EXPECT_EQ(q.int_repr().data_ptr<uint8_t>()[0], 10);
+  Tensor big = qinput({4, 5});
+  expect_close(relu(big).dequantize(), relu(big.dequantize()), 1e-6);
+}
+
+TEST(QuantizedKernels, CatSharesTheQuantizer) {
+  Tensor a = qinput({2, 3}), b = quantize_per_tensor(ones({1, 3}), 0.05, 64, kQUInt8);
+  Tensor c = cat({a, b}, 0);
+  EXPECT_TRUE(c.is_quantized());
+  EXPECT_EQ(c.sizes(), IntArrayRef({3, 3}));
+  EXPECT_DOUBLE_EQ(c.q_scale(), 0.05);
+  expect_close(c.dequantize(), cat({a.dequantize(), b.dequantize()}, 0), 0);
+  Tensor other = quantize_per_tensor(ones({1, 3}), 0.1, 64, kQUInt8);
+  const std::string e = error_of([&] { cat({a, other}, 0); });
+  EXPECT_NE(e.find("[cat] all inputs should share the same quantization parameters; tensor 1 differs"),
+            std::string::npos)
+      << e;
+}
+
+TEST(QuantizedKernels, PoolsMatchTheFloatReferenceWithinOneStep) {
+  Tensor x = qinput({2, 3, 8, 8});
+  const Tensor xf = x.dequantize();
+  Tensor mp = max_pool2d(x, {2, 2});
+  EXPECT_TRUE(mp.is_quantized());
+  EXPECT_EQ(mp.sizes(), IntArrayRef({2, 3, 4, 4}));
+  expect_close(mp.dequantize(), max_pool2d(xf, {2, 2}), 1e-6);  // exact: max commutes with dequantize
+  Tensor ap = avg_pool2d(x, {3, 3}, {2, 2}, {1, 1});
+  EXPECT_EQ(ap.q_zero_point(), 64);
+  expect_close(ap.dequantize(), avg_pool2d(xf, {3, 3}, {2, 2}, {1, 1}), 0.05 / 2 + 1e-6);
+  Tensor aap = adaptive_avg_pool2d(x, {3, 3});
+  expect_close(aap.dequantize(), adaptive_avg_pool2d(xf, {3, 3}), 0.05 / 2 + 1e-6);
+  Tensor f = x.flatten(1);
+  EXPECT_TRUE(f.is_quantized());
+  EXPECT_EQ(f.sizes(), IntArrayRef({2, 192}));
+  expect_close(f.dequantize(), xf.flatten(1), 0);
+}
