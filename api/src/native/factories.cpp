@@ -56,15 +56,13 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevic
   // A quantized result takes self's quantizer (LibTorch's empty_like): the quantized plugin's
   // factories make it.
   if (self.is_quantized() && is_quantized_type(o.dtype_or(self.dtype()))) {
-    EMBER_CHECK(o.dtype_or(self.dtype()) == self.dtype(),
-                "[empty_like] dtype {} differs from the quantized input's {}", o.dtype_or(self.dtype()),
-                self.dtype());
+    EMBER_CHECK(o.dtype_or(self.dtype()) == self.dtype(), "[empty_like] dtype {} differs from the quantized input's {}",
+                o.dtype_or(self.dtype()), self.dtype());
     if (self.qscheme() == kPerTensorAffine)
       return ember::_empty_affine_quantized(self.sizes(), o, self.q_scale(), self.q_zero_point());
     if (self.qscheme() == kPerChannelAffine)
       return ember::_empty_per_channel_affine_quantized(self.sizes(), self.q_per_channel_scales(),
-                                                        self.q_per_channel_zero_points(),
-                                                        self.q_per_channel_axis(), o);
+                                                        self.q_per_channel_zero_points(), self.q_per_channel_axis(), o);
     EMBER_THROW(NotImplementedError, "[empty_like] quantized tensors of qscheme {}", to_string(self.qscheme()));
   }
   // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
