@@ -9,7 +9,7 @@
 #include "ember/generated/QuantizedCPUFunctions.h"
 #include "ember/generated/quantized/CompositeFunctions.h"
 
-namespace ember::quantized {
+namespace ember::qbackend {
 
 void QTensorImpl::shallow_copy_from(const IntrusivePtr<TensorImpl>& impl) {
   auto* src = dynamic_cast<const QTensorImpl*>(impl.get());
@@ -170,10 +170,10 @@ std::shared_ptr<PerTensorAffineQuantizer> make_per_tensor_quantizer(const char* 
   return q;
 }
 
-}  // namespace ember::quantized
+}  // namespace ember::qbackend
 
 namespace ember::native {
-using namespace ember::quantized;
+using namespace ember::qbackend;
 
 Tensor quantize_per_tensor(const Tensor& self, double scale, int64_t zero_point, ScalarType dtype) {
   const char* op = "quantize_per_tensor";
@@ -320,7 +320,7 @@ Tensor dequantize(const Tensor& self) {
 }  // namespace ember::native
 
 namespace ember::quantizedcpu {
-using namespace ember::quantized;
+using namespace ember::qbackend;
 
 Tensor int_repr(const Tensor& self) { return int_view(self).clone(); }
 

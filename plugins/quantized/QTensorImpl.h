@@ -21,7 +21,7 @@
 #include "ember/core/TensorImpl.h"
 #include "ember/dispatcher/Tensor.h"
 
-namespace ember::quantized {
+namespace ember::qbackend {
 
 struct Quantizer {
   virtual ~Quantizer() = default;
@@ -87,4 +87,4 @@ inline T quantize_val(float inv_scale, int64_t zero_point, float x) {
   return static_cast<T>(q < lo ? lo : q > hi ? hi : q);
 }
 
-}  // namespace ember::quantized
+}  // namespace ember::qbackend

@@ -8,7 +8,7 @@
 #include "ember/generated/QuantizedCPUFunctions.h"
 
 namespace ember::quantizedcpu {
-using namespace ember::quantized;
+using namespace ember::qbackend;
 
 namespace {
 

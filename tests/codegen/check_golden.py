@@ -28,7 +28,7 @@ BAD_ENTRIES = [
     ("- func: f(Tensor self) -> Tensor\n  plugin: nn\n" + K,
      "plugin: only a composite kernel"),
     ("- func: f(Tensor self) -> Tensor\n  plugin: vision\n"
-     "  dispatch:\n    CompositeImplicitAutograd: f\n", "plugin: expected one of nn, got 'vision'"),
+     "  dispatch:\n    CompositeImplicitAutograd: f\n", "plugin: expected one of nn, quantized, got 'vision'"),
     ("- func: f(Tensor self) -> Tensor\n" + K + "- func: f(Tensor self) -> Tensor\n" + K,
      "declared twice"),
     ("- func: f(Tensor self, int x=) -> Tensor\n" + K, "expected a default value at column 22"),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/quantized.h"
 
 using namespace ember;
 
@@ -82,4 +83,26 @@ TEST(QuantizedKernels, PoolsMatchTheFloatReferenceWithinOneStep) {
   EXPECT_TRUE(f.is_quantized());
   EXPECT_EQ(f.sizes(), IntArrayRef({2, 192}));
   expect_close(f.dequantize(), xf.flatten(1), 0);
+}
+
+TEST(QuantizedKernels, AddAndMulRequantizeAsLibTorch) {
+  Tensor a = quantize_per_tensor(ember::tensor({-1.0f, 0.3f, 0.55f, 2.0f, 5.0f, -0.2f}), 0.05, 64, kQUInt8);
+  Tensor b = quantize_per_tensor(ember::tensor({0.5f, -0.35f, 0.05f, 1.0f, 4.0f, -0.3f}), 0.1, 3, kQUInt8);
+  auto ints = [](const Tensor& q) {
+    Tensor r = q.int_repr();
+    return std::vector<int64_t>(r.data_ptr<uint8_t>(), r.data_ptr<uint8_t>() + r.numel());
+  };
+  Tensor s = quantized::add(a, b, 0.1, 20);
+  EXPECT_DOUBLE_EQ(s.q_scale(), 0.1);
+  EXPECT_EQ(s.q_zero_point(), 20);
+  EXPECT_EQ(ints(s), (std::vector<int64_t>{15, 20, 26, 50, 110, 15}));
+  EXPECT_EQ(ints(quantized::add_relu(a, b, 0.1, 20)), (std::vector<int64_t>{20, 20, 26, 50, 110, 20}));
+  // -0.5 * 5 rounds to -3 here: LibTorch multiplies the integers and rescales by sa * sb / s.
+  EXPECT_EQ(ints(quantized::mul(a, b, 0.2, 10)), (std::vector<int64_t>{7, 10, 10, 20, 110, 10}));
+  Tensor x = qinput({3, 4}), y = qinput({3, 4}, 0.02, 100);
+  expect_close(quantized::add(x, y, 0.1, 50).dequantize(), x.dequantize() + y.dequantize(), 0.05 + 1e-6);
+  expect_close(quantized::mul(x, y, 0.1, 50).dequantize(), x.dequantize() * y.dequantize(), 0.05 + 1e-6);
+  const std::string e = error_of([&] { quantized::add(a, quantize_per_tensor(ones({6}), 0.1, 3, kQInt8), 0.1, 0); });
+  EXPECT_NE(e.find("[quantized::add] both inputs must have the same dtype, got quint8 and qint8"), std::string::npos)
+      << e;
 }
