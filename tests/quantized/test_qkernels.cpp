@@ -106,3 +106,29 @@ TEST(QuantizedKernels, AddAndMulRequantizeAsLibTorch) {
   EXPECT_NE(e.find("[quantized::add] both inputs must have the same dtype, got quint8 and qint8"), std::string::npos)
       << e;
 }
+
+TEST(QuantizedKernels, LinearMatchesTheFloatReferenceWithinOneStep) {
+  manual_seed(3);
+  Tensor xf = randn({5, 7, 33});
+  Tensor wf = randn({17, 33}) * 0.2;
+  Tensor b = randn({17});
+  Tensor x = quantize_per_tensor(xf, 0.03, 120, kQUInt8);
+  Tensor w = quantize_per_tensor(wf, 0.01, 0, kQInt8);
+  const double ys = 0.08;
+  Tensor ref = ember::linear(x.dequantize(), w.dequantize(), b);
+  Tensor y = quantized::linear(x, w, b, ys, 100);
+  EXPECT_EQ(y.sizes(), IntArrayRef({5, 7, 17}));
+  EXPECT_EQ(y.dtype(), kQUInt8);
+  EXPECT_DOUBLE_EQ(y.q_scale(), ys);
+  expect_close(y.dequantize(), ref.clamp(-100 * ys, 155 * ys), ys / 2 + 1e-4);
+  // Per-channel weights, no bias, fused relu; the second call reuses the packed weight.
+  Tensor wc = quantize_per_channel(wf, ember::linspace(0.005, 0.02, 17).to(kFloat64), zeros({17}, kInt64), 0, kQInt8);
+  Tensor refc = relu(ember::linear(x.dequantize(), wc.dequantize(), std::nullopt));
+  for (int i = 0; i < 2; ++i)
+    expect_close(quantized::linear_relu(x, wc, std::nullopt, ys, 100).dequantize(), refc.clamp(std::nullopt, 155 * ys),
+                 ys / 2 + 1e-4);
+  const std::string e = error_of([&] { quantized::linear(x, quantize_per_tensor(wf, 0.01, 3, kQInt8), b, ys, 100); });
+  EXPECT_NE(e.find("[quantized::linear] weights with a nonzero zero point"), std::string::npos) << e;
+  const std::string e2 = error_of([&] { quantized::linear(x, w.t(), b, ys, 100); });
+  EXPECT_NE(e2.find("[quantized::linear] expected W of shape (N, 33)"), std::string::npos) << e2;
+}

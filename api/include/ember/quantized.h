@@ -1,6 +1,6 @@
 #pragma once
-// The quantized:: operators of the quantized plugin (PyTorch's quantized::add, add_relu, mul,
-// mul_relu): elementwise on per-tensor quantized tensors (qb broadcast to qa's shape), the result
+// The quantized:: operators of the quantized plugin. PyTorch's quantized::add, add_relu, mul,
+// mul_relu: elementwise on per-tensor quantized tensors (qb broadcast to qa's shape), the result
 // requantized to `scale` and `zero_point` in qa's dtype. They need the quantized plugin loaded;
 // the quantized tensor itself (quantize_per_tensor, dequantize, ...) is in ember/ember.h.
 #include "ember/dispatcher/Dispatcher.h"
@@ -21,6 +21,15 @@ inline constexpr char kAdd[] = "quantized::add";
 inline constexpr char kAddRelu[] = "quantized::add_relu";
 inline constexpr char kMul[] = "quantized::mul";
 inline constexpr char kMulRelu[] = "quantized::mul_relu";
+using LinearSig = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, double, int64_t);
+template <const char* Name>
+const TypedOperatorHandle<LinearSig>& linear_op() {
+  static const TypedOperatorHandle<LinearSig> op =
+      Dispatcher::singleton().findSchemaOrThrow(Name, "").typed<LinearSig>();
+  return op;
+}
+inline constexpr char kLinear[] = "quantized::linear";
+inline constexpr char kLinearRelu[] = "quantized::linear_relu";
 }  // namespace detail
 
 inline Tensor add(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_point) {
@@ -34,6 +43,18 @@ inline Tensor mul(const Tensor& qa, const Tensor& qb, double scale, int64_t zero
 }
 inline Tensor mul_relu(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_point) {
   return detail::binary_op<detail::kMulRelu>().call(qa, qb, scale, zero_point);
+}
+
+// int8 linear: X (quint8, per tensor) times W^T (qint8 (N, K), symmetric, per tensor or per
+// channel) plus an optional float32 bias, requantized to (Y_scale, Y_zero_point) as quint8. W's
+// packed form is cached (Note [Quantized linear] in plugins/quantized/linear.cpp).
+inline Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale,
+                     int64_t y_zero_point) {
+  return detail::linear_op<detail::kLinear>().call(x, w, b, y_scale, y_zero_point);
+}
+inline Tensor linear_relu(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale,
+                          int64_t y_zero_point) {
+  return detail::linear_op<detail::kLinearRelu>().call(x, w, b, y_scale, y_zero_point);
 }
 
 }  // namespace ember::quantized

@@ -1,0 +1,193 @@
+// int8 linear: quantized::linear(X, W, B, Y_scale, Y_zero_point) on oneDNN's u8 x s8 -> s32
+// matmul (VNNI where the CPU has it), with the weight prepacked once and cached.
+//
+// Note [Quantized linear]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// X is a per-tensor kQUInt8 tensor (..., K); W a kQInt8 (N, K) weight, per-tensor or per-channel
+// (axis 0) with zero points 0 (symmetric weights, as PyTorch's oneDNN backend requires); B an
+// optional float32 (N) bias. oneDNN computes acc = sum_k x * w on the raw integers; the source
+// zero point is folded in as acc - zx * colsum(w), and the epilogue requantizes as FBGEMM does:
+// y = zy + nearbyint((acc' * sx * sw[n] + b[n]) * (1 / sy)), clamped. Unlike LibTorch, W is a
+// plain quantized tensor rather than an opaque LinearPackedParams: the packed weight (oneDNN's
+// preferred layout, plus the column sums) is cached by the weight's storage, offset and version,
+// so a module that keeps its weight packs it once and an updated weight repacks.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+#include "../cpu/Dnnl.h"
+#include "QTensorImpl.h"
+#include "ember/core/Exception.h"
+#include "ember/dispatcher/Library.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::qbackend {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+struct PackedWeight {
+  memory::desc desc;  // the layout the primitive wants
+  Tensor buffer;      // holds the packed weight
+  std::vector<int32_t> colsum;
+  std::vector<float> scales;  // per output channel
+  Storage weight;             // kept alive so that its address (in the key) is not reused while cached
+};
+
+struct MatmulEntry {
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul prim;
+};
+
+// Weight identity: its data and version (a new weight or an in-place update packs again).
+using WeightKey = std::tuple<const void*, int64_t, int64_t, uint64_t, memory::dims>;
+
+cpu::PrimitiveCache<std::tuple<int64_t, int64_t, int64_t>, MatmulEntry>& matmul_cache() {
+  static cpu::PrimitiveCache<std::tuple<int64_t, int64_t, int64_t>, MatmulEntry> c;
+  return c;
+}
+cpu::PrimitiveCache<WeightKey, PackedWeight>& weight_cache() {
+  static cpu::PrimitiveCache<WeightKey, PackedWeight> c(64);
+  return c;
+}
+
+std::shared_ptr<MatmulEntry> matmul_for(int64_t m, int64_t k, int64_t n) {
+  return matmul_cache().get({m, k, n}, [&] {
+    const memory::desc src({m, k}, memory::data_type::u8, memory::format_tag::ab);
+    const memory::desc wei({k, n}, memory::data_type::s8, memory::format_tag::any);
+    const memory::desc dst({m, n}, memory::data_type::s32, memory::format_tag::ab);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei, dst), cpu::user_scratchpad_attr(), cpu::dnnl_engine());
+    return std::make_shared<MatmulEntry>(MatmulEntry{pd, dnnl::matmul(pd)});
+  });
+}
+
+std::shared_ptr<PackedWeight> pack(const Tensor& w, const memory::desc& want) {
+  const TensorImpl& wi = *w.unsafeGetTensorImpl();
+  WeightKey key{wi.storage()->data(), wi.storage_offset(), w.size(0), wi.version(), want.dims()};
+  return weight_cache().get(key, [&] {
+    const int64_t n = w.size(0), k = w.size(1);
+    const Tensor wc = int_view(w).contiguous();  // (N, K) int8 = (K, N) in format ba
+    auto p = std::make_shared<PackedWeight>();
+    p->desc = want;
+    p->weight = wi.storage();
+    p->buffer = ember::empty({static_cast<int64_t>(want.get_size())}, TensorOptions(kUInt8));
+    const memory::desc plain({k, n}, memory::data_type::s8, memory::format_tag::ba);
+    cpu::reorder(memory(plain, cpu::dnnl_engine(), const_cast<void*>(wc.data_ptr())),
+                 memory(want, cpu::dnnl_engine(), p->buffer.data_ptr()));
+    const auto* wp = static_cast<const int8_t*>(wc.data_ptr());
+    p->colsum.assign(static_cast<size_t>(n), 0);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i < k; ++i) p->colsum[static_cast<size_t>(j)] += wp[j * k + i];
+    const QTensorImpl& q = qimpl(w, "linear");
+    p->scales.resize(static_cast<size_t>(n));
+    if (q.quantizer()->qscheme() == kPerTensorAffine) {
+      std::fill(p->scales.begin(), p->scales.end(),
+                static_cast<float>(static_cast<const PerTensorAffineQuantizer&>(*q.quantizer()).scale));
+    } else {
+      const auto& pc = static_cast<const PerChannelAffineQuantizer&>(*q.quantizer());
+      for (int64_t j = 0; j < n; ++j)
+        p->scales[static_cast<size_t>(j)] = static_cast<float>(pc.scales.data_ptr<double>()[j]);
+    }
+    return p;
+  });
+}
+
+void check_weight(const Tensor& w, int64_t k, const char* op) {
+  EMBER_CHECK(w.defined() && w.is_quantized() && w.dtype() == kQInt8,
+              "[quantized::{}] expected a qint8 quantized tensor for W, got {}", op,
+              w.defined() ? fmt::format("{}", w.dtype()) : std::string("an undefined tensor"));
+  EMBER_CHECK(w.dim() == 2 && w.size(1) == k,
+              "[quantized::{}] expected W of shape (N, {}) (X's last dimension), got {}", op, k, w.sizes());
+  const QTensorImpl& q = qimpl(w, op);
+  if (q.quantizer()->qscheme() == kPerTensorAffine) {
+    EMBER_CHECK_NOT_IMPLEMENTED(static_cast<const PerTensorAffineQuantizer&>(*q.quantizer()).zero_point == 0,
+                                "[quantized::{}] weights with a nonzero zero point (symmetric weights only)", op);
+  } else {
+    const auto& pc = static_cast<const PerChannelAffineQuantizer&>(*q.quantizer());
+    EMBER_CHECK_NOT_IMPLEMENTED(pc.axis == 0, "[quantized::{}] per-channel weights along axis {} (axis 0 only)", op,
+                                pc.axis);
+    const int64_t* z = pc.zero_points.data_ptr<int64_t>();
+    EMBER_CHECK_NOT_IMPLEMENTED(std::all_of(z, z + pc.zero_points.numel(), [](int64_t v) { return v == 0; }),
+                                "[quantized::{}] weights with a nonzero zero point (symmetric weights only)", op);
+  }
+}
+
+Tensor linear_impl(const char* op, const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale,
+                   int64_t y_zero_point, bool relu) {
+  EMBER_CHECK(x.defined() && x.is_quantized() && x.dtype() == kQUInt8,
+              "[quantized::{}] expected a quint8 quantized tensor for X, got {}", op,
+              x.defined() ? fmt::format("{}", x.dtype()) : std::string("an undefined tensor"));
+  EMBER_CHECK(x.dim() >= 1, "[quantized::{}] expected X with at least one dimension", op);
+  const QTensorImpl& xq = qimpl(x, op);
+  EMBER_CHECK_NOT_IMPLEMENTED(xq.quantizer()->qscheme() == kPerTensorAffine, "[quantized::{}] X quantized per channel",
+                              op);
+  const auto& xp = static_cast<const PerTensorAffineQuantizer&>(*xq.quantizer());
+  const int64_t k = x.size(-1);
+  check_weight(w, k, op);
+  const int64_t n = w.size(0);
+  const bool has_bias = b.has_value() && b->defined();
+  if (has_bias)
+    EMBER_CHECK(b->dtype() == kFloat32 && b->dim() == 1 && b->size(0) == n,
+                "[quantized::{}] expected a float32 bias of shape ({}), got {} of shape {}", op, n, b->dtype(),
+                b->sizes());
+  auto yq = make_per_tensor_quantizer(op, y_scale, y_zero_point, kQUInt8);
+  const int64_t m = x.numel() / std::max<int64_t>(k, 1);
+  std::vector<int64_t> out_sizes(x.sizes().begin(), x.sizes().end());
+  out_sizes.back() = n;
+  Tensor y = new_qtensor(out_sizes, kQUInt8, yq);
+  if (m == 0 || n == 0) return y;
+
+  const Tensor xc = int_view(x).contiguous();
+  auto mm = matmul_for(m, k, n);
+  auto pw = pack(w, mm->pd.weights_desc());
+  Tensor acc = ember::empty({m, n}, TensorOptions(kInt32));
+  dnnl::engine& eng = cpu::dnnl_engine();
+  cpu::run(mm->prim, mm->pd,
+           {{DNNL_ARG_SRC, memory(mm->pd.src_desc(), eng, const_cast<void*>(xc.data_ptr()))},
+            {DNNL_ARG_WEIGHTS, memory(pw->desc, eng, pw->buffer.data_ptr())},
+            {DNNL_ARG_DST, memory(mm->pd.dst_desc(), eng, acc.data_ptr())}});
+
+  // Requantize (Note [Quantized linear]).
+  const Tensor bc = has_bias ? b->contiguous() : Tensor();
+  const float* bp = has_bias ? bc.data_ptr<float>() : nullptr;
+  const float sx = static_cast<float>(xp.scale), inv_y = 1.0f / static_cast<float>(y_scale);
+  const auto zx = static_cast<int32_t>(xp.zero_point);
+  const int32_t* ap = acc.data_ptr<int32_t>();
+  auto* yp = static_cast<uint8_t*>(y.data_ptr());
+  const int64_t lo = relu ? y_zero_point : 0;
+  parallel_for(0, m, 16, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t j = 0; j < n; ++j) {
+        const int32_t a = ap[r * n + j] - zx * pw->colsum[static_cast<size_t>(j)];
+        float v = static_cast<float>(a) * (sx * pw->scales[static_cast<size_t>(j)]);
+        if (bp) v += bp[j];
+        const uint8_t q = quantize_val<uint8_t>(inv_y, y_zero_point, v);
+        yp[r * n + j] = static_cast<uint8_t>(std::max<int64_t>(q, lo));
+      }
+  });
+  return y;
+}
+
+Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale, int64_t y_zero_point) {
+  return linear_impl("linear", x, w, b, y_scale, y_zero_point, false);
+}
+Tensor linear_relu(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale,
+                   int64_t y_zero_point) {
+  return linear_impl("linear_relu", x, w, b, y_scale, y_zero_point, true);
+}
+
+}  // namespace
+}  // namespace ember::qbackend
+
+EMBER_LIBRARY_FRAGMENT(quantized, m) {
+  m.def("linear(Tensor X, Tensor W, Tensor? B, float Y_scale, int Y_zero_point) -> Tensor");
+  m.def("linear_relu(Tensor X, Tensor W, Tensor? B, float Y_scale, int Y_zero_point) -> Tensor");
+}
+
+EMBER_LIBRARY_IMPL(quantized, QuantizedCPU, m) {
+  m.impl("linear", ember::qbackend::linear);
+  m.impl("linear_relu", ember::qbackend::linear_relu);
+}
