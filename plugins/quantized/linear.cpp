@@ -157,16 +157,28 @@ Tensor linear_impl(const char* op, const Tensor& x, const Tensor& w, const std::
   const auto zx = static_cast<int32_t>(xp.zero_point);
   const int32_t* ap = acc.data_ptr<int32_t>();
   auto* yp = static_cast<uint8_t*>(y.data_ptr());
-  const int64_t lo = relu ? y_zero_point : 0;
+  std::vector<float> mult(static_cast<size_t>(n)), bias(static_cast<size_t>(n), 0.0f);
+  std::vector<int32_t> fold(static_cast<size_t>(n));
+  for (size_t j = 0; j < mult.size(); ++j) {
+    mult[j] = sx * pw->scales[j];
+    if (bp) bias[j] = bp[j];
+    fold[j] = zx * pw->colsum[j];
+  }
+  // Round half to even by the 1.5 * 2^23 trick (exact for |t| < 2^22, which the clamp ensures;
+  // nearbyint would be a libm call at this ISA level), so the loop vectorizes.
+  const float lo = static_cast<float>(relu ? 0 : -y_zero_point), hi = static_cast<float>(255 - y_zero_point);
+  const auto zy = static_cast<int32_t>(y_zero_point);
   parallel_for(0, m, 16, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
+    for (int64_t r = r0; r < r1; ++r) {
+      const int32_t* a = ap + r * n;
+      uint8_t* out = yp + r * n;
       for (int64_t j = 0; j < n; ++j) {
-        const int32_t a = ap[r * n + j] - zx * pw->colsum[static_cast<size_t>(j)];
-        float v = static_cast<float>(a) * (sx * pw->scales[static_cast<size_t>(j)]);
-        if (bp) v += bp[j];
-        const uint8_t q = quantize_val<uint8_t>(inv_y, y_zero_point, v);
-        yp[r * n + j] = static_cast<uint8_t>(std::max<int64_t>(q, lo));
+        float t = (static_cast<float>(a[j] - fold[j]) * mult[j] + bias[j]) * inv_y;
+        t = t < lo ? lo : (t > hi ? hi : t);
+        t = (t + 12582912.0f) - 12582912.0f;
+        out[j] = static_cast<uint8_t>(static_cast<int32_t>(t) + zy);
       }
+    }
   });
   return y;
 }
