@@ -132,3 +132,24 @@ TEST(QuantizedKernels, LinearMatchesTheFloatReferenceWithinOneStep) {
   const std::string e2 = error_of([&] { quantized::linear(x, w.t(), b, ys, 100); });
   EXPECT_NE(e2.find("[quantized::linear] expected W of shape (N, 33)"), std::string::npos) << e2;
 }
+
+TEST(QuantizedKernels, Conv2dMatchesTheFloatReferenceWithinOneStep) {
+  manual_seed(5);
+  Tensor xf = randn({2, 5, 9, 11});
+  Tensor wf = randn({6, 5, 3, 3}) * 0.2;
+  Tensor b = randn({6});
+  Tensor x = quantize_per_tensor(xf, 0.03, 120, kQUInt8);  // zero point far from 0: padding must use it
+  Tensor w = quantize_per_tensor(wf, 0.01, 0, kQInt8);
+  const double ys = 0.1;
+  Tensor ref = ember::conv2d(x.dequantize(), w.dequantize(), b, {2, 1}, {1, 2});
+  Tensor y = quantized::conv2d(x, w, b, {2, 1}, {1, 2}, {1, 1}, 1, ys, 100);
+  EXPECT_EQ(y.sizes(), ref.sizes());
+  EXPECT_EQ(y.q_zero_point(), 100);
+  expect_close(y.dequantize(), ref.clamp(-100 * ys, 155 * ys), ys / 2 + 1e-4);
+  Tensor wc = quantize_per_channel(wf, ember::linspace(0.005, 0.02, 6).to(kFloat64), zeros({6}, kInt64), 0, kQInt8);
+  Tensor refc = relu(ember::conv2d(x.dequantize(), wc.dequantize(), std::nullopt, 1, 1, 2));
+  expect_close(quantized::conv2d_relu(x, wc, std::nullopt, {1, 1}, {1, 1}, {2, 2}, 1, ys, 100).dequantize(),
+               refc.clamp(std::nullopt, 155 * ys), ys / 2 + 1e-4);
+  const std::string e = error_of([&] { quantized::conv2d(x, w, b, {1, 1}, {1, 1}, {1, 1}, 2, ys, 100); });
+  EXPECT_NE(e.find("[quantized::conv2d] groups=2 (groups=1 only)"), std::string::npos) << e;
+}

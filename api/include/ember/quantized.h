@@ -30,6 +30,15 @@ const TypedOperatorHandle<LinearSig>& linear_op() {
 }
 inline constexpr char kLinear[] = "quantized::linear";
 inline constexpr char kLinearRelu[] = "quantized::linear_relu";
+using ConvSig = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, IntArrayRef, IntArrayRef,
+                       IntArrayRef, int64_t, double, int64_t);
+template <const char* Name>
+const TypedOperatorHandle<ConvSig>& conv_op() {
+  static const TypedOperatorHandle<ConvSig> op = Dispatcher::singleton().findSchemaOrThrow(Name, "").typed<ConvSig>();
+  return op;
+}
+inline constexpr char kConv2d[] = "quantized::conv2d";
+inline constexpr char kConv2dRelu[] = "quantized::conv2d_relu";
 }  // namespace detail
 
 inline Tensor add(const Tensor& qa, const Tensor& qb, double scale, int64_t zero_point) {
@@ -55,6 +64,19 @@ inline Tensor linear(const Tensor& x, const Tensor& w, const std::optional<Tenso
 inline Tensor linear_relu(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, double y_scale,
                           int64_t y_zero_point) {
   return detail::linear_op<detail::kLinearRelu>().call(x, w, b, y_scale, y_zero_point);
+}
+
+// int8 conv2d: X (quint8 (N, C, H, W), per tensor) with W (qint8 (OC, C, KH, KW), symmetric, per
+// tensor or per channel along 0), groups 1, an optional float32 bias; the result is quint8 with
+// (Y_scale, Y_zero_point). Padding takes X's zero point (the value 0.0), as LibTorch.
+inline Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
+                     IntArrayRef padding, IntArrayRef dilation, int64_t groups, double y_scale, int64_t y_zero_point) {
+  return detail::conv_op<detail::kConv2d>().call(x, w, b, stride, padding, dilation, groups, y_scale, y_zero_point);
+}
+inline Tensor conv2d_relu(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
+                          IntArrayRef padding, IntArrayRef dilation, int64_t groups, double y_scale,
+                          int64_t y_zero_point) {
+  return detail::conv_op<detail::kConv2dRelu>().call(x, w, b, stride, padding, dilation, groups, y_scale, y_zero_point);
 }
 
 }  // namespace ember::quantized
