@@ -134,15 +134,29 @@ void requantize(const int32_t* ap, uint8_t* yp, int64_t m, int64_t n, int64_t rs
   // nearbyint would be a libm call at this ISA level), so the loop vectorizes.
   const float lo = static_cast<float>(relu ? 0 : -y_zero_point), hi = static_cast<float>(255 - y_zero_point);
   const auto zy = static_cast<int32_t>(y_zero_point);
-  parallel_for(0, m, 16, [&](int64_t r0, int64_t r1) {
+  // Locals with __restrict__: a uint8_t store may alias anything, which would otherwise reload
+  // every operand per element and keep the loop scalar.
+  const float* __restrict__ mp = mult.data();
+  const float* __restrict__ bsp = bias.data();
+  const int32_t* __restrict__ fp = fold.data();
+  parallel_for(0, m, 16, [=](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const int32_t* a = ap + r * n;
-      uint8_t* out = yp + r * rs;
-      for (int64_t j = 0; j < n; ++j) {
-        float t = (static_cast<float>(a[j] - fold[j]) * mult[j] + bias[j]) * inv_y;
-        t = t < lo ? lo : (t > hi ? hi : t);
-        t = (t + 12582912.0f) - 12582912.0f;
-        out[j * cs] = static_cast<uint8_t>(static_cast<int32_t>(t) + zy);
+      const int32_t* __restrict__ a = ap + r * n;
+      uint8_t* __restrict__ out = yp + r * rs;
+      if (cs == 1) {
+        for (int64_t j = 0; j < n; ++j) {
+          float t = (static_cast<float>(a[j] - fp[j]) * mp[j] + bsp[j]) * inv_y;
+          t = t < lo ? lo : (t > hi ? hi : t);
+          t = (t + 12582912.0f) - 12582912.0f;
+          out[j] = static_cast<uint8_t>(static_cast<int32_t>(t) + zy);
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) {
+          float t = (static_cast<float>(a[j] - fp[j]) * mp[j] + bsp[j]) * inv_y;
+          t = t < lo ? lo : (t > hi ? hi : t);
+          t = (t + 12582912.0f) - 12582912.0f;
+          out[j * cs] = static_cast<uint8_t>(static_cast<int32_t>(t) + zy);
+        }
       }
     }
   });
@@ -238,8 +252,7 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
                 "[quantized::{}] expected a float32 bias of shape ({}), got {} of shape {}", op, oc, b->dtype(),
                 b->sizes());
   auto yq = make_per_tensor_quantizer(op, y_scale, y_zero_point, kQUInt8);
-  Tensor y = new_qtensor({nb, oc, oh, ow}, kQUInt8, yq);
-  if (nb == 0 || oc == 0) return y;
+  if (nb == 0 || oc == 0) return new_qtensor({nb, oc, oh, ow}, kQUInt8, yq);
 
   Tensor xn = ember::full({nb, hp, wp, c}, Scalar(xp.zero_point), TensorOptions(kUInt8));
   xn.slice(1, pd[0], pd[0] + h).slice(2, pd[1], pd[1] + wd).copy_(int_view(x).permute({0, 2, 3, 1}));
@@ -260,11 +273,12 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
            {{DNNL_ARG_SRC, memory(entry->pd.src_desc(), eng, xn.data_ptr())},
             {DNNL_ARG_WEIGHTS, memory(pw->desc, eng, pw->buffer.data_ptr())},
             {DNNL_ARG_DST, memory(entry->pd.dst_desc(), eng, acc.data_ptr())}});
-  const int64_t plane = oh * ow;
-  for (int64_t i = 0; i < nb; ++i)
-    requantize(acc.data_ptr<int32_t>() + i * plane * oc, static_cast<uint8_t*>(y.data_ptr()) + i * oc * plane, plane,
-               oc, 1, plane, *pw, xp, b, y_scale, y_zero_point, relu);
-  return y;
+  // The result is channels-last (NHWC in memory, NCHW sizes), as LibTorch's quantized conv: the
+  // epilogue writes rows, and the next conv reads them without a transpose.
+  Tensor yn = new_qtensor({nb, oh, ow, oc}, kQUInt8, yq);
+  requantize(acc.data_ptr<int32_t>(), static_cast<uint8_t*>(yn.data_ptr()), nb * oh * ow, oc, oc, 1, *pw, xp, b,
+             y_scale, y_zero_point, relu);
+  return yn.permute({0, 3, 1, 2});
 }
 
 Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride, IntArrayRef padding,
