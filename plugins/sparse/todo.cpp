@@ -3,17 +3,6 @@
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
 
-namespace ember::sparsecpu {
-
-Tensor _sparse_softmax(const Tensor&, int64_t, bool) {
-  EMBER_THROW(::ember::NotImplementedError, "[_sparse_softmax] is not supported yet");
-}
-Tensor _sparse_log_softmax(const Tensor&, int64_t, bool) {
-  EMBER_THROW(::ember::NotImplementedError, "[_sparse_log_softmax] is not supported yet");
-}
-
-}  // namespace ember::sparsecpu
-
 namespace ember::sparsecsrcpu {
 
 void add_out_sparse_csr(const Tensor&, const Tensor&, const Scalar&, Tensor&, OutKind) {

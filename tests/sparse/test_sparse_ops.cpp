@@ -163,3 +163,30 @@ TEST(SparseReduce, SumAllAndByDimMatchDense) {
   Tensor m = ember::tensor({{0.f, 1.f}, {2.f, 3.f}});
   EXPECT_EQ(m.to_sparse_csr().sum().item<float>(), 6.f);
 }
+
+TEST(SparseSoftmax, MatchesDenseSoftmaxOverSpecifiedEntries) {
+  manual_seed(21);
+  for (ScalarType dt : {kFloat32, kFloat64}) {
+    for (double density : {0.0, 0.3, 1.0}) {
+      SCOPED_TRACE(trace(dt, density));
+      Tensor mask = ember::rand({5, 4, 3}).lt(density);
+      Tensor x = ember::randn({5, 4, 3}).to(dt).mul(mask);
+      // The unspecified entries of the pattern (sparse dims 0, 1) act as -inf.
+      Tensor pattern = mask.any(2);
+      Tensor s = sparse_coo_tensor(nonzero(pattern).t(), x.index({pattern}), {5, 4, 3});
+      Tensor hidden = pattern.logical_not().unsqueeze(2).expand({5, 4, 3});
+      for (int64_t dim : {0, 1, 2, -1}) {
+        SCOPED_TRACE("dim " + std::to_string(dim));
+        const Tensor xm = x.masked_fill(hidden, -INFINITY);
+        Tensor want = xm.softmax(dim).masked_fill(hidden, 0);
+        Tensor got = _sparse_softmax(s, dim, false);
+        EXPECT_EQ(got.layout(), kSparse);
+        EXPECT_TRUE(got.to_dense().allclose(want, 1e-5, 1e-6));
+        Tensor want_log = xm.log_softmax(dim).masked_fill(hidden, 0);
+        EXPECT_TRUE(_sparse_log_softmax(s, dim, false).to_dense().allclose(want_log, 1e-5, 1e-6));
+      }
+    }
+  }
+  EXPECT_ERROR(_sparse_softmax(ember::ones({2, 2}, kInt64).to_sparse(), 0, false), TypeError,
+               "[_sparse_softmax] expected a float32 or float64 tensor, got int64");
+}
