@@ -223,3 +223,20 @@ TEST(SparseCoo, PrintsAsLibTorch) {
             "[ SparseCPUFloatType{}\nindices:\n 0  1  1\n 2  0  2\n[ CPULongType{2,3} ]\nvalues:\n 3\n 4\n 5\n"
             "[ CPUFloatType{3} ]\nsize:\n[2, 3]\n]");
 }
+
+TEST(SparseCoo, TransposeSwapsIndexRowsOrValueDims) {
+  manual_seed(19);
+  Tensor d = random_sparse_dense({4, 3, 2, 5}, kFloat32, 0.4);
+  Tensor s = d.to_sparse(2);
+  Tensor t = s.transpose(0, 1);
+  EXPECT_EQ(t.layout(), kSparse);
+  EXPECT_EQ(t.sizes(), IntArrayRef({3, 4, 2, 5}));
+  EXPECT_TRUE(t._indices().select(0, 0).equal(s._indices().select(0, 1)));
+  EXPECT_TRUE(t.to_dense().equal(d.transpose(0, 1)));
+  EXPECT_TRUE(s.transpose(-1, 2).to_dense().equal(d.transpose(2, 3)));
+  Tensor m = d.select(2, 0).select(2, 0).to_sparse();
+  EXPECT_TRUE(m.t().to_dense().equal(m.to_dense().t()));
+  EXPECT_ERROR(s.transpose(1, 2), NotImplementedError,
+               "[transpose] swapping a sparse dimension (1) with a dense one (2) is not supported");
+  EXPECT_ERROR(m.to_sparse_csr().t(), NotImplementedError, "[transpose] transposing a CSR tensor is not supported");
+}

@@ -163,6 +163,26 @@ Tensor sparse_to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptD
                          copy(c.values(), dtype));
 }
 
+Tensor sparse_transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const char* op = "transpose";
+  EMBER_CHECK_NOT_IMPLEMENTED(self.layout() == kSparse,
+                              "[{}] transposing a CSR tensor is not supported; convert it with to_sparse() first", op);
+  if (dim0 == dim1) return self;
+  const auto& s = sparse_coo_impl(self, op);
+  const int64_t sd = s.sparse_dim();
+  std::vector<int64_t> sizes(self.sizes().begin(), self.sizes().end());
+  std::swap(sizes[static_cast<size_t>(dim0)], sizes[static_cast<size_t>(dim1)]);
+  if (dim0 >= sd && dim1 >= sd)
+    return make_sparse_coo(sizes, s.indices(), s.values().transpose(dim0 - sd + 1, dim1 - sd + 1).contiguous(),
+                           s.coalesced());
+  EMBER_CHECK_NOT_IMPLEMENTED(dim0 < sd && dim1 < sd,
+                              "[{}] swapping a sparse dimension ({}) with a dense one ({}) is not supported", op,
+                              std::min(dim0, dim1), std::max(dim0, dim1));
+  std::vector<Tensor> rows;
+  for (int64_t d = 0; d < sd; ++d) rows.push_back(s.indices().select(0, d == dim0 ? dim1 : d == dim1 ? dim0 : d));
+  return make_sparse_coo(sizes, ember::stack(rows, 0), s.values(), s.nnz() <= 1);
+}
+
 Tensor sparse_coo_tensor_size(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
                               OptBool pin_memory) {
   check_sparse_options(kCoo, layout, kSparse, pin_memory);
