@@ -27,6 +27,25 @@ Tensor rows_view(const Tensor& dense, int64_t sparse_dim) {
   return dense.reshape(flat);
 }
 
+// self (dense) += alpha * other (COO), in place: self's dtype must hold the promoted result.
+void add_sparse_into_dense(const char* op, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const auto& b = sparse_coo_impl(other, op);
+  EMBER_CHECK(self.sizes() == other.sizes(),
+              "[{}] expected 'self' and 'other' to have same size, but self has size {} while other has size {} "
+              "(FYI: dense-sparse addition does not currently support broadcasting)",
+              op, self.sizes(), other.sizes());
+  const ScalarType rt = promote_types(self.scalar_type(), other.scalar_type());
+  EMBER_CHECK_TYPE(can_cast(rt, self.scalar_type()), "[{}] result type {} can't be cast to the desired output type {}",
+                   op, rt, self.scalar_type());
+  if (b.nnz() == 0) return;
+  // A contiguous self is written through a view; otherwise through a copy written back.
+  Tensor target = self.is_contiguous() ? self : self.contiguous();
+  Tensor rows = rows_view(target, b.sparse_dim());
+  index_put_(rows, {lin_tensor(b.indices(), other.sizes())}, b.values().mul(alpha).to(self.scalar_type()),
+             /*accumulate=*/true);
+  if (!self.is_contiguous()) self.copy_(target);
+}
+
 void check_functional(const char* op, OutKind kind) {
   EMBER_CHECK_NOT_IMPLEMENTED(kind == OutKind::Functional,
                               "[{}] the in-place and out= forms with sparse operands are not supported yet", op);
@@ -42,6 +61,10 @@ using namespace ember::sparse;
 
 void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
   const char* op = "add";
+  if (kind == OutKind::InPlace && self.layout() == kStrided && other.layout() == kSparse) {
+    add_sparse_into_dense(op, self, other, alpha);
+    return;
+  }
   check_functional(op, kind);
   EMBER_CHECK(self.layout() != kSparse || other.layout() != kStrided,
               "[{}] add(sparse, dense) is not supported. Use add(dense, sparse) instead.", op);
@@ -163,6 +186,8 @@ Tensor sum_dim_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::op
 
 namespace ember::sparsecsrcpu {
 
+using namespace ember::sparse;
+
 Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {
   const auto& c = sparse_csr_impl(self, "mul");
   return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other).contiguous());
@@ -170,6 +195,40 @@ Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {
 
 Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {
   return sparse_csr_impl(self, "sum").values().sum(dtype);
+}
+
+namespace {
+
+// CSR operands go through COO (the one implementation); a sparse 2-D result comes back as CSR.
+Tensor as_coo(const Tensor& t) { return t.layout() == kSparseCsr ? t.to_sparse() : t; }
+Tensor as_csr(const Tensor& t) { return t.layout() == kSparse ? t.to_sparse_csr() : t; }
+
+void check_no_coo(const char* op, const Tensor& a, const Tensor& b) {
+  EMBER_CHECK_NOT_IMPLEMENTED(a.layout() != kSparse && b.layout() != kSparse,
+                              "[{}] mixing COO and CSR operands is not supported", op);
+}
+
+}  // namespace
+
+void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
+  check_functional("add", kind);
+  check_no_coo("add", self, other);
+  Tensor r;
+  sparsecpu::add_out_sparse(as_coo(self), as_coo(other), alpha, r, OutKind::Functional);
+  out = as_csr(r);
+}
+
+void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  check_functional("mul", kind);
+  check_no_coo("mul", self, other);
+  Tensor r;
+  sparsecpu::mul_out_sparse(as_coo(self), as_coo(other), r, OutKind::Functional);
+  out = as_csr(r);
+}
+
+// Through COO: a 1-D COO tensor when one dimension is kept, dense when both are reduced.
+Tensor sum_dim_sparse_csr(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  return sparsecpu::sum_dim_sparse(self.to_sparse(), dim, keepdim, dtype);
 }
 
 }  // namespace ember::sparsecsrcpu

@@ -190,3 +190,46 @@ TEST(SparseSoftmax, MatchesDenseSoftmaxOverSpecifiedEntries) {
   EXPECT_ERROR(_sparse_softmax(ember::ones({2, 2}, kInt64).to_sparse(), 0, false), TypeError,
                "[_sparse_softmax] expected a float32 or float64 tensor, got int64");
 }
+
+TEST(SparseArith, DenseAddInPlaceOfSparse) {
+  manual_seed(23);
+  Tensor x = random_sparse_dense({4, 6}, kFloat32, 0.4);
+  Tensor d = random_dense({4, 6}, kFloat32);
+  Tensor want = ember::add(d, x, 2);
+  Tensor self = d.clone();
+  Tensor& r = self.add_(x.to_sparse(), 2);
+  EXPECT_EQ(&r, &self);
+  EXPECT_TRUE(self.equal(want));
+  // A non-contiguous self is written too.
+  Tensor t = ember::empty({6, 4}, kFloat32).t();
+  t.copy_(d);
+  ASSERT_FALSE(t.is_contiguous());
+  t.add_(x.to_sparse(), 2);
+  EXPECT_TRUE(t.equal(want));
+  Tensor i = ember::zeros({4, 6}, kInt64);
+  EXPECT_ERROR(i.add_(x.to_sparse()), TypeError,
+               "[add] result type float32 can't be cast to the desired output type int64");
+  EXPECT_ERROR(x.to_sparse().add_(x.to_sparse()), NotImplementedError,
+               "[add] the in-place and out= forms with sparse operands are not supported yet");
+}
+
+TEST(SparseArith, CsrAddMulSumThroughCoo) {
+  manual_seed(29);
+  for (ScalarType dt : kDtypes) {
+    SCOPED_TRACE(std::string(dtype_name(dt)));
+    Tensor x = random_sparse_dense({5, 7}, dt, 0.3), y = random_sparse_dense({5, 7}, dt, 0.3);
+    Tensor d = random_dense({5, 7}, dt);
+    Tensor cs = ember::add(x.to_sparse_csr(), y.to_sparse_csr(), 2);
+    EXPECT_EQ(cs.layout(), kSparseCsr);
+    EXPECT_TRUE(cs.to_dense().equal(ember::add(x, y, 2)));
+    EXPECT_TRUE(ember::add(d, x.to_sparse_csr()).equal(ember::add(d, x)));
+    Tensor m = ember::mul(x.to_sparse_csr(), d);
+    EXPECT_EQ(m.layout(), kSparseCsr);
+    EXPECT_TRUE(m.to_dense().equal(ember::mul(x, d)));
+    EXPECT_TRUE(x.to_sparse_csr().sum(std::vector<int64_t>{1}).to_dense().equal(x.sum(std::vector<int64_t>{1})));
+    EXPECT_TRUE(x.to_sparse_csr().sum(std::vector<int64_t>{0, 1}).equal(x.sum(std::vector<int64_t>{0, 1})));
+  }
+  Tensor c = ember::ones({2, 2}).to_sparse_csr();
+  EXPECT_ERROR(ember::add(c, ember::ones({2, 2}).to_sparse()), NotImplementedError,
+               "[add] mixing COO and CSR operands is not supported");
+}
