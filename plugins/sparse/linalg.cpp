@@ -1,6 +1,6 @@
 // Sparse x dense matrix products. One kernel: CSR rows times a row-major dense matrix, rows split
 // over the intra-op threads (each output row is written by one thread, so no reduction); a COO
-// operand goes through CSR.
+// operand goes through CSR, and dense x sparse through the transposed product.
 #include "Dtype.h"
 #include "SparseUtil.h"
 #include "ember/core/Parallel.h"
@@ -32,7 +32,8 @@ void csr_dense_rows(int64_t rows, int64_t m, const I* crow, const I* col, const 
 }
 
 void check_mm_args(const char* op, const Tensor& sparse, const Tensor& dense) {
-  EMBER_CHECK_NOT_IMPLEMENTED(dense.layout() == kStrided, "[{}] a sparse second operand is not supported yet", op);
+  EMBER_CHECK_NOT_IMPLEMENTED(dense.layout() == kStrided, "[{}] a product of two sparse matrices is not supported yet",
+                              op);
   EMBER_CHECK(sparse.dim() == 2 && (sparse.layout() != kSparse || sparse.sparse_dim() == 2),
               "[{}] matrices expected, got {}D tensor", op,
               sparse.layout() == kSparse ? sparse.sparse_dim() : sparse.dim());
@@ -67,6 +68,17 @@ void csr_mm_into(const char* op, const Tensor& csr_t, const Tensor& dense, Tenso
 
 Tensor addmm_any(const char* op, const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                  const Scalar& alpha) {
+  if (mat1.layout() == kStrided && mat2.layout() != kStrided) {
+    // dense @ sparse = (sparse^T @ dense^T)^T, the transpose taken on the COO form.
+    EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0),
+                "[{}] mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", op, mat1.size(0),
+                mat1.dim() > 1 ? mat1.size(1) : 0, mat2.size(0), mat2.dim() > 1 ? mat2.size(1) : 0);
+    const Tensor st = (mat2.layout() == kSparseCsr ? mat2.to_sparse() : mat2).t();
+    const Tensor prod = addmm_any(op, nullptr, st, mat1.t(), 0, alpha).t();
+    if (!self || beta.to<double>() == 0) return prod.contiguous();
+    EMBER_CHECK(self->layout() == kStrided, "[{}] expected a dense self, got layout {}", op, self->layout());
+    return self->expand({mat1.size(0), mat2.size(1)}).mul(beta).to(prod.scalar_type()).add(prod).contiguous();
+  }
   check_mm_args(op, mat1, mat2);
   const std::vector<int64_t> out_size{mat1.size(0), mat2.size(1)};
   Tensor out;

@@ -61,6 +61,10 @@ TEST(SparseMm, CsrAndCooMatchDenseOverDtypesAndPatterns) {
       // A transposed (non-contiguous) dense operand.
       Tensor bt = random_dense({9, 23}, dt).t();
       EXPECT_TRUE(ember::mm(a.to_sparse(), bt).equal(ember::mm(a, bt)));
+      // dense x sparse.
+      Tensor c = random_dense({4, 37}, dt);
+      EXPECT_TRUE(ember::mm(c, a.to_sparse()).equal(ember::mm(c, a)));
+      EXPECT_TRUE(ember::mm(c, a.to_sparse_csr()).equal(ember::mm(c, a)));
     }
   }
 }
@@ -81,6 +85,8 @@ TEST(SparseMm, AddmmScalesAndBroadcastsSelf) {
   EXPECT_TRUE(ember::addmm(row, a.to_sparse_csr(), b, 0.5, 2).allclose(ember::addmm(row, a, b, 0.5, 2)));
   Tensor nan = ember::full({6, 4}, std::nan(""), kFloat64);
   EXPECT_TRUE(ember::addmm(nan, a.to_sparse(), b, 0, 1).equal(ember::mm(a, b)));
+  Tensor e = random_dense({3, 6}, kFloat64), f = random_dense({3, 5}, kFloat64);
+  EXPECT_TRUE(ember::addmm(f, e, a.to_sparse(), 0.5, 2).allclose(ember::addmm(f, e, a, 0.5, 2)));
 }
 
 TEST(SparseMm, RejectsBadOperands) {
@@ -88,8 +94,10 @@ TEST(SparseMm, RejectsBadOperands) {
   EXPECT_ERROR(ember::mm(s, ember::ones({4, 2})), ValueError, "[mm] Argument #3 (dense): Expected dim 0 size 3, got 4");
   EXPECT_ERROR(ember::mm(s, ember::ones({3, 2}, kFloat64)), TypeError,
                "[mm] expected the sparse and dense operands to have the same dtype, but got float32 and float64");
-  EXPECT_ERROR(ember::mm(ember::ones({2, 2}), s), NotImplementedError,
-               "[mm] a sparse second operand is not supported yet");
+  EXPECT_TRUE(ember::mm(ember::ones({2, 2}), s).equal(ember::full({2, 3}, 2.f)));
+  EXPECT_ERROR(ember::mm(ember::ones({2, 3}), s), ValueError,
+               "[mm] mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)");
+  EXPECT_ERROR(ember::mm(s, s.t()), NotImplementedError, "[mm] a product of two sparse matrices is not supported yet");
   EXPECT_ERROR(ember::mm(ember::ones({2, 3, 2}).to_sparse(2), ember::ones({3, 2})), ValueError,
                "[mm] matrices expected");
 }
