@@ -7,6 +7,7 @@
 #include "SparseUtil.h"
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
+#include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
@@ -45,10 +46,6 @@ Tensor from_vector(const std::vector<int64_t>& v) {
   return t;
 }
 
-void check_no_dtype(const char* op, std::optional<ScalarType> dtype) {
-  EMBER_CHECK(!dtype, "[{}] dtype argument is not supported by sparse_to_dense", op);
-}
-
 // Dense tensor of `sizes` with values[k] added at the linear sparse position lin[k].
 Tensor scatter_dense(IntArrayRef sizes, int64_t sparse_dim, const Tensor& lin, const Tensor& values) {
   int64_t rows = 1;
@@ -69,7 +66,7 @@ namespace ember::sparsecpu {
 using sparse::from_vector;
 
 Tensor sparse_to_dense(const Tensor& self, std::optional<ScalarType> dtype) {
-  sparse::check_no_dtype("to_dense", dtype);
+  native::check_to_dense_dtype(dtype);
   const auto& s = sparse_coo_impl(self, "to_dense");
   const Tensor lin = sparse::from_vector(sparse::linear_indices(s.indices(), self.sizes()));
   return sparse::scatter_dense(self.sizes(), s.sparse_dim(), lin, s.values());
@@ -137,7 +134,7 @@ int64_t dense_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "den
 namespace ember::sparsecsrcpu {
 
 Tensor sparse_csr_to_dense(const Tensor& self, std::optional<ScalarType> dtype) {
-  sparse::check_no_dtype("to_dense", dtype);
+  native::check_to_dense_dtype(dtype);
   const auto& c = sparse_csr_impl(self, "to_dense");
   const Tensor lin = sparse::csr_rows(c).mul(self.size(1)).add(c.col_indices().to(kInt64));
   return sparse::scatter_dense(self.sizes(), 2, lin, c.values());

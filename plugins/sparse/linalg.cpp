@@ -6,6 +6,7 @@
 #include "ember/core/Parallel.h"
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
+#include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
@@ -29,20 +30,6 @@ void csr_dense_rows(int64_t rows, int64_t m, const I* crow, const I* col, const 
       }
     }
   });
-}
-
-void check_mm_args(const char* op, const Tensor& sparse, const Tensor& dense) {
-  EMBER_CHECK_NOT_IMPLEMENTED(dense.layout() == kStrided, "[{}] a product of two sparse matrices is not supported yet",
-                              op);
-  EMBER_CHECK(sparse.dim() == 2 && (sparse.layout() != kSparse || sparse.sparse_dim() == 2),
-              "[{}] matrices expected, got {}D tensor", op,
-              sparse.layout() == kSparse ? sparse.sparse_dim() : sparse.dim());
-  EMBER_CHECK(dense.dim() == 2, "[{}] matrices expected, got {}D tensor", op, dense.dim());
-  EMBER_CHECK(sparse.size(1) == dense.size(0), "[{}] Argument #3 (dense): Expected dim 0 size {}, got {}", op,
-              sparse.size(1), dense.size(0));
-  EMBER_CHECK_TYPE(sparse.scalar_type() == dense.scalar_type(),
-                   "[{}] expected the sparse and dense operands to have the same dtype, but got {} and {}", op,
-                   sparse.scalar_type(), dense.scalar_type());
 }
 
 // out (dense [rows, m], already holding beta * self or zeros) += alpha * csr @ dense.
@@ -70,20 +57,18 @@ Tensor addmm_any(const char* op, const Tensor* self, const Tensor& mat1, const T
                  const Scalar& alpha) {
   if (mat1.layout() == kStrided && mat2.layout() != kStrided) {
     // dense @ sparse = (sparse^T @ dense^T)^T, the transpose taken on the COO form.
-    EMBER_CHECK(mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0),
-                "[{}] mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})", op, mat1.size(0),
-                mat1.dim() > 1 ? mat1.size(1) : 0, mat2.size(0), mat2.dim() > 1 ? mat2.size(1) : 0);
+    native::check_dense_sparse_mm(op, mat1, mat2);
     const Tensor st = (mat2.layout() == kSparseCsr ? mat2.to_sparse() : mat2).t();
     const Tensor prod = addmm_any(op, nullptr, st, mat1.t(), 0, alpha).t();
     if (!self || beta.to<double>() == 0) return prod.contiguous();
-    EMBER_CHECK(self->layout() == kStrided, "[{}] expected a dense self, got layout {}", op, self->layout());
+    native::check_addmm_self(op, *self, {mat1.size(0), mat2.size(1)});
     return self->expand({mat1.size(0), mat2.size(1)}).mul(beta).to(prod.scalar_type()).add(prod).contiguous();
   }
-  check_mm_args(op, mat1, mat2);
+  native::check_sparse_mm(op, mat1, mat2);
   const std::vector<int64_t> out_size{mat1.size(0), mat2.size(1)};
   Tensor out;
   if (self) {
-    EMBER_CHECK(self->layout() == kStrided, "[{}] expected a dense self, got layout {}", op, self->layout());
+    native::check_addmm_self(op, *self, out_size);
     // beta == 0 ignores self (NaN and inf included), as the dense addmm.
     out = beta.to<double>() == 0 ? zeros(out_size, TensorOptions().dtype(mat2.scalar_type()))
                                  : self->expand(out_size).mul(beta).to(mat2.scalar_type()).contiguous();

@@ -8,6 +8,7 @@
 #include "Dtype.h"
 #include "SparseUtil.h"
 #include "ember/generated/SparseCPUFunctions.h"
+#include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
@@ -30,10 +31,7 @@ void softmax_groups(const std::vector<std::vector<int64_t>>& groups, int64_t wid
 }
 
 Tensor sparse_softmax(const char* op, const Tensor& self, int64_t dim, bool half_to_float, bool log) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!half_to_float, "[{}] softmax with half to float conversion is not supported on CPU", op);
-  EMBER_CHECK_TYPE(self.scalar_type() == kFloat32 || self.scalar_type() == kFloat64,
-                   "[{}] expected a float32 or float64 tensor, got {}", op, self.scalar_type());
-  const int64_t d = maybe_wrap_dim(dim, self.dim(), op);
+  const int64_t d = native::check_sparse_softmax(op, self, dim, half_to_float);
   const Tensor c = sparsecpu::coalesce_sparse(self);
   const auto& s = sparse_coo_impl(c, op);
   const int64_t sd = s.sparse_dim();
