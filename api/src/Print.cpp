@@ -173,6 +173,27 @@ std::ostream& print(std::ostream& s, const Tensor& t, int64_t linesize) {
   FormatGuard guard(s);
   if (!t.defined()) return s << "[ Tensor (undefined) ]";
   const std::string type = t.toString();
+  if (t.layout() != kStrided) {
+    // LibTorch's format for COO: the member tensors, then the size. LibTorch 1.13 cannot print
+    // CSR; it gets the same format with its own members.
+    s << "[ " << type << "{}" << std::endl;
+    if (t.layout() == kSparse) {
+      s << "indices:" << std::endl;
+      print(s, t._indices(), linesize) << std::endl;
+      s << "values:" << std::endl;
+      print(s, t._values(), linesize) << std::endl;
+    } else {
+      s << "crow_indices:" << std::endl;
+      print(s, t.crow_indices(), linesize) << std::endl;
+      s << "col_indices:" << std::endl;
+      print(s, t.col_indices(), linesize) << std::endl;
+      s << "values:" << std::endl;
+      print(s, t.values(), linesize) << std::endl;
+    }
+    s << "size:" << std::endl << "[";
+    for (int64_t i = 0; i < t.dim(); ++i) s << (i ? ", " : "") << t.size(i);
+    return s << "]" << std::endl << "]";
+  }
   auto type_line = [&] {
     s << "[ " << type << "{";
     for (int64_t i = 0; i < t.dim(); ++i) s << (i ? "," : "") << t.size(i);

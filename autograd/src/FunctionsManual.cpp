@@ -513,8 +513,40 @@ Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef mat1
 
 Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2_sizes, IntArrayRef mat2_strides,
                         const Scalar& alpha) {
+  // A sparse mat1: its transpose (COO) times the dense grad, the one sparse product there is.
+  if (mat1.layout() != kStrided)
+    return maybe_multiply((mat1.layout() == kSparseCsr ? mat1.to_sparse() : mat1).t().mm(grad), alpha);
   if (column_major(mat2_sizes, mat2_strides)) return maybe_multiply(grad.t().mm(mat1).t(), alpha);
   return maybe_multiply(mat1.t().mm(grad), alpha);
+}
+
+Tensor mm_mat1_sparse_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
+  const Tensor coo = (mat1.layout() == kSparseCsr ? mat1.to_sparse() : mat1).coalesce();
+  const Tensor ix = coo.indices();
+  Tensor v = grad.index_select(0, ix.select(0, 0)).mul(mat2.index_select(0, ix.select(0, 1))).sum(IntArrayRef{1});
+  Tensor g = sparse_coo_tensor(ix, maybe_multiply(v, alpha), mat1.sizes());
+  return mat1.layout() == kSparseCsr ? g.to_sparse_csr() : g;
+}
+
+Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
+  const Tensor g = grad.layout() == kStrided ? grad : grad.to_dense();
+  const int64_t sd = indices.size(0);
+  Tensor lin = zeros({indices.size(1)}, TensorOptions().dtype(kInt64).device(indices.device()));
+  int64_t stride = 1;
+  for (int64_t d = sd - 1; d >= 0; --d) {
+    lin = lin.add(indices.select(0, d).mul(stride));
+    stride *= g.size(d);
+  }
+  std::vector<int64_t> rows{-1};
+  rows.insert(rows.end(), g.sizes().begin() + sd, g.sizes().end());
+  return g.reshape(rows).index_select(0, lin);
+}
+
+Tensor to_dense_backward(const Tensor& grad, const Tensor& self) {
+  const Tensor coo = self.layout() == kSparseCsr ? self.to_sparse() : self;
+  const Tensor ix = coo._indices();
+  Tensor g = sparse_coo_tensor(ix, sparse_values_backward(grad, ix), self.sizes());
+  return self.layout() == kSparseCsr ? g.to_sparse_csr() : g;
 }
 
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,

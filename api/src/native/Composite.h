@@ -27,4 +27,9 @@ inline void check_pin_memory(const char* op, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
 }
 
+// _to_copy and clone of a COO or CSR tensor: its member tensors copied (sparse.cpp).
+Tensor sparse_to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory);
+// transpose of a COO tensor (dims wrapped): index rows or value dimensions swapped (sparse.cpp).
+Tensor sparse_transpose(const Tensor& self, int64_t dim0, int64_t dim1);
+
 }  // namespace ember::native

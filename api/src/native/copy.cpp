@@ -7,6 +7,7 @@ namespace ember::native {
 Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
                 bool non_blocking) {
   check_defined("_to_copy", self, "self");
+  if (self.layout() != kStrided) return sparse_to_copy(self, dtype, layout, device, pin_memory);
   Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory);
   r.copy_(self, non_blocking);
   return r;
@@ -14,6 +15,7 @@ Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice 
 
 Tensor clone(const Tensor& self) {
   check_defined("clone", self, "self");
+  if (self.layout() != kStrided) return sparse_to_copy(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
   Tensor r = ember::empty_like(self);
   r.copy_(self);
   return r;

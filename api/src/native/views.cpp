@@ -137,6 +137,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
   check_defined("transpose", self, "self");
   const int64_t d0 = maybe_wrap_dim(dim0, self.dim(), "transpose");
   const int64_t d1 = maybe_wrap_dim(dim1, self.dim(), "transpose");
+  if (self.layout() != kStrided) return sparse_transpose(self, d0, d1);
   DimVector sz(self.sizes()), st(self.strides());
   if (self.dim() > 0) {
     std::swap(sz[d0], sz[d1]);

@@ -1,0 +1,109 @@
+// Sparse x dense matrix products. One kernel: CSR rows times a row-major dense matrix, rows split
+// over the intra-op threads (each output row is written by one thread, so no reduction); a COO
+// operand goes through CSR, and dense x sparse through the transposed product.
+#include "Dtype.h"
+#include "SparseUtil.h"
+#include "ember/core/Parallel.h"
+#include "ember/generated/SparseCPUFunctions.h"
+#include "ember/generated/SparseCsrCPUFunctions.h"
+#include "ember/native/SparseRules.h"
+
+namespace ember::sparse {
+
+namespace {
+
+// out[r, :] = beta_out + alpha * sum_p val[p] * dense[col[p], :], for rows r of the CSR matrix.
+template <class T, class I>
+void csr_dense_rows(int64_t rows, int64_t m, const I* crow, const I* col, const T* val, const T* dense, T* out,
+                    T alpha) {
+  const int64_t nnz = static_cast<int64_t>(crow[rows]);
+  // About 32K multiply-adds per task.
+  const int64_t per_row = std::max<int64_t>(1, (nnz / std::max<int64_t>(rows, 1) + 1) * m);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / per_row);
+  parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      T* o = out + r * m;
+      for (int64_t p = static_cast<int64_t>(crow[r]); p < static_cast<int64_t>(crow[r + 1]); ++p) {
+        const T a = static_cast<T>(alpha * val[p]);
+        const T* d = dense + static_cast<int64_t>(col[p]) * m;
+        for (int64_t j = 0; j < m; ++j) o[j] += a * d[j];
+      }
+    }
+  });
+}
+
+// out (dense [rows, m], already holding beta * self or zeros) += alpha * csr @ dense.
+void csr_mm_into(const char* op, const Tensor& csr_t, const Tensor& dense, Tensor& out, const Scalar& alpha) {
+  const auto& csr = sparse_csr_impl(csr_t, op);
+  const Tensor d = dense.contiguous();
+  const Tensor v = csr.values().contiguous();
+  const int64_t rows = csr_t.size(0), m = d.size(1);
+  // Int32 and int64 indices alike: the loop is typed on the index type too.
+  const bool i32 = csr.crow_indices().scalar_type() == kInt32;
+  visit_numeric(out.scalar_type(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T a = alpha.to<T>();
+    if (i32) {
+      csr_dense_rows<T, int32_t>(rows, m, csr.crow_indices().data_ptr<int32_t>(), csr.col_indices().data_ptr<int32_t>(),
+                                 v.data_ptr<T>(), d.data_ptr<T>(), out.data_ptr<T>(), a);
+    } else {
+      csr_dense_rows<T, int64_t>(rows, m, csr.crow_indices().data_ptr<int64_t>(), csr.col_indices().data_ptr<int64_t>(),
+                                 v.data_ptr<T>(), d.data_ptr<T>(), out.data_ptr<T>(), a);
+    }
+  });
+}
+
+Tensor addmm_any(const char* op, const Tensor* self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                 const Scalar& alpha) {
+  if (mat1.layout() == kStrided && mat2.layout() != kStrided) {
+    // dense @ sparse = (sparse^T @ dense^T)^T, the transpose taken on the COO form.
+    native::check_dense_sparse_mm(op, mat1, mat2);
+    const Tensor st = (mat2.layout() == kSparseCsr ? mat2.to_sparse() : mat2).t();
+    const Tensor prod = addmm_any(op, nullptr, st, mat1.t(), 0, alpha).t();
+    if (!self || beta.to<double>() == 0) return prod.contiguous();
+    native::check_addmm_self(op, *self, {mat1.size(0), mat2.size(1)});
+    return self->expand({mat1.size(0), mat2.size(1)}).mul(beta).to(prod.scalar_type()).add(prod).contiguous();
+  }
+  native::check_sparse_mm(op, mat1, mat2);
+  const std::vector<int64_t> out_size{mat1.size(0), mat2.size(1)};
+  Tensor out;
+  if (self) {
+    native::check_addmm_self(op, *self, out_size);
+    // beta == 0 ignores self (NaN and inf included), as the dense addmm.
+    out = beta.to<double>() == 0 ? zeros(out_size, TensorOptions().dtype(mat2.scalar_type()))
+                                 : self->expand(out_size).mul(beta).to(mat2.scalar_type()).contiguous();
+  } else {
+    out = zeros(out_size, TensorOptions().dtype(mat2.scalar_type()));
+  }
+  const Tensor csr = mat1.layout() == kSparseCsr ? mat1 : mat1.to_sparse_csr();
+  csr_mm_into(op, csr, mat2, out, alpha);
+  return out;
+}
+
+}  // namespace
+
+}  // namespace ember::sparse
+
+namespace ember::sparsecpu {
+
+Tensor mm_sparse(const Tensor& self, const Tensor& mat2) { return sparse::addmm_any("mm", nullptr, self, mat2, 0, 1); }
+
+Tensor addmm_sparse(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                    const Scalar& alpha) {
+  return sparse::addmm_any("addmm", &self, mat1, mat2, beta, alpha);
+}
+
+}  // namespace ember::sparsecpu
+
+namespace ember::sparsecsrcpu {
+
+Tensor mm_sparse_csr(const Tensor& self, const Tensor& mat2) {
+  return sparse::addmm_any("mm", nullptr, self, mat2, 0, 1);
+}
+
+Tensor addmm_sparse_csr(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
+                        const Scalar& alpha) {
+  return sparse::addmm_any("addmm", &self, mat1, mat2, beta, alpha);
+}
+
+}  // namespace ember::sparsecsrcpu
