@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "../unit/UnitTestUtil.h"
 #include "ember/ember.h"
 #include "ember/quantized.h"
 
@@ -13,15 +14,7 @@ using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;
 
 // |a - b| <= tol elementwise (both float32 after dequantize).
 void expect_close(const Tensor& a, const Tensor& b, double tol) {

@@ -7,21 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "../unit/UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;
 
 template <class T>
 std::vector<int64_t> ints(const Tensor& t) {

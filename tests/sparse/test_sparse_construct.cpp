@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "SparseTestUtil.h"
 #include "ember/ember.h"
 #include "ember/sparse/SparseTensorImpl.h"
 
@@ -14,22 +15,7 @@ using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_ERROR(stmt, type, text)                                                    \
-  do {                                                                                    \
-    EXPECT_THROW(stmt, type);                                                             \
-    const std::string e_ = error_of([&] { stmt; });                                       \
-    EXPECT_NE(e_.find(text), std::string::npos) << "got: " << e_ << "\nwanted: " << text; \
-  } while (0)
+using ember::test::error_of;
 
 Tensor i64(std::initializer_list<TensorLiteral> v) { return ember::tensor(v, kInt64); }
 

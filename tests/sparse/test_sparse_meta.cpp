@@ -4,21 +4,14 @@
 
 #include <string>
 
+#include "../unit/UnitTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
+using ember::test::error_of;
 
 const Device kMetaDev(kMeta);
 

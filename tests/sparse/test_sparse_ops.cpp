@@ -6,28 +6,14 @@
 #include <string>
 #include <vector>
 
+#include "SparseTestUtil.h"
 #include "ember/ember.h"
 
 using namespace ember;
 
 namespace {
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-
-#define EXPECT_ERROR(stmt, type, text)                                                    \
-  do {                                                                                    \
-    EXPECT_THROW(stmt, type);                                                             \
-    const std::string e_ = error_of([&] { stmt; });                                       \
-    EXPECT_NE(e_.find(text), std::string::npos) << "got: " << e_ << "\nwanted: " << text; \
-  } while (0)
+using ember::test::error_of;
 
 // Values in [1, 4] (exact in every dtype, sums stay small), about `density` of them nonzero.
 Tensor random_sparse_dense(std::vector<int64_t> shape, ScalarType dt, double density) {
