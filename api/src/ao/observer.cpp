@@ -303,9 +303,7 @@ std::tuple<Tensor, Tensor> PerChannelMinMaxObserverImpl::calculate_qparams() con
 
 // ---- HistogramObserver -------------------------------------------------------------------------
 
-HistogramObserverImpl::HistogramObserverImpl(const HistogramObserverOptions& options_) : options(options_) {
-  reset();
-}
+HistogramObserverImpl::HistogramObserverImpl(const HistogramObserverOptions& options_) : options(options_) { reset(); }
 
 void HistogramObserverImpl::reset() {
   const auto& o = options;
@@ -354,8 +352,8 @@ Tensor HistogramObserverImpl::forward(const Tensor& input) {
   float cmax = std::max(x_max, mx);
   const auto down = static_cast<int64_t>(std::ceil((cmax - cmin) / (mx - mn) * static_cast<float>(up)));
   const float e = static_cast<float>(down) / static_cast<float>(up) * (mx - mn) - (cmax - cmin);
-  const auto start = static_cast<int64_t>(
-      std::nearbyint((mn - cmin) / (mx - mn) * static_cast<float>(bins) * static_cast<float>(up)));
+  const auto start =
+      static_cast<int64_t>(std::nearbyint((mn - cmin) / (mx - mn) * static_cast<float>(bins) * static_cast<float>(up)));
   cmax += e;
   std::vector<float> combined = histc(p, n, bins, cmin, cmax);
   if (cmin == mn && cmax == mx) {

@@ -66,8 +66,8 @@ Tensor quantize_weight(const Module& mod, const Tensor& w, const char* who) {
 }
 
 void check_cpu_clone(const std::optional<Device>& device, const char* who) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!device || device->is_cpu(), "[{}.clone] quantized modules live on the CPU, got {}",
-                              who, device ? device->str() : std::string());
+  EMBER_CHECK_NOT_IMPLEMENTED(!device || device->is_cpu(), "[{}.clone] quantized modules live on the CPU, got {}", who,
+                              device ? device->str() : std::string());
 }
 
 }  // namespace
@@ -113,8 +113,8 @@ QuantizeImpl::QuantizeImpl(double scale_, int64_t zero_point_, ScalarType dtype_
   reset();
 }
 void QuantizeImpl::reset() {
-  EMBER_CHECK(scale > 0 && std::isfinite(scale), "[ember::nn::quantized::Quantize] scale: expected a positive finite value, got {}",
-              scale);
+  EMBER_CHECK(scale > 0 && std::isfinite(scale),
+              "[ember::nn::quantized::Quantize] scale: expected a positive finite value, got {}", scale);
   EMBER_CHECK(is_quantized_type(dtype), "[ember::nn::quantized::Quantize] dtype: expected a quantized type, got {}",
               dtype);
 }
@@ -243,9 +243,9 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& o)
 }
 
 void Conv2dImpl::reset() {
-  weight = register_buffer("weight", quantize_per_tensor(zeros({out_channels, in_channels, kernel_size[0],
-                                                                kernel_size[1]}),
-                                                         1.0, 0, kQInt8));
+  weight = register_buffer(
+      "weight",
+      quantize_per_tensor(zeros({out_channels, in_channels, kernel_size[0], kernel_size[1]}), 1.0, 0, kQInt8));
   bias = register_buffer("bias", bias.defined() ? zeros({out_channels}) : Tensor());
 }
 

@@ -26,10 +26,10 @@
 namespace ember::ao::quantization {
 
 // The options every observer shares (PyTorch's UniformQuantizationObserverBase arguments).
-#define EMBER_OBSERVER_ARGS(default_qscheme)              \
-  EMBER_ARG(ScalarType, dtype) = kQUInt8;                 \
-  EMBER_ARG(QScheme, qscheme) = default_qscheme;          \
-  EMBER_ARG(bool, reduce_range) = false;                  \
+#define EMBER_OBSERVER_ARGS(default_qscheme)                   \
+  EMBER_ARG(ScalarType, dtype) = kQUInt8;                      \
+  EMBER_ARG(QScheme, qscheme) = default_qscheme;               \
+  EMBER_ARG(bool, reduce_range) = false;                       \
   EMBER_ARG(std::optional<int64_t>, quant_min) = std::nullopt; \
   EMBER_ARG(std::optional<int64_t>, quant_max) = std::nullopt; \
   EMBER_ARG(double, eps) = FLT_EPSILON
@@ -124,8 +124,7 @@ class EMBER_API MovingAverageMinMaxObserverImpl : public nn::Cloneable<MovingAve
 EMBER_MODULE(MovingAverageMinMaxObserver);
 
 // The running min and max of each index along ch_axis (weights: one scale per output channel).
-class EMBER_API PerChannelMinMaxObserverImpl : public nn::Cloneable<PerChannelMinMaxObserverImpl>,
-                                               public ObserverBase {
+class EMBER_API PerChannelMinMaxObserverImpl : public nn::Cloneable<PerChannelMinMaxObserverImpl>, public ObserverBase {
  public:
   explicit PerChannelMinMaxObserverImpl(const PerChannelMinMaxObserverOptions& options_ = {});
   void reset() override;
@@ -153,13 +152,13 @@ class EMBER_API HistogramObserverImpl : public nn::Cloneable<HistogramObserverIm
   bool observed() const override;
   // The (min, max) the L2 search picks, before the min/max formulas.
   std::tuple<float, float> non_linear_param_search() const;
+  // The estimated L2 error of quantizing the histogram with bins [start_bin, end_bin] as the
+  // range (PyTorch's _compute_quantization_error; clipped values count their distance).
+  double quantization_error(int64_t start_bin, int64_t end_bin) const;
 
   HistogramObserverOptions options;
   Tensor histogram;         // float32 [bins]
   Tensor min_val, max_val;  // float32 scalars
-
- private:
-  double quantization_error(int64_t next_start_bin, int64_t next_end_bin) const;
 };
 EMBER_MODULE(HistogramObserver);
 
