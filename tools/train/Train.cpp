@@ -1,6 +1,7 @@
 // `ember train`: trains a model on Fashion-MNIST (or MNIST) with the plugins loaded at run time,
 // evaluates on the test set each epoch, and writes metrics.csv, training.png, best.safetensors
-// and last.ckpt.safetensors to --out.
+// and last.ckpt.safetensors to --out. With --quantize it then quantizes the model to int8
+// (Note [Post-training quantization in ember train]).
 //
 // Note [Training checkpoints]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -46,6 +47,7 @@
 
 #include "Plot.h"
 #include "Train.h"
+#include "ember/ao/quantization.h"
 #include "ember/distributed.h"
 #include "ember/ember.h"
 
@@ -75,6 +77,9 @@ struct Settings {
   int64_t stop_after_steps = 0;             // 0: never
   bool progress = true;
   int nproc_per_node = 0;  // > 1: re-executes under `ember run`
+  bool quantize = false;
+  int64_t calib_batches = 32;
+  std::string checkpoint;  // with --quantize: a trained model to quantize instead of training
 };
 
 // This process's place in a distributed run (Note [Distributed training run]).
@@ -394,6 +399,97 @@ std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
   return ds;
 }
 
+// Note [Post-training quantization in ember train]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// --quantize runs PyTorch's eager-mode PTQ recipe on the trained model (the last epoch's, or the
+// one --checkpoint names): fuse each Conv2d/Linear with the ReLU after it, prepare with the x86
+// qconfig (histogram observers on activations, per-channel symmetric int8 weights), calibrate on
+// --calib-batches training batches, convert, then evaluate the float and the int8 model on the
+// test set, one after the other, timing each, and write quantized.json to --out. The int8 model
+// lives in memory only: safetensors has no quantized dtypes.
+
+// Each Conv2d or Linear entry followed by a ReLU, as fuse_modules groups.
+std::vector<std::vector<std::string>> fusable_pairs(const nn::Sequential& model) {
+  std::vector<std::vector<std::string>> groups;
+  const auto children = model->named_children();
+  for (size_t i = 0; i + 1 < children.size(); ++i) {
+    const nn::Module& a = *children[i].value();
+    if ((a.as<nn::Conv2dImpl>() || a.as<nn::LinearImpl>()) && children[i + 1].value()->as<nn::ReLUImpl>())
+      groups.push_back({children[i].key(), children[i + 1].key()});
+  }
+  return groups;
+}
+
+struct TimedEval {
+  EvalResult r;
+  double seconds = 0;
+  int64_t images = 0;
+  double rate() const { return static_cast<double>(images) / std::max(seconds, 1e-9); }
+};
+
+TimedEval timed_evaluate(nn::Sequential& model, data::DataLoader& loader, int64_t images) {
+  TimedEval t;
+  const auto t0 = clk::now();
+  t.r = evaluate(model, loader, Device(kCPU), Dist{});
+  t.seconds = std::chrono::duration<double>(clk::now() - t0).count();
+  t.images = images;
+  return t;
+}
+
+// Note [Post-training quantization in ember train].
+void quantize_and_report(nn::Sequential& model, const Settings& s, data::DataLoader& calib_loader,
+                         data::DataLoader& test_loader, int64_t test_images, const fs::path& out) {
+  namespace aq = ao::quantization;
+  if (!plugins::is_loaded("quantized")) {
+    try {
+      plugins::load("quantized");
+    } catch (const std::exception& e) {
+      throw ValueError("--quantize: the quantized plugin is not available (" + first_line(e.what()) + ")");
+    }
+  }
+  model->eval();
+  const auto t0 = clk::now();
+  const auto groups = fusable_pairs(model);
+  nn::Sequential prepared = aq::prepare(aq::fuse_modules(model, groups), aq::get_default_qconfig("x86"));
+  int64_t batches = 0;
+  {
+    NoGradGuard no_grad;
+    for (auto& batch : calib_loader) {
+      if (batches == s.calib_batches) break;
+      prepared->forward(batch.data);
+      ++batches;
+    }
+  }
+  nn::Sequential qmodel = aq::convert(prepared);
+  const double prep_seconds = std::chrono::duration<double>(clk::now() - t0).count();
+  std::printf("quantize: fused %zu pair(s), calibrated on %lld batch(es) of %lld, converted in %.1f s\n", groups.size(),
+              static_cast<long long>(batches), static_cast<long long>(s.batch_size), prep_seconds);
+  std::fflush(stdout);
+  const TimedEval f = timed_evaluate(model, test_loader, test_images);
+  const TimedEval q = timed_evaluate(qmodel, test_loader, test_images);
+  std::printf("quantize: test acc float %.4f  int8 %.4f (%+.2f points); test loss float %.4f  int8 %.4f\n", f.r.acc,
+              q.r.acc, 100 * (q.r.acc - f.r.acc), f.r.loss, q.r.loss);
+  std::printf("quantize: inference %s img/s float, %s img/s int8 (%.2fx), %d thread(s)\n",
+              format_rate(f.rate()).c_str(), format_rate(q.rate()).c_str(), q.rate() / std::max(f.rate(), 1e-9),
+              get_num_threads());
+  std::fflush(stdout);
+  json j = {{"qconfig", "x86"},
+            {"calibration_batches", batches},
+            {"batch_size", s.batch_size},
+            {"float_test_acc", f.r.acc},
+            {"int8_test_acc", q.r.acc},
+            {"float_test_loss", f.r.loss},
+            {"int8_test_loss", q.r.loss},
+            {"float_images_per_s", f.rate()},
+            {"int8_images_per_s", q.rate()},
+            {"threads", get_num_threads()}};
+  std::stringstream model_text;
+  model_text << *qmodel;
+  j["int8_model"] = model_text.str();
+  fs::create_directories(out);
+  std::ofstream(out / "quantized.json") << j.dump(2) << "\n";
+}
+
 int run(Settings s, bool lr_given) {
   Dist dist;
   dist.world = env_int("WORLD_SIZE", 1);
@@ -429,6 +525,15 @@ int run(Settings s, bool lr_given) {
   if (s.epochs < 1) throw ValueError("--epochs: expected at least 1, got " + std::to_string(s.epochs));
   if (s.batch_size < 1) throw ValueError("--batch-size: expected at least 1, got " + std::to_string(s.batch_size));
   if (!(s.lr > 0)) throw ValueError("--lr: expected a positive learning rate, got " + std::to_string(s.lr));
+  if (!s.checkpoint.empty() && !s.quantize)
+    throw ValueError("--checkpoint: names a trained model to quantize, so it needs --quantize");
+  if (!s.checkpoint.empty() && !s.resume.empty()) throw ValueError("--checkpoint and --resume exclude each other");
+  if (s.quantize && dist.on())
+    throw ValueError("--quantize: run it in one process (quantize the result afterwards with --checkpoint)");
+  if (s.quantize && s.device != "cpu")
+    throw ValueError("--quantize: the int8 kernels run on the CPU, got --device " + s.device);
+  if (s.calib_batches < 1)
+    throw ValueError("--calib-batches: expected at least 1, got " + std::to_string(s.calib_batches));
 
   const Device device = [&] {
     try {
@@ -486,6 +591,20 @@ int run(Settings s, bool lr_given) {
 
   const fs::path out = s.out.empty() ? fs::path("runs") / timestamp() : fs::path(s.out);
   if (dist.lead()) fs::create_directories(out);
+  if (!s.checkpoint.empty()) {  // quantize a trained model: best.safetensors or last.ckpt.safetensors
+    OrderedDict<std::string, Tensor> t;
+    try {
+      t = safetensors::load_file(s.checkpoint);
+    } catch (const std::exception& e) {
+      throw ValueError("--checkpoint " + s.checkpoint + ": " + first_line(e.what()));
+    }
+    const bool full = std::any_of(t.begin(), t.end(), [](const auto& i) { return i.key().rfind("model.", 0) == 0; });
+    model->load_state_dict(full ? with_prefix(t, "model.") : t);
+    std::printf("ember train --quantize: %s model from %s -> %s\n", s.model.c_str(), s.checkpoint.c_str(),
+                out.string().c_str());
+    quantize_and_report(model, s, train_loader, test_loader, static_cast<int64_t>(test_set->size()), out);
+    return 0;
+  }
   const bool live = s.progress && dist.lead() && isatty(STDOUT_FILENO);
   Progress progress(live);
   // Only rank 0 speaks.
@@ -608,6 +727,7 @@ int run(Settings s, bool lr_given) {
   if (!rows.empty())
     say("best test accuracy %.4f; wrote %s/{metrics.csv,training.png,best.safetensors,last.ckpt.safetensors}\n",
         pos.best_acc, out.string().c_str());
+  if (s.quantize) quantize_and_report(model, s, train_loader, test_loader, static_cast<int64_t>(test_set->size()), out);
   return 0;
 }
 
@@ -702,6 +822,14 @@ int main(int argc, char** argv) {
                  "batch is N x --batch-size; each uses 1/N of the threads unless --threads is given. Started by "
                  "torchrun's environment (WORLD_SIZE > 1) instead, `ember train` joins that run.")
       ->check(CLI::PositiveNumber);
+  app.add_flag("--quantize", s.quantize,
+               "after training, quantize the model to int8 (fuse Conv2d/Linear+ReLU, x86 qconfig, calibrate, convert) "
+               "and report float and int8 test accuracy and speed; writes quantized.json");
+  app.add_option("--calib-batches", s.calib_batches, "training batches to calibrate --quantize on")
+      ->capture_default_str();
+  app.add_option("--checkpoint", s.checkpoint,
+                 "with --quantize: quantize this trained model (a best.safetensors or last.ckpt.safetensors of the "
+                 "same --model) instead of training");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
