@@ -334,6 +334,35 @@ TEST(QuantizedModules, LinearAndConvFromFloatWithinOneStep) {
   }
 }
 
+// The fused modules apply the ReLU themselves, not only through a zero point of 0.
+TEST(QuantizedModules, FusedReluWithAnyZeroPoint) {
+  manual_seed(2);
+  nn::intrinsic::quantized::LinearReLU lr(8, 4);
+  nq::Linear plain(8, 4);
+  nn::intrinsic::quantized::ConvReLU2d cr(nn::Conv2dOptions(2, 3, 3));
+  nq::Conv2d cplain(nn::Conv2dOptions(2, 3, 3));
+  Tensor wl = quantize_per_tensor(randn({4, 8}), 0.05, 0, kQInt8),
+         wc = quantize_per_tensor(randn({3, 2, 3, 3}), 0.05, 0, kQInt8);
+  for (nq::LinearImpl* m : {static_cast<nq::LinearImpl*>(lr.get()), plain.get()}) {
+    m->set_weight_bias(wl, zeros({4}));
+    m->scale = 0.1;
+    m->zero_point = 100;
+  }
+  for (nq::Conv2dImpl* m : {static_cast<nq::Conv2dImpl*>(cr.get()), cplain.get()}) {
+    m->set_weight_bias(wc, zeros({3}));
+    m->scale = 0.1;
+    m->zero_point = 100;
+  }
+  Tensor xl = quantize_per_tensor(randn({6, 8}), 0.05, 128, kQUInt8);
+  Tensor xc = quantize_per_tensor(randn({2, 2, 5, 5}), 0.05, 128, kQUInt8);
+  EXPECT_LT(plain(xl).dequantize().min().item<float>(), -0.5f);
+  EXPECT_EQ(lr(xl).dequantize().min().item<float>(), 0.0f);
+  EXPECT_LE(max_abs_diff(lr(xl).dequantize(), ember::relu(plain(xl).dequantize())), 0.0f);
+  EXPECT_LT(cplain(xc).dequantize().min().item<float>(), -0.5f);
+  EXPECT_EQ(cr(xc).dequantize().min().item<float>(), 0.0f);
+  EXPECT_LE(max_abs_diff(cr(xc).dequantize(), ember::relu(cplain(xc).dequantize())), 0.0f);
+}
+
 TEST(QuantizedModules, PrintingAndWeights) {
   nq::Linear lin(4, 3);
   lin->scale = 0.5;

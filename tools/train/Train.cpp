@@ -405,7 +405,7 @@ std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
 // one --checkpoint names): fuse each Conv2d/Linear with the ReLU after it, prepare with the x86
 // qconfig (histogram observers on activations, per-channel symmetric int8 weights), calibrate on
 // --calib-batches training batches, convert, then evaluate the float and the int8 model on the
-// test set, one after the other, timing each, and write quantized.json to --out. The int8 model
+// test set, timing each (the faster of two passes), and write quantized.json to --out. The int8 model
 // lives in memory only: safetensors has no quantized dtypes.
 
 // Each Conv2d or Linear entry followed by a ReLU, as fuse_modules groups.
@@ -427,12 +427,16 @@ struct TimedEval {
   double rate() const { return static_cast<double>(images) / std::max(seconds, 1e-9); }
 };
 
+// The faster of two passes: on a shared machine one pass can stall.
 TimedEval timed_evaluate(nn::Sequential& model, data::DataLoader& loader, int64_t images) {
   TimedEval t;
-  const auto t0 = clk::now();
-  t.r = evaluate(model, loader, Device(kCPU), Dist{});
-  t.seconds = std::chrono::duration<double>(clk::now() - t0).count();
   t.images = images;
+  t.seconds = 1e300;
+  for (int pass = 0; pass < 2; ++pass) {
+    const auto t0 = clk::now();
+    t.r = evaluate(model, loader, Device(kCPU), Dist{});
+    t.seconds = std::min(t.seconds, std::chrono::duration<double>(clk::now() - t0).count());
+  }
   return t;
 }
 
