@@ -479,6 +479,23 @@ TEST(QuantizationFlow, PrepareAndConvertStructure) {
   EXPECT_NE(s.str().find("(0): QuantizedConvReLU2d(1, 4, kernel_size=[3, 3], stride=[1, 1], scale="), std::string::npos)
       << s.str();
   EXPECT_NE(s.str().find("(7): QuantizedLinear(in_features=32, out_features=10, scale="), std::string::npos) << s.str();
+  // Every entry between the stubs passes quantized tensors (MaxPool2d, Identity and Flatten as they
+  // are), with the quantizer of the module before it.
+  Tensor v = x;
+  int64_t i = 0;
+  for (auto& entry : *q) {
+    v = entry.forward<Tensor>(v);
+    if (i < 9) {
+      ASSERT_TRUE(v.is_quantized()) << "after entry " << i;
+      EXPECT_EQ(v.dtype(), kQUInt8);
+    }
+    ++i;
+  }
+  EXPECT_DOUBLE_EQ(q->forward(x).sub(v).abs().max().item<float>(), 0.0);
+  Tensor after_pool =
+      q->ptr(3)->as<nn::MaxPool2dImpl>()->forward(q->ptr(1)->as<nn::intrinsic::quantized::ConvReLU2dImpl>()->forward(
+          q->ptr(0)->as<nq::QuantizeImpl>()->forward(x)));
+  EXPECT_DOUBLE_EQ(after_pool.q_scale(), q->ptr(1)->as<nn::intrinsic::quantized::ConvReLU2dImpl>()->scale);
   Tensor y = q->forward(x);
   EXPECT_FALSE(y.is_quantized());
   EXPECT_EQ(y.sizes(), IntArrayRef({4, 10}));
@@ -504,6 +521,26 @@ TEST(QuantizationFlow, Errors) {
             std::string::npos)
       << e3;
   EXPECT_THROW(aq::prepare(bn, aq::get_default_qconfig()), NotImplementedError);
+  // qconfigs the int8 kernels cannot run: a qint8 activation, an affine (zero point != 0) weight.
+  nn::Sequential lin(nn::Linear(4, 3));
+  aq::QConfig act8{[] { return std::make_shared<aq::MinMaxObserverImpl>(aq::MinMaxObserverOptions().dtype(kQInt8)); },
+                   minmax_qconfig().weight};
+  auto p8 = aq::prepare(lin, act8);
+  p8->forward(randn({2, 4}));
+  EXPECT_NE(error_of([&] { aq::convert(p8); })
+                .find("[ember::nn::quantized::Linear::from_float] the activation "
+                      "observer's dtype must be quint8, got qint8"),
+            std::string::npos);
+  aq::QConfig affine{minmax_qconfig().activation, [] {
+                       return std::make_shared<aq::MinMaxObserverImpl>(aq::MinMaxObserverOptions().dtype(kQInt8));
+                     }};
+  auto pa = aq::prepare(lin, affine);
+  pa->forward(randn({2, 4}));
+  const std::string ea = error_of([&] { aq::convert(pa); });
+  EXPECT_NE(ea.find("the int8 kernels take symmetric weights (zero point 0); the weight observer's qscheme "
+                    "per_tensor_affine gave zero point"),
+            std::string::npos)
+      << ea;
   nn::Sequential sig(nn::Linear(2, 2), nn::Sigmoid());
   EXPECT_NE(
       error_of([&] { aq::prepare(sig, aq::get_default_qconfig()); }).find("entry '1' is a ember::nn::SigmoidImpl"),

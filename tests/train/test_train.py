@@ -8,6 +8,7 @@ PyPI's safetensors when that Python is given), that a run stopped mid-epoch and 
 unbroken run's losses bit for bit, and that bad input gives a one-line error and a non-zero exit.
 """
 import csv
+import json
 import os
 import shutil
 import subprocess
@@ -124,6 +125,20 @@ check(all(abs(float(x["train_loss"]) - float(y["train_loss"])) <= 1e-12 * float(
 r = train("--resume", os.path.join(ddp_part, "last.ckpt.safetensors"), "--epochs", "2", expect=1)
 check("written by a run of 2 process(es), this run has 1" in r.stderr, f"resume with another world size: {r.stderr!r}")
 
+# Post-training quantization of the best model (the quantized plugin's int8 kernels): the float
+# model evaluates as in training, the int8 one within 2 points on these 512 images.
+qdir = os.path.join(WORK, "quant")
+r = train("--quantize", "--checkpoint", os.path.join(full, "best.safetensors"), "--calib-batches", "4", *SMALL,
+          "--out", qdir)
+check("quantize: fused 2 pair(s), calibrated on 4 batch(es) of 64" in r.stdout, f"--quantize output: {r.stdout!r}")
+with open(os.path.join(qdir, "quantized.json")) as f:
+    q = json.load(f)
+best_acc = max(float(x["test_acc"]) for x in m)
+check(q["float_test_acc"] == best_acc, f"quantized.json float_test_acc {q['float_test_acc']} vs best {best_acc}")
+check(abs(q["int8_test_acc"] - q["float_test_acc"]) <= 0.02, f"int8 {q['int8_test_acc']} vs float {q['float_test_acc']}")
+check(q["calibration_batches"] == 4 and q["int8_images_per_s"] > 0, f"quantized.json: {q}")
+check("QuantizedConvReLU2d(1, 32, kernel_size=[3, 3]" in q["int8_model"], f"int8 model: {q['int8_model']}")
+
 # Bad input: one line on stderr, a non-zero exit, no stack trace.
 for args, code, text in [
     (["--epochs", "x"], 2, "--epochs"),
@@ -135,6 +150,11 @@ for args, code, text in [
     (["--resume", os.path.join(full, "best.safetensors")], 1, "not a training checkpoint"),
     (["--device", "cuda"] + SMALL, 1, "cuda"),
     (["--nproc-per-node", "0"], 2, "--nproc-per-node"),
+    (["--checkpoint", os.path.join(full, "best.safetensors")], 1, "needs --quantize"),
+    (["--quantize", "--calib-batches", "0"] + SMALL, 1, "--calib-batches"),
+    (["--quantize", "--checkpoint", os.path.join(full, "metrics.csv")] + SMALL, 1, "--checkpoint"),
+    (["--quantize", "--model", "mlp", "--checkpoint", os.path.join(full, "best.safetensors")] + SMALL, 1,
+     "load_state_dict"),
 ]:
     r = train(*args, expect=code)
     err = r.stderr.strip()
