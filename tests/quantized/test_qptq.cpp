@@ -255,7 +255,7 @@ TEST(Observers, Errors) {
             std::string::npos);
   EXPECT_NE(error_of([] {
               aq::get_default_qconfig("arm");
-            }).find("[get_default_qconfig] backend: expected x86, fbgemm or qnnpack, got 'arm'"),
+            }).find("[get_default_qconfig] backend: expected x86, fbgemm, onednn or qnnpack, got 'arm'"),
             std::string::npos);
 }
 
@@ -269,6 +269,10 @@ TEST(Observers, DefaultQConfig) {
   ASSERT_NE(w->as<aq::PerChannelMinMaxObserverImpl>(), nullptr);
   EXPECT_EQ(w->dtype(), kQInt8);
   EXPECT_EQ(w->qscheme(), kPerChannelSymmetric);
+  EXPECT_FALSE(aq::get_default_qconfig("onednn").activation()->spec().reduce_range);
+  auto qn = aq::get_default_qconfig("qnnpack").weight();
+  ASSERT_NE(qn->as<aq::MinMaxObserverImpl>(), nullptr);
+  EXPECT_EQ(qn->qscheme(), kPerTensorSymmetric);
 }
 
 // ---- modules ----------------------------------------------------------------------------------
@@ -499,6 +503,27 @@ TEST(QuantizationFlow, PrepareAndConvertStructure) {
   Tensor y = q->forward(x);
   EXPECT_FALSE(y.is_quantized());
   EXPECT_EQ(y.sizes(), IntArrayRef({4, 10}));
+}
+
+// Without fusion the ReLU entries run on quantized tensors (relu keeps the quantizer).
+TEST(QuantizationFlow, UnfusedModelRunsReluOnQuantizedTensors) {
+  manual_seed(8);
+  auto model = small_cnn();
+  model->eval();
+  NoGradGuard ng;
+  auto prepared = aq::prepare(model, minmax_qconfig());
+  Tensor x = randn({8, 1, 14, 14});
+  prepared->forward(x);
+  auto q = aq::convert(prepared);
+  EXPECT_NE(q->ptr(1)->as<nq::Conv2dImpl>(), nullptr);
+  EXPECT_NE(q->ptr(2)->as<nn::ReLUImpl>(), nullptr);
+  Tensor conv_out = q->ptr(1)->as<nq::Conv2dImpl>()->forward(q->ptr(0)->as<nq::QuantizeImpl>()->forward(x));
+  Tensor r = q->ptr(2)->as<nn::ReLUImpl>()->forward(conv_out);
+  ASSERT_TRUE(r.is_quantized());
+  EXPECT_DOUBLE_EQ(r.q_scale(), conv_out.q_scale());
+  EXPECT_EQ(r.dequantize().min().item<float>(), 0.0f);
+  const Tensor yf = model->forward(x), yq = q->forward(x);
+  EXPECT_LE(max_abs_diff(yq, yf), 0.1f * yf.abs().max().item<float>());
 }
 
 TEST(QuantizationFlow, Errors) {

@@ -130,7 +130,7 @@ check("written by a run of 2 process(es), this run has 1" in r.stderr, f"resume 
 qdir = os.path.join(WORK, "quant")
 r = train("--quantize", "--checkpoint", os.path.join(full, "best.safetensors"), "--calib-batches", "4", *SMALL,
           "--out", qdir)
-check("quantize: fused 2 pair(s), calibrated on 4 batch(es) of 64" in r.stdout, f"--quantize output: {r.stdout!r}")
+check("quantize: x86 qconfig, fused 2 pair(s), calibrated on 4 batch(es) of 64" in r.stdout, f"--quantize output: {r.stdout!r}")
 with open(os.path.join(qdir, "quantized.json")) as f:
     q = json.load(f)
 best_acc = max(float(x["test_acc"]) for x in m)
@@ -152,6 +152,7 @@ for args, code, text in [
     (["--nproc-per-node", "0"], 2, "--nproc-per-node"),
     (["--checkpoint", os.path.join(full, "best.safetensors")], 1, "needs --quantize"),
     (["--quantize", "--calib-batches", "0"] + SMALL, 1, "--calib-batches"),
+    (["--quantize", "--qconfig", "arm"], 2, "--qconfig"),
     (["--quantize", "--checkpoint", os.path.join(full, "metrics.csv")] + SMALL, 1, "--checkpoint"),
     (["--quantize", "--model", "mlp", "--checkpoint", os.path.join(full, "best.safetensors")] + SMALL, 1,
      "load_state_dict"),

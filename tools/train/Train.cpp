@@ -79,6 +79,7 @@ struct Settings {
   int nproc_per_node = 0;  // > 1: re-executes under `ember run`
   bool quantize = false;
   int64_t calib_batches = 32;
+  std::string qconfig = "x86";
   std::string checkpoint;  // with --quantize: a trained model to quantize instead of training
 };
 
@@ -403,7 +404,8 @@ std::shared_ptr<data::Dataset> load_split(const Settings& s, bool train) {
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // --quantize runs PyTorch's eager-mode PTQ recipe on the trained model (the last epoch's, or the
 // one --checkpoint names): fuse each Conv2d/Linear with the ReLU after it, prepare with the x86
-// qconfig (histogram observers on activations, per-channel symmetric int8 weights), calibrate on
+// qconfig (histogram observers on activations, per-channel symmetric int8 weights; --qconfig
+// picks another of PyTorch's defaults), calibrate on
 // --calib-batches training batches, convert, then evaluate the float and the int8 model on the
 // test set, timing each (the faster of two passes), and write quantized.json to --out. The int8 model
 // lives in memory only: safetensors has no quantized dtypes.
@@ -454,7 +456,7 @@ void quantize_and_report(nn::Sequential& model, const Settings& s, data::DataLoa
   model->eval();
   const auto t0 = clk::now();
   const auto groups = fusable_pairs(model);
-  nn::Sequential prepared = aq::prepare(aq::fuse_modules(model, groups), aq::get_default_qconfig("x86"));
+  nn::Sequential prepared = aq::prepare(aq::fuse_modules(model, groups), aq::get_default_qconfig(s.qconfig));
   int64_t batches = 0;
   {
     NoGradGuard no_grad;
@@ -466,8 +468,9 @@ void quantize_and_report(nn::Sequential& model, const Settings& s, data::DataLoa
   }
   nn::Sequential qmodel = aq::convert(prepared);
   const double prep_seconds = std::chrono::duration<double>(clk::now() - t0).count();
-  std::printf("quantize: fused %zu pair(s), calibrated on %lld batch(es) of %lld, converted in %.1f s\n", groups.size(),
-              static_cast<long long>(batches), static_cast<long long>(s.batch_size), prep_seconds);
+  std::printf("quantize: %s qconfig, fused %zu pair(s), calibrated on %lld batch(es) of %lld, converted in %.1f s\n",
+              s.qconfig.c_str(), groups.size(), static_cast<long long>(batches), static_cast<long long>(s.batch_size),
+              prep_seconds);
   std::fflush(stdout);
   const TimedEval f = timed_evaluate(model, test_loader, test_images);
   const TimedEval q = timed_evaluate(qmodel, test_loader, test_images);
@@ -477,15 +480,9 @@ void quantize_and_report(nn::Sequential& model, const Settings& s, data::DataLoa
               format_rate(f.rate()).c_str(), format_rate(q.rate()).c_str(), q.rate() / std::max(f.rate(), 1e-9),
               get_num_threads());
   std::fflush(stdout);
-  json j = {{"qconfig", "x86"},
-            {"calibration_batches", batches},
-            {"batch_size", s.batch_size},
-            {"float_test_acc", f.r.acc},
-            {"int8_test_acc", q.r.acc},
-            {"float_test_loss", f.r.loss},
-            {"int8_test_loss", q.r.loss},
-            {"float_images_per_s", f.rate()},
-            {"int8_images_per_s", q.rate()},
+  json j = {{"qconfig", s.qconfig},        {"calibration_batches", batches}, {"batch_size", s.batch_size},
+            {"float_test_acc", f.r.acc},   {"int8_test_acc", q.r.acc},       {"float_test_loss", f.r.loss},
+            {"int8_test_loss", q.r.loss},  {"float_images_per_s", f.rate()}, {"int8_images_per_s", q.rate()},
             {"threads", get_num_threads()}};
   std::stringstream model_text;
   model_text << *qmodel;
@@ -830,6 +827,9 @@ int main(int argc, char** argv) {
                "after training, quantize the model to int8 (fuse Conv2d/Linear+ReLU, x86 qconfig, calibrate, convert) "
                "and report float and int8 test accuracy and speed; writes quantized.json");
   app.add_option("--calib-batches", s.calib_batches, "training batches to calibrate --quantize on")
+      ->capture_default_str();
+  app.add_option("--qconfig", s.qconfig, "--quantize's observers: PyTorch's get_default_qconfig(backend)")
+      ->check(CLI::IsMember({"x86", "fbgemm", "onednn", "qnnpack"}))
       ->capture_default_str();
   app.add_option("--checkpoint", s.checkpoint,
                  "with --quantize: quantize this trained model (a best.safetensors or last.ckpt.safetensors of the "

@@ -70,13 +70,19 @@ QConfig get_default_qconfig(const std::string& backend) {
               return std::make_shared<PerChannelMinMaxObserverImpl>(
                   PerChannelMinMaxObserverOptions().dtype(kQInt8).qscheme(kPerChannelSymmetric));
             }};
+  if (backend == "onednn")
+    return {[] { return std::make_shared<HistogramObserverImpl>(); },
+            [] {
+              return std::make_shared<PerChannelMinMaxObserverImpl>(
+                  PerChannelMinMaxObserverOptions().dtype(kQInt8).qscheme(kPerChannelSymmetric));
+            }};
   if (backend == "qnnpack")
     return {[] { return std::make_shared<HistogramObserverImpl>(); },
             [] {
               return std::make_shared<MinMaxObserverImpl>(
                   MinMaxObserverOptions().dtype(kQInt8).qscheme(kPerTensorSymmetric));
             }};
-  EMBER_THROW(ValueError, "[get_default_qconfig] backend: expected x86, fbgemm or qnnpack, got '{}'", backend);
+  EMBER_THROW(ValueError, "[get_default_qconfig] backend: expected x86, fbgemm, onednn or qnnpack, got '{}'", backend);
 }
 
 std::shared_ptr<ObserverBase> activation_post_process(const nn::Module& module) {

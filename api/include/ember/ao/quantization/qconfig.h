@@ -18,8 +18,10 @@ struct QConfig {
 
 // PyTorch's get_default_qconfig: "x86" and "fbgemm" (the same here) observe activations with
 // HistogramObserver(reduce_range=true) (quint8, per tensor affine) and weights with
-// PerChannelMinMaxObserver(qint8, per_channel_symmetric); "qnnpack" with HistogramObserver
-// without reduce_range and MinMaxObserver(qint8, per_tensor_symmetric). Other names: ValueError.
+// PerChannelMinMaxObserver(qint8, per_channel_symmetric); "onednn" the same without reduce_range
+// (the 8-bit range that the VNNI kernels here need no headroom for); "qnnpack" with
+// HistogramObserver without reduce_range and MinMaxObserver(qint8, per_tensor_symmetric). Other
+// names: ValueError.
 EMBER_API QConfig get_default_qconfig(const std::string& backend = "x86");
 
 }  // namespace ember::ao::quantization
