@@ -293,49 +293,59 @@ TEST(QuantizedModules, QuantizeDeQuantize) {
 // on the same quantized input and weights (within one output step).
 TEST(QuantizedModules, LinearAndConvFromFloatWithinOneStep) {
   manual_seed(11);
-  for (bool relu : {false, true}) {
-    nn::Sequential lin(nn::Linear(16, 8));
-    nn::Sequential conv(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding(1)));
-    if (relu) {
-      lin = aq::fuse_modules(nn::Sequential(nn::Linear(16, 8), nn::ReLU()), {{"0", "1"}});
-      conv =
-          aq::fuse_modules(nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding(1)), nn::ReLU()), {{"0", "1"}});
-    }
-    for (auto* model : {&lin, &conv}) {
-      const bool is_conv = model == &conv;
-      Tensor x = is_conv ? randn({2, 3, 6, 6}) : randn({5, 16});
-      auto prepared = aq::prepare(*model, minmax_qconfig());
-      prepared->eval();
-      NoGradGuard ng;
-      prepared->forward(x);
-      auto q = aq::convert(prepared);
-      Tensor xq = q->ptr(0)->as<nq::QuantizeImpl>()->forward(x);
-      Tensor yq = q->ptr(1)->as<nn::Module>() ? q->forward(x) : Tensor();
-      // Float reference on the dequantized input and weight.
-      Tensor w, b;
-      double scale;
-      if (is_conv) {
-        const auto* m = q->ptr(1)->as<nq::Conv2dImpl>();
-        ASSERT_NE(m, nullptr);
-        EXPECT_EQ(m->weight.qscheme(), kPerChannelAffine);
-        w = m->weight.dequantize();
-        b = m->bias;
-        scale = m->scale;
-      } else {
-        const auto* m = q->ptr(1)->as<nq::LinearImpl>();
-        ASSERT_NE(m, nullptr);
-        w = m->weight.dequantize();
-        b = m->bias;
-        scale = m->scale;
+  aq::QConfig per_tensor{minmax_qconfig().activation, [] {
+                           return std::make_shared<aq::MinMaxObserverImpl>(
+                               aq::MinMaxObserverOptions().dtype(kQInt8).qscheme(kPerTensorSymmetric));
+                         }};
+  for (bool relu : {false, true})
+    for (bool channels : {true, false}) {
+      const aq::QConfig qconfig = channels ? minmax_qconfig() : per_tensor;
+      const QScheme want = channels ? kPerChannelAffine : kPerTensorAffine;
+      nn::Sequential lin(nn::Linear(16, 8));
+      nn::Sequential conv(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding(1)));
+      if (relu) {
+        lin = aq::fuse_modules(nn::Sequential(nn::Linear(16, 8), nn::ReLU()), {{"0", "1"}});
+        conv = aq::fuse_modules(nn::Sequential(nn::Conv2d(nn::Conv2dOptions(3, 4, 3).padding(1)), nn::ReLU()),
+                                {{"0", "1"}});
       }
-      Tensor ref = is_conv ? conv2d(xq.dequantize(), w, b, {1, 1}, {1, 1}) : linear(xq.dequantize(), w, b);
-      if (relu) ref = ember::relu(ref);
-      EXPECT_LE(max_abs_diff(yq, ref), scale * 1.01) << (is_conv ? "conv" : "linear") << " relu=" << relu;
-      // and close to the float module itself (input and weight rounding on top).
-      Tensor yf = (*model)->forward(x);
-      EXPECT_LE(max_abs_diff(yq, yf), scale * 4) << (is_conv ? "conv" : "linear") << " relu=" << relu;
+      for (auto* model : {&lin, &conv}) {
+        const bool is_conv = model == &conv;
+        Tensor x = is_conv ? randn({2, 3, 6, 6}) : randn({5, 16});
+        auto prepared = aq::prepare(*model, qconfig);
+        prepared->eval();
+        NoGradGuard ng;
+        prepared->forward(x);
+        auto q = aq::convert(prepared);
+        Tensor xq = q->ptr(0)->as<nq::QuantizeImpl>()->forward(x);
+        Tensor yq = q->forward(x);
+        // Float reference on the dequantized input and weight.
+        Tensor w, b;
+        double scale;
+        if (is_conv) {
+          const auto* m = q->ptr(1)->as<nq::Conv2dImpl>();
+          ASSERT_NE(m, nullptr);
+          EXPECT_EQ(m->weight.qscheme(), want);
+          w = m->weight.dequantize();
+          b = m->bias;
+          scale = m->scale;
+        } else {
+          const auto* m = q->ptr(1)->as<nq::LinearImpl>();
+          ASSERT_NE(m, nullptr);
+          EXPECT_EQ(m->weight.qscheme(), want);
+          w = m->weight.dequantize();
+          b = m->bias;
+          scale = m->scale;
+        }
+        Tensor ref = is_conv ? conv2d(xq.dequantize(), w, b, {1, 1}, {1, 1}) : linear(xq.dequantize(), w, b);
+        if (relu) ref = ember::relu(ref);
+        const std::string what = std::string(is_conv ? "conv" : "linear") + (relu ? " relu" : "") +
+                                 (channels ? " per channel" : " per tensor");
+        EXPECT_LE(max_abs_diff(yq, ref), scale * 1.01) << what;
+        // and close to the float module itself (input and weight rounding on top).
+        Tensor yf = (*model)->forward(x);
+        EXPECT_LE(max_abs_diff(yq, yf), scale * 4) << what;
+      }
     }
-  }
 }
 
 // The fused modules apply the ReLU themselves, not only through a zero point of 0.

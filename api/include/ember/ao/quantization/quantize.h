@@ -20,7 +20,8 @@
 // tensors through and get no observer; any other module type is refused with NotImplementedError
 // naming it. convert replaces each observed module by its quantized form (from_float: the weight
 // observed with qconfig.weight, the output's scale and zero point from its observer; an observer
-// that saw no data is an error) and copies the other entries.
+// that saw no data is an error) and copies the other entries. A prepared model cannot be cloned
+// (its modules gained a child their reset() does not rebuild): prepare the float model again.
 #include <memory>
 #include <string>
 #include <vector>
