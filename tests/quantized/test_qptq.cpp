@@ -438,11 +438,50 @@ TEST(QuantizationFlow, FuseKeepsNamesAndValues) {
   EXPECT_NE(mlp->ptr(1)->as<nn::intrinsic::LinearReLUImpl>(), nullptr);
 }
 
+// BatchNorm folded into the Conv2d / Linear before it (eval mode), as PyTorch's fuse_conv_bn_eval.
+TEST(QuantizationFlow, FuseFoldsBatchNorm) {
+  manual_seed(4);
+  nn::Sequential model(nn::Conv2d(nn::Conv2dOptions(2, 4, 3).bias(false)), nn::BatchNorm2d(4), nn::ReLU(),
+                       nn::Flatten(), nn::Linear(4 * 4 * 4, 5), nn::BatchNorm1d(5));
+  {
+    NoGradGuard ng;  // running statistics and an affine map away from the identity
+    for (int i = 0; i < 3; ++i) model->forward(randn({8, 2, 6, 6}) * 2 + 1);
+    for (auto& p : model->named_parameters())
+      if (p.key().rfind("1.", 0) == 0 || p.key().rfind("5.", 0) == 0) p.value().copy_(rand(p.value().sizes()) + 0.5);
+  }
+  EXPECT_NE(error_of([&] {
+              aq::fuse_modules(model, {{"0", "1", "2"}});
+            })
+                .find("[fuse_modules] folding ember::nn::BatchNorm2dImpl needs eval mode (the QAT fusion that keeps "
+                      "BatchNorm training is not implemented): call eval() first"),
+            std::string::npos);
+  model->eval();
+  auto fused = aq::fuse_modules(model, {{"0", "1", "2"}, {"4", "5"}});
+  const auto* cr = fused->ptr(0)->as<nn::intrinsic::ConvReLU2dImpl>();
+  ASSERT_NE(cr, nullptr);
+  EXPECT_TRUE(cr->conv->bias.defined());  // the fold gives the bias-free conv a bias
+  EXPECT_NE(fused->ptr(1)->as<nn::IdentityImpl>(), nullptr);
+  EXPECT_NE(fused->ptr(2)->as<nn::IdentityImpl>(), nullptr);
+  EXPECT_NE(fused->ptr(4)->as<nn::LinearImpl>(), nullptr);
+  EXPECT_NE(fused->ptr(5)->as<nn::IdentityImpl>(), nullptr);
+  NoGradGuard ng;
+  Tensor x = randn({6, 2, 6, 6});
+  const Tensor y = model->forward(x);
+  EXPECT_LE(max_abs_diff(fused->forward(x), y), 1e-5f * y.abs().max().item<float>());
+  // and it quantizes like any Conv2d/Linear.
+  auto prepared = aq::prepare(fused, minmax_qconfig());
+  prepared->forward(x);
+  auto q = aq::convert(prepared);
+  EXPECT_NE(q->ptr(5)->as<nq::LinearImpl>(), nullptr);
+  EXPECT_LE(max_abs_diff(q->forward(x), y), 0.1f * y.abs().max().item<float>());
+}
+
 TEST(QuantizationFlow, FuseErrors) {
   auto model = small_cnn();
   const std::string e1 = error_of([&] { aq::fuse_modules(model, {{"2", "4"}}); });
   EXPECT_NE(e1.find("[fuse_modules] cannot fuse ('2': ember::nn::MaxPool2dImpl, '4': ember::nn::ReLUImpl): supported "
-                    "pairs are (Conv2d, ReLU) and (Linear, ReLU)"),
+                    "groups are (Conv2d, ReLU), (Linear, ReLU), (Conv2d, BatchNorm2d), (Conv2d, BatchNorm2d, ReLU) "
+                    "and (Linear, BatchNorm1d)"),
             std::string::npos)
       << e1;
   EXPECT_THROW(aq::fuse_modules(model, {{"2", "4"}}), NotImplementedError);
@@ -452,7 +491,9 @@ TEST(QuantizationFlow, FuseErrors) {
             std::string::npos);
   EXPECT_NE(error_of([&] {
               aq::fuse_modules(model, {{"0", "1", "2"}});
-            }).find("groups of 3 modules are not supported"),
+            })
+                .find("[fuse_modules] cannot fuse ('0': ember::nn::Conv2dImpl, '1': ember::nn::ReLUImpl, '2': "
+                      "ember::nn::MaxPool2dImpl)"),
             std::string::npos);
 }
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <map>
 
+#include "ember/api/Operators.h"
+#include "ember/generated/Functions.h"
+#include "ember/nn/modules/BatchNorm.h"
 #include "ember/nn/modules/Dropout.h"
 #include "ember/nn/modules/Linear.h"
 #include "ember/nn/modules/Pooling.h"
@@ -101,46 +104,107 @@ const QConfig& module_qconfig(const nn::Module& module, const char* who) {
 
 // ---- fuse_modules ----------------------------------------------------------------------------
 
+namespace {
+
+// PyTorch's fuse_{conv,linear}_bn_eval: BatchNorm's affine map folded into the preceding
+// module's weight (scaled per output channel) and bias, on a copy.
+template <class Impl>
+std::shared_ptr<Impl> fold_batch_norm(const Impl& m, const nn::Module& bn_module) {
+  NoGradGuard no_grad;
+  const Tensor* mean = bn_module.named_buffers(false).find("running_mean");
+  const Tensor* var = bn_module.named_buffers(false).find("running_var");
+  EMBER_CHECK(mean && var && mean->defined() && var->defined(),
+              "[fuse_modules] {} has no running statistics (track_running_stats=false): nothing to fold",
+              bn_module.name());
+  double eps = 1e-5;
+  Tensor gamma, beta;
+  if (const auto* b2 = bn_module.as<nn::BatchNorm2dImpl>()) {
+    eps = b2->options.eps();
+    gamma = b2->weight, beta = b2->bias;
+  } else if (const auto* b1 = bn_module.as<nn::BatchNorm1dImpl>()) {
+    eps = b1->options.eps();
+    gamma = b1->weight, beta = b1->bias;
+  }
+  const int64_t out = m.weight.size(0);
+  EMBER_CHECK(mean->numel() == out, "[fuse_modules] {} has {} features, the {} before it {} outputs", bn_module.name(),
+              mean->numel(), m.name(), out);
+  const Tensor inv_std = (*var + eps).rsqrt();
+  const Tensor scale = gamma.defined() ? gamma * inv_std : inv_std;
+  const Tensor shift = beta.defined() ? beta : zeros({out});
+  auto c = std::dynamic_pointer_cast<Impl>(m.clone());
+  std::vector<int64_t> per_channel(static_cast<size_t>(m.weight.dim()), 1);
+  per_channel[0] = out;
+  const Tensor b = m.bias.defined() ? m.bias : zeros({out});
+  c->weight = c->register_parameter("weight", (m.weight * scale.reshape(per_channel)).detach());
+  c->bias = c->register_parameter("bias", ((b - *mean) * scale + shift).detach());
+  c->options.bias(true);
+  return c;
+}
+
+bool is_batch_norm(const nn::AnyModule& m) { return is<nn::BatchNorm2dImpl>(m) || is<nn::BatchNorm1dImpl>(m); }
+
+}  // namespace
+
 nn::Sequential fuse_modules(const nn::Sequential& model, const std::vector<std::vector<std::string>>& groups) {
   constexpr const char* fn = "fuse_modules";
   auto items = entries(*model);
   std::map<std::string, size_t> index;
   for (size_t i = 0; i < items.size(); ++i) index[items[i].first] = i;
   // Check every group before building anything.
-  std::vector<std::pair<size_t, size_t>> pairs;
+  std::vector<std::vector<size_t>> plans;
   std::vector<bool> used(items.size(), false);
   for (const auto& g : groups) {
-    EMBER_CHECK_NOT_IMPLEMENTED(g.size() == 2,
-                                "[{}] groups of {} modules are not supported: fuse pairs (Conv2d, ReLU) or (Linear, "
-                                "ReLU)",
-                                fn, g.size());
-    size_t at[2];
-    for (int k = 0; k < 2; ++k) {
-      const auto it = index.find(g[static_cast<size_t>(k)]);
-      EMBER_CHECK(it != index.end(), "[{}] the Sequential has no entry named '{}'", fn, g[static_cast<size_t>(k)]);
-      EMBER_CHECK(!used[it->second], "[{}] entry '{}' is in more than one group", fn, g[static_cast<size_t>(k)]);
+    std::vector<size_t> at;
+    std::string types;
+    for (const auto& name : g) {
+      const auto it = index.find(name);
+      EMBER_CHECK(it != index.end(), "[{}] the Sequential has no entry named '{}'", fn, name);
+      EMBER_CHECK(!used[it->second], "[{}] entry '{}' is in more than one group", fn, name);
       used[it->second] = true;
-      at[k] = it->second;
+      at.push_back(it->second);
+      types += fmt::format("{}'{}': {}", types.empty() ? "" : ", ", name, items[it->second].second.ptr()->name());
     }
-    const auto& a = items[at[0]].second;
-    const auto& b = items[at[1]].second;
-    EMBER_CHECK_NOT_IMPLEMENTED((is<nn::Conv2dImpl>(a) || is<nn::LinearImpl>(a)) && is<nn::ReLUImpl>(b),
-                                "[{}] cannot fuse ('{}': {}, '{}': {}): supported pairs are (Conv2d, ReLU) and "
-                                "(Linear, ReLU)",
-                                fn, g[0], a.ptr()->name(), g[1], b.ptr()->name());
-    pairs.emplace_back(at[0], at[1]);
+    auto m = [&](size_t k) -> const nn::AnyModule& { return items[at[k]].second; };
+    const bool conv = !at.empty() && is<nn::Conv2dImpl>(m(0)), lin = !at.empty() && is<nn::LinearImpl>(m(0));
+    const bool ok = (g.size() == 2 && (conv || lin) && is<nn::ReLUImpl>(m(1))) ||
+                    (g.size() == 2 && conv && is<nn::BatchNorm2dImpl>(m(1))) ||
+                    (g.size() == 2 && lin && is<nn::BatchNorm1dImpl>(m(1))) ||
+                    (g.size() == 3 && conv && is<nn::BatchNorm2dImpl>(m(1)) && is<nn::ReLUImpl>(m(2)));
+    EMBER_CHECK_NOT_IMPLEMENTED(ok,
+                                "[{}] cannot fuse ({}): supported groups are (Conv2d, ReLU), (Linear, ReLU), "
+                                "(Conv2d, BatchNorm2d), (Conv2d, BatchNorm2d, ReLU) and (Linear, BatchNorm1d)",
+                                fn, types);
+    if (is_batch_norm(m(1)))
+      EMBER_CHECK_NOT_IMPLEMENTED(!m(1).ptr()->is_training(),
+                                  "[{}] folding {} needs eval mode (the QAT fusion that keeps BatchNorm training is "
+                                  "not implemented): call eval() first",
+                                  fn, m(1).ptr()->name());
+    plans.push_back(std::move(at));
   }
   std::vector<nn::AnyModule> out;
   for (auto& item : items) out.push_back(item.second.clone());
-  for (const auto& [i, j] : pairs) {
-    auto relu = out[j].ptr<nn::ReLUImpl>();
-    if (out[i].ptr()->as<nn::Conv2dImpl>() != nullptr)
-      out[i] = nn::AnyModule(std::make_shared<nn::intrinsic::ConvReLU2dImpl>(
-          nn::Conv2d(std::dynamic_pointer_cast<nn::Conv2dImpl>(out[i].ptr())), nn::ReLU(relu)));
-    else
-      out[i] = nn::AnyModule(std::make_shared<nn::intrinsic::LinearReLUImpl>(
-          nn::Linear(std::dynamic_pointer_cast<nn::LinearImpl>(out[i].ptr())), nn::ReLU(relu)));
-    out[j] = nn::AnyModule(nn::Identity());
+  for (const auto& at : plans) {
+    nn::AnyModule first = out[at[0]];
+    size_t next = 1;
+    if (is_batch_norm(out[at[1]])) {  // fold, then maybe fuse the ReLU
+      const nn::Module& bn = *out[at[1]].ptr();
+      if (const auto* c = first.ptr()->as<nn::Conv2dImpl>())
+        first = nn::AnyModule(fold_batch_norm(*c, bn));
+      else
+        first = nn::AnyModule(fold_batch_norm(*first.ptr()->as<nn::LinearImpl>(), bn));
+      next = 2;
+    }
+    if (next < at.size()) {
+      auto relu = out[at[next]].ptr<nn::ReLUImpl>();
+      if (first.ptr()->as<nn::Conv2dImpl>() != nullptr)
+        first = nn::AnyModule(std::make_shared<nn::intrinsic::ConvReLU2dImpl>(
+            nn::Conv2d(std::dynamic_pointer_cast<nn::Conv2dImpl>(first.ptr())), nn::ReLU(relu)));
+      else
+        first = nn::AnyModule(std::make_shared<nn::intrinsic::LinearReLUImpl>(
+            nn::Linear(std::dynamic_pointer_cast<nn::LinearImpl>(first.ptr())), nn::ReLU(relu)));
+    }
+    out[at[0]] = first;
+    for (size_t k = 1; k < at.size(); ++k) out[at[k]] = nn::AnyModule(nn::Identity());
   }
   nn::Sequential result;
   for (size_t i = 0; i < items.size(); ++i) result->push_back(items[i].first, std::move(out[i]));

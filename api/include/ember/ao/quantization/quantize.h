@@ -1,7 +1,7 @@
 #pragma once
 // Eager-mode post-training quantization (PyTorch's torch.ao.quantization quantize.py and
 // fuse_modules.py) for nn::Sequential models:
-//   auto fused = fuse_modules(model, {{"0", "1"}, {"3", "4"}});   // Conv2d+ReLU, Linear+ReLU
+//   auto fused = fuse_modules(model, {{"0", "1"}, {"3", "4"}});   // Conv2d(+BatchNorm2d)+ReLU, ...
 //   auto prepared = prepare(fused, get_default_qconfig("x86"));    // observers attached
 //   for (...) prepared->forward(batch);                            // calibrate
 //   auto qmodel = convert(prepared);                               // int8 modules
@@ -60,8 +60,11 @@ EMBER_API std::shared_ptr<ObserverBase> activation_post_process(const nn::Module
 // the module was not prepared.
 EMBER_API const QConfig& module_qconfig(const nn::Module& module, const char* who);
 
-// Fuses each group of entry names, given in order: {Conv2d, ReLU} and {Linear, ReLU}. Unknown
-// names, other pairs and groups of another size are errors naming them.
+// Fuses each group of entry names, given in order: {Conv2d, ReLU} and {Linear, ReLU} become
+// intrinsic::ConvReLU2d / LinearReLU; {Conv2d, BatchNorm2d} and {Linear, BatchNorm1d} fold the
+// BatchNorm's running statistics and affine map into a copy of the Conv2d / Linear (eval mode
+// only, PyTorch's fuse_conv_bn_eval); {Conv2d, BatchNorm2d, ReLU} does both. The other entries
+// of a group become Identity. Unknown names and other groups are errors naming them.
 EMBER_API nn::Sequential fuse_modules(const nn::Sequential& model, const std::vector<std::vector<std::string>>& groups);
 
 // Note [Eager-mode quantization of a Sequential].
