@@ -97,7 +97,10 @@ TEST(Observers, SymmetricAndReducedRanges) {
   reduced->forward(ember::tensor({-1.0f, 2.0f}));
   auto [sr, zr] = reduced->calculate_qparams();
   EXPECT_FLOAT_EQ(f(sr), 3.0f / 127);  // [0, 127]
-  EXPECT_EQ(l(zr), 42);                // round(42.333)
+  EXPECT_EQ(printed(*reduced),
+            "ember::ao::quantization::MinMaxObserver(dtype=quint8, qscheme=per_tensor_affine, quant_min=0, "
+            "quant_max=127, min_val=-1, max_val=2)");
+  EXPECT_EQ(l(zr), 42);  // round(42.333)
   aq::MinMaxObserver reduced8(aq::MinMaxObserverOptions().dtype(kQInt8).reduce_range(true));
   EXPECT_EQ(reduced8->spec().quant_min, -64);
   EXPECT_EQ(reduced8->spec().quant_max, 63);
@@ -399,6 +402,11 @@ TEST(QuantizedModules, PrintingAndWeights) {
             }).find("weight: expected shape [3, 4], got 4, 4"),
             std::string::npos);
   EXPECT_TRUE(lin->weight.is_same(before));
+  auto conv_copy = std::dynamic_pointer_cast<nq::Conv2dImpl>(conv->clone());
+  ASSERT_NE(conv_copy, nullptr);
+  EXPECT_EQ(conv_copy->padding, (std::vector<int64_t>{1, 1}));
+  EXPECT_FALSE(conv_copy->weight.is_same(conv->weight));
+  EXPECT_NE(std::dynamic_pointer_cast<nn::intrinsic::quantized::ConvReLU2dImpl>(cr->clone()), nullptr);
   auto copy = std::dynamic_pointer_cast<nq::LinearImpl>(lin->clone());
   ASSERT_NE(copy, nullptr);
   EXPECT_EQ(copy->zero_point, 7);
