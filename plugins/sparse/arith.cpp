@@ -8,6 +8,7 @@
 #include "ember/core/TypePromotion.h"
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
+#include "ember/native/TensorHelpers.h"
 
 namespace ember::sparse {
 
@@ -46,12 +47,36 @@ void add_sparse_into_dense(const char* op, const Tensor& self, const Tensor& oth
   if (!self.is_contiguous()) self.copy_(target);
 }
 
-void check_functional(const char* op, OutKind kind) {
-  EMBER_CHECK_NOT_IMPLEMENTED(kind == OutKind::Functional,
-                              "[{}] the in-place and out= forms with sparse operands are not supported yet", op);
-}
-
 }  // namespace
+
+// The in-place and out= forms: the functional result `r` written into `dst` (self or out), whose
+// layout must be r's. A sparse dst gets r's members (dtype converted); a strided one r's values.
+void assign_result(const char* op, const Tensor& r, Tensor& dst, OutKind kind) {
+  const char* what = kind == OutKind::InPlace ? "self" : "out";
+  EMBER_CHECK_TYPE(can_cast(r.scalar_type(), dst.scalar_type()),
+                   "[{}] result type {} can't be cast to the desired output type {}", op, r.scalar_type(),
+                   dst.scalar_type());
+  EMBER_CHECK_NOT_IMPLEMENTED(dst.layout() == r.layout(),
+                              "[{}] writing a result of layout {} into {} of layout {} is not supported", op,
+                              r.layout(), what, dst.layout());
+  if (r.layout() == kStrided) {
+    if (kind == OutKind::Out) native::resize_output(dst, r.sizes(), op);
+    dst.copy_(r);
+    return;
+  }
+  EMBER_CHECK_NOT_IMPLEMENTED(dst.sizes() == r.sizes(),
+                              "[{}] resizing a sparse {} (size {}) to the result's size {} is not supported", op, what,
+                              dst.sizes(), r.sizes());
+  if (r.layout() == kSparse) {
+    const auto& s = sparse_coo_impl(r, op);
+    sparse_coo_impl(dst, op).set_members_unsafe(s.indices(), s.values().to(dst.scalar_type()).contiguous(),
+                                                s.coalesced());
+  } else {
+    const auto& s = sparse_csr_impl(r, op);
+    sparse_csr_impl(dst, op).set_members_unsafe(s.crow_indices(), s.col_indices(),
+                                                s.values().to(dst.scalar_type()).contiguous());
+  }
+}
 
 }  // namespace ember::sparse
 
@@ -65,7 +90,12 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
     add_sparse_into_dense(op, self, other, alpha);
     return;
   }
-  check_functional(op, kind);
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    add_out_sparse(self, other, alpha, r, OutKind::Functional);
+    assign_result(op, r, out, kind);
+    return;
+  }
   EMBER_CHECK(self.layout() != kSparse || other.layout() != kStrided,
               "[{}] add(sparse, dense) is not supported. Use add(dense, sparse) instead.", op);
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() != kSparseCsr && other.layout() != kSparseCsr,
@@ -98,7 +128,12 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
 
 void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
   const char* op = "mul";
-  check_functional(op, kind);
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    mul_out_sparse(self, other, r, OutKind::Functional);
+    assign_result(op, r, out, kind);
+    return;
+  }
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() != kSparseCsr && other.layout() != kSparseCsr,
                               "[{}] mixing COO and CSR operands is not supported", op);
   EMBER_CHECK(self.sizes() == other.sizes(), "[{}] expected sizes of 'self' and 'other' to match, but {} != {}", op,
@@ -142,13 +177,9 @@ void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKin
   out = make_sparse_coo(self.sizes(), index_select(a.indices(), 1, ta).contiguous(), std::move(values), true);
 }
 
-Tensor mul_scalar_sparse(const Tensor& self, const Scalar& other) {
-  const auto& a = sparse_coo_impl(self, "mul");
-  return make_sparse_coo(self.sizes(), a.indices(), a.values().mul(other).contiguous(), a.coalesced());
-}
-
-Tensor sum_sparse(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_coo_impl(self, "sum").values().sum(dtype);
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef, bool, std::optional<ScalarType>, Tensor& out) {
+  EMBER_THROW(NotImplementedError, "[sum] the out= form is not supported with sparse tensors (self: {}, out: {})",
+              self.layout(), out.layout());
 }
 
 // As torch.sparse.sum: dense when every sparse dimension is reduced, else a coalesced COO tensor.
@@ -164,7 +195,10 @@ Tensor sum_dim_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::op
     EMBER_CHECK(!reduce[static_cast<size_t>(w)], "[{}] dim {} appears multiple times in the list of dims", op, w);
     reduce[static_cast<size_t>(w)] = true;
   }
-  Tensor values = dtype ? a.values().to(*dtype) : a.values();
+  // The dense sum's dtype: integers (and bool) accumulate in int64 unless a dtype is given.
+  const ScalarType st = self.scalar_type();
+  const ScalarType rt = dtype ? *dtype : (is_integral_type(st, /*include_bool=*/true) ? kInt64 : st);
+  Tensor values = a.values().to(rt);
   std::vector<int64_t> dense_dims;  // in the values' numbering (dimension 0 is nnz)
   for (int64_t d = sd; d < nd; ++d)
     if (reduce[static_cast<size_t>(d)]) dense_dims.push_back(d - sd + 1);
@@ -188,15 +222,6 @@ namespace ember::sparsecsrcpu {
 
 using namespace ember::sparse;
 
-Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {
-  const auto& c = sparse_csr_impl(self, "mul");
-  return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other).contiguous());
-}
-
-Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_csr_impl(self, "sum").values().sum(dtype);
-}
-
 namespace {
 
 // CSR operands go through COO (the one implementation); a sparse 2-D result comes back as CSR.
@@ -211,19 +236,28 @@ void check_no_coo(const char* op, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
-  check_functional("add", kind);
   check_no_coo("add", self, other);
   Tensor r;
   sparsecpu::add_out_sparse(as_coo(self), as_coo(other), alpha, r, OutKind::Functional);
-  out = as_csr(r);
+  if (kind == OutKind::Functional)
+    out = as_csr(r);
+  else
+    assign_result("add", as_csr(r), out, kind);
 }
 
 void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
-  check_functional("mul", kind);
   check_no_coo("mul", self, other);
   Tensor r;
   sparsecpu::mul_out_sparse(as_coo(self), as_coo(other), r, OutKind::Functional);
-  out = as_csr(r);
+  if (kind == OutKind::Functional)
+    out = as_csr(r);
+  else
+    assign_result("mul", as_csr(r), out, kind);
+}
+
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                               Tensor& out) {
+  return sparsecpu::sum_intlist_out_sparse(self, dim, keepdim, dtype, out);
 }
 
 // Through COO: a 1-D COO tensor when one dimension is kept, dense when both are reduced.
