@@ -137,7 +137,10 @@ const std::vector<SparseCase>& sparse_cases() {
                  [](auto& a) { return a[0].sparse_mask(a[1]); },
                  [](auto& a) { return a[0].mul(a[1].ne(0)); }});
     c.back().dtypes.push_back(kFloat16);
-    c.push_back({"sparse_mask of sparse", {m, m}, {true, true}, [](auto& a) { return a[0].sparse_mask(a[1]); },
+    c.push_back({"sparse_mask of sparse",
+                 {m, m},
+                 {true, true},
+                 [](auto& a) { return a[0].sparse_mask(a[1]); },
                  [](auto& a) { return a[0].mul(a[1].ne(0)); }});
     // Half and bfloat16 products accumulate in float.
     for (const char* which : {"mm half", "addmm half"}) {
