@@ -3,6 +3,7 @@
 // the plugins whose loops run on the CPU with their own layouts (sparse) share it by relative
 // include without linking the CPU plugin.
 #include <cstdint>
+#include <utility>
 
 #include "ember/core/Exception.h"
 #include "ember/core/Half.h"
@@ -22,9 +23,10 @@ struct Tag {
   EMBER_THROW(NotImplementedError, "[{}] not implemented for dtype {} on the CPU", op, t);
 }
 
-// Calls f(Tag<T>{}) with T the C++ type of t, for the ten real dtypes.
-template <class F>
-EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&& f) {
+namespace detail {
+// The one dtype switch: the ten real dtypes, or without float16/bfloat16 (kReduced false).
+template <bool kReduced, class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_real(ScalarType t, const char* op, F&& f) {
   switch (t) {
     case ScalarType::Bool:
       return f(Tag<bool>{});
@@ -39,16 +41,26 @@ EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&&
     case ScalarType::Int64:
       return f(Tag<int64_t>{});
     case ScalarType::Float16:
-      return f(Tag<Half>{});
+      if constexpr (kReduced) return f(Tag<Half>{});
+      break;
     case ScalarType::BFloat16:
-      return f(Tag<BFloat16>{});
+      if constexpr (kReduced) return f(Tag<BFloat16>{});
+      break;
     case ScalarType::Float32:
       return f(Tag<float>{});
     case ScalarType::Float64:
       return f(Tag<double>{});
     default:
-      throw_unsupported_dtype(op, t);
+      break;
   }
+  throw_unsupported_dtype(op, t);
+}
+}  // namespace detail
+
+// Calls f(Tag<T>{}) with T the C++ type of t, for the ten real dtypes.
+template <class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&& f) {
+  return detail::visit_real<true>(t, op, std::forward<F>(f));
 }
 
 // The type a kernel computes in for dtype t: float16 and bfloat16 compute in float.
@@ -56,26 +68,7 @@ constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == 
 // Like visit_dtype over the compute types only (bool, integers, float, double).
 template <class F>
 EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(Tag<bool>{});
-    case ScalarType::UInt8:
-      return f(Tag<uint8_t>{});
-    case ScalarType::Int8:
-      return f(Tag<int8_t>{});
-    case ScalarType::Int16:
-      return f(Tag<int16_t>{});
-    case ScalarType::Int32:
-      return f(Tag<int32_t>{});
-    case ScalarType::Int64:
-      return f(Tag<int64_t>{});
-    case ScalarType::Float32:
-      return f(Tag<float>{});
-    case ScalarType::Float64:
-      return f(Tag<double>{});
-    default:
-      throw_unsupported_dtype(op, t);
-  }
+  return detail::visit_real<false>(t, op, std::forward<F>(f));
 }
 
 }  // namespace ember::cpu

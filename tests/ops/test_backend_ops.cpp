@@ -633,13 +633,15 @@ TEST(BackendHarness, ArgumentsKeepTheirGeometryOnTheBackend) {
   EXPECT_EQ(values(c), values(v));
 }
 
+// What the cpu-against-cpu comparison of two results finds.
+std::vector<std::string> problems(const Tensor& a, const Tensor& b) {
+  static const Backend cpu = make_backend("cpu");
+  Comparer cmp{cpu, true};
+  cmp.tensors("x", a, b, kCPU);
+  return cmp.problems;
+}
+
 TEST(BackendHarness, ComparisonCatchesEachDifference) {
-  const Backend cpu = make_backend("cpu");
-  auto problems = [&](const Tensor& a, const Tensor& b) {
-    Comparer cmp{cpu, true};
-    cmp.tensors("x", a, b, kCPU);
-    return cmp.problems;
-  };
   const Tensor a = ember::tensor({1.0, 2.0, std::nan(""), 4.0});
   EXPECT_TRUE(problems(a, a.clone()).empty());  // NaN equals NaN
   EXPECT_TRUE(problems(a, a + 1e-7).empty());   // within float32's tolerance
@@ -660,12 +662,6 @@ TEST(BackendHarness, ComparisonCatchesEachDifference) {
 }
 
 TEST(BackendHarness, SparseResultsAreComparedMemberByMember) {
-  const Backend cpu = make_backend("cpu");
-  auto problems = [&](const Tensor& a, const Tensor& b) {
-    Comparer cmp{cpu, true};
-    cmp.tensors("x", a, b, kCPU);
-    return cmp.problems;
-  };
   const Tensor ix = ember::tensor({{0, 1, 1}, {2, 0, 2}}, kInt64), v = ember::tensor({1.0f, 2.0f, 3.0f});
   const Tensor s = sparse_coo_tensor(ix, v, {2, 3});
   EXPECT_TRUE(problems(s, sparse_coo_tensor(ix.clone(), v.clone(), {2, 3})).empty());
