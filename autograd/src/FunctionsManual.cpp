@@ -523,7 +523,9 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 }
 
 Tensor mm_mat1_sparse_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
-  const Tensor coo = (mat1.layout() == kSparseCsr ? mat1.to_sparse() : mat1).coalesce();
+  // Only the pattern is read: detached, so no graph goes through coalesce (not differentiable).
+  const Tensor p = mat1.detach();
+  const Tensor coo = (p.layout() == kSparseCsr ? p.to_sparse() : p).coalesce();
   const Tensor ix = coo.indices();
   Tensor v = grad.index_select(0, ix.select(0, 0)).mul(mat2.index_select(0, ix.select(0, 1))).sum(IntArrayRef{1});
   Tensor g = sparse_coo_tensor(ix, maybe_multiply(v, alpha), mat1.sizes());
@@ -550,9 +552,9 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
   // A sparse grad is gathered at the unique indices (sparse_mask with the coalesced pattern, whose
   // entries are in ascending linear order), never densified; each entry then reads its slot.
   const auto [sorted, perm] = lin.sort();
-  Tensor first = ones({nnz}, TensorOptions().dtype(kBool));
+  Tensor first = ones({nnz}, TensorOptions().dtype(kBool).device(indices.device()));
   if (nnz > 1) first.narrow(0, 1, nnz - 1).copy_(sorted.narrow(0, 1, nnz - 1).ne(sorted.narrow(0, 0, nnz - 1)));
-  Tensor slot = empty({nnz}, TensorOptions().dtype(kInt64));
+  Tensor slot = empty({nnz}, TensorOptions().dtype(kInt64).device(indices.device()));
   slot.index_put_({perm}, first.to(kInt64).cumsum(0).sub(1));
   const Tensor mask = sparse_coo_tensor(indices, zeros({1}, opts).expand(vsize), grad.sizes()).coalesce();
   const Tensor at_unique = (grad.layout() == kSparseCsr ? grad.to_sparse() : grad).sparse_mask(mask)._values();
@@ -562,7 +564,8 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
 // An uncoalesced self's gradient has its coalesced pattern: a sparse gradient stands for the dense
 // one, so duplicates would count twice.
 Tensor to_dense_backward(const Tensor& grad, const Tensor& self) {
-  return grad.sparse_mask(self.layout() == kSparse ? self.coalesce() : self);
+  const Tensor p = self.detach();  // the pattern only
+  return grad.sparse_mask(p.layout() == kSparse ? p.coalesce() : p);
 }
 
 namespace {
@@ -580,12 +583,30 @@ Tensor sparse_of_pattern(const Tensor& like, const Tensor& values) {
 
 }  // namespace
 
+Tensor sparse_csr_values_backward(const Tensor& grad, const Tensor& crow_indices, const Tensor& col_indices) {
+  // The entries' (row, column) in CSR order: the COO indices of the CSR pattern.
+  const Tensor pattern =
+      sparse_csr_tensor(
+          crow_indices, col_indices,
+          zeros({col_indices.size(0)}, TensorOptions().dtype(grad.scalar_type()).device(col_indices.device())),
+          grad.sizes(), TensorOptions().dtype(grad.scalar_type()))
+          .to_sparse()
+          ._indices();
+  return sparse_values_backward(grad, pattern);
+}
+
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& self, const Tensor& mask) {
+  const Tensor g = grad.sparse_mask(mask.detach());
+  return self.layout() == kStrided ? g.to_dense() : g;
+}
+
 Tensor values_backward(const Tensor& grad, const Tensor& self) {
   return sparse_of_pattern(self, grad.to(self.scalar_type()));
 }
 
 Tensor sparse_sum_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim) {
-  const Tensor coo = self.layout() == kSparseCsr ? self.to_sparse() : self.coalesce();  // CSR order kept
+  const Tensor p = self.detach();                                              // the pattern only
+  const Tensor coo = p.layout() == kSparseCsr ? p.to_sparse() : p.coalesce();  // CSR order kept
   const int64_t nd = self.dim(), sd = coo.sparse_dim();
   std::vector<bool> reduce(static_cast<size_t>(nd), dim.empty());
   for (int64_t d : dim) reduce[static_cast<size_t>(maybe_wrap_dim(d, nd, "sum"))] = true;
@@ -611,7 +632,7 @@ Tensor sparse_sum_backward(const Tensor& grad, const Tensor& self, IntArrayRef d
     shape.push_back(reduce[static_cast<size_t>(d)] ? 1 : self.size(d));
     vsize.push_back(self.size(d));
   }
-  return sparse_of_pattern(self.layout() == kSparseCsr ? self : coo,
+  return sparse_of_pattern(self.layout() == kSparseCsr ? p : coo,
                            g.reshape(shape).expand(vsize).to(self.scalar_type()).contiguous());
 }
 

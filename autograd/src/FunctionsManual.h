@@ -129,6 +129,10 @@ Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices);
 // The gradient of to_dense: grad at self's specified entries, in self's (coalesced) pattern and
 // layout.
 Tensor to_dense_backward(const Tensor& grad, const Tensor& self);
+// The gradient of sparse_csr_tensor's values: grad (dense or sparse) at each entry.
+Tensor sparse_csr_values_backward(const Tensor& grad, const Tensor& crow_indices, const Tensor& col_indices);
+// The gradient of sparse_mask's self: grad (dense or sparse) at mask's pattern, in self's layout.
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& self, const Tensor& mask);
 // The gradient of values()/_values() of a sparse self: grad as the values of self's pattern.
 Tensor values_backward(const Tensor& grad, const Tensor& self);
 // The gradient of sum (dim empty) or sum.dim_IntList of a sparse self (torch.sparse.sum): a

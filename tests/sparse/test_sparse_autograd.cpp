@@ -183,3 +183,16 @@ TEST(SparseAutograd, DenseAndSparseGradientsAccumulate) {
   EXPECT_EQ(u.grad().layout(), kStrided);
   EXPECT_TRUE(u.grad().equal(ones.add(dense.ne(0).to(kFloat64))));
 }
+
+TEST(SparseAutograd, GradcheckThroughCsrValues) {
+  manual_seed(46);
+  const Tensor crow = ember::tensor({0, 2, 2, 5}, kInt64), col = ember::tensor({1, 3, 0, 2, 3}, kInt64);
+  const Tensor v = ember::randn({5}, kFloat64).requires_grad_();
+  const Tensor d = ember::randn({4, 2}, kFloat64);
+  auto csr = [&](const Tensor& vals) {
+    return sparse_csr_tensor(crow, col, vals, {3, 4}, TensorOptions().dtype(kFloat64));
+  };
+  EXPECT_TRUE(autograd::gradcheck([&](const Tensor& t) { return csr(t).to_dense(); }, {v}));
+  EXPECT_TRUE(autograd::gradcheck([&](const Tensor& t) { return ember::mm(csr(t), d); }, {v}));
+  EXPECT_TRUE(autograd::gradcheck([&](const Tensor& t) { return ember::sum(csr(t), {1}).to_dense(); }, {v}));
+}
