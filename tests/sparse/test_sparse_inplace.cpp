@@ -183,6 +183,13 @@ TEST(SparseHalf, SoftmaxOfHalfValues) {
                     .to(kFloat32)
                     .allclose(_sparse_log_softmax(x.to_sparse(), 0, false).to_dense(), 2e-2, 2e-2));
   }
+  // Along a dense dimension of a hybrid tensor: the dense softmax of each specified row.
+  const Tensor h = x.to_sparse(1);
+  for (ScalarType dt : {kFloat16, kBFloat16}) {
+    const Tensor got = _sparse_softmax(x.to(dt).to_sparse(1), 1, false);
+    EXPECT_EQ(got.scalar_type(), dt);
+    EXPECT_TRUE(got.to_dense().to(kFloat32).allclose(_sparse_softmax(h, 1, false).to_dense(), 1e-2, 1e-2));
+  }
   EXPECT_ERROR(_sparse_softmax(x.to(kFloat16).to_sparse(), 1, true), NotImplementedError,
                "[_sparse_softmax] softmax with half to float conversion is not supported on CPU");
 }
