@@ -1,7 +1,9 @@
-// Elementwise add/mul with sparse and dense operands, multiplication by a scalar, and sum, as
-// LibTorch: dense + sparse is dense, sparse + sparse and sparse * (sparse or dense) are sparse,
-// sparse + dense is refused, and operand sizes must match (no broadcasting). Values move through
-// dense operators, so dtypes and promotion are the dense kernels'.
+// Elementwise add/mul with sparse and dense operands, and sum by dim, as LibTorch: dense + sparse
+// is dense, sparse + sparse and sparse * (sparse or dense) are sparse, sparse + dense is refused,
+// and operand sizes must match (no broadcasting). Values move through dense operators, so dtypes
+// and promotion are the dense kernels'. The in-place and out= forms compute the functional result
+// and write it into self/out (assign_result); multiplication by a scalar, sum and zero_ are in
+// SparseRules.h (the same on every backend).
 #include <algorithm>
 
 #include "SparseUtil.h"
