@@ -74,7 +74,7 @@ struct SparseCase {
   Fn ref{};                                  // on the dense inputs (default: fn)
   bool csr = true;                           // has CSR kernels (2-D inputs)
   int64_t sparse_dim = -1;                   // COO sparse dims (-1: all)
-  std::vector<ScalarType> dtypes = {kFloat32, kFloat64, kInt64, kInt32};
+  std::vector<ScalarType> dtypes = {kFloat32, kFloat64, kInt64, kInt32, kInt16, kUInt8};
 };
 
 Tensor sum_dims(const Tensor& t, std::vector<int64_t> dims) { return ember::sum(t, dims); }
