@@ -346,6 +346,13 @@ std::vector<QCase> quantized_cases() {
                [](auto& a) { return quantized::linear_relu(a[0], a[1], std::nullopt, 0.1, 0); },
                [](auto& a) { return relu(ember::linear(a[0], a[1], std::nullopt)); },
                {qrand({5, 24}, 0.03, 120), qrand({16, 24}, 0.02, 0, kQInt8)}});
+  // Per-channel weights (one scale per output channel).
+  const Tensor wscales = ember::rand({16}, kFloat64).mul(0.02).add(0.005);
+  const Tensor wpc = quantize_per_channel(ember::randn({16, 24}), wscales, ember::zeros({16}, kInt64), 0, kQInt8);
+  c.push_back({"linear per-channel",
+               [bias](auto& a) { return quantized::linear(a[0], a[1], bias, 0.2, 110); },
+               [bias](auto& a) { return ember::linear(a[0], a[1], bias); },
+               {qrand({5, 24}, 0.03, 120), wpc}});
   const Tensor cb = ember::randn({4});
   c.push_back({"conv2d",
                [cb](auto& a) {
@@ -355,6 +362,17 @@ std::vector<QCase> quantized_cases() {
                  return conv2d(a[0], a[1], cb, {1, 1}, {1, 1});
                },
                {x, qrand({4, 3, 3, 3}, 0.02, 0, kQInt8)}});
+  const Tensor cpc =
+      quantize_per_channel(ember::randn({4, 3, 3, 3}), ember::tensor({0.01, 0.02, 0.015, 0.03}, kFloat64),
+                           ember::zeros({4}, kInt64), 0, kQInt8);
+  c.push_back({"conv2d per-channel",
+               [cb](auto& a) {
+                 return quantized::conv2d(a[0], a[1], cb, {1, 1}, {1, 1}, {1, 1}, 1, 0.1, 120);
+               },
+               [cb](auto& a) {
+                 return conv2d(a[0], a[1], cb, {1, 1}, {1, 1});
+               },
+               {x, cpc}});
   c.push_back({"conv2d_relu",
                [](auto& a) {
                  return quantized::conv2d_relu(a[0], a[1], std::nullopt, {2, 2}, {0, 0}, {1, 1}, 1, 0.1, 0);
