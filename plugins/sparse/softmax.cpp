@@ -68,8 +68,8 @@ Tensor sparse_softmax(const char* op, const Tensor& self, int64_t dim, bool half
 
 // softmax: out * (g - sum_group(g * out)); log_softmax: g - exp(out) * sum_group(g).
 Tensor sparse_softmax_backward(const char* op, const Tensor& grad, const Tensor& output, int64_t dim, bool log) {
-  const auto& o = sparse_coo_impl(output, op);
   const int64_t d = native::check_sparse_softmax_backward(op, grad, output, dim);
+  const auto& o = sparse_coo_impl(output, op);
   const Tensor g = gather_at(grad, o.indices(), output.sizes(), op).to(output.scalar_type());
   const Tensor& v = o.values();
   const Tensor summand = log ? g : g.mul(v);

@@ -215,4 +215,18 @@ TEST(SparseMeta, DataDependentNnzRaisesNotImplemented) {
   EXPECT_EQ(z._nnz(), 0);
   EXPECT_EQ(dm.sparse_mask(m)._nnz(), 2);
   EXPECT_EQ(dm.sparse_mask(m.to_sparse_csr()).layout(), kSparseCsr);
+  Tensor y = m.clone();
+  y.mul_(2);
+  EXPECT_EQ(y._nnz(), 2);
+  // The softmax backward has the output's pattern; the same checks as on the CPU.
+  for (const Tensor& s : {cpu, m}) {
+    const Tensor out = _sparse_softmax(s, 1, false);
+    const Tensor g = _sparse_softmax_backward_data(out, out, 1, s);
+    EXPECT_EQ(g.layout(), kSparse);
+    EXPECT_EQ(g._nnz(), 2);
+    EXPECT_EQ(g.device(), s.device());
+    EXPECT_ERROR((void)_sparse_softmax_backward_data(out, out, 2, s), IndexError, "dim");
+    EXPECT_ERROR((void)_sparse_log_softmax_backward_data(out.to_dense(), out.to_dense(), 1, s), ValueError,
+                 "[_sparse_log_softmax_backward_data] expected output to be a sparse COO tensor, got layout Strided");
+  }
 }
