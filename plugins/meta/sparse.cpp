@@ -7,6 +7,7 @@
 #include "ember/generated/SparseCsrMetaFunctions.h"
 #include "ember/generated/SparseMetaFunctions.h"
 #include "ember/native/SparseRules.h"
+#include "ember/native/TensorHelpers.h"
 #include "ember/sparse/SparseTensorImpl.h"
 
 namespace ember::sparsemeta {
@@ -51,12 +52,19 @@ EMBER_DEFINE_SPARSE_COO_MEMBER_KERNELS()
 // dense + sparse is dense and sparse * dense keeps the sparse pattern; other results' nnz depend
 // on the values. In-place and out= forms write a result, so they need it too.
 void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar&, Tensor& out, OutKind kind) {
-  if (kind == OutKind::Functional && self.layout() == kStrided && other.layout() == kSparse) {
+  if (self.layout() == kStrided && other.layout() == kSparse) {
     EMBER_CHECK(self.sizes() == other.sizes(),
                 "[add] expected 'self' and 'other' to have same size, but self has size {} while other has size {} "
                 "(FYI: dense-sparse addition does not currently support broadcasting)",
                 self.sizes(), other.sizes());
-    out = meta_empty(self.sizes(), promote_types(self.scalar_type(), other.scalar_type()));
+    const ScalarType rt = promote_types(self.scalar_type(), other.scalar_type());
+    if (kind == OutKind::Functional) {
+      out = meta_empty(self.sizes(), rt);
+      return;
+    }
+    EMBER_CHECK_TYPE(can_cast(rt, out.scalar_type()),
+                     "[add] result type {} can't be cast to the desired output type {}", rt, out.scalar_type());
+    if (kind == OutKind::Out) native::resize_output(out, self.sizes(), "add");
     return;
   }
   data_dependent_nnz("add");

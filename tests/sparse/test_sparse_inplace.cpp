@@ -206,6 +206,13 @@ TEST(SparseMeta, DataDependentNnzRaisesNotImplemented) {
   const Tensor sum = dm.add(m);
   EXPECT_TRUE(sum.is_meta());
   EXPECT_EQ(sum.layout(), kStrided);
+  Tensor acc = dm.clone();
+  EXPECT_TRUE(acc.add_(m).is_same(acc));  // dense += sparse: nnz does not matter
+  Tensor iacc = ember::empty({2, 2}, TensorOptions().dtype(kInt64).device(kMetaDev));
+  EXPECT_ERROR(iacc.add_(m), TypeError, "[add] result type float32 can't be cast to the desired output type int64");
+  Tensor dout = ember::empty({0}, TensorOptions().device(kMetaDev));
+  ember::add_out(dout, dm, m);
+  EXPECT_EQ(dout.sizes(), IntArrayRef({2, 2}));
   const Tensor prod = m.mul(dm.to(kFloat64));
   EXPECT_EQ(prod.layout(), kSparse);
   EXPECT_EQ(prod.scalar_type(), kFloat64);
