@@ -71,7 +71,13 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar&, Tens
 }
 
 void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
-  if (kind == OutKind::Functional && (self.layout() == kStrided) != (other.layout() == kStrided)) {
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    mul_out_sparse(self, other, r, OutKind::Functional);
+    native::assign_sparse_result("mul", r, out, kind);
+    return;
+  }
+  if ((self.layout() == kStrided) != (other.layout() == kStrided)) {
     EMBER_CHECK(self.sizes() == other.sizes(), "[mul] expected sizes of 'self' and 'other' to match, but {} != {}",
                 self.sizes(), other.sizes());
     const Tensor& sp = self.layout() == kSparse ? self : other;

@@ -2,15 +2,15 @@
 // is dense, sparse + sparse and sparse * (sparse or dense) are sparse, sparse + dense is refused,
 // and operand sizes must match (no broadcasting). Values move through dense operators, so dtypes
 // and promotion are the dense kernels'. The in-place and out= forms compute the functional result
-// and write it into self/out (assign_result); multiplication by a scalar, sum and zero_ are in
-// SparseRules.h (the same on every backend).
+// and write it into self/out (assign_sparse_result); multiplication by a scalar, sum and zero_ are
+// there too (ember/native/SparseRules.h: the same on every backend).
 #include <algorithm>
 
 #include "SparseUtil.h"
 #include "ember/core/TypePromotion.h"
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
-#include "ember/native/TensorHelpers.h"
+#include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
@@ -51,35 +51,6 @@ void add_sparse_into_dense(const char* op, const Tensor& self, const Tensor& oth
 
 }  // namespace
 
-// The in-place and out= forms: the functional result `r` written into `dst` (self or out), whose
-// layout must be r's. A sparse dst gets r's members (dtype converted); a strided one r's values.
-void assign_result(const char* op, const Tensor& r, Tensor& dst, OutKind kind) {
-  const char* what = kind == OutKind::InPlace ? "self" : "out";
-  EMBER_CHECK_TYPE(can_cast(r.scalar_type(), dst.scalar_type()),
-                   "[{}] result type {} can't be cast to the desired output type {}", op, r.scalar_type(),
-                   dst.scalar_type());
-  EMBER_CHECK_NOT_IMPLEMENTED(dst.layout() == r.layout(),
-                              "[{}] writing a result of layout {} into {} of layout {} is not supported", op,
-                              r.layout(), what, dst.layout());
-  if (r.layout() == kStrided) {
-    if (kind == OutKind::Out) native::resize_output(dst, r.sizes(), op);
-    dst.copy_(r);
-    return;
-  }
-  EMBER_CHECK_NOT_IMPLEMENTED(dst.sizes() == r.sizes(),
-                              "[{}] resizing a sparse {} (size {}) to the result's size {} is not supported", op, what,
-                              dst.sizes(), r.sizes());
-  if (r.layout() == kSparse) {
-    const auto& s = sparse_coo_impl(r, op);
-    sparse_coo_impl(dst, op).set_members_unsafe(s.indices(), s.values().to(dst.scalar_type()).contiguous(),
-                                                s.coalesced());
-  } else {
-    const auto& s = sparse_csr_impl(r, op);
-    sparse_csr_impl(dst, op).set_members_unsafe(s.crow_indices(), s.col_indices(),
-                                                s.values().to(dst.scalar_type()).contiguous());
-  }
-}
-
 }  // namespace ember::sparse
 
 namespace ember::sparsecpu {
@@ -95,7 +66,7 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
   if (kind != OutKind::Functional) {
     Tensor r;
     add_out_sparse(self, other, alpha, r, OutKind::Functional);
-    assign_result(op, r, out, kind);
+    native::assign_sparse_result(op, r, out, kind);
     return;
   }
   EMBER_CHECK(self.layout() != kSparse || other.layout() != kStrided,
@@ -133,7 +104,7 @@ void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKin
   if (kind != OutKind::Functional) {
     Tensor r;
     mul_out_sparse(self, other, r, OutKind::Functional);
-    assign_result(op, r, out, kind);
+    native::assign_sparse_result(op, r, out, kind);
     return;
   }
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() != kSparseCsr && other.layout() != kSparseCsr,
@@ -244,7 +215,7 @@ void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& a
   if (kind == OutKind::Functional)
     out = as_csr(r);
   else
-    assign_result("add", as_csr(r), out, kind);
+    native::assign_sparse_result("add", as_csr(r), out, kind);
 }
 
 void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
@@ -254,7 +225,7 @@ void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, Ou
   if (kind == OutKind::Functional)
     out = as_csr(r);
   else
-    assign_result("mul", as_csr(r), out, kind);
+    native::assign_sparse_result("mul", as_csr(r), out, kind);
 }
 
 Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,

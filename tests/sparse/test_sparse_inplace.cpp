@@ -225,6 +225,9 @@ TEST(SparseMeta, DataDependentNnzRaisesNotImplemented) {
   Tensor y = m.clone();
   y.mul_(2);
   EXPECT_EQ(y._nnz(), 2);
+  y.mul_(dm);  // sparse *= dense keeps the pattern
+  EXPECT_EQ(y._nnz(), 2);
+  EXPECT_ERROR(y.mul_(dm.to(kFloat64).mul(m.to(kFloat64))), NotImplementedError, "[mul] on meta sparse tensors");
   // The softmax backward has the output's pattern; the same checks as on the CPU.
   for (const Tensor& s : {cpu, m}) {
     const Tensor out = _sparse_softmax(s, 1, false);

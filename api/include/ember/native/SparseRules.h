@@ -4,7 +4,10 @@
 // errors and shapes. Note [Sparse tensors] in ember/sparse/SparseTensorImpl.h.
 #include <vector>
 
+#include "ember/core/TypePromotion.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/TensorHelpers.h"
+#include "ember/plugin/Structured.h"
 #include "ember/sparse/SparseTensorImpl.h"
 
 namespace ember::native {
@@ -62,6 +65,36 @@ inline void check_sparse_mask(const char* op, const Tensor& self, const Tensor& 
   EMBER_CHECK(self.sizes() == mask.sizes(),
               "[{}] operands have incompatible sizes; self has size {} but mask has size {}", op, self.sizes(),
               mask.sizes());
+}
+
+// The in-place and out= forms of the sparse kernels (every backend): the functional result `r`
+// written into `dst` (self or out), whose layout must be r's. A sparse dst gets r's members (dtype
+// converted), a strided one r's values.
+inline void assign_sparse_result(const char* op, const Tensor& r, Tensor& dst, OutKind kind) {
+  const char* what = kind == OutKind::InPlace ? "self" : "out";
+  EMBER_CHECK_TYPE(can_cast(r.scalar_type(), dst.scalar_type()),
+                   "[{}] result type {} can't be cast to the desired output type {}", op, r.scalar_type(),
+                   dst.scalar_type());
+  EMBER_CHECK_NOT_IMPLEMENTED(dst.layout() == r.layout(),
+                              "[{}] writing a result of layout {} into {} of layout {} is not supported", op,
+                              r.layout(), what, dst.layout());
+  if (r.layout() == kStrided) {
+    if (kind == OutKind::Out) native::resize_output(dst, r.sizes(), op);
+    dst.copy_(r);
+    return;
+  }
+  EMBER_CHECK_NOT_IMPLEMENTED(dst.sizes() == r.sizes(),
+                              "[{}] resizing a sparse {} (size {}) to the result's size {} is not supported", op, what,
+                              dst.sizes(), r.sizes());
+  if (r.layout() == kSparse) {
+    const auto& s = sparse_coo_impl(r, op);
+    sparse_coo_impl(dst, op).set_members_unsafe(s.indices(), s.values().to(dst.scalar_type()).contiguous(),
+                                                s.coalesced());
+  } else {
+    const auto& s = sparse_csr_impl(r, op);
+    sparse_csr_impl(dst, op).set_members_unsafe(s.crow_indices(), s.col_indices(),
+                                                s.values().to(dst.scalar_type()).contiguous());
+  }
 }
 
 inline void check_to_dense_dtype(std::optional<ScalarType> dtype) {
