@@ -32,11 +32,12 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
       grad = g.sizes() == variable_.sizes() ? g : g.expand(variable_.sizes()).contiguous();
     else
       grad = g.is_contiguous() ? g.clone() : g.contiguous();  // one copy, contiguous
-  } else if (!GradMode::is_enabled()) {
+  } else if (!GradMode::is_enabled() && !(grad.layout() != kStrided && g.layout() == kStrided)) {
     grad.add_(g);
   } else {
-    // create_graph: out of place, so the old grad's history stays intact.
-    grad = grad + g;
+    // create_graph: out of place, so the old grad's history stays intact. A dense g onto a
+    // sparse grad also lands here: the sum is dense (LibTorch's rule).
+    grad = add_grads(grad, g);
   }
   return {};
 }

@@ -7,6 +7,12 @@
 
 namespace ember::autograd {
 
+// Two gradients of one tensor summed, as LibTorch's InputBuffer and AccumulateGrad: a sparse one
+// goes on the right (dense + sparse is dense; sparse + dense is not an operator).
+inline Tensor add_grads(const Tensor& a, const Tensor& b) {
+  return a.layout() != kStrided && b.layout() == kStrided ? b.add(a) : a.add(b);
+}
+
 // Accumulates the gradient into a leaf's grad (runs the leaf's hooks first).
 class AccumulateGrad final : public NodeImpl {
  public:

@@ -175,7 +175,7 @@ class GraphTask {
       if (i < outputs.size() && outputs[i].defined()) {
         if (t.buffer.empty()) t.buffer.resize(c->num_inputs());
         Tensor& slot = t.buffer[e.input_nr];
-        slot = slot.defined() ? slot + outputs[i] : std::move(outputs[i]);
+        slot = slot.defined() ? add_grads(slot, outputs[i]) : std::move(outputs[i]);
       }
       if (--t.deps == 0) ready_.push({c->sequence_nr(), order_++, e.function});
     }

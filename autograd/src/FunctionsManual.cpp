@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include "ember/sparse/SparseTensorImpl.h"
+
 namespace ember::autograd::generated::details {
 
 namespace {
@@ -521,7 +523,9 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 }
 
 Tensor mm_mat1_sparse_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha) {
-  const Tensor coo = (mat1.layout() == kSparseCsr ? mat1.to_sparse() : mat1).coalesce();
+  // Only the pattern is read: detached, so no graph goes through coalesce (not differentiable).
+  const Tensor p = mat1.detach();
+  const Tensor coo = (p.layout() == kSparseCsr ? p.to_sparse() : p).coalesce();
   const Tensor ix = coo.indices();
   Tensor v = grad.index_select(0, ix.select(0, 0)).mul(mat2.index_select(0, ix.select(0, 1))).sum(IntArrayRef{1});
   Tensor g = sparse_coo_tensor(ix, maybe_multiply(v, alpha), mat1.sizes());
@@ -529,24 +533,107 @@ Tensor mm_mat1_sparse_backward(const Tensor& grad, const Tensor& mat1, const Ten
 }
 
 Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices) {
-  const Tensor g = grad.layout() == kStrided ? grad : grad.to_dense();
-  const int64_t sd = indices.size(0);
-  Tensor lin = zeros({indices.size(1)}, TensorOptions().dtype(kInt64).device(indices.device()));
+  const int64_t sd = indices.size(0), nnz = indices.size(1);
+  Tensor lin = zeros({nnz}, TensorOptions().dtype(kInt64).device(indices.device()));
   int64_t stride = 1;
   for (int64_t d = sd - 1; d >= 0; --d) {
     lin = lin.add(indices.select(0, d).mul(stride));
-    stride *= g.size(d);
+    stride *= grad.size(d);
   }
-  std::vector<int64_t> rows{-1};
-  rows.insert(rows.end(), g.sizes().begin() + sd, g.sizes().end());
-  return g.reshape(rows).index_select(0, lin);
+  std::vector<int64_t> vsize{nnz};
+  vsize.insert(vsize.end(), grad.sizes().begin() + sd, grad.sizes().end());
+  const TensorOptions opts = TensorOptions().dtype(grad.scalar_type()).device(grad.device());
+  if (grad.layout() == kStrided) {
+    std::vector<int64_t> rows{-1};
+    rows.insert(rows.end(), grad.sizes().begin() + sd, grad.sizes().end());
+    return grad.reshape(rows).index_select(0, lin);
+  }
+  if (nnz == 0) return zeros(vsize, opts);
+  // A sparse grad is gathered at the unique indices (sparse_mask with the coalesced pattern, whose
+  // entries are in ascending linear order), never densified; each entry then reads its slot.
+  const auto [sorted, perm] = lin.sort();
+  Tensor first = ones({nnz}, TensorOptions().dtype(kBool).device(indices.device()));
+  if (nnz > 1) first.narrow(0, 1, nnz - 1).copy_(sorted.narrow(0, 1, nnz - 1).ne(sorted.narrow(0, 0, nnz - 1)));
+  Tensor slot = empty({nnz}, TensorOptions().dtype(kInt64).device(indices.device()));
+  slot.index_put_({perm}, first.to(kInt64).cumsum(0).sub(1));
+  const Tensor mask = sparse_coo_tensor(indices, zeros({1}, opts).expand(vsize), grad.sizes()).coalesce();
+  const Tensor at_unique = (grad.layout() == kSparseCsr ? grad.to_sparse() : grad).sparse_mask(mask)._values();
+  return at_unique.index_select(0, slot);
 }
 
+// An uncoalesced self's gradient has its coalesced pattern: a sparse gradient stands for the dense
+// one, so duplicates would count twice.
 Tensor to_dense_backward(const Tensor& grad, const Tensor& self) {
-  const Tensor coo = self.layout() == kSparseCsr ? self.to_sparse() : self;
-  const Tensor ix = coo._indices();
-  Tensor g = sparse_coo_tensor(ix, sparse_values_backward(grad, ix), self.sizes());
-  return self.layout() == kSparseCsr ? g.to_sparse_csr() : g;
+  const Tensor p = self.detach();  // the pattern only
+  return grad.sparse_mask(p.layout() == kSparse ? p.coalesce() : p);
+}
+
+namespace {
+
+// A sparse tensor of like's pattern (COO indices as stored, or CSR) holding `values`. Through the
+// constructors when building a graph (so it is differentiable); else without their checks,
+// keeping like's coalesced flag.
+Tensor sparse_of_pattern(const Tensor& like, const Tensor& values) {
+  if (like.layout() == kSparseCsr)
+    return sparse_csr_tensor(like.crow_indices(), like.col_indices(), values, like.sizes(),
+                             TensorOptions().dtype(values.scalar_type()));
+  if (GradMode::is_enabled()) return sparse_coo_tensor(like._indices(), values, like.sizes());
+  return make_sparse_coo(like.sizes(), like._indices(), values.contiguous(), like.is_coalesced());
+}
+
+}  // namespace
+
+Tensor sparse_csr_values_backward(const Tensor& grad, const Tensor& crow_indices, const Tensor& col_indices) {
+  // The entries' (row, column) in CSR order: the COO indices of the CSR pattern.
+  const Tensor pattern =
+      sparse_csr_tensor(
+          crow_indices, col_indices,
+          zeros({col_indices.size(0)}, TensorOptions().dtype(grad.scalar_type()).device(col_indices.device())),
+          grad.sizes(), TensorOptions().dtype(grad.scalar_type()))
+          .to_sparse()
+          ._indices();
+  return sparse_values_backward(grad, pattern);
+}
+
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& self, const Tensor& mask) {
+  const Tensor g = grad.sparse_mask(mask.detach());
+  return self.layout() == kStrided ? g.to_dense() : g;
+}
+
+Tensor values_backward(const Tensor& grad, const Tensor& self) {
+  return sparse_of_pattern(self, grad.to(self.scalar_type()));
+}
+
+Tensor sparse_sum_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim) {
+  const Tensor p = self.detach();                                              // the pattern only
+  const Tensor coo = p.layout() == kSparseCsr ? p.to_sparse() : p.coalesce();  // CSR order kept
+  const int64_t nd = self.dim(), sd = coo.sparse_dim();
+  std::vector<bool> reduce(static_cast<size_t>(nd), dim.empty());
+  for (int64_t d : dim) reduce[static_cast<size_t>(maybe_wrap_dim(d, nd, "sum"))] = true;
+  std::vector<int64_t> kept_sparse;
+  for (int64_t d = 0; d < sd; ++d)
+    if (!reduce[static_cast<size_t>(d)]) kept_sparse.push_back(d);
+  // g: [nnz or 1, kept dense dims...], the grad at each entry's kept sparse coordinates.
+  Tensor g;
+  if (kept_sparse.empty()) {
+    g = grad.unsqueeze(0);
+  } else {
+    Tensor ix = coo._indices();
+    if (static_cast<int64_t>(kept_sparse.size()) < sd)
+      ix = ix.index_select(0, from_blob(kept_sparse.data(), {static_cast<int64_t>(kept_sparse.size())},
+                                        TensorOptions().dtype(kInt64))
+                                  .clone())
+               .contiguous();
+    g = sparse_values_backward(grad, ix);
+  }
+  // Back to the values' shape: reduced dense dims become 1, then everything is expanded.
+  std::vector<int64_t> shape{g.size(0)}, vsize{coo._nnz()};
+  for (int64_t d = sd; d < nd; ++d) {
+    shape.push_back(reduce[static_cast<size_t>(d)] ? 1 : self.size(d));
+    vsize.push_back(self.size(d));
+  }
+  return sparse_of_pattern(self.layout() == kSparseCsr ? p : coo,
+                           g.reshape(shape).expand(vsize).to(self.scalar_type()).contiguous());
 }
 
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,

@@ -123,10 +123,22 @@ Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef mat2
 // The gradient of a sparse (COO or CSR) mat1 of mm: (grad @ mat2^T) at mat1's specified entries
 // only, a sparse tensor of mat1's pattern and layout (PyTorch's torch.sparse.mm).
 Tensor mm_mat1_sparse_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, const Scalar& alpha);
-// The gradient of sparse_coo_tensor's values: grad (dense or sparse) at each entry's index.
+// The gradient of sparse_coo_tensor's values: grad (dense or sparse) at each entry's index
+// (a duplicate index reads the same value).
 Tensor sparse_values_backward(const Tensor& grad, const Tensor& indices);
-// The gradient of to_dense: grad at self's specified entries, in self's pattern and layout.
+// The gradient of to_dense: grad at self's specified entries, in self's (coalesced) pattern and
+// layout.
 Tensor to_dense_backward(const Tensor& grad, const Tensor& self);
+// The gradient of sparse_csr_tensor's values: grad (dense or sparse) at each entry.
+Tensor sparse_csr_values_backward(const Tensor& grad, const Tensor& crow_indices, const Tensor& col_indices);
+// The gradient of sparse_mask's self: grad (dense or sparse) at mask's pattern, in self's layout.
+Tensor sparse_mask_backward(const Tensor& grad, const Tensor& self, const Tensor& mask);
+// The gradient of values()/_values() of a sparse self: grad as the values of self's pattern.
+Tensor values_backward(const Tensor& grad, const Tensor& self);
+// The gradient of sum (dim empty) or sum.dim_IntList of a sparse self (torch.sparse.sum): a
+// sparse tensor of self's (coalesced) pattern and layout, each entry the grad at its kept
+// coordinates.
+Tensor sparse_sum_backward(const Tensor& grad, const Tensor& self, IntArrayRef dim);
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef self_sizes, IntArrayRef self_strides, int64_t self_offset,
                            IntArrayRef size, IntArrayRef stride, std::optional<int64_t> storage_offset);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);

@@ -36,7 +36,7 @@ void retain_grad(const Tensor& self) {
     if (!slot->grad.defined())
       slot->grad = g.clone();
     else
-      slot->grad = slot->grad + g;
+      slot->grad = add_grads(slot->grad, g);
   });
 }
 

@@ -31,10 +31,6 @@ void init_cpu_isa() {
   detail::g_isa = isa;
 }
 
-void throw_unsupported_dtype(const char* op, ScalarType t) {
-  EMBER_THROW(NotImplementedError, "[{}] not implemented for dtype {} on the CPU", op, t);
-}
-
 void check_cpu(const char* op, const Tensor& a) {
   EMBER_CHECK(a.device().type() == kCPU, "[{}] expected a CPU tensor, got one on {}", op, a.device());
 }

@@ -30,77 +30,13 @@
 #include <limits>
 #include <type_traits>
 
+#include "DtypeVisit.h"
+#include "ember/core/Parallel.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
-#include "ember/core/Parallel.h"
 
 namespace ember::cpu {
-
-// ---- dtype dispatch ------------------------------------------------------------------------
-
-template <class T>
-struct Tag {
-  using type = T;
-};
-
-[[noreturn]] void throw_unsupported_dtype(const char* op, ScalarType t);
-
-// Calls f(Tag<T>{}) with T the C++ type of t, for the ten real dtypes.
-template <class F>
-EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(Tag<bool>{});
-    case ScalarType::UInt8:
-      return f(Tag<uint8_t>{});
-    case ScalarType::Int8:
-      return f(Tag<int8_t>{});
-    case ScalarType::Int16:
-      return f(Tag<int16_t>{});
-    case ScalarType::Int32:
-      return f(Tag<int32_t>{});
-    case ScalarType::Int64:
-      return f(Tag<int64_t>{});
-    case ScalarType::Float16:
-      return f(Tag<Half>{});
-    case ScalarType::BFloat16:
-      return f(Tag<BFloat16>{});
-    case ScalarType::Float32:
-      return f(Tag<float>{});
-    case ScalarType::Float64:
-      return f(Tag<double>{});
-    default:
-      throw_unsupported_dtype(op, t);
-  }
-}
-
-// The type a kernel computes in for dtype t: float16 and bfloat16 compute in float.
-constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
-// Like visit_dtype over the compute types only (bool, integers, float, double).
-template <class F>
-EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(Tag<bool>{});
-    case ScalarType::UInt8:
-      return f(Tag<uint8_t>{});
-    case ScalarType::Int8:
-      return f(Tag<int8_t>{});
-    case ScalarType::Int16:
-      return f(Tag<int16_t>{});
-    case ScalarType::Int32:
-      return f(Tag<int32_t>{});
-    case ScalarType::Int64:
-      return f(Tag<int64_t>{});
-    case ScalarType::Float32:
-      return f(Tag<float>{});
-    case ScalarType::Float64:
-      return f(Tag<double>{});
-    default:
-      throw_unsupported_dtype(op, t);
-  }
-}
 
 // ---- conversions (PyTorch's c10::convert semantics) ----------------------------------------
 

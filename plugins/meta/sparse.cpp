@@ -1,10 +1,13 @@
 // SparseMeta/SparseCsrMeta kernels: the sparse plugin's checks (ember/native/SparseRules.h) and
 // result shapes on meta tensors (Note [Meta backend]). A meta COO or CSR tensor holds meta member
 // tensors; a result whose nnz depends on the values (coalesce) keeps the input's nnz, an upper
-// bound, as PyTorch's meta sparse tensors do.
+// bound, as PyTorch's meta sparse tensors do. Where even that bound is unknown (sparse + sparse,
+// sparse * sparse, sum over some sparse dims) the kernel raises NotImplementedError.
+#include "ember/core/TypePromotion.h"
 #include "ember/generated/SparseCsrMetaFunctions.h"
 #include "ember/generated/SparseMetaFunctions.h"
 #include "ember/native/SparseRules.h"
+#include "ember/native/TensorHelpers.h"
 #include "ember/sparse/SparseTensorImpl.h"
 
 namespace ember::sparsemeta {
@@ -25,6 +28,11 @@ Tensor mm_result(const char* op, const Tensor* self, const Tensor& mat1, const T
   return meta_empty(size, mat2.layout() == kStrided ? mat2.scalar_type() : mat1.scalar_type());
 }
 
+[[noreturn]] void data_dependent_nnz(const char* op) {
+  EMBER_THROW(NotImplementedError,
+              "[{}] on meta sparse tensors: the result's number of specified elements (nnz) depends on the values", op);
+}
+
 }  // namespace
 
 Tensor sparse_to_dense(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -39,30 +47,62 @@ Tensor coalesce_sparse(const Tensor& self) {
   return make_sparse_coo(self.sizes(), empty_like(s.indices()), empty_like(s.values()), true);
 }
 
-bool is_coalesced_sparse(const Tensor& self) { return sparse_coo_impl(self, "is_coalesced").coalesced(); }
-Tensor _indices_sparse(const Tensor& self) { return sparse_coo_impl(self, "_indices").indices(); }
-Tensor indices_sparse(const Tensor& self) {
-  const auto& s = sparse_coo_impl(self, "indices");
-  EMBER_CHECK(s.coalesced(), "[indices] Cannot get indices on an uncoalesced tensor, please call .coalesce() first");
-  return s.indices();
-}
-Tensor _values_sparse(const Tensor& self) { return sparse_coo_impl(self, "_values").values(); }
-Tensor values_sparse(const Tensor& self) {
-  const auto& s = sparse_coo_impl(self, "values");
-  EMBER_CHECK(s.coalesced(), "[values] Cannot get values on an uncoalesced tensor, please call .coalesce() first");
-  return s.values();
-}
-int64_t _nnz_sparse(const Tensor& self) { return sparse_coo_impl(self, "_nnz").nnz(); }
-int64_t sparse_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "sparse_dim").sparse_dim(); }
-int64_t dense_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "dense_dim").dense_dim(); }
+EMBER_DEFINE_SPARSE_COO_MEMBER_KERNELS()
 
-Tensor mul_scalar_sparse(const Tensor& self, const Scalar& other) {
-  const auto& s = sparse_coo_impl(self, "mul");
-  return make_sparse_coo(self.sizes(), s.indices(), s.values().mul(other), s.coalesced());
+// dense + sparse is dense and sparse * dense keeps the sparse pattern; other results' nnz depend
+// on the values. In-place and out= forms write a result, so they need it too.
+void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar&, Tensor& out, OutKind kind) {
+  if (self.layout() == kStrided && other.layout() == kSparse) {
+    EMBER_CHECK(self.sizes() == other.sizes(),
+                "[add] expected 'self' and 'other' to have same size, but self has size {} while other has size {} "
+                "(FYI: dense-sparse addition does not currently support broadcasting)",
+                self.sizes(), other.sizes());
+    const ScalarType rt = promote_types(self.scalar_type(), other.scalar_type());
+    if (kind == OutKind::Functional) {
+      out = meta_empty(self.sizes(), rt);
+      return;
+    }
+    EMBER_CHECK_TYPE(can_cast(rt, out.scalar_type()),
+                     "[add] result type {} can't be cast to the desired output type {}", rt, out.scalar_type());
+    if (kind == OutKind::Out) native::resize_output(out, self.sizes(), "add");
+    return;
+  }
+  data_dependent_nnz("add");
 }
 
-Tensor sum_sparse(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_coo_impl(self, "sum").values().sum(dtype);
+void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    mul_out_sparse(self, other, r, OutKind::Functional);
+    native::assign_sparse_result("mul", r, out, kind);
+    return;
+  }
+  if ((self.layout() == kStrided) != (other.layout() == kStrided)) {
+    EMBER_CHECK(self.sizes() == other.sizes(), "[mul] expected sizes of 'self' and 'other' to match, but {} != {}",
+                self.sizes(), other.sizes());
+    const Tensor& sp = self.layout() == kSparse ? self : other;
+    const auto& s = sparse_coo_impl(sp, "mul");
+    const ScalarType rt = promote_types(self.scalar_type(), other.scalar_type());
+    out = make_sparse_coo(sp.sizes(), s.indices(), empty_like(s.values()).to(rt), s.coalesced());
+    return;
+  }
+  data_dependent_nnz("mul");
+}
+
+Tensor sum_dim_sparse(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>) {
+  sparsemeta::data_dependent_nnz("sum");
+}
+
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef, bool, std::optional<ScalarType>, Tensor& out) {
+  EMBER_THROW(NotImplementedError, "[sum] the out= form is not supported with sparse tensors (self: {}, out: {})",
+              self.layout(), out.layout());
+}
+
+Tensor sparse_mask_sparse(const Tensor& self, const Tensor& mask) {
+  native::check_sparse_mask("sparse_mask", self, mask);
+  if (mask.layout() == kSparseCsr) return sparsecsrmeta::sparse_mask_sparse_csr(self, mask);
+  const auto& m = sparse_coo_impl(mask, "sparse_mask");  // nnz: an upper bound when uncoalesced
+  return make_sparse_coo(mask.sizes(), m.indices(), empty_like(m.values()).to(self.scalar_type()), true);
 }
 
 Tensor mm_sparse(const Tensor& self, const Tensor& mat2) { return mm_result("mm", nullptr, self, mat2); }
@@ -85,6 +125,18 @@ Tensor _sparse_log_softmax(const Tensor& self, int64_t dim, bool half_to_float) 
   return make_sparse_coo(self.sizes(), s.indices(), empty_like(s.values()), true);
 }
 
+Tensor _sparse_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, const Tensor&) {
+  (void)native::check_sparse_softmax_backward("_sparse_softmax_backward_data", grad_output, output, dim);
+  const auto& o = sparse_coo_impl(output, "_sparse_softmax_backward_data");
+  return make_sparse_coo(output.sizes(), o.indices(), empty_like(o.values()), o.coalesced());
+}
+
+Tensor _sparse_log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, const Tensor&) {
+  (void)native::check_sparse_softmax_backward("_sparse_log_softmax_backward_data", grad_output, output, dim);
+  const auto& o = sparse_coo_impl(output, "_sparse_log_softmax_backward_data");
+  return make_sparse_coo(output.sizes(), o.indices(), empty_like(o.values()), o.coalesced());
+}
+
 }  // namespace ember::sparsemeta
 
 namespace ember::sparsecsrmeta {
@@ -94,29 +146,30 @@ Tensor sparse_csr_to_dense(const Tensor& self, std::optional<ScalarType> dtype) 
   (void)sparse_csr_impl(self, "to_dense");
   return empty(self.sizes(), TensorOptions().dtype(self.scalar_type()).device(Device(kMeta)));
 }
-Tensor values_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "values").values(); }
-Tensor crow_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "crow_indices").crow_indices(); }
-Tensor col_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "col_indices").col_indices(); }
-int64_t _nnz_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "_nnz").nnz(); }
-int64_t sparse_dim_sparse_csr(const Tensor& self) {
-  (void)sparse_csr_impl(self, "sparse_dim");
-  return 2;
-}
-int64_t dense_dim_sparse_csr(const Tensor& self) {
-  (void)sparse_csr_impl(self, "dense_dim");
-  return 0;
-}
-
-Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {
-  const auto& c = sparse_csr_impl(self, "mul");
-  return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other));
-}
-
-Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_csr_impl(self, "sum").values().sum(dtype);
-}
+EMBER_DEFINE_SPARSE_CSR_MEMBER_KERNELS()
 
 Tensor mm_sparse_csr(const Tensor& self, const Tensor& mat2) { return sparsemeta::mm_sparse(self, mat2); }
+
+void add_out_sparse_csr(const Tensor&, const Tensor&, const Scalar&, Tensor&, OutKind) {
+  sparsemeta::data_dependent_nnz("add");
+}
+void mul_out_sparse_csr(const Tensor&, const Tensor&, Tensor&, OutKind) { sparsemeta::data_dependent_nnz("mul"); }
+Tensor sum_dim_sparse_csr(const Tensor&, IntArrayRef, bool, std::optional<ScalarType>) {
+  sparsemeta::data_dependent_nnz("sum");
+}
+
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                               Tensor& out) {
+  return sparsemeta::sum_intlist_out_sparse(self, dim, keepdim, dtype, out);
+}
+
+Tensor sparse_mask_sparse_csr(const Tensor& self, const Tensor& mask) {
+  native::check_sparse_mask("sparse_mask", self, mask);
+  if (mask.layout() == kSparse) return sparsemeta::sparse_mask_sparse(self, mask);
+  const auto& m = sparse_csr_impl(mask, "sparse_mask");
+  return make_sparse_csr(mask.sizes(), m.crow_indices(), m.col_indices(),
+                         empty_like(m.values()).to(self.scalar_type()));
+}
 
 Tensor addmm_sparse_csr(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                         const Scalar& alpha) {

@@ -1,13 +1,16 @@
-// Elementwise add/mul with sparse and dense operands, multiplication by a scalar, and sum, as
-// LibTorch: dense + sparse is dense, sparse + sparse and sparse * (sparse or dense) are sparse,
-// sparse + dense is refused, and operand sizes must match (no broadcasting). Values move through
-// dense operators, so dtypes and promotion are the dense kernels'.
+// Elementwise add/mul with sparse and dense operands, and sum by dim, as LibTorch: dense + sparse
+// is dense, sparse + sparse and sparse * (sparse or dense) are sparse, sparse + dense is refused,
+// and operand sizes must match (no broadcasting). Values move through dense operators, so dtypes
+// and promotion are the dense kernels'. The in-place and out= forms compute the functional result
+// and write it into self/out (assign_sparse_result); multiplication by a scalar, sum and zero_ are
+// there too (ember/native/SparseRules.h: the same on every backend).
 #include <algorithm>
 
 #include "SparseUtil.h"
 #include "ember/core/TypePromotion.h"
 #include "ember/generated/SparseCPUFunctions.h"
 #include "ember/generated/SparseCsrCPUFunctions.h"
+#include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
@@ -46,11 +49,6 @@ void add_sparse_into_dense(const char* op, const Tensor& self, const Tensor& oth
   if (!self.is_contiguous()) self.copy_(target);
 }
 
-void check_functional(const char* op, OutKind kind) {
-  EMBER_CHECK_NOT_IMPLEMENTED(kind == OutKind::Functional,
-                              "[{}] the in-place and out= forms with sparse operands are not supported yet", op);
-}
-
 }  // namespace
 
 }  // namespace ember::sparse
@@ -65,7 +63,12 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
     add_sparse_into_dense(op, self, other, alpha);
     return;
   }
-  check_functional(op, kind);
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    add_out_sparse(self, other, alpha, r, OutKind::Functional);
+    native::assign_sparse_result(op, r, out, kind);
+    return;
+  }
   EMBER_CHECK(self.layout() != kSparse || other.layout() != kStrided,
               "[{}] add(sparse, dense) is not supported. Use add(dense, sparse) instead.", op);
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() != kSparseCsr && other.layout() != kSparseCsr,
@@ -98,7 +101,12 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
 
 void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
   const char* op = "mul";
-  check_functional(op, kind);
+  if (kind != OutKind::Functional) {
+    Tensor r;
+    mul_out_sparse(self, other, r, OutKind::Functional);
+    native::assign_sparse_result(op, r, out, kind);
+    return;
+  }
   EMBER_CHECK_NOT_IMPLEMENTED(self.layout() != kSparseCsr && other.layout() != kSparseCsr,
                               "[{}] mixing COO and CSR operands is not supported", op);
   EMBER_CHECK(self.sizes() == other.sizes(), "[{}] expected sizes of 'self' and 'other' to match, but {} != {}", op,
@@ -142,13 +150,9 @@ void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKin
   out = make_sparse_coo(self.sizes(), index_select(a.indices(), 1, ta).contiguous(), std::move(values), true);
 }
 
-Tensor mul_scalar_sparse(const Tensor& self, const Scalar& other) {
-  const auto& a = sparse_coo_impl(self, "mul");
-  return make_sparse_coo(self.sizes(), a.indices(), a.values().mul(other).contiguous(), a.coalesced());
-}
-
-Tensor sum_sparse(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_coo_impl(self, "sum").values().sum(dtype);
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef, bool, std::optional<ScalarType>, Tensor& out) {
+  EMBER_THROW(NotImplementedError, "[sum] the out= form is not supported with sparse tensors (self: {}, out: {})",
+              self.layout(), out.layout());
 }
 
 // As torch.sparse.sum: dense when every sparse dimension is reduced, else a coalesced COO tensor.
@@ -164,7 +168,10 @@ Tensor sum_dim_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::op
     EMBER_CHECK(!reduce[static_cast<size_t>(w)], "[{}] dim {} appears multiple times in the list of dims", op, w);
     reduce[static_cast<size_t>(w)] = true;
   }
-  Tensor values = dtype ? a.values().to(*dtype) : a.values();
+  // The dense sum's dtype: integers (and bool) accumulate in int64 unless a dtype is given.
+  const ScalarType st = self.scalar_type();
+  const ScalarType rt = dtype ? *dtype : (is_integral_type(st, /*include_bool=*/true) ? kInt64 : st);
+  Tensor values = a.values().to(rt);
   std::vector<int64_t> dense_dims;  // in the values' numbering (dimension 0 is nnz)
   for (int64_t d = sd; d < nd; ++d)
     if (reduce[static_cast<size_t>(d)]) dense_dims.push_back(d - sd + 1);
@@ -188,15 +195,6 @@ namespace ember::sparsecsrcpu {
 
 using namespace ember::sparse;
 
-Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {
-  const auto& c = sparse_csr_impl(self, "mul");
-  return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other).contiguous());
-}
-
-Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {
-  return sparse_csr_impl(self, "sum").values().sum(dtype);
-}
-
 namespace {
 
 // CSR operands go through COO (the one implementation); a sparse 2-D result comes back as CSR.
@@ -211,19 +209,28 @@ void check_no_coo(const char* op, const Tensor& a, const Tensor& b) {
 }  // namespace
 
 void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
-  check_functional("add", kind);
   check_no_coo("add", self, other);
   Tensor r;
   sparsecpu::add_out_sparse(as_coo(self), as_coo(other), alpha, r, OutKind::Functional);
-  out = as_csr(r);
+  if (kind == OutKind::Functional)
+    out = as_csr(r);
+  else
+    native::assign_sparse_result("add", as_csr(r), out, kind);
 }
 
 void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
-  check_functional("mul", kind);
   check_no_coo("mul", self, other);
   Tensor r;
   sparsecpu::mul_out_sparse(as_coo(self), as_coo(other), r, OutKind::Functional);
-  out = as_csr(r);
+  if (kind == OutKind::Functional)
+    out = as_csr(r);
+  else
+    native::assign_sparse_result("mul", as_csr(r), out, kind);
+}
+
+Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                               Tensor& out) {
+  return sparsecpu::sum_intlist_out_sparse(self, dim, keepdim, dtype, out);
 }
 
 // Through COO: a 1-D COO tensor when one dimension is kept, dense when both are reduced.

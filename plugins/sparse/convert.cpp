@@ -107,27 +107,7 @@ Tensor coalesce_sparse(const Tensor& self) {
   return make_sparse_coo(self.sizes(), std::move(indices), std::move(values), true);
 }
 
-bool is_coalesced_sparse(const Tensor& self) { return sparse_coo_impl(self, "is_coalesced").coalesced(); }
-
-Tensor _indices_sparse(const Tensor& self) { return sparse_coo_impl(self, "_indices").indices(); }
-
-Tensor indices_sparse(const Tensor& self) {
-  const auto& s = sparse_coo_impl(self, "indices");
-  EMBER_CHECK(s.coalesced(), "[indices] Cannot get indices on an uncoalesced tensor, please call .coalesce() first");
-  return s.indices();
-}
-
-Tensor _values_sparse(const Tensor& self) { return sparse_coo_impl(self, "_values").values(); }
-
-Tensor values_sparse(const Tensor& self) {
-  const auto& s = sparse_coo_impl(self, "values");
-  EMBER_CHECK(s.coalesced(), "[values] Cannot get values on an uncoalesced tensor, please call .coalesce() first");
-  return s.values();
-}
-
-int64_t _nnz_sparse(const Tensor& self) { return sparse_coo_impl(self, "_nnz").nnz(); }
-int64_t sparse_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "sparse_dim").sparse_dim(); }
-int64_t dense_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "dense_dim").dense_dim(); }
+EMBER_DEFINE_SPARSE_COO_MEMBER_KERNELS()
 
 }  // namespace ember::sparsecpu
 
@@ -140,17 +120,6 @@ Tensor sparse_csr_to_dense(const Tensor& self, std::optional<ScalarType> dtype) 
   return sparse::scatter_dense(self.sizes(), 2, lin, c.values());
 }
 
-Tensor values_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "values").values(); }
-Tensor crow_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "crow_indices").crow_indices(); }
-Tensor col_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "col_indices").col_indices(); }
-int64_t _nnz_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "_nnz").nnz(); }
-int64_t sparse_dim_sparse_csr(const Tensor& self) {
-  (void)sparse_csr_impl(self, "sparse_dim");
-  return 2;
-}
-int64_t dense_dim_sparse_csr(const Tensor& self) {
-  (void)sparse_csr_impl(self, "dense_dim");
-  return 0;
-}
+EMBER_DEFINE_SPARSE_CSR_MEMBER_KERNELS()
 
 }  // namespace ember::sparsecsrcpu

@@ -1,7 +1,10 @@
 // Sparse x dense matrix products. One kernel: CSR rows times a row-major dense matrix, rows split
 // over the intra-op threads (each output row is written by one thread, so no reduction); a COO
-// operand goes through CSR, and dense x sparse through the transposed product.
-#include "Dtype.h"
+// operand goes through CSR, and dense x sparse through the transposed product. float16 and
+// bfloat16 accumulate in float.
+#include <type_traits>
+
+#include "../cpu/DtypeVisit.h"
 #include "SparseUtil.h"
 #include "ember/core/Parallel.h"
 #include "ember/generated/SparseCPUFunctions.h"
@@ -12,22 +15,34 @@ namespace ember::sparse {
 
 namespace {
 
-// out[r, :] = beta_out + alpha * sum_p val[p] * dense[col[p], :], for rows r of the CSR matrix.
-template <class T, class I>
+// out[r, :] = beta_out + alpha * sum_p val[p] * dense[col[p], :], for rows r of the CSR matrix,
+// accumulated in Acc (float for float16/bfloat16, else T).
+template <class T, class Acc, class I>
 void csr_dense_rows(int64_t rows, int64_t m, const I* crow, const I* col, const T* val, const T* dense, T* out,
-                    T alpha) {
+                    Acc alpha) {
+  constexpr bool kReduced = !std::is_same_v<T, Acc>;
   const int64_t nnz = static_cast<int64_t>(crow[rows]);
   // About 32K multiply-adds per task.
   const int64_t per_row = std::max<int64_t>(1, (nnz / std::max<int64_t>(rows, 1) + 1) * m);
   const int64_t grain = std::max<int64_t>(1, kGrainSize / per_row);
   parallel_for(0, rows, grain, [&](int64_t b, int64_t e) {
+    std::vector<Acc> buf(kReduced ? static_cast<size_t>(m) : 0);
     for (int64_t r = b; r < e; ++r) {
       T* o = out + r * m;
-      for (int64_t p = static_cast<int64_t>(crow[r]); p < static_cast<int64_t>(crow[r + 1]); ++p) {
-        const T a = static_cast<T>(alpha * val[p]);
-        const T* d = dense + static_cast<int64_t>(col[p]) * m;
-        for (int64_t j = 0; j < m; ++j) o[j] += a * d[j];
+      Acc* acc;
+      if constexpr (kReduced) {
+        for (int64_t j = 0; j < m; ++j) buf[static_cast<size_t>(j)] = static_cast<Acc>(o[j]);
+        acc = buf.data();
+      } else {
+        acc = o;
       }
+      for (int64_t p = static_cast<int64_t>(crow[r]); p < static_cast<int64_t>(crow[r + 1]); ++p) {
+        const Acc a = static_cast<Acc>(alpha * static_cast<Acc>(val[p]));
+        const T* d = dense + static_cast<int64_t>(col[p]) * m;
+        for (int64_t j = 0; j < m; ++j) acc[j] += a * static_cast<Acc>(d[j]);
+      }
+      if constexpr (kReduced)
+        for (int64_t j = 0; j < m; ++j) o[j] = static_cast<T>(buf[static_cast<size_t>(j)]);
     }
   });
 }
@@ -40,15 +55,22 @@ void csr_mm_into(const char* op, const Tensor& csr_t, const Tensor& dense, Tenso
   const int64_t rows = csr_t.size(0), m = d.size(1);
   // Int32 and int64 indices alike: the loop is typed on the index type too.
   const bool i32 = csr.crow_indices().scalar_type() == kInt32;
-  visit_numeric(out.scalar_type(), op, [&](auto tag) {
+  cpu::visit_dtype(out.scalar_type(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T a = alpha.to<T>();
-    if (i32) {
-      csr_dense_rows<T, int32_t>(rows, m, csr.crow_indices().data_ptr<int32_t>(), csr.col_indices().data_ptr<int32_t>(),
-                                 v.data_ptr<T>(), d.data_ptr<T>(), out.data_ptr<T>(), a);
+    if constexpr (std::is_same_v<T, bool>) {
+      cpu::throw_unsupported_dtype(op, out.scalar_type());
     } else {
-      csr_dense_rows<T, int64_t>(rows, m, csr.crow_indices().data_ptr<int64_t>(), csr.col_indices().data_ptr<int64_t>(),
-                                 v.data_ptr<T>(), d.data_ptr<T>(), out.data_ptr<T>(), a);
+      using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
+      const Acc a = alpha.to<Acc>();
+      if (i32) {
+        csr_dense_rows<T, Acc, int32_t>(rows, m, csr.crow_indices().data_ptr<int32_t>(),
+                                        csr.col_indices().data_ptr<int32_t>(), v.data_ptr<T>(), d.data_ptr<T>(),
+                                        out.data_ptr<T>(), a);
+      } else {
+        csr_dense_rows<T, Acc, int64_t>(rows, m, csr.crow_indices().data_ptr<int64_t>(),
+                                        csr.col_indices().data_ptr<int64_t>(), v.data_ptr<T>(), d.data_ptr<T>(),
+                                        out.data_ptr<T>(), a);
+      }
     }
   });
 }

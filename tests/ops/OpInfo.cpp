@@ -1914,6 +1914,80 @@ std::map<std::string, OpInfo> build() {
                kNone, kNone, kNone,       kNone, kNone, false},
               "bias_k/v, zero attention, masks, per-head weights")};
   });
+  // ---- sparse layouts: the constructors and dense -> sparse conversions (composites); their results
+  // are compared member by member (indices, values; crow/col indices). Sizes inferred from the
+  // indices, and the patterns of to_sparse, are the data (meta raises).
+  const auto i64 = [](std::vector<int64_t> v, std::vector<int64_t> shape) {
+    return from_blob(v.data(), {static_cast<int64_t>(v.size())}, TensorOptions().dtype(kInt64)).clone().reshape(shape);
+  };
+  add(
+      "sparse_coo_tensor.size",
+      [](SampleCtx& c) -> Samples {
+        return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0, 4}), c.dtype()}, "[0, 4]")};
+      },
+      {}, Values::Compared);
+  add("sparse_coo_tensor.indices", [i64](SampleCtx& c) -> Samples {
+    return {SampleInput{{i64({0, 1, 1, 2, 0, 2}, {2, 3}), c.t({3})}, "2 sparse dims", true},
+            SampleInput{{i64({1, 0, 1}, {1, 3}), c.t({3, 2})}, "hybrid, a repeated index", true}};
+  });
+  add(
+      "sparse_coo_tensor.indices_size",
+      [i64](SampleCtx& c) -> Samples {
+        return {SampleInput{{i64({0, 1, 1, 2, 0, 2}, {2, 3}), c.t({3}), ints({2, 3})}, "2 sparse dims", false},
+                SampleInput{{i64({1, 0, 1}, {1, 3}), c.t({3, 2}), ints({3, 2})}, "hybrid, uncoalesced", false},
+                SampleInput{{i64({}, {2, 0}), c.t({0}), ints({2, 3})}, "no entries", false}};
+      },
+      [i64](SampleCtx& c) -> Errors {
+        const Tensor ix = i64({0, 1, 1, 2, 0, 2}, {2, 3});
+        return {E({ix.to(kInt32), c.t({3}), ints({2, 3})}, "int32 indices", "TypeError",
+                  "[sparse_coo_tensor] expected indices of scalar type Int64 but found int32"),
+                E({ix.select(0, 0), c.t({3}), ints({2, 3})}, "1-d indices", "ValueError",
+                  "[sparse_coo_tensor] indices must be sparse_dim x nnz, but got: [3]"),
+                E({ix, c.t({3}), ints({2, 3, 4})}, "a size of another length", "ValueError",
+                  "[sparse_coo_tensor] number of dimensions must be sparse_dim (2) + dense_dim (0), but got 3"),
+                E({ix, c.t({3, 2}), ints({2, 3, 3})}, "values of another dense size", "ValueError",
+                  "[sparse_coo_tensor] values has incorrect size, expected [3, 3], got [3, 2]")};
+      });
+  add(
+      "sparse_csr_tensor.crow_col_value_size",
+      [i64](SampleCtx& c) -> Samples {
+        // Not expanded: repeated crow_indices are invalid, which meta cannot see (no values).
+        return {SampleInput{{i64({0, 2, 3}, {3}), i64({0, 2, 1}, {3}), c.t({3}), ints({2, 3})}, "int64", false, false},
+                SampleInput{{i64({0, 0, 1, 1}, {4}).to(kInt32), i64({3}, {1}).to(kInt32), c.t({1}), ints({3, 4})},
+                            "int32 indices, empty rows",
+                            false,
+                            false}};
+      },
+      [i64](SampleCtx& c) -> Errors {
+        const Tensor cr = i64({0, 1, 3}, {3}), co = i64({1, 0, 2}, {3});
+        return {E({cr, co, c.t({3}), ints({3, 3})}, "rows of another count", "ValueError",
+                  "[sparse_csr_tensor] crow_indices.shape[-1] must be equal to the number of rows + 1 (=4), but got 3"),
+                E({cr, co.to(kInt32), c.t({3}), ints({2, 3})}, "index dtypes differ", "TypeError",
+                  "[sparse_csr_tensor] crow_indices and col_indices must have the same dtype, but got int64 and "
+                  "int32, respectively"),
+                E({cr, co, c.t({3}), ints({2, 3, 4})}, "batched", "NotImplementedError",
+                  "[sparse_csr_tensor] batched CSR (size [2, 3, 4]) is not supported")};
+      });
+  add("sparse_csr_tensor.crow_col_value", [i64](SampleCtx& c) -> Samples {
+    return {SampleInput{{i64({0, 2, 3}, {3}), i64({0, 2, 1}, {3}), c.t({3})}, "size inferred", true, false}};
+  });
+  add(
+      "to_sparse.sparse_dim",
+      [](SampleCtx& c) -> Samples {
+        return {SampleInput{{c.t({3, 4}), 1}, "1 sparse dim", true}, SampleInput{{c.t({2, 3, 2}), 2}, "hybrid", true},
+                SampleInput{{c.t({3, 4}), 0}, "no sparse dim", true}};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 2}), 3}, "too many sparse dims", "ValueError",
+                  "[to_sparse] sparse_dim must be less than or equal to self.dim()")};
+      });
+  add("to_sparse", [](SampleCtx& c) -> Samples {
+    return {SampleInput{{c.t({3, 4})}, "2-d", true}, SampleInput{{c.t({5})}, "1-d", true},
+            SampleInput{{c.t({2, 0})}, "empty", true}};
+  });
+  add("to_sparse_csr", [](SampleCtx& c) -> Samples {
+    return {SampleInput{{c.t({3, 4})}, "2-d", true}, SampleInput{{c.t({0, 3})}, "no rows", true}};
+  });
   return db;
 }
 
@@ -1925,19 +1999,7 @@ const std::map<std::string, OpInfo>& op_db() {
 }
 
 const std::map<std::string, std::string>& skipped_ops() {
-  // Until the harness takes sparse layouts (a storage-less output has no strides to compare).
-  static const std::string kSparse =
-      "sparse layouts: the harness compares strided outputs; tests/sparse checks these against dense results";
-  static const std::map<std::string, std::string> s = {
-      {"aten::sparse_coo_tensor.size", kSparse},
-      {"aten::sparse_coo_tensor.indices", kSparse},
-      {"aten::sparse_coo_tensor.indices_size", kSparse},
-      {"aten::sparse_csr_tensor.crow_col_value_size", kSparse},
-      {"aten::sparse_csr_tensor.crow_col_value", kSparse},
-      {"aten::to_sparse.sparse_dim", kSparse},
-      {"aten::to_sparse", kSparse},
-      {"aten::to_sparse_csr", kSparse},
-  };
+  static const std::map<std::string, std::string> s = {};  // none now
   return s;
 }
 

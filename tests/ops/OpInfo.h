@@ -12,7 +12,10 @@
 // and its version counter moves), and errors (kind and message, the device name aside; led by
 // "[op]"). A backend that computes values is compared value by value at per-dtype tolerances
 // (exact for integers and bool, NaN equal to NaN); meta compares the rest, and raises
-// NotImplementedError where the result is the data (SampleInput::reads_data).
+// NotImplementedError where the result is the data (SampleInput::reads_data). A sparse output
+// (the sparse constructors) is compared by its layout, sizes and dtype, then member by member.
+// The kernels that take sparse or quantized inputs have their own harness, against the dense
+// float operators (Note [Layout op harness] in test_layout_ops.cpp).
 //
 // Samples come from this table (PyTorch's OpInfo, ggml's test-backend-ops): per operator, a
 // generator of SampleInputs per dtype (tensors made on the CPU) and of ErrorInputs (calls that

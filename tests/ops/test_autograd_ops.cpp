@@ -113,12 +113,13 @@ struct Call {
   }
 };
 
-// The float tensors among the results, in order (Tensor[] results flattened).
+// The float tensors among the results, in order (Tensor[] results flattened). A sparse result is
+// checked through to_dense (whose backward gives the sparse gradient of its pattern).
 std::vector<Tensor> tensors_of(const std::vector<IValue>& outs) {
   std::vector<Tensor> r;
   for (const IValue& o : outs) {
     if (o.isTensor())
-      r.push_back(o.toTensor());
+      r.push_back(o.toTensor().defined() && o.toTensor().layout() != kStrided ? o.toTensor().to_dense() : o.toTensor());
     else if (o.isTensorList())
       for (const Tensor& t : o.toTensorVector()) r.push_back(t);
   }

@@ -17,6 +17,7 @@
 #include "OpInfo.h"
 #include "OpTestUtil.h"
 #include "ember/ember.h"
+#include "ember/sparse/SparseTensorImpl.h"
 
 using namespace ember;
 using namespace ember::optest;
@@ -305,6 +306,7 @@ struct Comparer {
   void tensors(const std::string& where, const Tensor& c, const Tensor& b, Device want_dev) {
     if (c.defined() != b.defined()) return fail(where, c.defined() ? "undefined on the backend" : "undefined on cpu");
     if (!c.defined()) return;
+    if (c.layout() != kStrided || b.layout() != kStrided) return sparse(where, c, b, want_dev);
     if (geometry(c) != geometry(b)) return fail(where, "cpu " + geometry(c) + "\n    " + be.name + " " + geometry(b));
     if (b.device() != want_dev) fail(where, "on " + b.device().str() + ", expected " + want_dev.str());
     if (!compare_values || !be.computes_values || b.device() != want_dev) return;
@@ -318,6 +320,29 @@ struct Comparer {
         os << "element " << i << ": cpu " << cv[i] << ", " << be.name << " " << bv[i];
         return fail(where, os.str());
       }
+    }
+  }
+
+  // A sparse result (no strides of its own): its layout, sizes and dtype, then its members as
+  // tensors (COO: coalesced flag, indices, values; CSR: crow/col indices, values).
+  void sparse(const std::string& where, const Tensor& c, const Tensor& b, Device want_dev) {
+    std::ostringstream cs, bs;
+    cs << c.layout() << " " << c.dtype() << " sizes " << c.sizes();
+    bs << b.layout() << " " << b.dtype() << " sizes " << b.sizes();
+    if (cs.str() != bs.str()) return fail(where, "cpu " + cs.str() + "\n    " + be.name + " " + bs.str());
+    if (b.device() != want_dev) fail(where, "on " + b.device().str() + ", expected " + want_dev.str());
+    if (c.layout() == kSparse) {
+      const auto &ci = sparse_coo_impl(c, "harness"), &bi = sparse_coo_impl(b, "harness");
+      if (ci.coalesced() != bi.coalesced()) fail(where, "coalesced flags differ");
+      tensors(where + " indices", ci.indices(), bi.indices(), want_dev);
+      tensors(where + " values", ci.values(), bi.values(), want_dev);
+    } else if (c.layout() == kSparseCsr) {
+      const auto &ci = sparse_csr_impl(c, "harness"), &bi = sparse_csr_impl(b, "harness");
+      tensors(where + " crow_indices", ci.crow_indices(), bi.crow_indices(), want_dev);
+      tensors(where + " col_indices", ci.col_indices(), bi.col_indices(), want_dev);
+      tensors(where + " values", ci.values(), bi.values(), want_dev);
+    } else {
+      fail(where, "layout " + cs.str() + " is not compared by the harness");
     }
   }
 
@@ -608,13 +633,15 @@ TEST(BackendHarness, ArgumentsKeepTheirGeometryOnTheBackend) {
   EXPECT_EQ(values(c), values(v));
 }
 
+// What the cpu-against-cpu comparison of two results finds.
+std::vector<std::string> problems(const Tensor& a, const Tensor& b) {
+  static const Backend cpu = make_backend("cpu");
+  Comparer cmp{cpu, true};
+  cmp.tensors("x", a, b, kCPU);
+  return cmp.problems;
+}
+
 TEST(BackendHarness, ComparisonCatchesEachDifference) {
-  const Backend cpu = make_backend("cpu");
-  auto problems = [&](const Tensor& a, const Tensor& b) {
-    Comparer cmp{cpu, true};
-    cmp.tensors("x", a, b, kCPU);
-    return cmp.problems;
-  };
   const Tensor a = ember::tensor({1.0, 2.0, std::nan(""), 4.0});
   EXPECT_TRUE(problems(a, a.clone()).empty());  // NaN equals NaN
   EXPECT_TRUE(problems(a, a + 1e-7).empty());   // within float32's tolerance
@@ -632,6 +659,27 @@ TEST(BackendHarness, ComparisonCatchesEachDifference) {
   EXPECT_TRUE(meta.problems.empty());
   meta.tensors("x", a, a.to(kMeta), kCPU);
   EXPECT_FALSE(meta.problems.empty());  // on the wrong device
+}
+
+TEST(BackendHarness, SparseResultsAreComparedMemberByMember) {
+  const Tensor ix = ember::tensor({{0, 1, 1}, {2, 0, 2}}, kInt64), v = ember::tensor({1.0f, 2.0f, 3.0f});
+  const Tensor s = sparse_coo_tensor(ix, v, {2, 3});
+  EXPECT_TRUE(problems(s, sparse_coo_tensor(ix.clone(), v.clone(), {2, 3})).empty());
+  EXPECT_FALSE(problems(s, sparse_coo_tensor(ix, v.add(1), {2, 3})).empty());               // values
+  EXPECT_FALSE(problems(s, sparse_coo_tensor(ix.flip({1}), v.flip({0}), {2, 3})).empty());  // entry order
+  EXPECT_FALSE(problems(s, sparse_coo_tensor(ix, v, {2, 4})).empty());                      // sizes
+  EXPECT_FALSE(problems(s, make_sparse_coo({2, 3}, ix, v, true)).empty());                  // coalesced flag
+  EXPECT_FALSE(problems(s, sparse_coo_tensor(ix, v.to(kFloat64), {2, 3})).empty());         // dtype
+  const Tensor d = ember::tensor({{0.0f, 1.0f}, {2.0f, 0.0f}});
+  const Tensor csr = sparse_csr_tensor(ember::tensor({0, 1, 2}, kInt64), ember::tensor({1, 0}, kInt64),
+                                       ember::tensor({1.0f, 2.0f}), {2, 2});
+  EXPECT_TRUE(problems(csr, sparse_csr_tensor(ember::tensor({0, 1, 2}, kInt64), ember::tensor({1, 0}, kInt64),
+                                              ember::tensor({1.0f, 2.0f}), {2, 2}))
+                  .empty());
+  EXPECT_FALSE(problems(csr, sparse_csr_tensor(ember::tensor({0, 1, 2}, kInt32), ember::tensor({1, 0}, kInt32),
+                                               ember::tensor({1.0f, 2.0f}), {2, 2}))
+                   .empty());              // index dtype
+  EXPECT_FALSE(problems(csr, d).empty());  // layout
 }
 
 TEST(BackendHarness, ErrorsMatchModuloTheDeviceName) {

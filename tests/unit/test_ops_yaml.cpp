@@ -201,14 +201,14 @@ const std::set<std::string> kHandWritten = {
     // metadata
     "sizes", "strides", "size", "stride", "dim", "ndimension", "numel", "storage_offset", "element_size", "itemsize",
     "nbytes", "scalar_type", "dtype", "device", "layout", "is_contiguous", "is_cpu", "is_cuda", "is_hip", "is_meta",
-    "is_sparse", "is_quantized", "is_floating_point", "is_complex", "key_set", "options", "_version", "has_storage",
-    "get_device", "toString", "print", "name", "is_view", "_is_view", "_base",
+    "is_sparse", "is_sparse_csr", "is_quantized", "is_floating_point", "is_complex", "key_set", "options", "_version",
+    "has_storage", "get_device", "toString", "print", "name", "is_view", "_is_view", "_base",
     // data access
     "data_ptr", "mutable_data_ptr", "const_data_ptr", "accessor", "item",
     // autograd, through AutogradHooks
     "requires_grad_", "set_requires_grad", "requires_grad", "is_leaf", "grad", "mutable_grad", "backward", "detach",
-    "retain_grad", "retains_grad", "output_nr", "is_inference", "detach_", "grad_fn", "register_hook", "_register_hook", "remove_hook",
-    "set_data",
+    "retain_grad", "retains_grad", "output_nr", "is_inference", "detach_", "grad_fn", "register_hook", "_register_hook",
+    "remove_hook", "set_data",
     // indexing sugar over operators
     "operator[]", "index", "index_put_",
     // private helpers

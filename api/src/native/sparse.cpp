@@ -42,8 +42,8 @@ void check_coo_indices(const char* op, const Tensor& indices, const Tensor& valu
 std::vector<int64_t> coo_index_bounds(const char* op, const Tensor& indices) {
   const int64_t sd = indices.size(0), nnz = indices.size(1);
   std::vector<int64_t> bound(static_cast<size_t>(sd), 0);
-  if (!indices.is_cpu()) return bound;
-  const Tensor ix = indices.contiguous();
+  if (indices.is_meta()) return bound;  // no values to check
+  const Tensor ix = indices.cpu().contiguous();
   const int64_t* p = ix.data_ptr<int64_t>();
   for (int64_t d = 0; d < sd; ++d) {
     for (int64_t k = 0; k < nnz; ++k) {
@@ -95,9 +95,17 @@ void check_csr_members(const char* op, const Tensor& crow, const Tensor& col, co
 }
 
 // Largest column index + 1 (0 for nnz 0), as int64 values of a CPU index tensor.
+// A size inferred from the indices is their values: a meta tensor has none.
+void check_size_inferable(const char* op, const Tensor& indices) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!indices.is_meta(),
+                              "[{}] the size inferred from the indices depends on their values, and a meta tensor "
+                              "has none (pass the size)",
+                              op);
+}
+
 int64_t max_plus_one(const Tensor& t) {
-  if (!t.is_cpu() || t.numel() == 0) return 0;
-  const Tensor c = t.to(kInt64).contiguous();
+  if (t.numel() == 0) return 0;
+  const Tensor c = t.cpu().to(kInt64).contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   return *std::max_element(p, p + c.numel()) + 1;
 }
@@ -114,8 +122,8 @@ Tensor make_csr(const char* op, const Tensor& crow, const Tensor& col, const Ten
   EMBER_CHECK(col.size(0) == nnz,
               "[{}] col_indices.shape[-1] must be equal to nnz (={}) as defined by values.shape[0], but got {}", op,
               nnz, col.size(0));
-  if (crow.is_cpu()) {
-    const Tensor cr = crow.to(kInt64).contiguous(), co = col.to(kInt64).contiguous();
+  if (!crow.is_meta()) {  // the checks read the indices: a meta tensor has none
+    const Tensor cr = crow.cpu().to(kInt64).contiguous(), co = col.cpu().to(kInt64).contiguous();
     const int64_t* r = cr.data_ptr<int64_t>();
     const int64_t* c = co.data_ptr<int64_t>();
     EMBER_CHECK(r[0] == 0, "[{}] `crow_indices[..., 0] == 0` is not satisfied.", op);
@@ -197,6 +205,7 @@ Tensor sparse_coo_tensor_indices(const Tensor& indices, const Tensor& values, Op
                                  OptDevice device, OptBool pin_memory) {
   check_sparse_options(kCoo, layout, kSparse, pin_memory);
   check_coo_indices(kCoo, indices, values);
+  check_size_inferable(kCoo, indices);
   std::vector<int64_t> size = coo_index_bounds(kCoo, indices);
   for (int64_t d = 1; d < values.dim(); ++d) size.push_back(values.size(d));
   return make_coo(kCoo, indices, values, size, dtype, device);
@@ -221,6 +230,7 @@ Tensor sparse_csr_tensor_crow_col_value(const Tensor& crow_indices, const Tensor
                                         OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_sparse_options(kCsr, layout, kSparseCsr, pin_memory);
   check_csr_members(kCsr, crow_indices, col_indices, values);
+  check_size_inferable(kCsr, col_indices);
   const int64_t size[2] = {std::max<int64_t>(crow_indices.size(0) - 1, 0), max_plus_one(col_indices)};
   return make_csr(kCsr, crow_indices, col_indices, values, size, dtype, device);
 }

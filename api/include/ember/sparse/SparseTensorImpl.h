@@ -12,7 +12,8 @@
 // conversions from a dense tensor (composites: their tensor arguments are dense, so dispatch
 // cannot reach a sparse key) and any backend (meta included) build the same impl. They hold data
 // only; every kernel that reads them is in plugins/sparse. Member tensors are shared by shallow
-// copies (detach, autograd's saved variables) and never written in place.
+// copies (detach, autograd's saved variables) and never written in place: an in-place kernel
+// replaces them (set_members_unsafe).
 #include "ember/dispatcher/Tensor.h"
 
 namespace ember {
@@ -32,6 +33,13 @@ class EMBER_API SparseTensorImpl final : public TensorImpl {
   int64_t dense_dim() const { return values_.dim() - 1; }
   int64_t nnz() const { return values_.size(0); }
   bool coalesced() const { return coalesced_; }
+  // For in-place kernels (zero_, mul_, add_): new members of the same sizes and dtype; the
+  // version counter stays (the dispatcher bumps it).
+  void set_members_unsafe(Tensor indices, Tensor values, bool coalesced) {
+    indices_ = std::move(indices);
+    values_ = std::move(values);
+    coalesced_ = coalesced;
+  }
 
  private:
   Tensor indices_;
@@ -53,6 +61,12 @@ class EMBER_API SparseCsrTensorImpl final : public TensorImpl {
   const Tensor& col_indices() const { return col_indices_; }
   const Tensor& values() const { return values_; }
   int64_t nnz() const { return values_.size(0); }
+  // As SparseTensorImpl::set_members_unsafe.
+  void set_members_unsafe(Tensor crow_indices, Tensor col_indices, Tensor values) {
+    crow_indices_ = std::move(crow_indices);
+    col_indices_ = std::move(col_indices);
+    values_ = std::move(values);
+  }
 
  private:
   Tensor crow_indices_;

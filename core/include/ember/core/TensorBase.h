@@ -85,6 +85,8 @@ class EMBER_API TensorBase {
   bool is_meta() const { return device().type() == kMeta; }
   bool is_floating_point() const { return is_floating_type(dtype()); }
   bool is_quantized() const { return is_quantized_type(dtype()); }
+  bool is_sparse() const { return layout() == kSparse; }  // COO only, as LibTorch
+  bool is_sparse_csr() const { return layout() == kSparseCsr; }
   DispatchKeySet key_set() const { return impl_->key_set(); }
   TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()).layout(layout()); }
   uint64_t _version() const { return impl_->version(); }
