@@ -237,6 +237,37 @@ cpu::PrimitiveCache<ConvKey, ConvEntry>& conv_cache() {
   return c;
 }
 
+struct ReorderEntry {
+  dnnl::reorder::primitive_desc pd;
+  dnnl::reorder prim;
+};
+cpu::PrimitiveCache<std::array<int64_t, 4>, ReorderEntry>& reorder_cache() {
+  static cpu::PrimitiveCache<std::array<int64_t, 4>, ReorderEntry> c;
+  return c;
+}
+
+// The uint8 (N, C, H, W) `xi` as NHWC memory: itself when channels-last, else a copy (a cached
+// oneDNN reorder for the common NCHW-contiguous case: several times faster than a strided copy).
+Tensor to_nhwc(const Tensor& xi) {
+  const Tensor xn = xi.permute({0, 2, 3, 1});
+  if (xn.is_contiguous() || !xi.is_contiguous()) return xn.contiguous();
+  const std::array<int64_t, 4> d{xi.size(0), xi.size(1), xi.size(2), xi.size(3)};
+  auto e = reorder_cache().get(d, [&] {
+    const Dims dims(d.begin(), d.end());
+    const memory::desc from(dims, memory::data_type::u8, memory::format_tag::nchw);
+    const memory::desc to(dims, memory::data_type::u8, memory::format_tag::nhwc);
+    dnnl::engine& eng = cpu::dnnl_engine();
+    dnnl::reorder::primitive_desc pd(eng, from, eng, to, cpu::user_scratchpad_attr());
+    return std::make_shared<ReorderEntry>(ReorderEntry{pd, dnnl::reorder(pd)});
+  });
+  Tensor out = ember::empty({d[0], d[2], d[3], d[1]}, TensorOptions(kUInt8));
+  dnnl::engine& eng = cpu::dnnl_engine();
+  cpu::run(e->prim, e->pd,
+           {{DNNL_ARG_FROM, memory(e->pd.src_desc(), eng, const_cast<void*>(xi.data_ptr()))},
+            {DNNL_ARG_TO, memory(e->pd.dst_desc(), eng, out.data_ptr())}});
+  return out;
+}
+
 // oneDNN's int8 convolutions want NHWC: a channels-last X (as every quantized conv returns) is
 // used in place, anything else is copied once. oneDNN pads with X's zero point.
 Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
@@ -275,7 +306,7 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
   if (nb == 0 || oc == 0) return yn.permute({0, 3, 1, 2});
 
   Requant r = requant_params(xp, w, b, y_scale, y_zero_point, op);
-  const Tensor xn = int_view(x).permute({0, 2, 3, 1}).contiguous();  // no copy when X is channels-last
+  const Tensor xn = to_nhwc(int_view(x));
   const int64_t g = groups;
   auto entry = conv_cache().get(
       {{nb, c, h, wd, oc, kh, kw, g}, {st[0], st[1], dl[0], dl[1], pd[0], pd[1]}, !r.bias.empty(), relu, r.scales},
