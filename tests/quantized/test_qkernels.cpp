@@ -148,3 +148,53 @@ TEST(QuantizedKernels, Conv2dMatchesTheFloatReferenceWithinOneStep) {
             std::string::npos)
       << e;
 }
+
+TEST(QuantizedKernels, Conv2dGroupsAndDepthwiseMatchTheFloatReference) {
+  manual_seed(11);
+  Tensor xf = randn({2, 6, 8, 7});
+  Tensor b = randn({9});
+  Tensor x = quantize_per_tensor(xf, 0.04, 30, kQUInt8);
+  const double ys = 0.07;
+  // groups=3: 6 -> 9 channels, per-channel weights, padding that oneDNN fills with X's zero point.
+  Tensor wf = randn({9, 2, 3, 2}) * 0.3;
+  Tensor w = quantize_per_channel(wf, ember::linspace(0.004, 0.012, 9).to(kFloat64), zeros({9}, kInt64), 0, kQInt8);
+  Tensor ref = ember::conv2d(x.dequantize(), w.dequantize(), b, {1, 2}, {2, 1}, {1, 1}, 3);
+  Tensor y = quantized::conv2d(x, w, b, {1, 2}, {2, 1}, {1, 1}, 3, ys, 40);
+  expect_close(y.dequantize(), ref.clamp(-40 * ys, 215 * ys), ys / 2 + 1e-4);
+  // Depthwise with a channel multiplier of 1 and fused relu: relu clamps at the output zero point.
+  Tensor wd = quantize_per_tensor(randn({6, 1, 3, 3}) * 0.3, 0.01, 0, kQInt8);
+  Tensor refd = relu(ember::conv2d(x.dequantize(), wd.dequantize(), std::nullopt, 1, 1, 1, 6));
+  Tensor yd = quantized::conv2d_relu(x, wd, std::nullopt, {1, 1}, {1, 1}, {1, 1}, 6, ys, 40);
+  EXPECT_EQ(yd.sizes(), IntArrayRef({2, 6, 8, 7}));
+  expect_close(yd.dequantize(), refd.clamp(std::nullopt, 215 * ys), ys / 2 + 1e-4);
+  EXPECT_EQ(yd.int_repr().min().item<int64_t>(), 40);  // some outputs are clamped by relu
+  const std::string e = error_of([&] { quantized::conv2d(x, w, b, {1, 1}, {1, 1}, {1, 1}, 2, ys, 40); });
+  EXPECT_NE(e.find("[quantized::conv2d] expected W of shape (OC, 3, KH, KW) with OC divisible by groups=2"),
+            std::string::npos)
+      << e;
+  const std::string e2 = error_of([&] { quantized::conv2d(x, w, b, {1, 1}, {1, 1}, {1, 1}, 0, ys, 40); });
+  EXPECT_NE(e2.find("[quantized::conv2d] expected groups to be positive and divide X's 6 channels, got 0"),
+            std::string::npos)
+      << e2;
+}
+
+TEST(QuantizedKernels, Conv2dTakesChannelsLastInputAndReturnsChannelsLast) {
+  manual_seed(13);
+  Tensor x = quantize_per_tensor(randn({3, 4, 6, 5}), 0.05, 200, kQUInt8);
+  Tensor w1 = quantize_per_tensor(randn({8, 4, 3, 3}) * 0.2, 0.01, 0, kQInt8);
+  Tensor w2 = quantize_per_tensor(randn({5, 8, 1, 1}) * 0.2, 0.02, 0, kQInt8);
+  Tensor y1 = quantized::conv2d(x, w1, std::nullopt, {1, 1}, {1, 1}, {1, 1}, 1, 0.1, 7);
+  // NHWC memory with NCHW sizes.
+  EXPECT_EQ(y1.sizes(), IntArrayRef({3, 8, 6, 5}));
+  EXPECT_EQ(y1.strides(), IntArrayRef({240, 1, 40, 8}));
+  // Chained: the channels-last input gives the same integers as its NCHW copy.
+  Tensor y2 = quantized::conv2d(y1, w2, std::nullopt, {1, 1}, {0, 0}, {1, 1}, 1, 0.05, 120);
+  Tensor y2c = quantized::conv2d(y1.contiguous(), w2, std::nullopt, {1, 1}, {0, 0}, {1, 1}, 1, 0.05, 120);
+  EXPECT_TRUE(ember::equal(y2.int_repr(), y2c.int_repr()));
+  Tensor ref = ember::conv2d(y1.dequantize(), w2.dequantize(), std::nullopt);
+  expect_close(y2.dequantize(), ref.clamp(-120 * 0.05, 135 * 0.05), 0.05 / 2 + 1e-4);
+  // Any other strides (here a non-contiguous slice) are copied, with the same result.
+  Tensor xs = x.slice(3, 1, 5);
+  expect_close(quantized::conv2d(xs, w1, std::nullopt, {1, 1}, {1, 1}, {1, 1}, 1, 0.1, 7).dequantize(),
+               ember::conv2d(xs.dequantize(), w1.dequantize(), std::nullopt, 1, 1).clamp(-0.7, 24.8), 0.05 + 1e-4);
+}
