@@ -198,3 +198,96 @@ TEST(QuantizedKernels, Conv2dTakesChannelsLastInputAndReturnsChannelsLast) {
   expect_close(quantized::conv2d(xs, w1, std::nullopt, {1, 1}, {1, 1}, {1, 1}, 1, 0.1, 7).dequantize(),
                ember::conv2d(xs.dequantize(), w1.dequantize(), std::nullopt, 1, 1).clamp(-0.7, 24.8), 0.05 + 1e-4);
 }
+
+namespace {
+
+// The integers (37 * i + 11) % 256 of shape (2, 3, 7, 6), scale 0.1, zero point 3: NCHW, or the
+// same values channels-last.
+Tensor pool_input(bool channels_last) {
+  Tensor ints = ember::empty({2, 3, 7, 6}, TensorOptions(kUInt8));
+  for (int i = 0; i < 252; ++i) ints.data_ptr<uint8_t>()[i] = static_cast<uint8_t>((37 * i + 11) % 256);
+  Tensor q = _make_per_tensor_quantized_tensor(ints, 0.1, 3);
+  return channels_last ? q.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}) : q;
+}
+
+void expect_ints(const Tensor& q, IntArrayRef sizes, const std::vector<int>& want, bool channels_last) {
+  ASSERT_EQ(q.sizes(), sizes);
+  EXPECT_EQ(q.q_scale(), 0.1);
+  EXPECT_EQ(q.q_zero_point(), 3);
+  EXPECT_EQ(q.permute({0, 2, 3, 1}).is_contiguous(), channels_last);
+  const Tensor r = q.int_repr().contiguous();
+  ASSERT_EQ(r.numel(), static_cast<int64_t>(want.size()));
+  for (int64_t i = 0; i < r.numel(); ++i)
+    EXPECT_EQ(r.data_ptr<uint8_t>()[i], want[static_cast<size_t>(i)]) << "at " << i;
+}
+
+}  // namespace
+
+// LibTorch 1.13's values (its NCHW and channels-last kernels round ties differently: Note
+// [Quantized pools]).
+TEST(QuantizedKernels, AvgPoolsRoundAsLibTorchInBothLayouts) {
+  expect_ints(avg_pool2d(pool_input(false), {2, 2}), {2, 3, 3, 3},
+              {76, 86,  160, 200, 82, 92,  132, 206, 88, 94,  104, 178, 218, 36,  110, 150, 160, 42,
+               48, 122, 196, 172, 54, 128, 168, 178, 60, 66,  140, 214, 126, 72,  146, 186, 68,  78,
+               84, 158, 168, 80,  90, 164, 204, 86,  96, 102, 176, 186, 98,  108, 182, 158, 40,  114},
+              false);
+  expect_ints(avg_pool2d(pool_input(true), {2, 2}), {2, 3, 3, 3},
+              {77, 87,  161, 201, 83, 93,  133, 207, 89, 95,  105, 179, 219, 37,  111, 151, 161, 43,
+               49, 123, 197, 173, 55, 129, 169, 179, 61, 67,  141, 215, 127, 73,  147, 187, 69,  79,
+               85, 159, 169, 81,  91, 165, 205, 87,  97, 103, 177, 187, 99,  109, 183, 159, 41,  115},
+              true);
+  // Padding not counted, ceil mode.
+  const std::vector<int> nchw = {76,  68,  142, 179, 175, 102, 91,  128, 150, 177, 108, 60,  98,  154, 185, 137,
+                                 94,  86,  160, 197, 193, 92,  109, 146, 168, 138, 69,  78,  116, 172, 118, 27,
+                                 48,  104, 178, 215, 126, 81,  127, 164, 186, 156, 87,  96,  134, 190, 136, 45,
+                                 66,  122, 196, 233, 101, 71,  145, 182, 161, 88,  77,  114, 152, 165, 69,  63,
+                                 84,  140, 171, 123, 76,  89,  163, 200, 179, 106, 95,  132, 170, 183, 87,  81,
+                                 102, 158, 189, 141, 94,  107, 181, 218, 154, 67,  113, 150, 188, 116, 62,  99};
+  const std::vector<int> cl = {77,  68,  142, 179, 175, 102, 91,  128, 149, 177, 108, 60,  99,  154, 185, 137,
+                               95,  86,  160, 197, 193, 92,  109, 146, 167, 138, 69,  78,  117, 172, 118, 27,
+                               49,  104, 178, 215, 125, 81,  127, 164, 185, 156, 87,  96,  135, 190, 136, 45,
+                               67,  122, 196, 233, 101, 71,  145, 182, 161, 88,  77,  114, 153, 165, 69,  63,
+                               85,  140, 171, 123, 76,  89,  163, 200, 179, 106, 95,  132, 171, 183, 87,  81,
+                               103, 158, 189, 141, 94,  107, 181, 218, 154, 67,  113, 150, 189, 116, 62,  99};
+  expect_ints(avg_pool2d(pool_input(false), {3, 3}, {2, 2}, {1, 1}, true, false), {2, 3, 4, 4}, nchw, false);
+  expect_ints(avg_pool2d(pool_input(true), {3, 3}, {2, 2}, {1, 1}, true, false), {2, 3, 4, 4}, cl, true);
+  const std::string e = error_of([&] { avg_pool2d(pool_input(false), {2, 2}, {1, 1}, {0, 0}, false, true, 0); });
+  EXPECT_NE(e.find("[avg_pool2d] argument 'divisor_override': expected a non-zero value"), std::string::npos) << e;
+}
+
+TEST(QuantizedKernels, AdaptiveAvgPoolRoundsAsLibTorchInBothLayouts) {
+  expect_ints(adaptive_avg_pool2d(pool_input(false), {3, 4}), {2, 3, 3, 4},
+              {124, 75,  106, 144, 184, 178, 81, 76,  116, 152, 184, 136, 142, 93,  124, 162, 202, 153,
+               56,  94,  134, 170, 116, 68,  74, 68,  142, 180, 177, 128, 74,  112, 152, 188, 134, 86,
+               92,  86,  160, 198, 152, 61,  92, 130, 170, 164, 67,  62,  68,  104, 178, 173, 128, 79,
+               110, 148, 188, 182, 85,  80,  86, 122, 196, 191, 103, 54,  128, 166, 163, 114, 60,  98},
+              false);
+  expect_ints(adaptive_avg_pool2d(pool_input(true), {3, 4}), {2, 3, 3, 4},
+              {123, 75,  107, 143, 183, 178, 81, 75,  115, 153, 184, 135, 141, 93,  125, 161, 201, 153,
+               57,  93,  133, 171, 117, 68,  74, 69,  143, 179, 177, 129, 75,  111, 151, 189, 135, 86,
+               92,  87,  161, 197, 152, 61,  93, 129, 169, 164, 67,  61,  67,  105, 179, 173, 127, 79,
+               111, 147, 187, 182, 85,  79,  85, 123, 197, 191, 103, 55,  129, 165, 163, 115, 61,  97},
+              true);
+  // A 1x1 output is both layouts at once; the kernel follows the input's.
+  expect_ints(adaptive_avg_pool2d(pool_input(false), {1, 1}), {2, 3, 1, 1}, {130, 123, 129, 123, 128, 128}, true);
+  expect_ints(adaptive_avg_pool2d(pool_input(true), {1, 1}), {2, 3, 1, 1}, {129, 123, 129, 123, 128, 128}, true);
+}
+
+TEST(QuantizedKernels, MaxPoolIsExactInBothLayouts) {
+  const std::vector<int> want = {202, 202, 162, 208, 208, 208, 208, 208, 208, 220, 220, 180, 226, 226,
+                                 226, 226, 226, 226, 238, 238, 198, 244, 244, 244, 244, 244, 244, 142,
+                                 216, 216, 188, 216, 216, 188, 188, 148, 160, 234, 234, 206, 234, 234,
+                                 206, 206, 166, 178, 252, 252, 224, 252, 252, 224, 224, 184};
+  for (bool cl : {false, true})
+    expect_ints(max_pool2d(pool_input(cl), {3, 3}, {2, 2}, {1, 1}, {2, 2}, true), {2, 3, 3, 3}, want, cl);
+  // qint8 with negative integers: max over the integers.
+  Tensor s =
+      _make_per_tensor_quantized_tensor(ember::tensor({-5, -3, -128, -7}).to(kInt8).reshape({1, 1, 2, 2}), 0.5, -4);
+  Tensor m = max_pool2d(s, {2, 2});
+  EXPECT_EQ(m.dtype(), kQInt8);
+  EXPECT_EQ(m.int_repr().data_ptr<int8_t>()[0], -3);
+  const std::string e = error_of([&] { max_pool2d(pool_input(false), {2, 2}, {1, 1}, {2, 2}, {1, 1}); });
+  EXPECT_NE(e.find("[max_pool2d] argument 'padding': expected non-negative values at most half the kernel size"),
+            std::string::npos)
+      << e;
+}
