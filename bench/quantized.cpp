@@ -2,9 +2,11 @@
 // data, as time ratios (f32 time / int8 time: above 1 the int8 kernel is faster).
 // Run: build/bin/bench_quantized [threads] (default 1).
 // The int8 conv is timed twice: on an NCHW input (its time includes the copy to NHWC) and on a
-// channels-last input, which is what a quantized conv returns, so what a chain of convs sees.
+// channels-last input, which is what a quantized conv returns, so what a chain of convs sees;
+// so are the pools (their channels-last kernels are the fast ones).
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "BenchUtil.h"
 #include "ember/ember.h"
@@ -78,5 +80,33 @@ int main(int argc, char** argv) {
     row(name, tf, q(qx));
     std::snprintf(name, sizeof name, "  same, channels-last int8 input");
     row(name, tf, q(qxl));
+  }
+  std::printf("%-40s %-17s %-17s %8s\n", "pool (N, C, HxW)", "f32 ms best/med", "int8 ms best/med", "f32/int8");
+  struct Pool {
+    const char* kind;
+    int64_t n, c, h;
+  };
+  const Pool pools[] = {{"max 2x2", 64, 32, 26},     {"max 2x2", 64, 64, 11},      {"max 3x3 s2 p1", 8, 64, 112},
+                        {"avg 2x2", 64, 32, 26},     {"avg 3x3 s2 p1", 8, 64, 56}, {"adaptive 1x1", 64, 512, 7},
+                        {"adaptive 1x1", 8, 2048, 7}};
+  for (const Pool& v : pools) {
+    ember::manual_seed(3);
+    const ember::Tensor x = ember::randn({v.n, v.c, v.h, v.h});
+    const ember::Tensor qx = ember::quantize_per_tensor(x, 0.03, 128, ember::kQUInt8);
+    const ember::Tensor qxl = qx.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    const std::string kind = v.kind;
+    auto pool = [&](const ember::Tensor& t) {
+      if (kind == "max 2x2") return ember::max_pool2d(t, {2, 2});
+      if (kind == "max 3x3 s2 p1") return ember::max_pool2d(t, {3, 3}, {2, 2}, {1, 1});
+      if (kind == "avg 2x2") return ember::avg_pool2d(t, {2, 2});
+      if (kind == "avg 3x3 s2 p1") return ember::avg_pool2d(t, {3, 3}, {2, 2}, {1, 1});
+      return ember::adaptive_avg_pool2d(t, {1, 1});
+    };
+    const bench::Times tf = bench::measure([&] { (void)pool(x); }, 5);
+    char name[96];
+    std::snprintf(name, sizeof name, "%s (%ld, %ld, %ldx%ld)", v.kind, static_cast<long>(v.n), static_cast<long>(v.c),
+                  static_cast<long>(v.h), static_cast<long>(v.h));
+    row(name, tf, bench::measure([&] { (void)pool(qx); }, 5));
+    row("  same, channels-last int8 input", tf, bench::measure([&] { (void)pool(qxl); }, 5));
   }
 }
