@@ -20,6 +20,8 @@
 // packed weight (oneDNN's preferred layout) is cached by the weight's storage, offset, version
 // and the packed layout, so a module that keeps its weight packs it once and an updated weight
 // repacks. Primitives are cached by shapes, the scales, and whether there is a bias or a ReLU.
+#include <emmintrin.h>
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -237,34 +239,54 @@ cpu::PrimitiveCache<ConvKey, ConvEntry>& conv_cache() {
   return c;
 }
 
-struct ReorderEntry {
-  dnnl::reorder::primitive_desc pd;
-  dnnl::reorder prim;
-};
-cpu::PrimitiveCache<std::array<int64_t, 4>, ReorderEntry>& reorder_cache() {
-  static cpu::PrimitiveCache<std::array<int64_t, 4>, ReorderEntry> c;
-  return c;
+// out[p * C + c] = in[c * ld + p] for p < HW, a range of positions of one uint8 image: 16x16
+// tiles transposed in SSE2 registers (four rounds of unpacks leave column c in register
+// bitrev4(c)), edges scalar. About 3x faster than oneDNN's u8 nchw->nhwc reorder here.
+void transpose_image(const uint8_t* in, uint8_t* out, int64_t C, int64_t HW, int64_t ld) {
+  static constexpr int kBitrev4[16] = {0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15};
+  int64_t c0 = 0;
+  for (; c0 + 16 <= C; c0 += 16) {
+    int64_t p0 = 0;
+    for (; p0 + 16 <= HW; p0 += 16) {
+      __m128i v[16], n[16];
+      for (int i = 0; i < 16; ++i) v[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + (c0 + i) * ld + p0));
+      for (int j = 0; j < 8; ++j)
+        n[j] = _mm_unpacklo_epi8(v[2 * j], v[2 * j + 1]), n[j + 8] = _mm_unpackhi_epi8(v[2 * j], v[2 * j + 1]);
+      for (int j = 0; j < 8; ++j)
+        v[j] = _mm_unpacklo_epi16(n[2 * j], n[2 * j + 1]), v[j + 8] = _mm_unpackhi_epi16(n[2 * j], n[2 * j + 1]);
+      for (int j = 0; j < 8; ++j)
+        n[j] = _mm_unpacklo_epi32(v[2 * j], v[2 * j + 1]), n[j + 8] = _mm_unpackhi_epi32(v[2 * j], v[2 * j + 1]);
+      for (int j = 0; j < 8; ++j)
+        v[j] = _mm_unpacklo_epi64(n[2 * j], n[2 * j + 1]), v[j + 8] = _mm_unpackhi_epi64(n[2 * j], n[2 * j + 1]);
+      for (int i = 0; i < 16; ++i)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (p0 + kBitrev4[i]) * C + c0), v[i]);
+    }
+    for (; p0 < HW; ++p0)
+      for (int64_t i = 0; i < 16; ++i) out[p0 * C + c0 + i] = in[(c0 + i) * ld + p0];
+  }
+  for (int64_t c = c0; c < C; ++c)
+    for (int64_t p = 0; p < HW; ++p) out[p * C + c] = in[c * ld + p];
 }
 
-// The uint8 (N, C, H, W) `xi` as NHWC memory: itself when channels-last, else a copy (a cached
-// oneDNN reorder for the common NCHW-contiguous case: several times faster than a strided copy).
+// The uint8 (N, C, H, W) `xi` as NHWC memory: itself when channels-last, else a copy (a tiled
+// transpose for the common NCHW-contiguous case: several times faster than a strided copy).
 Tensor to_nhwc(const Tensor& xi) {
   const Tensor xn = xi.permute({0, 2, 3, 1});
   if (xn.is_contiguous() || !xi.is_contiguous()) return xn.contiguous();
-  const std::array<int64_t, 4> d{xi.size(0), xi.size(1), xi.size(2), xi.size(3)};
-  auto e = reorder_cache().get(d, [&] {
-    const Dims dims(d.begin(), d.end());
-    const memory::desc from(dims, memory::data_type::u8, memory::format_tag::nchw);
-    const memory::desc to(dims, memory::data_type::u8, memory::format_tag::nhwc);
-    dnnl::engine& eng = cpu::dnnl_engine();
-    dnnl::reorder::primitive_desc pd(eng, from, eng, to, cpu::user_scratchpad_attr());
-    return std::make_shared<ReorderEntry>(ReorderEntry{pd, dnnl::reorder(pd)});
+  const int64_t nb = xi.size(0), c = xi.size(1), hw = xi.size(2) * xi.size(3);
+  Tensor out = ember::empty({nb, xi.size(2), xi.size(3), c}, TensorOptions(kUInt8));
+  const auto* src = static_cast<const uint8_t*>(xi.data_ptr());
+  auto* dst = static_cast<uint8_t*>(out.data_ptr());
+  // Blocks of 16 positions of one image, in parallel; a range may span images.
+  const int64_t blocks = (hw + 15) / 16;
+  parallel_for(0, nb * blocks, std::max<int64_t>(1, kGrainSize / (16 * c)), [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1;) {
+      const int64_t n = b / blocks, first = b % blocks, last = std::min(blocks, first + (b1 - b));
+      const int64_t p0 = first * 16, p1 = std::min(hw, last * 16);
+      transpose_image(src + n * c * hw + p0, dst + (n * hw + p0) * c, c, p1 - p0, hw);
+      b += last - first;
+    }
   });
-  Tensor out = ember::empty({d[0], d[2], d[3], d[1]}, TensorOptions(kUInt8));
-  dnnl::engine& eng = cpu::dnnl_engine();
-  cpu::run(e->prim, e->pd,
-           {{DNNL_ARG_FROM, memory(e->pd.src_desc(), eng, const_cast<void*>(xi.data_ptr()))},
-            {DNNL_ARG_TO, memory(e->pd.dst_desc(), eng, out.data_ptr())}});
   return out;
 }
 

@@ -291,3 +291,23 @@ TEST(QuantizedKernels, MaxPoolIsExactInBothLayouts) {
             std::string::npos)
       << e;
 }
+
+// NCHW inputs are transposed to NHWC in 16x16 tiles with scalar edges, in parallel over blocks
+// that cross image boundaries: the result must equal the channels-last input's.
+TEST(QuantizedKernels, Conv2dNchwInputEqualsChannelsLast) {
+  const int threads = get_num_threads();
+  set_num_threads(2);
+  manual_seed(17);
+  for (const auto& shape : {std::vector<int64_t>{2, 35, 5, 7}, std::vector<int64_t>{3, 16, 40, 40}}) {
+    Tensor x = quantize_per_tensor(randn(shape), 0.05, 100, kQUInt8);
+    Tensor xl = x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    const int64_t c = shape[1];
+    Tensor w = quantize_per_channel(randn({4, c, 1, 1}) * 0.2, ember::linspace(0.004, 0.01, 4).to(kFloat64),
+                                    zeros({4}, kInt64), 0, kQInt8);
+    Tensor y = quantized::conv2d(x, w, std::nullopt, {1, 1}, {0, 0}, {1, 1}, 1, 0.1, 128);
+    Tensor yl = quantized::conv2d(xl, w, std::nullopt, {1, 1}, {0, 0}, {1, 1}, 1, 0.1, 128);
+    EXPECT_TRUE(ember::equal(y.int_repr(), yl.int_repr()));
+    expect_close(y.dequantize(), ember::conv2d(x.dequantize(), w.dequantize()).clamp(-12.8, 12.7), 0.05 + 1e-4);
+  }
+  set_num_threads(threads);
+}
