@@ -196,7 +196,8 @@ Tensor linear_impl(const char* op, const Tensor& x, const Tensor& w, const std::
   const int64_t n = w.size(0);
   check_bias(b, n, op);
   auto yq = make_per_tensor_quantizer(op, y_scale, y_zero_point, kQUInt8);
-  const int64_t m = x.numel() / std::max<int64_t>(k, 1);
+  int64_t m = 1;  // rows: every dimension but the last (X.numel() / K fails for K = 0)
+  for (int64_t d = 0; d + 1 < x.dim(); ++d) m *= x.size(d);
   std::vector<int64_t> out_sizes(x.sizes().begin(), x.sizes().end());
   out_sizes.back() = n;
   Tensor y = new_qtensor(out_sizes, kQUInt8, yq);

@@ -124,6 +124,13 @@ TEST(QuantizedKernels, LinearMatchesTheFloatReferenceWithinOneStep) {
   EXPECT_NE(e.find("[quantized::linear] weights with a nonzero zero point"), std::string::npos) << e;
   const std::string e2 = error_of([&] { quantized::linear(x, w.t(), b, ys, 100); });
   EXPECT_NE(e2.find("[quantized::linear] expected W of shape (N, 33)"), std::string::npos) << e2;
+  // K = 0: an empty sum, so Y is the quantized bias (relu-clamped for linear_relu).
+  Tensor x0 = quantize_per_tensor(zeros({2, 0}), 0.03, 120, kQUInt8);
+  Tensor w0 = quantize_per_tensor(zeros({17, 0}), 0.01, 0, kQInt8);
+  expect_close(quantized::linear(x0, w0, b, ys, 100).dequantize(), b.expand({2, 17}).clamp(-100 * ys, 155 * ys),
+               ys / 2 + 1e-4);
+  expect_close(quantized::linear_relu(x0, w0, b, ys, 100).dequantize(), relu(b).expand({2, 17}).clamp(0, 155 * ys),
+               ys / 2 + 1e-4);
 }
 
 TEST(QuantizedKernels, Conv2dMatchesTheFloatReferenceWithinOneStep) {
