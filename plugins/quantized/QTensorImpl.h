@@ -76,6 +76,10 @@ Tensor int_view(const Tensor& q);
 std::shared_ptr<PerTensorAffineQuantizer> make_per_tensor_quantizer(const char* op, double scale, int64_t zero_point,
                                                                     ScalarType dtype);
 
+// A 4-D tensor whose memory is NHWC (channels-last; a quantized conv's output): LibTorch's
+// is_contiguous(ChannelsLast), so a tensor may be both this and contiguous (C = 1).
+inline bool is_channels_last(const Tensor& t) { return t.dim() == 4 && t.permute({0, 2, 3, 1}).is_contiguous(); }
+
 // f(T{}) with T the integer type of quantized dtype `qtype`.
 template <class F>
 void dispatch_int(ScalarType qtype, F&& f) {

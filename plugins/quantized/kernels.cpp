@@ -31,13 +31,16 @@ bool same_qparams(const Quantizer& a, const Quantizer& b) {
   return x.axis == y.axis && ember::equal(x.scales, y.scales) && ember::equal(x.zero_points, y.zero_points);
 }
 
-// max(q, zero_point) over the contiguous integers of `r` (relu keeps the quantizer).
+// max(q, zero_point) over the integers of a dense (contiguous or channels-last) `r` (relu keeps
+// the quantizer).
+template <class T>
+void relu_dense(T* __restrict__ p, int64_t n, T z) {
+  for (int64_t i = 0; i < n; ++i) p[i] = std::max(p[i], z);
+}
 void relu_ints(Tensor& r, int64_t zp) {
   dispatch_int(r.dtype(), [&](auto t) {
     using T = decltype(t);
-    T* p = static_cast<T*>(r.data_ptr());
-    const T z = static_cast<T>(zp);
-    for (int64_t i = 0; i < r.numel(); ++i) p[i] = std::max(p[i], z);
+    relu_dense(static_cast<T*>(r.data_ptr()), r.numel(), static_cast<T>(zp));
   });
 }
 
@@ -73,7 +76,11 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 Tensor relu(const Tensor& self) {
   const QTensorImpl& qi = qimpl(self, "relu");
   const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu");
-  Tensor r = new_qtensor(self.sizes(), self.dtype(), qi.quantizer());
+  // Keeps a channels-last input's layout, as LibTorch's empty_like does.
+  const bool cl = is_channels_last(self) && !self.is_contiguous();
+  Tensor r = cl ? new_qtensor({self.size(0), self.size(2), self.size(3), self.size(1)}, self.dtype(), qi.quantizer())
+                      .permute({0, 3, 1, 2})
+                : new_qtensor(self.sizes(), self.dtype(), qi.quantizer());
   int_view(r).copy_(int_view(self));
   relu_ints(r, p.zero_point);
   return r;
@@ -81,7 +88,7 @@ Tensor relu(const Tensor& self) {
 
 Tensor& relu_(Tensor& self) {
   const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu_");
-  if (self.is_contiguous()) {
+  if (self.is_contiguous() || is_channels_last(self)) {
     relu_ints(self, p.zero_point);
   } else {
     Tensor r = quantizedcpu::relu(self);

@@ -44,8 +44,6 @@ Tensor shape_stand_in(const Tensor& self) {
   return self.defined() ? ember::empty({}, TensorOptions(kFloat32)).expand(self.sizes()) : Tensor();
 }
 
-bool is_channels_last(const Tensor& self) { return self.dim() == 4 && self.permute({0, 2, 3, 1}).is_contiguous(); }
-
 // nearbyint(min(max(u, lo), hi)) as T. For 8-bit types the bounds keep |u| < 2^22, where adding
 // and subtracting 1.5 * 2^23 rounds half to even without a libm call, so the loops vectorize.
 template <class T>

@@ -44,6 +44,13 @@ TEST(QuantizedKernels, ReluClampsAtTheZeroPoint) {
   EXPECT_EQ(q.int_repr().data_ptr<uint8_t>()[0], 10);
   Tensor big = qinput({4, 5});
   expect_close(relu(big).dequantize(), relu(big.dequantize()), 1e-6);
+  // A channels-last input (a quantized conv's output) stays channels-last, in place or not.
+  Tensor cl = qinput({2, 3, 4, 5}).permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+  Tensor rc = relu(cl);
+  EXPECT_EQ(rc.strides(), cl.strides());
+  expect_close(rc.dequantize(), relu(cl.dequantize()), 1e-6);
+  relu_(cl);
+  expect_close(cl.dequantize(), rc.dequantize(), 0);
 }
 
 TEST(QuantizedKernels, CatSharesTheQuantizer) {
