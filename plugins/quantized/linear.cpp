@@ -52,9 +52,9 @@ std::string desc_key(const memory::desc& d) {
   return std::string(reinterpret_cast<const char*>(&d.data), sizeof d.data);
 }
 
-// Weight identity: its data and version (a new weight or an in-place update packs again) and
-// the packed layout.
-using WeightKey = std::tuple<const void*, int64_t, uint64_t, std::string>;
+// Weight identity: its data, strides and version (a new weight, another view of it such as a
+// square weight's transpose, or an in-place update packs again) and the packed layout.
+using WeightKey = std::tuple<const void*, int64_t, std::vector<int64_t>, uint64_t, std::string>;
 cpu::PrimitiveCache<WeightKey, PackedWeight>& weight_cache() {
   static cpu::PrimitiveCache<WeightKey, PackedWeight> c(64);
   return c;
@@ -62,7 +62,8 @@ cpu::PrimitiveCache<WeightKey, PackedWeight>& weight_cache() {
 
 std::shared_ptr<PackedWeight> pack(const Tensor& w, const memory::desc& want, const memory::desc& plain) {
   const TensorImpl& wi = *w.unsafeGetTensorImpl();
-  WeightKey key{wi.storage()->data(), wi.storage_offset(), wi.version(), desc_key(want)};
+  WeightKey key{wi.storage()->data(), wi.storage_offset(), std::vector<int64_t>(w.strides().begin(), w.strides().end()),
+                wi.version(), desc_key(want)};
   return weight_cache().get(key, [&] {
     const Tensor wc = int_view(w).contiguous();  // described by `plain`
     auto p = std::make_shared<PackedWeight>();

@@ -131,6 +131,11 @@ TEST(QuantizedKernels, LinearMatchesTheFloatReferenceWithinOneStep) {
   EXPECT_NE(e.find("[quantized::linear] weights with a nonzero zero point"), std::string::npos) << e;
   const std::string e2 = error_of([&] { quantized::linear(x, w.t(), b, ys, 100); });
   EXPECT_NE(e2.find("[quantized::linear] expected W of shape (N, 33)"), std::string::npos) << e2;
+  // A square weight and its transpose share storage and offset: each gets its own packed copy.
+  Tensor sq = quantize_per_tensor(randn({33, 33}) * 0.2, 0.01, 0, kQInt8);
+  for (const Tensor& ws : {sq, sq.t(), sq})
+    expect_close(quantized::linear(x, ws, std::nullopt, ys, 100).dequantize(),
+                 ember::linear(x.dequantize(), ws.dequantize()).clamp(-100 * ys, 155 * ys), ys / 2 + 1e-4);
   // K = 0: an empty sum, so Y is the quantized bias (relu-clamped for linear_relu).
   Tensor x0 = quantize_per_tensor(zeros({2, 0}), 0.03, 120, kQUInt8);
   Tensor w0 = quantize_per_tensor(zeros({17, 0}), 0.01, 0, kQInt8);
