@@ -3,21 +3,24 @@
 //
 // Note [Quantized linear]
 // ~~~~~~~~~~~~~~~~~~~~~~~
-// X is a per-tensor kQUInt8 tensor; W a kQInt8 weight ((N, K) or (OC, C / groups, KH, KW)),
-// per-tensor or per-channel (axis 0) with zero points 0 (symmetric weights, as PyTorch's oneDNN
-// backend requires); B an optional float32 bias. oneDNN does the whole computation, requantization
-// included, and writes the quint8 result:
+// X is a per-tensor kQUInt8 tensor; W a kQInt8 weight ((N, K) or (OC, C / groups, KH, KW)), per-tensor or per-channel
+// (axis 0) with zero points 0 (symmetric weights, as PyTorch's oneDNN backend requires); B an optional float32 bias.
+// oneDNN does the whole computation, requantization included, and writes the quint8 result:
 //   y = clamp(zy + nearbyint(act(s[n] * (sum_k (x - zx) * w + b[n] / (sx * sw[n])))))
-// (act: ReLU or the identity) with the per-output-channel scale s[n] = sx * sw[n] / sy baked into the primitive
-// (oneDNN's JIT convolutions take no runtime scales; the matmul's brgemm kernel needs them at creation too), X's zero
-// point as oneDNN's src zero point (which also pads a convolution's input with the zero point, the quantized value of
-// 0.0, as PyTorch does), Y's as its dst zero point (runtime values), the bias in f32 divided by sx * sw[n] (oneDNN 2.x
-// adds the bias before the output scale) and ReLU as an eltwise post-op, which oneDNN applies before adding the dst
-// zero point, so ReLU clamps at Y's zero point as LibTorch's fused ops do. This matches FBGEMM's requantization within
-// one quantization step (the float operations are ordered differently). Unlike LibTorch, W is a plain quantized tensor
-// rather than an opaque packed-params object: the packed weight (oneDNN's preferred layout) is cached by the weight's
-// storage, offset, version and the packed layout, so a module that keeps its weight packs it once and an updated weight
-// repacks. Primitives are cached by shapes, the scales, and whether there is a bias or a ReLU.
+// (act: ReLU or the identity), with
+// - the per-output-channel scale s[n] = sx * sw[n] / sy baked into the primitive (oneDNN's JIT convolutions take no
+//   runtime scales; the matmul's brgemm kernel needs them at creation too);
+// - X's zero point as oneDNN's src zero point, which also pads a convolution's input with the zero point (the
+//   quantized 0.0, as PyTorch pads); grouped convolutions pad and fold it into the bias themselves (conv2d_impl);
+// - Y's zero point as oneDNN's dst zero point (runtime values);
+// - the bias in f32 divided by sx * sw[n] (oneDNN 2.x adds the bias before the output scale);
+// - ReLU as an eltwise post-op, which oneDNN applies before adding the dst zero point, so ReLU clamps at Y's zero
+//   point as LibTorch's fused ops do.
+// This matches FBGEMM's requantization within one quantization step (the float operations are ordered differently).
+// Unlike LibTorch, W is a plain quantized tensor rather than an opaque packed-params object: the packed weight
+// (oneDNN's preferred layout) is cached by the weight's storage, offset, strides, version and the packed layout, so a
+// module that keeps its weight packs it once and an updated weight repacks. Primitives are cached by shapes, the
+// scales, and whether there is a bias or a ReLU.
 #include <emmintrin.h>
 
 #include <algorithm>
