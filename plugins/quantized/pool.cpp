@@ -7,11 +7,12 @@
 // exact. The averages reproduce LibTorch 1.13's integer arithmetic bit for bit, including its
 // rounding, which differs between the layouts on ties: with S = the window's sum of integers
 // minus count * zp and d the divisor,
-//   avg_pool2d, NCHW:                   y = clamp(nearbyint(float(S) * float(1 / d) + zp))
-//   avg_pool2d and adaptive, channels-last: y = clamp(zp + nearbyint(float(S) * float(1 / d)))
-//   adaptive_avg_pool2d, NCHW:          y = nearbyint(float(sum) * (1.0f / kH / kW))
+//   avg_pool2d, NCHW:                        y = clamp(nearbyint(float(S) * float(1 / d) + zp))
+//   avg_pool2d and adaptive, channels-last:  y = clamp(zp + nearbyint(float(S) * float(1 / d)))
+//   adaptive_avg_pool2d, NCHW:               y = nearbyint(float(sum) * (1.0f / kH / kW))
 // (compared with LibTorch on 1440 random pool calls, quint8 and qint8, both layouts, ~0.9M
-// outputs: identical).
+// outputs: identical). NCHW pools on small planes gain little over float: their output rows are
+// shorter than a SIMD vector; quantized convs return channels-last, which takes the fast kernels.
 #include <algorithm>
 #include <cmath>
 #include <limits>
