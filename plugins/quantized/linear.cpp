@@ -36,6 +36,7 @@
 #include "../cpu/Dnnl.h"
 #include "QTensorImpl.h"
 #include "ember/core/Exception.h"
+#include "ember/core/Parallel.h"
 #include "ember/dispatcher/Library.h"
 #include "ember/generated/Functions.h"
 
@@ -171,15 +172,25 @@ dnnl::primitive_attr requant_attr(const Requant& r, int mask, bool relu) {
   return attr;
 }
 
-// Executes a requantizing primitive: the zero points (runtime) and the bias join `args`.
-void run_requant(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd, Requant& r,
+// Executes a requantizing primitive of `macs` multiply-adds: the zero points (runtime) and the
+// bias join `args`. Like cpu::run, with a per-call scratchpad, but on one thread below 4M
+// multiply-adds (the float GEMM's 1M cut, int8 being ~4x faster): waking the passive OpenMP
+// workers costs more than they save there.
+void run_requant(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd, Requant& r, int64_t macs,
                  std::unordered_map<int, memory> args) {
   dnnl::engine& eng = cpu::dnnl_engine();
   const memory::desc one({1}, memory::data_type::s32, memory::format_tag::x);
   if (r.src_zero_point) args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, memory(one, eng, &r.zx));
   args.emplace(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, memory(one, eng, &r.zy));
   if (!r.bias.empty()) args.emplace(DNNL_ARG_BIAS, memory(pd.query_md(dnnl::query::weights_md, 1), eng, r.bias.data()));
-  cpu::run(prim, pd, std::move(args));
+  constexpr int64_t kSmallInt8 = int64_t{1} << 22;
+  sync_omp_threads(macs < kSmallInt8 ? 1 : get_num_threads());
+  dnnl::stream st(eng);
+  std::vector<Tensor> keep;
+  const auto sd = pd.scratchpad_desc();
+  if (sd.get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, cpu::ember_memory(sd, keep));
+  prim.execute(st, args);
+  st.wait();
 }
 
 struct MatmulEntry {
@@ -232,7 +243,7 @@ Tensor linear_impl(const char* op, const Tensor& x, const Tensor& w, const std::
   // W (N, K) row-major is the (K, N) matmul operand in format ba.
   auto pw = pack(w, mm->pd.weights_desc(), memory::desc({k, n}, memory::data_type::s8, memory::format_tag::ba));
   dnnl::engine& eng = cpu::dnnl_engine();
-  run_requant(mm->prim, mm->pd, r,
+  run_requant(mm->prim, mm->pd, r, m * k * n,
               {{DNNL_ARG_SRC, memory(mm->pd.src_desc(), eng, const_cast<void*>(xc.data_ptr()))},
                {DNNL_ARG_WEIGHTS, memory(pw->desc, eng, pw->buffer.data_ptr())},
                {DNNL_ARG_DST, memory(mm->pd.dst_desc(), eng, y.data_ptr())}});
@@ -400,7 +411,7 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
     for (size_t j = 0; j < r.bias.size(); ++j) r.bias[j] -= static_cast<float>(r.zx * pw->rowsum[j]);
   }
   dnnl::engine& eng = cpu::dnnl_engine();
-  run_requant(entry->prim, entry->pd, r,
+  run_requant(entry->prim, entry->pd, r, nb * oh * ow * oc * (c / g) * kh * kw,
               {{DNNL_ARG_SRC, memory(entry->pd.src_desc(), eng, const_cast<void*>(xn.data_ptr()))},
                {DNNL_ARG_WEIGHTS, memory(pw->desc, eng, pw->buffer.data_ptr())},
                {DNNL_ARG_DST, memory(entry->pd.dst_desc(), eng, yn.data_ptr())}});
