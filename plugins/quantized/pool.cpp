@@ -55,8 +55,10 @@ inline T round_clamp(float u) {
     u = u < lo ? lo : (u > hi ? hi : u);
     return static_cast<T>(static_cast<int32_t>((u + 12582912.0f) - 12582912.0f));
   } else {
+    // Bounds in double: float(INT32_MAX) rounds up to 2^31, out of int32's range.
     const double r = std::nearbyint(static_cast<double>(u));
-    return static_cast<T>(r < lo ? lo : (r > hi ? hi : r));
+    constexpr double dlo = std::numeric_limits<T>::lowest(), dhi = std::numeric_limits<T>::max();
+    return static_cast<T>(r < dlo ? dlo : (r > dhi ? dhi : r));
   }
 }
 
@@ -237,7 +239,8 @@ inline T round_add_clamp(float t, int32_t zp) {
     return static_cast<T>(static_cast<int32_t>((t + 12582912.0f) - 12582912.0f) + zp);
   } else {
     const double r = static_cast<double>(std::nearbyint(t)) + zp;
-    return static_cast<T>(r < lo ? lo : (r > hi ? hi : r));
+    constexpr double dlo = std::numeric_limits<T>::lowest(), dhi = std::numeric_limits<T>::max();
+    return static_cast<T>(r < dlo ? dlo : (r > dhi ? dhi : r));
   }
 }
 
