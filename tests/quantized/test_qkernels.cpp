@@ -305,20 +305,6 @@ TEST(QuantizedKernels, MaxPoolIsExactInBothLayouts) {
   Tensor m = max_pool2d(s, {2, 2});
   EXPECT_EQ(m.dtype(), kQInt8);
   EXPECT_EQ(m.int_repr().data_ptr<int8_t>()[0], -3);
-  // qint32: LibTorch gives 2, 4 and 2 (ties to even). Near INT32_MAX its int32 sums wrap (it gives
-  // -14 and -2147483648); Ember sums in int64, then rounds in float as LibTorch does (2^31 - 16.5
-  // is 2^31 in float), so the averages clamp at the top.
-  Tensor i32 = _make_per_tensor_quantized_tensor(
-      ember::tensor({1, 2, 3, 4, 2147483600, 2147483640, 2147483647, 2147483647}).to(kInt32).reshape({1, 2, 2, 2}), 0.5,
-      1);
-  Tensor a32 = avg_pool2d(i32, {2, 2}).int_repr(), m32 = max_pool2d(i32, {2, 2}).int_repr();
-  Tensor d32 = adaptive_avg_pool2d(i32, {1, 1}).int_repr();
-  EXPECT_EQ(a32.data_ptr<int32_t>()[0], 2);
-  EXPECT_EQ(m32.data_ptr<int32_t>()[0], 4);
-  EXPECT_EQ(d32.data_ptr<int32_t>()[0], 2);
-  EXPECT_EQ(m32.data_ptr<int32_t>()[1], 2147483647);
-  EXPECT_EQ(a32.data_ptr<int32_t>()[1], 2147483647);
-  EXPECT_EQ(d32.data_ptr<int32_t>()[1], 2147483647);
   const std::string e = error_of([&] { max_pool2d(pool_input(false), {2, 2}, {1, 1}, {2, 2}, {1, 1}); });
   EXPECT_NE(e.find("[max_pool2d] argument 'padding': expected non-negative values at most half the kernel size"),
             std::string::npos)
@@ -343,4 +329,21 @@ TEST(QuantizedKernels, Conv2dNchwInputEqualsChannelsLast) {
     expect_close(y.dequantize(), ember::conv2d(x.dequantize(), w.dequantize()).clamp(-12.8, 12.7), 0.05 + 1e-4);
   }
   set_num_threads(threads);
+}
+
+TEST(QuantizedKernels, QInt32PoolsSumWithoutWrapping) {
+  // qint32: LibTorch gives 2, 4 and 2 (ties to even). Near INT32_MAX its int32 sums wrap (it gives
+  // -14 and -2147483648); Ember sums in int64, then rounds in float as LibTorch does (2^31 - 16.5
+  // is 2^31 in float), so the averages clamp at the top.
+  Tensor i32 = _make_per_tensor_quantized_tensor(
+      ember::tensor({1, 2, 3, 4, 2147483600, 2147483640, 2147483647, 2147483647}).to(kInt32).reshape({1, 2, 2, 2}), 0.5,
+      1);
+  Tensor a32 = avg_pool2d(i32, {2, 2}).int_repr(), m32 = max_pool2d(i32, {2, 2}).int_repr();
+  Tensor d32 = adaptive_avg_pool2d(i32, {1, 1}).int_repr();
+  EXPECT_EQ(a32.data_ptr<int32_t>()[0], 2);
+  EXPECT_EQ(m32.data_ptr<int32_t>()[0], 4);
+  EXPECT_EQ(d32.data_ptr<int32_t>()[0], 2);
+  EXPECT_EQ(m32.data_ptr<int32_t>()[1], 2147483647);
+  EXPECT_EQ(a32.data_ptr<int32_t>()[1], 2147483647);
+  EXPECT_EQ(d32.data_ptr<int32_t>()[1], 2147483647);
 }
