@@ -348,6 +348,8 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
   const auto& xp = input_quantizer(x, op);
   check_weight_quantizer(w, op);
   const int64_t nb = x.size(0), c = x.size(1), h = x.size(2), wd = x.size(3);
+  EMBER_CHECK(c > 0 && h > 0 && wd > 0, "[quantized::{}] expected X with non-empty channels and spatial sizes, got {}",
+              op, x.sizes());
   EMBER_CHECK(groups > 0 && c % groups == 0,
               "[quantized::{}] expected groups to be positive and divide X's {} channels, got {}", op, c, groups);
   EMBER_CHECK(w.dim() == 4 && w.size(1) == c / groups && w.size(0) % groups == 0,

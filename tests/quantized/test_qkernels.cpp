@@ -191,6 +191,13 @@ TEST(QuantizedKernels, Conv2dGroupsAndDepthwiseMatchTheFloatReference) {
   EXPECT_NE(e.find("[quantized::conv2d] expected W of shape (OC, 3, KH, KW) with OC divisible by groups=2"),
             std::string::npos)
       << e;
+  const std::string e3 = error_of([&] {
+    quantized::conv2d(quantize_per_tensor(zeros({2, 6, 0, 7}), 0.04, 30, kQUInt8), w, b, {1, 1}, {1, 1}, {1, 1}, 3, ys,
+                      40);
+  });
+  EXPECT_NE(e3.find("[quantized::conv2d] expected X with non-empty channels and spatial sizes, got [2, 6, 0, 7]"),
+            std::string::npos)
+      << e3;
   const std::string e2 = error_of([&] { quantized::conv2d(x, w, b, {1, 1}, {1, 1}, {1, 1}, 0, ys, 40); });
   EXPECT_NE(e2.find("[quantized::conv2d] expected groups to be positive and divide X's 6 channels, got 0"),
             std::string::npos)
