@@ -338,7 +338,7 @@ Tensor to_nhwc_padded(const Tensor& xi, int64_t ph, int64_t pw, uint8_t fill) {
 }
 
 // oneDNN's int8 convolutions want NHWC: a channels-last X (as every quantized conv returns) is
-// used in place, anything else is copied once. oneDNN pads with X's zero point.
+// used in place, anything else is copied once. Padding takes X's zero point (Note [Quantized linear]).
 Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, int64_t groups, double y_scale, int64_t y_zero_point,
                    bool relu) {
@@ -366,10 +366,11 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
               "[quantized::{}] expected positive stride and dilation and non-negative padding", op);
   const int64_t oc = w.size(0), kh = w.size(2), kw = w.size(3);
   const int64_t hp = h + 2 * pd[0], wp = wd + 2 * pd[1];
-  const int64_t oh = (hp - dl[0] * (kh - 1) - 1) / st[0] + 1, ow = (wp - dl[1] * (kw - 1) - 1) / st[1] + 1;
-  EMBER_CHECK(oh > 0 && ow > 0,
+  const int64_t ekh = dl[0] * (kh - 1) + 1, ekw = dl[1] * (kw - 1) + 1;  // the dilated kernel
+  EMBER_CHECK(hp >= ekh && wp >= ekw,
               "[quantized::{}] the output would be empty: the padded input {}x{} is smaller than the dilated kernel",
               op, hp, wp);
+  const int64_t oh = (hp - ekh) / st[0] + 1, ow = (wp - ekw) / st[1] + 1;
   check_bias(b, oc, op);
   auto yq = make_per_tensor_quantizer(op, y_scale, y_zero_point, kQUInt8);
   // The result is channels-last (NHWC in memory, NCHW sizes), as LibTorch's quantized conv.

@@ -198,6 +198,15 @@ TEST(QuantizedKernels, Conv2dGroupsAndDepthwiseMatchTheFloatReference) {
   EXPECT_NE(e3.find("[quantized::conv2d] expected X with non-empty channels and spatial sizes, got [2, 6, 0, 7]"),
             std::string::npos)
       << e3;
+  // A kernel one wider than the padded input, stride 2: (7 - 8) / 2 truncates to 0 in C++.
+  const std::string e4 = error_of([&] {
+    quantized::conv2d(x, quantize_per_tensor(randn({3, 6, 1, 8}), 0.01, 0, kQInt8), std::nullopt, {2, 2}, {0, 0},
+                      {1, 1}, 1, ys, 40);
+  });
+  EXPECT_NE(e4.find("[quantized::conv2d] the output would be empty: the padded input 8x7 is smaller than the dilated "
+                    "kernel"),
+            std::string::npos)
+      << e4;
   const std::string e2 = error_of([&] { quantized::conv2d(x, w, b, {1, 1}, {1, 1}, {1, 1}, 0, ys, 40); });
   EXPECT_NE(e2.find("[quantized::conv2d] expected groups to be positive and divide X's 6 channels, got 0"),
             std::string::npos)
