@@ -315,6 +315,15 @@ TEST(QuantizedKernels, MaxPoolIsExactInBothLayouts) {
                                  206, 206, 166, 178, 252, 252, 224, 252, 252, 224, 224, 184};
   for (bool cl : {false, true})
     expect_ints(max_pool2d(pool_input(cl), {3, 3}, {2, 2}, {1, 1}, {2, 2}, true), {2, 3, 3, 3}, want, cl);
+  // 19 channels: a 16-channel SIMD block and a scalar tail; qint8 compares signed.
+  manual_seed(19);
+  for (ScalarType qt : {kQUInt8, kQInt8}) {
+    Tensor q = quantize_per_tensor(randn({2, 19, 9, 8}), 0.05, qt == kQUInt8 ? 128 : 0, qt);
+    Tensor ql = q.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    Tensor m = max_pool2d(ql, {3, 3}, {2, 2}, {1, 1});
+    EXPECT_TRUE(m.permute({0, 2, 3, 1}).is_contiguous());
+    expect_close(m.dequantize(), max_pool2d(q.dequantize(), {3, 3}, {2, 2}, {1, 1}), 0);
+  }
   // qint8 with negative integers: max over the integers.
   Tensor s =
       _make_per_tensor_quantized_tensor(ember::tensor({-5, -3, -128, -7}).to(kInt8).reshape({1, 1, 2, 2}), 0.5, -4);
