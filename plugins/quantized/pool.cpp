@@ -11,8 +11,9 @@
 //   avg_pool2d and adaptive, channels-last:  y = clamp(zp + nearbyint(float(S) * float(1 / d)))
 //   adaptive_avg_pool2d, NCHW:               y = nearbyint(float(sum) * (1.0f / kH / kW))
 // (compared with LibTorch on 1440 random pool calls, quint8 and qint8, both layouts, ~0.9M
-// outputs: identical). NCHW pools on small planes gain little over float: their output rows are
-// shorter than a SIMD vector; quantized convs return channels-last, which takes the fast kernels.
+// outputs: identical). NCHW output rows shorter than a SIMD vector do not vectorize: max pools
+// such planes channels-last in transposed blocks (exact in any order); the averages, whose NCHW
+// rounding differs, keep their row passes (about float's speed there).
 #include <emmintrin.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "QTensorImpl.h"
+#include "Transpose.h"
 #include "ember/core/Exception.h"
 #include "ember/core/Parallel.h"
 #include "ember/generated/Functions.h"
@@ -203,6 +205,31 @@ void max_nhwc(const PoolGeom& g, int64_t nb, int64_t c, const T* x, T* y) {
   });
 }
 
+// NCHW max over planes whose output rows are too short for the row passes to vectorize: blocks
+// of planes are transposed to (H, W, planes), pooled channels-last (max is exact in any order)
+// and transposed back, all in cache-sized buffers.
+template <class T>
+void max_nchw_transposed(const PoolGeom& g, const T* x, T* y) {
+  if constexpr (sizeof(T) != 1) {
+    return max_nchw(g, x, y);  // the transpose moves bytes
+  } else {
+    constexpr int64_t kPlanes = 64;
+    const int64_t HW = g.H * g.W, L = g.oH * g.oW;
+    const int64_t blocks = (g.planes + kPlanes - 1) / kPlanes;
+    parallel_for(0, blocks, std::max<int64_t>(1, kGrainSize / (kPlanes * HW)), [&](int64_t b0, int64_t b1) {
+      std::vector<T> in(static_cast<size_t>(HW * kPlanes)), out(static_cast<size_t>(L * kPlanes));
+      for (int64_t b = b0; b < b1; ++b) {
+        const int64_t p0 = b * kPlanes, np = std::min(kPlanes, g.planes - p0);
+        transpose_image(reinterpret_cast<const uint8_t*>(x + p0 * HW), reinterpret_cast<uint8_t*>(in.data()), np, HW,
+                        HW);
+        max_nhwc(g, 1, np, in.data(), out.data());
+        transpose_image(reinterpret_cast<const uint8_t*>(out.data()), reinterpret_cast<uint8_t*>(y + p0 * L), L, np,
+                        np);
+      }
+    });
+  }
+}
+
 // ---- averages ----
 
 // The window of output (oh, ow) clipped to the input: [hs, he) x [ws, we), and LibTorch's divisor.
@@ -372,6 +399,8 @@ Tensor quantized_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArra
       using T = decltype(t);
       if (cl)
         max_nhwc(g, pl.nb, pl.c, static_cast<const T*>(xi.data_ptr()), static_cast<T*>(y.data_ptr()));
+      else if (g.oW < 16 && g.planes >= 16)
+        max_nchw_transposed(g, static_cast<const T*>(xi.data_ptr()), static_cast<T*>(y.data_ptr()));
       else
         max_nchw(g, static_cast<const T*>(xi.data_ptr()), static_cast<T*>(y.data_ptr()));
     });
