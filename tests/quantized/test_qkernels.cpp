@@ -286,6 +286,16 @@ TEST(QuantizedKernels, AvgPoolsRoundAsLibTorchInBothLayouts) {
                                103, 158, 189, 141, 94,  107, 181, 218, 154, 67,  113, 150, 189, 116, 62,  99};
   expect_ints(avg_pool2d(pool_input(false), {3, 3}, {2, 2}, {1, 1}, true, false), {2, 3, 4, 4}, nchw, false);
   expect_ints(avg_pool2d(pool_input(true), {3, 3}, {2, 2}, {1, 1}, true, false), {2, 3, 4, 4}, cl, true);
+  // 48 planes (the 6 above, 8 times over) take the transposed-block path, with the NCHW rounding.
+  const Tensor x8 = cat(std::vector<Tensor>(8, pool_input(false)), 1);
+  const Tensor y8 = avg_pool2d(x8, {3, 3}, {2, 2}, {1, 1}, true, false).int_repr();
+  ASSERT_EQ(y8.sizes(), IntArrayRef({2, 24, 4, 4}));
+  EXPECT_TRUE(y8.is_contiguous());
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 24; ++c)
+      for (int64_t i = 0; i < 16; ++i)
+        ASSERT_EQ(y8.data_ptr<uint8_t>()[(n * 24 + c) * 16 + i], nchw[static_cast<size_t>((n * 3 + c % 3) * 16 + i)])
+            << n << " " << c << " " << i;
   const std::string e = error_of([&] { avg_pool2d(pool_input(false), {2, 2}, {1, 1}, {0, 0}, false, true, 0); });
   EXPECT_NE(e.find("[avg_pool2d] argument 'divisor_override': expected a non-zero value"), std::string::npos) << e;
 }
