@@ -9,14 +9,13 @@
 // The value of integer q is (q - zero_point) * scale. Quantizing follows PyTorch's quantize_val
 // and FBGEMM exactly: q = clamp(zero_point + nearbyint(x * (1.0f / float(scale)))) with the
 // float inverse scale, rounding half to even, clamped to the integer type's range.
-// Kernels that have no integer implementation yet dequantize, run the float CPU kernel and
-// requantize with the input's quantizer: exact for order-based ops (max pool), within one
-// quantization step for averaging ones.
+// Kernels run on the integers (the pools: Note [Quantized pools] in pool.cpp).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <memory>
 
+#include "ember/core/Exception.h"
 #include "ember/core/QScheme.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/dispatcher/Tensor.h"
@@ -76,6 +75,25 @@ Tensor int_view(const Tensor& q);
 // range, scale positive and finite), errors naming `op`.
 std::shared_ptr<PerTensorAffineQuantizer> make_per_tensor_quantizer(const char* op, double scale, int64_t zero_point,
                                                                     ScalarType dtype);
+
+// A 4-D tensor whose memory is NHWC (channels-last; a quantized conv's output): LibTorch's
+// is_contiguous(ChannelsLast), so a tensor may be both this and contiguous (C = 1).
+inline bool is_channels_last(const Tensor& t) { return t.dim() == 4 && t.permute({0, 2, 3, 1}).is_contiguous(); }
+
+// f(T{}) with T the integer type of quantized dtype `qtype`.
+template <class F>
+void dispatch_int(ScalarType qtype, F&& f) {
+  switch (qtype) {
+    case kQUInt8:
+      return f(uint8_t{});
+    case kQInt8:
+      return f(int8_t{});
+    case kQInt32:
+      return f(int32_t{});
+    default:
+      EMBER_THROW(TypeError, "[quantized] expected a quantized dtype, got {}", qtype);
+  }
+}
 
 template <class T>
 inline T quantize_val(float inv_scale, int64_t zero_point, float x) {

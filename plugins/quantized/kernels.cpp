@@ -1,5 +1,5 @@
-// QuantizedCPU kernels of existing operators: copy_, relu, cat (on the integers), and the pools
-// (through the float kernels for now: Note [Quantized tensors] in QTensorImpl.h).
+// QuantizedCPU kernels of existing operators: copy_, relu, cat, on the integers (the pools are in
+// pool.cpp).
 #include <algorithm>
 
 #include "QTensorImpl.h"
@@ -19,14 +19,6 @@ const PerTensorAffineQuantizer& per_tensor_or_unimplemented(const Tensor& self, 
   return static_cast<const PerTensorAffineQuantizer&>(*q.quantizer());
 }
 
-// f(dequantize(self)), quantized with self's scale and zero point.
-template <class F>
-Tensor via_float(const Tensor& self, const char* op, F&& f) {
-  const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, op);
-  const Tensor y = f(ember::dequantize(self));
-  return ember::quantize_per_tensor(y, p.scale, p.zero_point, self.dtype());
-}
-
 bool same_qparams(const Quantizer& a, const Quantizer& b) {
   if (a.qscheme() != b.qscheme() || a.dtype != b.dtype) return false;
   if (a.qscheme() == kPerTensorAffine) {
@@ -39,27 +31,16 @@ bool same_qparams(const Quantizer& a, const Quantizer& b) {
   return x.axis == y.axis && ember::equal(x.scales, y.scales) && ember::equal(x.zero_points, y.zero_points);
 }
 
-template <class F>
-void dispatch_int(ScalarType qtype, F&& f) {
-  switch (qtype) {
-    case kQUInt8:
-      return f(uint8_t{});
-    case kQInt8:
-      return f(int8_t{});
-    case kQInt32:
-      return f(int32_t{});
-    default:
-      EMBER_THROW(TypeError, "[quantized] expected a quantized dtype, got {}", qtype);
-  }
+// max(q, zero_point) over the integers of a dense (contiguous or channels-last) `r` (relu keeps
+// the quantizer).
+template <class T>
+void relu_dense(T* __restrict__ p, int64_t n, T z) {
+  for (int64_t i = 0; i < n; ++i) p[i] = std::max(p[i], z);
 }
-
-// max(q, zero_point) over the contiguous integers of `r` (relu keeps the quantizer).
 void relu_ints(Tensor& r, int64_t zp) {
   dispatch_int(r.dtype(), [&](auto t) {
     using T = decltype(t);
-    T* p = static_cast<T*>(r.data_ptr());
-    const T z = static_cast<T>(zp);
-    for (int64_t i = 0; i < r.numel(); ++i) p[i] = std::max(p[i], z);
+    relu_dense(static_cast<T*>(r.data_ptr()), r.numel(), static_cast<T>(zp));
   });
 }
 
@@ -95,7 +76,11 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 Tensor relu(const Tensor& self) {
   const QTensorImpl& qi = qimpl(self, "relu");
   const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu");
-  Tensor r = new_qtensor(self.sizes(), self.dtype(), qi.quantizer());
+  // Keeps a channels-last input's layout, as LibTorch's empty_like does.
+  const bool cl = is_channels_last(self) && !self.is_contiguous();
+  Tensor r = cl ? new_qtensor({self.size(0), self.size(2), self.size(3), self.size(1)}, self.dtype(), qi.quantizer())
+                      .permute({0, 3, 1, 2})
+                : new_qtensor(self.sizes(), self.dtype(), qi.quantizer());
   int_view(r).copy_(int_view(self));
   relu_ints(r, p.zero_point);
   return r;
@@ -103,7 +88,7 @@ Tensor relu(const Tensor& self) {
 
 Tensor& relu_(Tensor& self) {
   const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu_");
-  if (self.is_contiguous()) {
+  if (self.is_contiguous() || is_channels_last(self)) {
     relu_ints(self, p.zero_point);
   } else {
     Tensor r = quantizedcpu::relu(self);
@@ -129,25 +114,6 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   Tensor q = new_qtensor(r.sizes(), tensors[0].dtype(), first.quantizer());
   int_view(q).copy_(r);
   return q;
-}
-
-Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
-                  bool count_include_pad, std::optional<int64_t> divisor_override) {
-  return via_float(self, "avg_pool2d", [&](const Tensor& x) {
-    return ember::avg_pool2d(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
-  });
-}
-
-Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  return via_float(self, "adaptive_avg_pool2d",
-                   [&](const Tensor& x) { return ember::_adaptive_avg_pool2d(x, output_size); });
-}
-
-Tensor quantized_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                            IntArrayRef dilation, bool ceil_mode) {
-  return via_float(self, "max_pool2d", [&](const Tensor& x) {
-    return ember::max_pool2d(x, kernel_size, stride, padding, dilation, ceil_mode);
-  });
 }
 
 }  // namespace ember::quantizedcpu

@@ -66,9 +66,10 @@ inline Tensor linear_relu(const Tensor& x, const Tensor& w, const std::optional<
   return detail::linear_op<detail::kLinearRelu>().call(x, w, b, y_scale, y_zero_point);
 }
 
-// int8 conv2d: X (quint8 (N, C, H, W), per tensor) with W (qint8 (OC, C, KH, KW), symmetric, per
-// tensor or per channel along 0), groups 1, an optional float32 bias; the result is quint8 with
-// (Y_scale, Y_zero_point). Padding takes X's zero point (the value 0.0), as LibTorch.
+// int8 conv2d: X (quint8 (N, C, H, W), per tensor) with W (qint8 (OC, C / groups, KH, KW),
+// symmetric, per tensor or per channel along 0), an optional float32 bias; the result is quint8
+// with (Y_scale, Y_zero_point), channels-last. Padding takes X's zero point (the value 0.0), as
+// LibTorch. A channels-last X (any quantized conv's output) is read without a copy.
 inline Tensor conv2d(const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
                      IntArrayRef padding, IntArrayRef dilation, int64_t groups, double y_scale, int64_t y_zero_point) {
   return detail::conv_op<detail::kConv2d>().call(x, w, b, stride, padding, dilation, groups, y_scale, y_zero_point);
