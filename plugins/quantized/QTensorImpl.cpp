@@ -92,20 +92,6 @@ void quantize_loop(const float* x, T* q, int64_t n, double scale, int64_t zp) {
   for (int64_t i = 0; i < n; ++i) q[i] = quantize_val<T>(inv, zp, x[i]);
 }
 
-template <class F>
-void dispatch_qtype(ScalarType qtype, F&& f) {
-  switch (qtype) {
-    case kQUInt8:
-      return f(uint8_t{});
-    case kQInt8:
-      return f(int8_t{});
-    case kQInt32:
-      return f(int32_t{});
-    default:
-      EMBER_THROW(TypeError, "[quantized] expected a quantized dtype, got {}", qtype);
-  }
-}
-
 // The per-channel quantizer after LibTorch's checks (scales float, zero_points integral, one per
 // index along axis), errors naming `op`.
 std::shared_ptr<PerChannelAffineQuantizer> make_per_channel_quantizer(const char* op, IntArrayRef sizes,
@@ -181,7 +167,7 @@ Tensor quantize_per_tensor(const Tensor& self, double scale, int64_t zero_point,
   auto qz = make_per_tensor_quantizer(op, scale, zero_point, dtype);
   const Tensor x = self.contiguous();
   Tensor r = new_qtensor(self.sizes(), dtype, qz);
-  dispatch_qtype(dtype, [&](auto t) {
+  dispatch_int(dtype, [&](auto t) {
     using T = decltype(t);
     quantize_loop(x.data_ptr<float>(), static_cast<T*>(r.data_ptr()), x.numel(), scale, zero_point);
   });
@@ -198,7 +184,7 @@ Tensor quantize_per_channel(const Tensor& self, const Tensor& scales, const Tens
   const ChannelSplit sp = split_at(self.sizes(), axis);
   const double* s = qz->scales.data_ptr<double>();
   const int64_t* z = qz->zero_points.data_ptr<int64_t>();
-  dispatch_qtype(dtype, [&](auto t) {
+  dispatch_int(dtype, [&](auto t) {
     using T = decltype(t);
     const float* xp = x.data_ptr<float>();
     T* qp = static_cast<T*>(r.data_ptr());
@@ -291,7 +277,7 @@ Tensor dequantize(const Tensor& self) {
   Tensor r = ember::empty(self.sizes(), TensorOptions(kFloat32));
   float* out = r.data_ptr<float>();
   const Quantizer& qz = *qi.quantizer();
-  dispatch_qtype(self.dtype(), [&](auto t) {
+  dispatch_int(self.dtype(), [&](auto t) {
     using T = decltype(t);
     const T* q = static_cast<const T*>(iv.data_ptr());
     if (qz.qscheme() == kPerTensorAffine) {
