@@ -111,8 +111,9 @@ namespace {
 template <class Impl>
 std::shared_ptr<Impl> fold_batch_norm(const Impl& m, const nn::Module& bn_module) {
   NoGradGuard no_grad;
-  const Tensor* mean = bn_module.named_buffers(false).find("running_mean");
-  const Tensor* var = bn_module.named_buffers(false).find("running_var");
+  const auto buffers = bn_module.named_buffers(false);  // find() points into it: keep it alive
+  const Tensor* mean = buffers.find("running_mean");
+  const Tensor* var = buffers.find("running_var");
   EMBER_CHECK(mean && var && mean->defined() && var->defined(),
               "[fuse_modules] {} has no running statistics (track_running_stats=false): nothing to fold",
               bn_module.name());

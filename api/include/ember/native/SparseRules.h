@@ -101,6 +101,13 @@ inline void check_to_dense_dtype(std::optional<ScalarType> dtype) {
   EMBER_CHECK(!dtype, "[to_dense] dtype argument is not supported by sparse_to_dense");
 }
 
+// A member returned to the user: a fresh impl sharing its data and version counter (LibTorch's
+// alias), so autograd metadata set on the result never lands on the member itself (a member
+// holding a grad_fn that saves the sparse tensor would be a reference cycle).
+inline Tensor member_alias(const Tensor& member) {
+  return Tensor(member.unsafeGetTensorImpl()->shallow_copy_and_detach());
+}
+
 }  // namespace ember::native
 
 // The kernels that only read an impl's members or run dense operators on them (accessors,
@@ -108,18 +115,22 @@ inline void check_to_dense_dtype(std::optional<ScalarType> dtype) {
 // ...): each defines them from these, inside its kernel namespace.
 #define EMBER_DEFINE_SPARSE_COO_MEMBER_KERNELS()                                                                      \
   bool is_coalesced_sparse(const Tensor& self) { return sparse_coo_impl(self, "is_coalesced").coalesced(); }          \
-  Tensor _indices_sparse(const Tensor& self) { return sparse_coo_impl(self, "_indices").indices(); }                  \
+  Tensor _indices_sparse(const Tensor& self) {                                                                        \
+    return ::ember::native::member_alias(sparse_coo_impl(self, "_indices").indices());                                \
+  }                                                                                                                   \
   Tensor indices_sparse(const Tensor& self) {                                                                         \
     const auto& s = sparse_coo_impl(self, "indices");                                                                 \
     EMBER_CHECK(s.coalesced(),                                                                                        \
                 "[indices] Cannot get indices on an uncoalesced tensor, please call .coalesce() first");              \
-    return s.indices();                                                                                               \
+    return ::ember::native::member_alias(s.indices());                                                                \
   }                                                                                                                   \
-  Tensor _values_sparse(const Tensor& self) { return sparse_coo_impl(self, "_values").values(); }                     \
+  Tensor _values_sparse(const Tensor& self) {                                                                         \
+    return ::ember::native::member_alias(sparse_coo_impl(self, "_values").values());                                  \
+  }                                                                                                                   \
   Tensor values_sparse(const Tensor& self) {                                                                          \
     const auto& s = sparse_coo_impl(self, "values");                                                                  \
     EMBER_CHECK(s.coalesced(), "[values] Cannot get values on an uncoalesced tensor, please call .coalesce() first"); \
-    return s.values();                                                                                                \
+    return ::ember::native::member_alias(s.values());                                                                 \
   }                                                                                                                   \
   int64_t _nnz_sparse(const Tensor& self) { return sparse_coo_impl(self, "_nnz").nnz(); }                             \
   int64_t sparse_dim_sparse(const Tensor& self) { return sparse_coo_impl(self, "sparse_dim").sparse_dim(); }          \
@@ -148,37 +159,43 @@ inline void check_to_dense_dtype(std::optional<ScalarType> dtype) {
     return sparse_coo_impl(self, "sum").values().sum(dtype);                                                          \
   }
 
-#define EMBER_DEFINE_SPARSE_CSR_MEMBER_KERNELS()                                                                      \
-  Tensor values_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "values").values(); }                   \
-  Tensor crow_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "crow_indices").crow_indices(); } \
-  Tensor col_indices_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "col_indices").col_indices(); }    \
-  int64_t _nnz_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "_nnz").nnz(); }                         \
-  int64_t sparse_dim_sparse_csr(const Tensor& self) {                                                                 \
-    (void)sparse_csr_impl(self, "sparse_dim");                                                                        \
-    return 2;                                                                                                         \
-  }                                                                                                                   \
-  int64_t dense_dim_sparse_csr(const Tensor& self) {                                                                  \
-    (void)sparse_csr_impl(self, "dense_dim");                                                                         \
-    return 0;                                                                                                         \
-  }                                                                                                                   \
-  Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {                                             \
-    const auto& c = sparse_csr_impl(self, "mul");                                                                     \
-    return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other).contiguous());      \
-  }                                                                                                                   \
-  Tensor& mul__scalar_sparse_csr(Tensor& self, const Scalar& other) {                                                 \
-    auto& c = sparse_csr_impl(self, "mul_");                                                                          \
-    c.set_members_unsafe(c.crow_indices(), c.col_indices(), c.values().clone().mul_(other));                          \
-    return self;                                                                                                      \
-  }                                                                                                                   \
-  /* As LibTorch: nnz 0, every row empty. */                                                                          \
-  Tensor& zero_sparse_csr(Tensor& self) {                                                                             \
-    auto& c = sparse_csr_impl(self, "zero_");                                                                         \
-    const TensorOptions o = TensorOptions().device(self.device());                                                    \
-    const ScalarType it = c.crow_indices().scalar_type();                                                             \
-    c.set_members_unsafe(zeros({self.size(0) + 1}, o.dtype(it)), empty({0}, o.dtype(it)),                             \
-                         empty({0}, o.dtype(self.scalar_type())));                                                    \
-    return self;                                                                                                      \
-  }                                                                                                                   \
-  Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {                                        \
-    return sparse_csr_impl(self, "sum").values().sum(dtype);                                                          \
+#define EMBER_DEFINE_SPARSE_CSR_MEMBER_KERNELS()                                                                 \
+  Tensor values_sparse_csr(const Tensor& self) {                                                                 \
+    return ::ember::native::member_alias(sparse_csr_impl(self, "values").values());                              \
+  }                                                                                                              \
+  Tensor crow_indices_sparse_csr(const Tensor& self) {                                                           \
+    return ::ember::native::member_alias(sparse_csr_impl(self, "crow_indices").crow_indices());                  \
+  }                                                                                                              \
+  Tensor col_indices_sparse_csr(const Tensor& self) {                                                            \
+    return ::ember::native::member_alias(sparse_csr_impl(self, "col_indices").col_indices());                    \
+  }                                                                                                              \
+  int64_t _nnz_sparse_csr(const Tensor& self) { return sparse_csr_impl(self, "_nnz").nnz(); }                    \
+  int64_t sparse_dim_sparse_csr(const Tensor& self) {                                                            \
+    (void)sparse_csr_impl(self, "sparse_dim");                                                                   \
+    return 2;                                                                                                    \
+  }                                                                                                              \
+  int64_t dense_dim_sparse_csr(const Tensor& self) {                                                             \
+    (void)sparse_csr_impl(self, "dense_dim");                                                                    \
+    return 0;                                                                                                    \
+  }                                                                                                              \
+  Tensor mul_scalar_sparse_csr(const Tensor& self, const Scalar& other) {                                        \
+    const auto& c = sparse_csr_impl(self, "mul");                                                                \
+    return make_sparse_csr(self.sizes(), c.crow_indices(), c.col_indices(), c.values().mul(other).contiguous()); \
+  }                                                                                                              \
+  Tensor& mul__scalar_sparse_csr(Tensor& self, const Scalar& other) {                                            \
+    auto& c = sparse_csr_impl(self, "mul_");                                                                     \
+    c.set_members_unsafe(c.crow_indices(), c.col_indices(), c.values().clone().mul_(other));                     \
+    return self;                                                                                                 \
+  }                                                                                                              \
+  /* As LibTorch: nnz 0, every row empty. */                                                                     \
+  Tensor& zero_sparse_csr(Tensor& self) {                                                                        \
+    auto& c = sparse_csr_impl(self, "zero_");                                                                    \
+    const TensorOptions o = TensorOptions().device(self.device());                                               \
+    const ScalarType it = c.crow_indices().scalar_type();                                                        \
+    c.set_members_unsafe(zeros({self.size(0) + 1}, o.dtype(it)), empty({0}, o.dtype(it)),                        \
+                         empty({0}, o.dtype(self.scalar_type())));                                               \
+    return self;                                                                                                 \
+  }                                                                                                              \
+  Tensor sum_sparse_csr(const Tensor& self, std::optional<ScalarType> dtype) {                                   \
+    return sparse_csr_impl(self, "sum").values().sum(dtype);                                                     \
   }
