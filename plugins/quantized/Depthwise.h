@@ -1,0 +1,47 @@
+#pragma once
+// The int8 depthwise convolution kernel (groups == C == OC), used by quantized::conv2d in place
+// of oneDNN 2.6's int8 depthwise kernel, which is slower than its f32 one.
+//
+// Note [Int8 depthwise convolution]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// X is uint8 NHWC (unpadded), W int8 (C, 1, KH, KW), Y uint8 NHWC. Per channel c:
+//   acc = sum over taps of x * w, where a tap outside X reads X's zero point zx,
+//   y = clamp(zy + nearbyint(act(s[c] * (float(acc) + b[c]))), 0, 255)
+// with s[c] = sx * sw[c] / sy and b[c] = bias[c] / (sx * sw[c]) - zx * sum(w[c]) (the zero point
+// folded as the oneDNN path folds it, Note [Quantized linear]); act is ReLU or the identity.
+// Both kernels do these float operations in this order (round half to even), so they agree bit
+// for bit; the oneDNN path rounds the same float expression and agrees within one step.
+// The AVX-512 VNNI kernel computes one output row at a time, 64 channels per block: the input rows
+// of 4 kernel rows are interleaved once per column (bytes [c][4 rows], vpdpbusd's u8x4 groups;
+// kernels taller than 4 take several passes, a missing 4th row has zero weights), then each
+// output pixel takes KW vpdpbusd per 16 channels from that buffer. The unpacks leave channel
+// 16k + 4i + j in dword 4k + j of register i (k: 128-bit lane); packed weights and per-channel
+// floats use that order, and packs_epi32/packus_epi16 restore the natural order on output.
+#include <cstdint>
+
+namespace ember::qbackend {
+
+struct DwArgs {
+  const uint8_t* x;  // NHWC image 0
+  int64_t h, w, c;
+  int64_t kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
+  const int8_t* wpk;    // weights: (C, KH, KW) portable, dw_pack_avx512's layout otherwise
+  const float* bias;    // b[c] above (permuted for AVX-512)
+  const float* scale;   // s[c]
+  const uint8_t* zrow;  // C (rounded up to 64) bytes of zx
+  int32_t zx, zy;
+  bool relu;
+  uint8_t* y;  // NHWC output image 0
+};
+
+// One output row (image n, row oy), all channels.
+void dw_row_portable(const DwArgs& a, int64_t n, int64_t oy);
+#if defined(__x86_64__)
+// Buffers: ibuf (W + 2 PW) * C64 * 4 bytes, abuf OW * C64 int32 (C64: C rounded up to 64).
+void dw_row_avx512(const DwArgs& a, int64_t n, int64_t oy, uint8_t* ibuf, int32_t* abuf);
+// w (C, KH, KW) -> the AVX-512 layout ((KH + 3) / 4 * KW * C64 * 4 bytes); floats (C) -> (C64), permuted.
+void dw_pack_avx512(const int8_t* w, int64_t c, int64_t kh, int64_t kw, int8_t* out);
+void dw_permute_avx512(const float* in, int64_t c, float* out);
+#endif
+
+}  // namespace ember::qbackend
