@@ -25,10 +25,9 @@ struct DwArgs {
   const uint8_t* x;  // NHWC image 0
   int64_t h, w, c;
   int64_t kh, kw, sh, sw, ph, pw, dh, dw, oh, ow;
-  const int8_t* wpk;    // weights: (C, KH, KW) portable, dw_pack_avx512's layout otherwise
-  const float* bias;    // b[c] above (permuted for AVX-512)
-  const float* scale;   // s[c]
-  const uint8_t* zrow;  // C (rounded up to 64) bytes of zx
+  const int8_t* wpk;   // weights: (C, KH, KW) portable, dw_pack_avx512's layout otherwise
+  const float* bias;   // b[c] above (permuted for AVX-512)
+  const float* scale;  // s[c]
   int32_t zx, zy;
   bool relu;
   uint8_t* y;  // NHWC output image 0
@@ -37,9 +36,9 @@ struct DwArgs {
 // One output row (image n, row oy), all channels.
 void dw_row_portable(const DwArgs& a, int64_t n, int64_t oy);
 #if defined(__x86_64__)
-// Buffers: ibuf (W + 2 PW) * C64 * 4 bytes, abuf OW * C64 int32 (C64: C rounded up to 64).
-void dw_row_avx512(const DwArgs& a, int64_t n, int64_t oy, uint8_t* ibuf, int32_t* abuf);
-// w (C, KH, KW) -> the AVX-512 layout ((KH + 3) / 4 * KW * C64 * 4 bytes); floats (C) -> (C64), permuted.
+// Output rows [r0, r1) of the flattened (N, OH).
+void dw_rows_avx512(const DwArgs& a, int64_t r0, int64_t r1);
+// w (C, KH, KW) -> the AVX-512 layout (KH * (KW + 3) / 4 * C64 * 4 bytes); floats (C) -> (C64), permuted.
 void dw_pack_avx512(const int8_t* w, int64_t c, int64_t kh, int64_t kw, int8_t* out);
 void dw_permute_avx512(const float* in, int64_t c, float* out);
 #endif

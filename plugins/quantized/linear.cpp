@@ -337,7 +337,6 @@ void depthwise_conv(DwKernel kernel, const Tensor& x, const Tensor& w, const Req
         (r.bias.empty() ? 0.0f : r.bias[static_cast<size_t>(j)]) - static_cast<float>(r.zx * sum);
   }
   const int64_t c64 = (c + 63) / 64 * 64;
-  std::vector<uint8_t> zrow(static_cast<size_t>(c64), static_cast<uint8_t>(r.zx));
   DwArgs a{static_cast<const uint8_t*>(xn.data_ptr()),
            x.size(2),
            x.size(3),
@@ -355,7 +354,6 @@ void depthwise_conv(DwKernel kernel, const Tensor& x, const Tensor& w, const Req
            wp,
            bias.data(),
            scale.data(),
-           zrow.data(),
            r.zx,
            r.zy,
            relu,
@@ -363,7 +361,7 @@ void depthwise_conv(DwKernel kernel, const Tensor& x, const Tensor& w, const Req
   std::vector<int8_t> wpk;
   std::vector<float> pbias, pscale;
   if (kernel == DwKernel::Avx512) {
-    wpk.resize(static_cast<size_t>((kh + 3) / 4 * kw * c64 * 4));
+    wpk.resize(static_cast<size_t>(kh * ((kw + 3) / 4) * c64 * 4));
     dw_pack_avx512(wp, c, kh, kw, wpk.data());
     pbias.resize(static_cast<size_t>(c64));
     pscale.resize(static_cast<size_t>(c64));
@@ -376,18 +374,8 @@ void depthwise_conv(DwKernel kernel, const Tensor& x, const Tensor& w, const Req
   // Rows of ~256K multiply-adds per task.
   const int64_t row_macs = std::max<int64_t>(1, ow * c * kh * kw);
   parallel_for(0, nb * oh, std::max<int64_t>(1, (int64_t{1} << 18) / row_macs), [&](int64_t r0, int64_t r1) {
-    std::vector<uint8_t> ibuf;
-    std::vector<int32_t> abuf;
-    if (kernel == DwKernel::Avx512) {
-      ibuf.resize(static_cast<size_t>((a.w + 2 * a.pw) * c64 * 4));
-      abuf.resize(static_cast<size_t>(kh > 4 ? ow * c64 : 0));
-    }
-    for (int64_t row = r0; row < r1; ++row) {
-      if (kernel == DwKernel::Avx512)
-        dw_row_avx512(a, row / oh, row % oh, ibuf.data(), abuf.data());
-      else
-        dw_row_portable(a, row / oh, row % oh);
-    }
+    if (kernel == DwKernel::Avx512) return dw_rows_avx512(a, r0, r1);
+    for (int64_t row = r0; row < r1; ++row) dw_row_portable(a, row / oh, row % oh);
   });
 }
 
