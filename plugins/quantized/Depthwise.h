@@ -10,13 +10,16 @@
 // with s[c] = sx * sw[c] / sy and b[c] = bias[c] / (sx * sw[c]) - zx * sum(w[c]) (the zero point
 // folded as the oneDNN path folds it, Note [Quantized linear]); act is ReLU or the identity.
 // Both kernels do these float operations in this order (round half to even), so they agree bit
-// for bit; the oneDNN path rounds the same float expression and agrees within one step.
-// The AVX-512 VNNI kernel computes one output row at a time, 64 channels per block: the input rows
-// of 4 kernel rows are interleaved once per column (bytes [c][4 rows], vpdpbusd's u8x4 groups;
-// kernels taller than 4 take several passes, a missing 4th row has zero weights), then each
-// output pixel takes KW vpdpbusd per 16 channels from that buffer. The unpacks leave channel
-// 16k + 4i + j in dword 4k + j of register i (k: 128-bit lane); packed weights and per-channel
-// floats use that order, and packs_epi32/packus_epi16 restore the natural order on output.
+// for bit; oneDNN's kernel (EMBER_QUANTIZED_DEPTHWISE=onednn) folds the zero point the same way and
+// gave the same integers on every test output; the contract is within one step.
+// The AVX-512 VNNI kernel works on 64-channel blocks. Each input row is interleaved once per block
+// (bytes [c][4 kernel columns] at every padded column j: x[j], x[j + dw], x[j + 2 dw], x[j + 3 dw],
+// the u8x4 groups vpdpbusd sums; wider kernels take several groups, missing columns have zero
+// weights) and cached while the output rows that read it are computed; each output pixel then
+// takes KH * ceil(KW / 4) vpdpbusd per 16 channels, weights held in registers for 3x3. The
+// unpacks leave channel 16k + 4i + j in dword 4k + j of register i (k: 128-bit lane); packed
+// weights and per-channel floats use that order, and packs_epi32/packus_epi16 restore the
+// natural order on output. A 3-wide kernel wastes a quarter of the multiplies (the 4th column).
 #include <cstdint>
 
 namespace ember::qbackend {

@@ -12,6 +12,7 @@
 //   runtime scales; the matmul's brgemm kernel needs them at creation too);
 // - X's zero point as oneDNN's src zero point, which also pads a convolution's input with the zero point (the
 //   quantized 0.0, as PyTorch pads); grouped convolutions pad and fold it into the bias themselves (conv2d_impl);
+//   depthwise ones (groups == C == OC) run our own kernel instead (Note [Int8 depthwise convolution]);
 // - Y's zero point as oneDNN's dst zero point (runtime values);
 // - the bias in f32 divided by sx * sw[n] (oneDNN 2.x adds the bias before the output scale);
 // - ReLU as an eltwise post-op, which oneDNN applies before adding the dst zero point, so ReLU clamps at Y's zero
