@@ -83,7 +83,7 @@ void dw_block(const DwArgs& a, const Geometry& ge, int64_t n, int64_t oy, int64_
     bias[i] = _mm512_loadu_ps(a.bias + cb * 64 + i * 16);
     scale[i] = _mm512_loadu_ps(a.scale + cb * 64 + i * 16);
   }
-  const __m512 lo = _mm512_set1_ps(-1024.0f), hi = _mm512_set1_ps(1024.0f), zero = _mm512_setzero_ps();
+  const __m512 hi = _mm512_set1_ps(1024.0f), zero = _mm512_setzero_ps();
   const __m512i zy = _mm512_set1_epi32(a.zy);
   constexpr int kTaps = NT > 0 ? NT : 64;
   const uint8_t* tap_small[kTaps];
@@ -108,8 +108,9 @@ void dw_block(const DwArgs& a, const Geometry& ge, int64_t n, int64_t oy, int64_
     for (int i = 0; i < 4; ++i) {
       __m512 f = _mm512_mul_ps(_mm512_add_ps(_mm512_cvtepi32_ps(acc[i]), bias[i]), scale[i]);
       if (a.relu) f = _mm512_max_ps(f, zero);
-      f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);         // keeps the int32 conversion in range
-      q[i] = _mm512_add_epi32(_mm512_cvtps_epi32(f), zy);  // MXCSR default: half to even
+      // Above 1024 the int32 conversion could overflow; far below it gives INT_MIN, which + zy
+      // still saturates to 0. MXCSR default rounding: half to even.
+      q[i] = _mm512_add_epi32(_mm512_cvtps_epi32(_mm512_min_ps(f, hi)), zy);
     }
     const __m512i r = _mm512_packus_epi16(_mm512_packs_epi32(q[0], q[1]), _mm512_packs_epi32(q[2], q[3]));
     _mm512_mask_storeu_epi8(a.y + ((n * a.oh + oy) * a.ow + ox) * a.c + cb * 64, m, r);
