@@ -418,7 +418,8 @@ TEST(QuantizedKernels, DepthwiseKernelsMatchFloatAndOneDnn) {
       {3, 12, 12, 5, 5, 2, 1, 3, 2, 2, 1, 200, 0, true, false, true, 0.05},
       {130, 6, 13, 3, 2, 1, 1, 0, 2, 2, 3, 17, 250, false, true, false, 0.02},  // saturates at 0 and 255
       {16, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 5, 100, true, false, false, 0.03},
-      {24, 9, 14, 3, 5, 1, 2, 1, 3, 1, 2, 90, 60, false, true, true, 0.05},  // 5 dilated columns: 2 groups of 4
+      {24, 9, 14, 3, 5, 1, 2, 1, 3, 1, 2, 90, 60, false, true, true, 0.05},      // 5 dilated columns: 2 groups of 4
+      {20, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 100, 128, false, false, false, 1e-12},  // beyond int32: saturates
   };
   int64_t outputs = 0, onednn_off = 0;
   for (const Case& k : cases) {
