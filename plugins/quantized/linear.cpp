@@ -12,6 +12,7 @@
 //   runtime scales; the matmul's brgemm kernel needs them at creation too);
 // - X's zero point as oneDNN's src zero point, which also pads a convolution's input with the zero point (the
 //   quantized 0.0, as PyTorch pads); grouped convolutions pad and fold it into the bias themselves (conv2d_impl);
+//   depthwise ones (groups == C == OC) run our own kernel instead (Note [Int8 depthwise convolution]);
 // - Y's zero point as oneDNN's dst zero point (runtime values);
 // - the bias in f32 divided by sx * sw[n] (oneDNN 2.x adds the bias before the output scale);
 // - ReLU as an eltwise post-op, which oneDNN applies before adding the dst zero point, so ReLU clamps at Y's zero
@@ -23,6 +24,7 @@
 // scales, and whether there is a bias or a ReLU.
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include "../cpu/Dnnl.h"
+#include "Depthwise.h"
 #include "QTensorImpl.h"
 #include "Transpose.h"
 #include "ember/core/Exception.h"
@@ -307,6 +310,76 @@ Tensor to_nhwc_padded(const Tensor& xi, int64_t ph, int64_t pw, uint8_t fill) {
   return out;
 }
 
+// Which depthwise kernel runs: EMBER_QUANTIZED_DEPTHWISE=auto (default: AVX-512 VNNI where the
+// CPU has it, else portable), portable, or onednn (tests compare the three).
+enum class DwKernel { Avx512, Portable, OneDnn };
+DwKernel depthwise_kernel(const char* op) {
+  static const bool vnni = __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vnni");
+  const char* env = std::getenv("EMBER_QUANTIZED_DEPTHWISE");
+  const std::string v = env ? env : "auto";
+  EMBER_CHECK(v == "auto" || v == "portable" || v == "onednn",
+              "[quantized::{}] expected EMBER_QUANTIZED_DEPTHWISE to be auto, portable or onednn, got '{}'", op, v);
+  if (v == "onednn") return DwKernel::OneDnn;
+  return v == "auto" && vnni ? DwKernel::Avx512 : DwKernel::Portable;
+}
+
+// groups == C == OC (Note [Int8 depthwise convolution]): the result into `yn` (N, OH, OW, C).
+void depthwise_conv(DwKernel kernel, const Tensor& x, const Tensor& w, const Requant& r, std::array<int64_t, 2> st,
+                    std::array<int64_t, 2> pd, std::array<int64_t, 2> dl, bool relu, Tensor& yn) {
+  const Tensor xn = to_nhwc(int_view(x));
+  const Tensor wc = int_view(w).contiguous();
+  const int64_t nb = x.size(0), c = x.size(1), kh = w.size(2), kw = w.size(3), oh = yn.size(1), ow = yn.size(2);
+  const auto* wp = static_cast<const int8_t*>(wc.data_ptr());
+  std::vector<float> bias(static_cast<size_t>(c)), scale(r.scales);
+  for (int64_t j = 0; j < c; ++j) {
+    int32_t sum = 0;
+    for (int64_t t = 0; t < kh * kw; ++t) sum += wp[j * kh * kw + t];
+    bias[static_cast<size_t>(j)] =
+        (r.bias.empty() ? 0.0f : r.bias[static_cast<size_t>(j)]) - static_cast<float>(r.zx * sum);
+  }
+  const int64_t c64 = (c + 63) / 64 * 64;
+  DwArgs a{static_cast<const uint8_t*>(xn.data_ptr()),
+           x.size(2),
+           x.size(3),
+           c,
+           kh,
+           kw,
+           st[0],
+           st[1],
+           pd[0],
+           pd[1],
+           dl[0],
+           dl[1],
+           oh,
+           ow,
+           wp,
+           bias.data(),
+           scale.data(),
+           r.zx,
+           r.zy,
+           relu,
+           static_cast<uint8_t*>(yn.data_ptr())};
+  std::vector<int8_t> wpk;
+  std::vector<float> pbias, pscale;
+  if (kernel == DwKernel::Avx512) {
+    wpk.resize(static_cast<size_t>(kh * ((kw + 3) / 4) * c64 * 4));
+    dw_pack_avx512(wp, c, kh, kw, wpk.data());
+    pbias.resize(static_cast<size_t>(c64));
+    pscale.resize(static_cast<size_t>(c64));
+    dw_permute_avx512(bias.data(), c, pbias.data());
+    dw_permute_avx512(scale.data(), c, pscale.data());
+    a.wpk = wpk.data();
+    a.bias = pbias.data();
+    a.scale = pscale.data();
+  }
+  // Rows of ~256K multiply-adds per task.
+  const int64_t row_macs = std::max<int64_t>(1, ow * c * kh * kw);
+  parallel_for(0, nb * oh, std::max<int64_t>(1, (int64_t{1} << 18) / row_macs), [&](int64_t r0, int64_t r1) {
+    if (kernel == DwKernel::Avx512) return dw_rows_avx512(a, r0, r1);
+    for (int64_t row = r0; row < r1; ++row) dw_row_portable(a, row / oh, row % oh);
+  });
+}
+
 // oneDNN's int8 convolutions want NHWC: a channels-last X (as every quantized conv returns) is
 // used in place, anything else is copied once. Padding takes X's zero point (Note [Quantized linear]).
 Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::optional<Tensor>& b, IntArrayRef stride,
@@ -349,6 +422,13 @@ Tensor conv2d_impl(const char* op, const Tensor& x, const Tensor& w, const std::
 
   Requant r = requant_params(xp, w, b, y_scale, y_zero_point, op);
   const int64_t g = groups;
+  if (g == c && oc == c) {
+    const DwKernel kernel = depthwise_kernel(op);
+    if (kernel != DwKernel::OneDnn) {
+      depthwise_conv(kernel, x, w, r, st, pd, dl, relu, yn);
+      return yn.permute({0, 3, 1, 2});
+    }
+  }
   // oneDNN 2.6's grouped (depthwise) int8 kernels run ~1.45x slower with a src zero point: there
   // X is padded here with its zero point and sum (x - zx) * w = sum x * w - zx * sum w, the last
   // term folded into the bias. (For groups = 1 the zero point costs oneDNN nothing measurable.)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -386,4 +387,83 @@ TEST(QuantizedKernels, QInt32PoolsSumWithoutWrapping) {
   EXPECT_EQ(m32.data_ptr<int32_t>()[1], 2147483647);
   EXPECT_EQ(a32.data_ptr<int32_t>()[1], 2147483647);
   EXPECT_EQ(d32.data_ptr<int32_t>()[1], 2147483647);
+}
+
+namespace {
+
+// Runs `f` with EMBER_QUANTIZED_DEPTHWISE set to `kernel` (which depthwise kernel conv2d uses).
+template <class F>
+Tensor with_depthwise_kernel(const char* kernel, F f) {
+  struct Unset {
+    ~Unset() { unsetenv("EMBER_QUANTIZED_DEPTHWISE"); }
+  } unset;
+  setenv("EMBER_QUANTIZED_DEPTHWISE", kernel, 1);
+  return f();
+}
+
+}  // namespace
+
+// The int8 depthwise kernels (AVX-512 VNNI where the CPU has it, the portable one, and oneDNN's):
+// within one step of the float reference; ours agree bit for bit, oneDNN within one step.
+TEST(QuantizedKernels, DepthwiseKernelsMatchFloatAndOneDnn) {
+  struct Case {
+    int64_t c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, zx, zy;
+    bool relu, per_channel, channels_last;
+    double ys;
+  };
+  const Case cases[] = {
+      {19, 9, 11, 3, 3, 1, 1, 1, 1, 1, 1, 64, 40, false, false, false, 0.05},
+      {70, 8, 7, 3, 3, 2, 2, 1, 1, 1, 1, 128, 128, true, true, true, 0.04},
+      {64, 10, 9, 5, 5, 1, 2, 2, 1, 1, 1, 0, 10, false, true, false, 0.06},
+      {3, 12, 12, 5, 5, 2, 1, 3, 2, 2, 1, 200, 0, true, false, true, 0.05},
+      {130, 6, 13, 3, 2, 1, 1, 0, 2, 2, 3, 17, 250, false, true, false, 0.02},  // saturates at 0 and 255
+      {16, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 5, 100, true, false, false, 0.03},
+      {24, 9, 14, 3, 5, 1, 2, 1, 3, 1, 2, 90, 60, false, true, true, 0.05},      // 5 dilated columns: 2 groups of 4
+      {20, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 100, 128, false, false, false, 1e-12},  // beyond int32: saturates
+  };
+  int64_t outputs = 0, onednn_off = 0;
+  for (const Case& k : cases) {
+    SCOPED_TRACE(::testing::Message() << "C=" << k.c << " k=" << k.kh << "x" << k.kw << " s=" << k.sh << "," << k.sw
+                                      << " zx=" << k.zx << " relu=" << k.relu);
+    manual_seed(static_cast<uint64_t>(k.c * 131 + k.kh));
+    Tensor x = quantize_per_tensor(randn({2, k.c, k.h, k.w}), 0.03, k.zx, kQUInt8);
+    if (k.channels_last) x = x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+    Tensor wf = randn({k.c, 1, k.kh, k.kw}) * 0.4;
+    Tensor w = k.per_channel ? quantize_per_channel(wf, ember::linspace(0.003, 0.009, k.c).to(kFloat64),
+                                                    zeros({k.c}, kInt64), 0, kQInt8)
+                             : quantize_per_tensor(wf, 0.004, 0, kQInt8);
+    Tensor b = randn({k.c});
+    auto run = [&] {
+      auto f = k.relu ? quantized::conv2d_relu : quantized::conv2d;
+      return f(x, w, b, {k.sh, k.sw}, {k.ph, k.pw}, {k.dh, k.dw}, k.c, k.ys, k.zy);
+    };
+    Tensor ours = with_depthwise_kernel("auto", run), portable = with_depthwise_kernel("portable", run),
+           onednn = with_depthwise_kernel("onednn", run);
+    Tensor ref = ember::conv2d(x.dequantize(), w.dequantize(), b, {k.sh, k.sw}, {k.ph, k.pw}, {k.dh, k.dw}, k.c);
+    if (k.relu) ref = relu(ref);
+    ref = ref.clamp(-k.zy * k.ys, (255 - k.zy) * k.ys);
+    ASSERT_EQ(ours.sizes(), ref.sizes());
+    expect_close(ours.dequantize(), ref, k.ys / 2 + 1e-4);
+    expect_close(portable.dequantize(), ref, k.ys / 2 + 1e-4);
+    Tensor io = ours.int_repr().to(kInt32).contiguous(), ip = portable.int_repr().to(kInt32).contiguous(),
+           id = onednn.int_repr().to(kInt32).contiguous();
+    EXPECT_TRUE(equal(io, ip));
+    EXPECT_LE((io - id).abs().max().item<int64_t>(), 1);
+    outputs += io.numel();
+    onednn_off += (io != id).sum().item<int64_t>();
+  }
+  EXPECT_LT(onednn_off * 100, outputs);  // rounding-order differences only
+}
+
+TEST(QuantizedKernels, DepthwiseKernelSwitchRejectsUnknownValues) {
+  Tensor x = qinput({1, 4, 5, 5});
+  Tensor w = quantize_per_tensor(randn({4, 1, 3, 3}), 0.01, 0, kQInt8);
+  const std::string e = error_of([&] {
+    with_depthwise_kernel("avx9", [&] {
+      return quantized::conv2d(x, w, std::nullopt, {1, 1}, {1, 1}, {1, 1}, 4, 0.1, 3);
+    });
+  });
+  EXPECT_NE(e.find("[quantized::conv2d] expected EMBER_QUANTIZED_DEPTHWISE to be auto, portable or onednn, got 'avx9'"),
+            std::string::npos)
+      << e;
 }
