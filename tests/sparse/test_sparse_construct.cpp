@@ -226,3 +226,26 @@ TEST(SparseCoo, TransposeSwapsIndexRowsOrValueDims) {
                "[transpose] swapping a sparse dimension (1) with a dense one (2) is not supported");
   EXPECT_ERROR(m.to_sparse_csr().t(), NotImplementedError, "[transpose] transposing a CSR tensor is not supported");
 }
+
+// The accessors return aliases of the members, as LibTorch's: the same data and version counter,
+// but a fresh impl, so autograd metadata set on a result never lands on the member (which would
+// tie the sparse tensor into a reference cycle through the result's grad_fn).
+TEST(SparseCoo, AccessorsReturnAliasesOfTheMembers) {
+  Tensor s = sparse_coo_tensor(i64({{0, 1}, {1, 0}}), ember::tensor({1.0f, 2.0f}), {2, 2});
+  Tensor v1 = s._values(), v2 = s._values();
+  EXPECT_NE(v1.unsafeGetTensorImpl(), v2.unsafeGetTensorImpl());
+  EXPECT_EQ(v1.data_ptr(), v2.data_ptr());
+  const auto before = v2._version();
+  v1.add_(1);
+  EXPECT_EQ(v2._version(), before + 1);
+  EXPECT_EQ(s.to_dense()[0][1].item<float>(), 2.0f);
+  EXPECT_NE(s._indices().unsafeGetTensorImpl(), s._indices().unsafeGetTensorImpl());
+
+  Tensor c = s.to_dense().to_sparse_csr();
+  for (auto get : {+[](const Tensor& t) { return t.values(); }, +[](const Tensor& t) { return t.crow_indices(); },
+                   +[](const Tensor& t) { return t.col_indices(); }}) {
+    Tensor a = get(c), b = get(c);
+    EXPECT_NE(a.unsafeGetTensorImpl(), b.unsafeGetTensorImpl());
+    EXPECT_EQ(a.data_ptr(), b.data_ptr());
+  }
+}
