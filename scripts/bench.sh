@@ -30,6 +30,8 @@ done
 echo "== bench/nn (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_nn"
 echo "== bench/sparse (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_sparse" 1
 echo "== bench/sparse (2 threads)"; "$bin/bench_sparse" 2
+echo "== bench/quantized (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_quantized" 1
+echo "== bench/quantized (2 threads)"; "$bin/bench_quantized" 2
 # Autograd: small ops and the engine on one core; the MLP step on one and two threads.
 echo "== bench/autograd (1 thread), LibTorch stock"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_autograd" 1
 echo "== bench/autograd (1 thread), LibTorch tuned"; OMP_NUM_THREADS=1 tuned taskset -c 1 "$bin/bench_autograd" 1

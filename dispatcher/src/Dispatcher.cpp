@@ -826,6 +826,13 @@ void missing_kernel(OperatorKernel*, const OperatorHandle& op, DispatchKeySet ks
       fix = fmt::format("load plugin 'autograd' (ember::plugins::load(\"autograd\")) or register an Autograd "
                         "kernel for {}",
                         st.full_name());
+    } else if (const Functionality f = functionality_of(key);
+               f == Functionality::Quantized || f == Functionality::Sparse || f == Functionality::SparseCsr) {
+      // Quantized and sparse kernels live in their own plugins, whatever the device.
+      const char* plugin = f == Functionality::Quantized ? "quantized" : "sparse";
+      fix = fmt::format("load plugin '{0}' (ember::plugins::load(\"{0}\")) for {1} kernels, or register a {1} kernel "
+                        "for {2}",
+                        plugin, to_string(key), st.full_name());
     } else if (auto b = backend_of(key)) {
       fix = fmt::format("load the plugin for device '{0}' (ember::plugins::load(\"{0}\")), or register a {1} "
                         "kernel for {2}",

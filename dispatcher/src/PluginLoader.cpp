@@ -594,7 +594,7 @@ void load_default_plugins() {
   } running{s};
 
   const char* env = std::getenv("EMBER_DEFAULT_PLUGINS");  // set but empty: none
-  auto names = split(env ? env : "cpu,meta,autograd,nn", ",:");
+  auto names = split(env ? env : "cpu,meta,autograd,nn,sparse,quantized", ",:");
   std::vector<std::string> dirs;
   if (!names.empty()) dirs = search_path();
   for (const auto& name : names) {

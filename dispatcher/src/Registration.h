@@ -38,7 +38,7 @@ const char* build_fingerprint();
 }  // namespace ember::detail
 
 namespace ember::plugins::detail {
-// Loads the default plugin set once (EMBER_DEFAULT_PLUGINS, else "cpu,meta,autograd,nn"; a missing
+// Loads the default plugin set once (EMBER_DEFAULT_PLUGINS, else "cpu,meta,autograd,nn,sparse,quantized"; a missing
 // default plugin is skipped, a broken one throws). Implemented by the plugin loader.
 void load_default_plugins();
 }  // namespace ember::plugins::detail

@@ -249,3 +249,20 @@ TEST(SparseCoo, AccessorsReturnAliasesOfTheMembers) {
     EXPECT_EQ(a.data_ptr(), b.data_ptr());
   }
 }
+
+// An operator with no sparse kernel names the plugin that holds sparse kernels, not the device's.
+EMBER_LIBRARY(tsparsehint, m) { m.def("noop(Tensor x) -> Tensor"); }
+EMBER_LIBRARY_IMPL(tsparsehint, CPU, m) {
+  m.impl("noop", [](const Tensor& x) { return x; });
+}
+
+TEST(SparseCoo, MissingKernelErrorNamesTheSparsePlugin) {
+  auto op = Dispatcher::singleton().findSchemaOrThrow("tsparsehint::noop", "").typed<Tensor(const Tensor&)>();
+  Tensor s = sparse_coo_tensor(i64({{0}, {1}}), ember::tensor({1.0f}), {2, 2});
+  const std::string msg = error_of([&] { op.call(s); });
+  EXPECT_NE(msg.find("no kernel for dispatch key SparseCPU"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("load plugin 'sparse' (ember::plugins::load(\"sparse\")) for SparseCPU kernels"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(error_of([&] { op.call(s.to_dense().to_sparse_csr()); }).find("load plugin 'sparse'"), std::string::npos);
+}
