@@ -4,6 +4,7 @@
 #   scripts/test.sh           the suite (what .ci/run runs)
 #   scripts/test.sh --asan    the unit, plugin and op suites under ASan+UBSan (build-asan/)
 #   scripts/test.sh --tsan    the registration/dispatch stress, dispatcher, autograd and distributed suites under TSan (build-tsan/)
+#   scripts/test.sh --vs-libtorch  the differential suite against LibTorch 1.13 (tests/vs_libtorch; installs libtorch-dev)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/setup.sh"
@@ -30,8 +31,15 @@ case "$mode" in
     OMP_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 EMBER_PLUGIN_NODELETE=1 \
       ctest --test-dir "$root/build-tsan" --output-on-failure -R "Stress|Dispatch|Registration|Plugin|Autograd|DataLoader|Store|DistApi|Gloo|Ddp|DTensor"
     exit 0 ;;
+  --vs-libtorch)
+    "$root/scripts/setup.sh" --bench  # libtorch-dev
+    # build.sh passes -D options only when it configures a new tree.
+    [ ! -f "$root/build/build.ninja" ] || cmake "$root/build" -DEMBER_VS_LIBTORCH=ON >/dev/null
+    "$root/scripts/build.sh" "$root/build" -DEMBER_VS_LIBTORCH=ON
+    ctest --test-dir "$root/build" --output-on-failure -j 2 -L vs_libtorch
+    exit 0 ;;
   "") ;;
-  *) echo "usage: scripts/test.sh [--asan|--tsan]" >&2; exit 2 ;;
+  *) echo "usage: scripts/test.sh [--asan|--tsan|--vs-libtorch]" >&2; exit 2 ;;
 esac
 
 "$root/scripts/build.sh" "$root/build"

@@ -1,0 +1,45 @@
+// Reductions with dims and keepdim, and the var overloads.
+#include "vs_record.h"
+
+namespace {
+vs::Tensor x23() { return (vs::arange(6, vs::kFloat32).reshape({2, 3}) * 1.5 - 2); }
+}  // namespace
+
+VS_CASE("reduce.sum") {
+  vs::Tensor x = x23();
+  r.tensor("all", x.sum());
+  r.tensor("dim0", x.sum(0));
+  r.tensor("dim1_keep", x.sum(1, true));
+  r.tensor("dims01", x.sum(vs::IntArrayRef{0, 1}));
+  r.tensor("neg_dim", x.sum(-1));
+  r.tensor("int", vs::arange(6, vs::kInt32).reshape({2, 3}).sum(1));
+  r.tensor("bool", (x > 0).sum());
+  r.tensor("dtype", x.sum(vs::kFloat64));
+  r.tensor("noncontig", vs::arange(24, vs::kFloat32).reshape({2, 3, 4}).permute({2, 0, 1}).sum(vs::IntArrayRef{0, 2}));
+}
+
+VS_CASE("reduce.mean") {
+  vs::Tensor x = x23();
+  r.tensor("all", x.mean());
+  r.tensor("dim0", x.mean(0));
+  r.tensor("dim1_keep", x.mean(1, true));
+  r.tensor("noncontig", x.t().mean(0));
+  r.raises("int_input", [&] { vs::arange(6, vs::kInt64).mean(); });
+}
+
+VS_CASE("reduce.var") {
+  vs::Tensor x = x23();
+  r.tensor("all", x.var());
+  r.tensor("all_biased", x.var(false));
+  r.tensor("dim1", x.var(vs::IntArrayRef{1}));
+  r.tensor("dim0_keep_biased", x.var(vs::IntArrayRef{0}, false, true));
+  r.tensor("std_dim1", x.std(vs::IntArrayRef{1}));
+}
+
+VS_CASE("reduce.var_int_literal") {
+  // LibTorch reduces dim 1 (its OptionalIntArrayRef takes a single int64 implicitly); Ember's
+  // x.var(1) converts 1 to bool and picks var(bool unbiased), a full reduction.
+  r.expect_diff("x.var(1) resolves to var(bool unbiased) in Ember, var(dim=1) in LibTorch");
+  vs::Tensor x = x23();
+  r.tensor("var(1)", x.var(1));
+}

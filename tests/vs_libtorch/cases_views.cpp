@@ -1,0 +1,38 @@
+// Views: their strides, and writes through them.
+#include "vs_record.h"
+
+VS_CASE("views.transpose") {
+  vs::Tensor x = vs::arange(24, vs::kFloat32).reshape({2, 3, 4});
+  r.tensor("transpose01", x.transpose(0, 1));
+  r.tensor("transpose_neg", x.transpose(-1, 0));
+  r.tensor("t", x.select(0, 1).t());
+  r.scalar("is_contiguous", x.transpose(1, 2).is_contiguous());
+  r.tensor("contiguous", x.transpose(1, 2).contiguous());
+}
+
+VS_CASE("views.permute") {
+  vs::Tensor x = vs::arange(24, vs::kFloat32).reshape({2, 3, 4});
+  r.tensor("permute", x.permute({2, 0, 1}));
+  r.tensor("permute_neg", x.permute({-1, -3, -2}));
+  r.tensor("permute_twice", x.permute({2, 0, 1}).permute({1, 2, 0}));
+}
+
+VS_CASE("views.narrow") {
+  vs::Tensor x = vs::arange(24, vs::kFloat32).reshape({4, 6});
+  r.tensor("narrow0", x.narrow(0, 1, 2));
+  r.tensor("narrow1", x.narrow(1, 2, 3));
+  r.tensor("narrow_neg_dim", x.narrow(-1, 0, 1));
+  r.tensor("narrow_of_t", x.t().narrow(1, 1, 2));
+  r.tensor("narrow_empty", x.narrow(0, 4, 0));
+  vs::Tensor y = x.clone();
+  y.narrow(1, 1, 2).mul_(-1);
+  r.tensor("write_through", y);
+}
+
+VS_CASE("views.reshape_view") {
+  vs::Tensor x = vs::arange(12, vs::kFloat32).reshape({3, 4});
+  r.tensor("view", x.view({4, 3}));
+  r.tensor("reshape_t", x.t().reshape({12}));
+  r.tensor("unsqueeze", x.unsqueeze(1));
+  r.tensor("expand", vs::arange(3, vs::kFloat32).reshape({3, 1}).expand({3, 4}));
+}

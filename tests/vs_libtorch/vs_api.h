@@ -1,0 +1,35 @@
+// Note [Differential cases against LibTorch]
+// The cases in tests/vs_libtorch are written once in the subset of the API that Ember and LibTorch
+// spell the same, and compiled twice: with -DVS_LIBTORCH against LibTorch 1.13 and without it
+// against Ember. `vs::` names the library under test. Each case records its outputs through one
+// Recorder (vs_record.h) into a JSON-lines file keyed by case name; compare.py reads the two files
+// and compares dtype, shape, strides, values (dtype-aware tolerances) and that both sides raise.
+// A spelling that differs gets one macro or alias here, never an #ifdef in a case. An operator
+// Ember lacks is recorded as missing (VS_EMBER_MISSING), so it shows up as a difference until it
+// lands instead of breaking the Ember build of the cases.
+#pragma once
+
+#ifdef VS_LIBTORCH
+#include <torch/torch.h>
+namespace vs {
+using namespace torch;
+using Tensor = at::Tensor;
+using ScalarType = c10::ScalarType;
+}  // namespace vs
+#define VS_SIDE "libtorch"
+#define VS_EMBER_MISSING(what) ((void)0)
+#else
+#include <ember/ember.h>
+namespace vs {
+using namespace ember;
+using Tensor = ember::Tensor;
+using ScalarType = ember::ScalarType;
+}  // namespace vs
+#define VS_SIDE "ember"
+   // Ember has no such operator yet: record it and leave the case.
+#define VS_EMBER_MISSING(what) \
+  do {                         \
+    r.missing(what);           \
+    return;                    \
+  } while (0)
+#endif
