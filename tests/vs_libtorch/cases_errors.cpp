@@ -29,3 +29,11 @@ VS_CASE("errors.dtypes") {
   r.raises("mean_int", [&] { i.mean(); });
   r.raises("bool_sub", [&] { (a > 0) - (a > 1); });
 }
+
+VS_CASE("errors.reductions") {
+  vs::Tensor a = vs::arange(6, vs::kFloat32).reshape({2, 3});
+  r.raises("sum_repeat_dim", [&] { a.sum(vs::IntArrayRef{1, 1}); });
+  r.raises("var_dim", [&] { a.var(vs::IntArrayRef{5}); });
+  r.raises("var_int", [&] { vs::arange(6, vs::kInt64).var(); });
+  r.raises("mean_dim", [&] { a.mean(-3); });
+}

@@ -1,4 +1,6 @@
 // Pointwise operators: broadcasting, type promotion, rounding modes, where.
+#include <string>
+
 #include "vs_record.h"
 
 namespace {
@@ -79,4 +81,31 @@ VS_CASE("pointwise.noncontiguous") {
   r.tensor("t*t", a * a);
   r.tensor("sliced_div", f32(24).reshape({4, 6}).narrow(1, 1, 3) / (a + 1));
   r.tensor("permuted", f32(24).reshape({2, 3, 4}).permute({2, 0, 1}) * 2);
+}
+
+VS_CASE("pointwise.dtypes") {
+  for (vs::ScalarType t : {vs::kFloat64, vs::kInt32, vs::kInt16, vs::kInt8, vs::kUInt8, vs::kFloat16, vs::kBFloat16}) {
+    std::string n = vs_test::vs_dtype_name(t);
+    vs::Tensor a = vs::arange(12, t).reshape({3, 4});
+    vs::Tensor b = vs::arange(4, t) + 1;
+    r.tensor(n + ".add", a + b);
+    r.tensor(n + ".mul", a * b);
+    r.tensor(n + ".div", a / b);
+    r.tensor(n + ".add_t", a.t() + vs::arange(3, t));
+    r.tensor(n + ".where", vs::where(a > 5, a, b));
+  }
+}
+
+VS_CASE("pointwise.inplace") {
+  vs::Tensor a = vs::arange(12, vs::kFloat32).reshape({3, 4});
+  vs::Tensor v = a.t();
+  v.add_(vs::arange(3, vs::kFloat32), 2);
+  r.tensor("add_on_t", a);
+  a.narrow(1, 1, 2).mul_(vs::arange(2, vs::kFloat32) - 1);
+  r.tensor("mul_on_narrow", a);
+  vs::Tensor i = vs::arange(6, vs::kInt64);
+  i.add_(3);
+  r.tensor("int_add_scalar", i);
+  i.mul_(vs::arange(6, vs::kInt32));
+  r.tensor("int64_mul_int32", i);
 }

@@ -1,4 +1,6 @@
 // Reductions with dims and keepdim, and the var overloads.
+#include <string>
+
 #include "vs_record.h"
 
 namespace {
@@ -42,4 +44,31 @@ VS_CASE("reduce.var_int_literal") {
   r.expect_diff("x.var(1) resolves to var(bool unbiased) in Ember, var(dim=1) in LibTorch");
   vs::Tensor x = x23();
   r.tensor("var(1)", x.var(1));
+}
+
+VS_CASE("reduce.dtypes") {
+  for (vs::ScalarType t : {vs::kFloat64, vs::kInt32, vs::kInt8, vs::kUInt8, vs::kBool, vs::kFloat16, vs::kBFloat16}) {
+    std::string n = vs_test::vs_dtype_name(t);
+    vs::Tensor a = (vs::arange(24, vs::kFloat32).reshape({2, 3, 4}) - 5).to(t);
+    r.tensor(n + ".sum", a.sum());
+    r.tensor(n + ".sum_dim", a.sum(vs::IntArrayRef{0, 2}, true));
+    r.tensor(n + ".sum_t", a.transpose(0, 2).sum(1));
+  }
+  for (vs::ScalarType t : {vs::kFloat64, vs::kFloat16, vs::kBFloat16}) {
+    std::string n = vs_test::vs_dtype_name(t);
+    vs::Tensor a = (vs::arange(24, vs::kFloat32).reshape({2, 3, 4}) * 0.25 - 1).to(t);
+    r.tensor(n + ".mean", a.mean(vs::IntArrayRef{1}));
+    r.tensor(n + ".var", a.var(vs::IntArrayRef{2}, true, true));
+    r.tensor(n + ".var_perm", a.permute({2, 0, 1}).var(vs::IntArrayRef{0}));
+  }
+}
+
+VS_CASE("reduce.edge") {
+  vs::Tensor e = vs::arange(0, vs::kFloat32).reshape({0, 3});
+  r.tensor("sum_empty", e.sum(0));
+  r.tensor("mean_empty", e.mean(0));
+  vs::Tensor one = vs::arange(3, vs::kFloat32).reshape({3, 1});
+  r.tensor("var_single", one.var(vs::IntArrayRef{1}));
+  r.tensor("sum_0dim", vs::arange(1, vs::kFloat32).reshape({}).sum());
+  r.tensor("sum_large", vs::arange(100000, vs::kFloat32).sum());
 }
