@@ -67,6 +67,14 @@ VS_CASE("pointwise.floor") {
 #endif
 }
 
+VS_CASE("pointwise.remainder") {
+  VS_EMBER_MISSING("remainder");
+#ifdef VS_LIBTORCH
+  r.tensor("remainder", vs::arange(-7, 8, vs::kFloat32).remainder(3));
+  r.tensor("int_remainder", vs::arange(-7, 8, vs::kInt64).remainder(-3));
+#endif
+}
+
 VS_CASE("pointwise.where") {
   vs::Tensor x = f32(6).reshape({2, 3}) - 2;
   r.tensor("where", vs::where(x > 0, x, x * -1));
