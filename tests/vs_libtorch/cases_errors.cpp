@@ -37,3 +37,33 @@ VS_CASE("errors.reductions") {
   r.raises("var_int", [&] { vs::arange(6, vs::kInt64).var(); });
   r.raises("mean_dim", [&] { a.mean(-3); });
 }
+
+VS_CASE("errors.edges") {
+  vs::Tensor a = vs::arange(6, vs::kFloat32).reshape({2, 3});
+  vs::Tensor i = vs::arange(6, vs::kInt64);
+  r.raises("int_div_zero", [&] { (i / vs::zeros({6}, vs::kInt64)).sum(); });
+  r.raises("expand_smaller", [&] { a.expand({3}); });
+  r.raises("expand_mismatch", [&] { a.expand({2, 4}); });
+  r.raises("stack_shapes", [&] { vs::stack({a, a.t()}, 0); });
+  r.raises("cat_dims", [&] { vs::cat({a, i}, 0); });
+  r.raises("topk_k", [&] { a.topk(4, 1); });
+  r.raises("argmax_empty", [&] { vs::arange(0, vs::kFloat32).argmax(); });
+  r.raises("select_index", [&] { a.select(1, 3); });
+  r.raises("split_zero", [&] { a.split(0, 1); });
+  r.raises("chunk_zero", [&] { a.chunk(0, 1); });
+  r.raises("unfold_size", [&] { a.unfold(1, 4, 1); });
+  r.raises("clamp_int_bool", [&] { (a > 1).clamp(0, 1).neg(); });
+}
+
+VS_CASE("errors.accepted_edges") {
+  // Inputs LibTorch accepts: these must not raise in Ember either.
+  vs::Tensor a = vs::arange(6, vs::kFloat32).reshape({2, 3});
+  r.tensor("narrow_neg_start", a.narrow(1, -2, 2));
+  r.tensor("squeeze_non1", a.squeeze(0));
+  r.tensor("cat_legacy_empty", vs::cat({a, vs::arange(0, vs::kFloat32)}, 0));
+  r.tensor("sum_empty_dims", a.sum(vs::IntArrayRef{}));
+  r.tensor("mean_neg_dims", a.mean(vs::IntArrayRef{-1, -2}));
+  r.tensor("slice_past_end", a.slice(1, 1, 100));
+  r.tensor("select_neg", a.select(0, -1));
+  r.tensor("transpose_same", a.transpose(1, 1));
+}

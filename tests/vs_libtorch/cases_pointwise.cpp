@@ -117,3 +117,27 @@ VS_CASE("pointwise.inplace") {
   i.mul_(vs::arange(6, vs::kInt32));
   r.tensor("int64_mul_int32", i);
 }
+
+VS_CASE("pointwise.promotion_edges") {
+  vs::Tensor u8 = vs::arange(250, 256, vs::kInt32).to(vs::kUInt8);
+  vs::Tensor i8 = vs::arange(-3, 3, vs::kInt8);
+  r.tensor("uint8+int8", u8 + i8);
+  r.tensor("uint8_wrap", u8 + u8);
+  r.tensor("uint8*int_scalar", u8 * 2);
+  r.tensor("uint8-int8_0dim", u8 - vs::arange(1, vs::kInt8).reshape({}));
+  r.tensor("float16+float32_0dim", vs::arange(4, vs::kFloat16) + vs::arange(1, vs::kFloat32).reshape({}).add(0.1));
+  r.tensor("bfloat16+float16", vs::arange(4, vs::kBFloat16) + vs::arange(4, vs::kFloat16));
+  r.tensor("bool+float_scalar", (vs::arange(4, vs::kInt64) > 1) + 0.5);
+  r.tensor("bool*bool", (vs::arange(4, vs::kInt64) > 1) * (vs::arange(4, vs::kInt64) < 3));
+  r.tensor("int_div_int_scalar", vs::arange(-4, 4, vs::kInt32) / 3);
+}
+
+VS_CASE("pointwise.output_layout") {
+  vs::Tensor a = vs::arange(12, vs::kFloat32).reshape({3, 4});
+  r.tensor("t+t", a.t() + a.t());
+  r.tensor("t+contig", a.t() + a.t().contiguous());
+  r.tensor("contig+t", a.t().contiguous() + a.t());
+  r.tensor("permuted3d", vs::arange(24, vs::kFloat32).reshape({2, 3, 4}).permute({1, 2, 0}).exp());
+  r.tensor("expanded", vs::arange(3, vs::kFloat32).reshape({3, 1}).expand({3, 4}) * 2);
+  r.tensor("where_t", vs::where(a.t() > 4, a.t(), vs::arange(3, vs::kFloat32)));
+}

@@ -51,7 +51,8 @@ def close(a, b, rtol, atol):
 def diff_output(e, t):
     """Why the Ember record e differs from the LibTorch record t, or None."""
     if e["kind"] != t["kind"]:
-        detail = e.get("message", "") or t.get("message", "")
+        detail = (e.get("message", "") or t.get("message", "")).splitlines()[0:1]
+        detail = detail[0] if detail else ""
         return f"ember {e['kind']}, libtorch {t['kind']}" + (f" ({detail})" if detail else "")
     if e["kind"] == "scalar":
         return None if close(e["value"], t["value"], 1e-7, 1e-7) else f"value {e['value']} vs {t['value']}"
@@ -74,7 +75,7 @@ def compare_case(erecs, trecs):
     """(status, lines) for one case."""
     tags = {r["kind"]: r for r in erecs + trecs if r["kind"] in ("expect_diff", "pytorch2", "missing", "case_error")}
     if "case_error" in tags:
-        return "ERROR", [f"unexpected exception: {tags['case_error']['message']}"]
+        return "ERROR", [f"unexpected exception: {tags['case_error']['message'].splitlines()[0]}"]
     if "missing" in tags:
         return "MISSING", [f"not in Ember: {tags['missing']['what']}"]
     e = {r["label"]: r for r in erecs if r["kind"] not in tags}

@@ -104,6 +104,18 @@ class Recorder {
     line(head(label, "no_raise") + "}");
   }
 
+  // The tensor f returns, or that it raised: for inputs one side may reject (see follows_pytorch2).
+  void result(const std::string& label, const std::function<vs::Tensor()>& f) {
+    vs::Tensor t;
+    try {
+      t = f();
+    } catch (const std::exception& e) {
+      line(head(label, "raised") + ",\"message\":" + json_string(e.what()) + "}");
+      return;
+    }
+    tensor(label, t);
+  }
+
   // A known difference: compare.py reports it and does not fail on it (it fails if they agree,
   // so the tag goes when the fix lands).
   void expect_diff(const std::string& reason) {
