@@ -72,3 +72,37 @@ VS_CASE("reduce.edge") {
   r.tensor("sum_0dim", vs::arange(1, vs::kFloat32).reshape({}).sum());
   r.tensor("sum_large", vs::arange(100000, vs::kFloat32).sum());
 }
+
+VS_CASE("reduce.result_dtypes") {
+  vs::Tensor i32 = vs::arange(-3, 9, vs::kInt32).reshape({3, 4});
+  vs::Tensor b = i32 > 2;
+  r.tensor("bool.sum_dim", b.sum(1));
+  r.tensor("int32.prod", i32.prod(1));
+  r.tensor("int32.cumsum", i32.cumsum(0));
+  r.tensor("bool.cumsum", b.cumsum(1));
+  r.tensor("uint8.sum", vs::arange(200, 206, vs::kInt32).to(vs::kUInt8).sum());
+  r.tensor("int32.mean_dtype", i32.mean(vs::IntArrayRef{1}, false, vs::kFloat64));
+  r.tensor("bool.amax", b.amax(0));
+  r.tensor("int32.argmax_keep", i32.argmax(1, true));
+  r.tensor("float.sum_dtype_int", (i32.to(vs::kFloat32) * 0.5).sum(vs::kInt64));
+}
+
+VS_CASE("reduce.nan_inf") {
+  vs::Tensor a = vs::arange(12, vs::kFloat32).reshape({3, 4}).log() - 1;  // -inf at 0
+  vs::Tensor n = a.sqrt();                                                // NaN where a < 0
+  r.tensor("sum_inf", a.sum(1));
+  r.tensor("amax_nan", n.amax(1));
+  r.tensor("max_nan", n.max());
+  r.tensor("argmax_nan", n.argmax(1));
+  auto [v, i] = n.sort(1);
+  r.tensor("sort_nan.values", v);
+  r.tensor("sort_nan.indices", i);
+  r.tensor("topk_nan", std::get<0>(n.topk(2, 1)));
+  r.tensor("softmax_ninf_row", (a * 0 + a.narrow(1, 0, 1)).softmax(1));
+  r.tensor("logsumexp_ninf", (a * 0 + a.narrow(1, 0, 1)).logsumexp(1));
+  r.tensor("clamp_nan", n.clamp(0, 1));
+  r.tensor("relu_nan", n.relu());
+  r.tensor("var_single_elem", a.narrow(1, 1, 1).var(vs::IntArrayRef{1}));
+  r.raises("max_empty", [&] { vs::arange(0, vs::kFloat32).max(); });
+  r.raises("amax_empty_dim", [&] { vs::arange(0, vs::kFloat32).reshape({0, 2}).amax(0); });
+}
