@@ -7,6 +7,12 @@
 // A spelling that differs gets one macro or alias here, never an #ifdef in a case. An operator
 // Ember lacks is recorded as missing (VS_EMBER_MISSING), so it shows up as a difference until it
 // lands instead of breaking the Ember build of the cases.
+//
+// A case is `VS_CASE("family.name") { r.tensor("label", ...); }` in cases_<family>.cpp (a new family
+// also goes in CMakeLists.txt's list: one ctest each). Tags a case may set: r.expect_diff(reason)
+// for a known Ember difference (reported XFAIL; XPASS fails, so the tag goes with the fix) and
+// r.follows_pytorch2(reason) where Ember follows PyTorch 2.x on purpose (reported, never fails).
+// Error messages are recorded (compare.py -v prints both sides) but not compared.
 #pragma once
 
 #ifdef VS_LIBTORCH
