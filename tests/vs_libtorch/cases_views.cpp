@@ -36,3 +36,18 @@ VS_CASE("views.reshape_view") {
   r.tensor("unsqueeze", x.unsqueeze(1));
   r.tensor("expand", vs::arange(3, vs::kFloat32).reshape({3, 1}).expand({3, 4}));
 }
+
+VS_CASE("views.strided") {
+  vs::Tensor x = vs::arange(24, vs::kFloat32);
+  r.tensor("as_strided", x.as_strided({3, 4}, {1, 3}, 2));
+  r.tensor("as_strided_overlap", x.as_strided({4, 3}, {2, 1}));
+  vs::Tensor m = x.reshape({4, 6});
+  r.tensor("diagonal", m.diagonal());
+  r.tensor("unfold", m.unfold(1, 3, 2));
+  r.tensor("split_part", m.split(4, 1)[1]);
+  r.tensor("select_of_permute", x.reshape({2, 3, 4}).permute({2, 0, 1}).select(1, 1));
+  r.tensor("contiguous_noop", m.contiguous());
+  r.tensor("clone_t", m.t().clone());
+  r.tensor("reduce_keepdim_t", m.t().sum(0, true));
+  r.tensor("to_dtype_t", m.t().to(vs::kFloat64));
+}
