@@ -351,6 +351,34 @@ TEST(QuantizedModules, LinearAndConvFromFloatWithinOneStep) {
     }
 }
 
+// Grouped and depthwise convolutions convert too (weight [out, in / groups, kh, kw]), and print
+// their groups as PyTorch's repr does.
+TEST(QuantizedModules, GroupedConvFromFloatWithinOneStep) {
+  manual_seed(12);
+  for (int64_t groups : {2, 4}) {
+    nn::Sequential model(nn::Conv2d(nn::Conv2dOptions(4, groups == 4 ? 4 : 6, 3).padding(1).groups(groups)));
+    Tensor x = randn({2, 4, 7, 7});
+    auto prepared = aq::prepare(model, minmax_qconfig());
+    prepared->eval();
+    NoGradGuard ng;
+    prepared->forward(x);
+    auto q = aq::convert(prepared);
+    const auto* m = q->ptr(1)->as<nq::Conv2dImpl>();
+    ASSERT_NE(m, nullptr);
+    EXPECT_EQ(m->weight.size(1), 4 / groups);
+    Tensor xq = q->ptr(0)->as<nq::QuantizeImpl>()->forward(x);
+    Tensor ref = conv2d(xq.dequantize(), m->weight.dequantize(), m->bias, {1, 1}, {1, 1}, {1, 1}, groups);
+    EXPECT_LE(max_abs_diff(q->forward(x), ref), m->scale * 1.01) << "groups " << groups;
+    std::ostringstream os;
+    m->pretty_print(os);
+    EXPECT_NE(os.str().find(", groups=" + std::to_string(groups) + ", scale="), std::string::npos) << os.str();
+  }
+  EXPECT_NE(error_of([] { nq::Conv2d(nn::Conv2dOptions(4, 6, 3).groups(4)); })
+                .find("[ember::nn::quantized::Conv2d] groups=4: expected a positive divisor of in_channels (4) and "
+                      "out_channels (6)"),
+            std::string::npos);
+}
+
 // The fused modules apply the ReLU themselves, not only through a zero point of 0.
 TEST(QuantizedModules, FusedReluWithAnyZeroPoint) {
   manual_seed(2);

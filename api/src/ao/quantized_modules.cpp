@@ -234,10 +234,11 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& o)
   if (padding.empty()) padding = {0, 0};
   EMBER_CHECK_NOT_IMPLEMENTED(std::holds_alternative<enumtype::kZeros>(o.padding_mode()),
                               "[{}] padding_mode: only zeros is implemented for quantized convolutions", who);
-  EMBER_CHECK_NOT_IMPLEMENTED(groups == 1, "[{}] groups={}: only groups=1 is implemented for quantized convolutions",
-                              who, groups);
   EMBER_CHECK(in_channels > 0 && out_channels > 0, "[{}] in_channels and out_channels must be positive, got {} and {}",
               who, in_channels, out_channels);
+  EMBER_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
+              "[{}] groups={}: expected a positive divisor of in_channels ({}) and out_channels ({})", who, groups,
+              in_channels, out_channels);
   if (o.bias()) bias = zeros({out_channels});
   reset();
 }
@@ -245,7 +246,7 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& o)
 void Conv2dImpl::reset() {
   weight = register_buffer(
       "weight",
-      quantize_per_tensor(zeros({out_channels, in_channels, kernel_size[0], kernel_size[1]}), 1.0, 0, kQInt8));
+      quantize_per_tensor(zeros({out_channels, in_channels / groups, kernel_size[0], kernel_size[1]}), 1.0, 0, kQInt8));
   bias = register_buffer("bias", bias.defined() ? zeros({out_channels}) : Tensor());
 }
 
@@ -269,6 +270,7 @@ void Conv2dImpl::pretty_print(std::ostream& stream) const {
     stream << ", dilation=";
     print_list(stream, dilation);
   }
+  if (groups != 1) stream << ", groups=" << groups;
   stream << fmt::format(", scale={}, zero_point={}", scale, zero_point);
   if (!bias.defined()) stream << ", bias=false";
   stream << ")";
@@ -279,9 +281,9 @@ void Conv2dImpl::set_weight_bias(const Tensor& w, const Tensor& b) {
   EMBER_CHECK_TYPE(w.defined() && w.is_quantized() && w.dtype() == kQInt8,
                    "[{}.set_weight_bias] weight: expected a qint8 quantized tensor, got {}", who,
                    w.defined() ? fmt::format("{}", w.dtype()) : std::string("an undefined tensor"));
-  EMBER_CHECK(w.sizes() == IntArrayRef({out_channels, in_channels, kernel_size[0], kernel_size[1]}),
-              "[{}.set_weight_bias] weight: expected shape [{}, {}, {}, {}], got [{}]", who, out_channels, in_channels,
-              kernel_size[0], kernel_size[1], fmt::join(w.sizes(), ", "));
+  EMBER_CHECK(w.sizes() == IntArrayRef({out_channels, in_channels / groups, kernel_size[0], kernel_size[1]}),
+              "[{}.set_weight_bias] weight: expected shape [{}, {}, {}, {}], got [{}]", who, out_channels,
+              in_channels / groups, kernel_size[0], kernel_size[1], fmt::join(w.sizes(), ", "));
   if (b.defined()) {
     EMBER_CHECK_TYPE(b.dtype() == kFloat && !b.is_quantized(), "[{}.set_weight_bias] bias: expected float32, got {}",
                      who, b.dtype());

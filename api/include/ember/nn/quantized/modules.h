@@ -106,8 +106,8 @@ class EMBER_API LinearImpl : public Cloneable<LinearImpl> {
 };
 EMBER_MODULE(Linear);
 
-// conv2d on quantized tensors: x quint8 NCHW, W qint8 [out, in, kh, kw], b float32, y quint8 with
-// (scale, zero_point). groups 1 and zero padding only (the kernel's limits).
+// conv2d on quantized tensors: x quint8 NCHW or channels-last, W qint8 [out, in / groups, kh, kw],
+// b float32, y quint8 (channels-last) with (scale, zero_point). Zero padding only.
 class EMBER_API Conv2dImpl : public Cloneable<Conv2dImpl> {
  public:
   explicit Conv2dImpl(const Conv2dOptions& options_);
