@@ -46,6 +46,15 @@ inline Times summarize(std::vector<double> secs) {
   return {secs.front(), secs[secs.size() / 2]};
 }
 
+// Milliseconds of f's fastest single call of `reps`, after a warm-up call: for calls long enough
+// (a millisecond and up) that batching adds nothing.
+inline double best_ms(const std::function<void()>& f, int reps = 15) {
+  f();
+  double best = 1e30;
+  for (int r = 0; r < reps; ++r) best = std::min(best, time_once(f, 1) * 1e3);
+  return best;
+}
+
 // `reps` batches of f; seconds per call.
 inline Times measure(const std::function<void()>& f, int reps = 7) {
   const int calls = calls_for(f);

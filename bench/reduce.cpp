@@ -11,20 +11,12 @@
 #include <cstring>
 #include <functional>
 
+#include "BenchUtil.h"
 #include "ember/ember.h"
 
 namespace {
 
-double best_ms(const std::function<void()>& f) {
-  f();
-  double best = 1e30;
-  for (int r = 0; r < 15; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
+using bench::best_ms;
 
 __attribute__((noinline)) float read_all(const float* p, int64_t n) {
   float s[16] = {};

@@ -11,20 +11,12 @@
 #include <cstring>
 #include <functional>
 
+#include "BenchUtil.h"
 #include "ember/ember.h"
 
 namespace {
 
-double best_ms(const std::function<void()>& f) {
-  f();
-  double best = 1e30;
-  for (int r = 0; r < 15; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
+using bench::best_ms;
 
 at::Tensor to_torch(const ember::Tensor& e) {
   const ember::Tensor c = e.contiguous();
