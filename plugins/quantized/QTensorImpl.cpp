@@ -197,16 +197,24 @@ Tensor quantize_per_channel(const Tensor& self, const Tensor& scales, const Tens
   return r;
 }
 
-Tensor _empty_affine_quantized(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                               std::optional<Device> device, std::optional<bool> pin_memory, double scale,
-                               int64_t zero_point) {
-  const char* op = "_empty_affine_quantized";
+namespace {
+// The checks both empty quantized factories share; errors name `op`.
+void check_empty_quantized_args(const char* op, IntArrayRef size, std::optional<Layout> layout,
+                                std::optional<Device> device, std::optional<bool> pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(layout.value_or(kStrided) == kStrided, "[{}] quantized tensors of layout {}", op,
                               *layout);
   EMBER_CHECK_NOT_IMPLEMENTED(device.value_or(Device(kCPU)).type() == kCPU, "[{}] quantized tensors on {}", op,
                               *device);
   EMBER_CHECK(!pin_memory.value_or(false), "[{}] pin_memory is not supported for quantized tensors", op);
   for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
+}
+}  // namespace
+
+Tensor _empty_affine_quantized(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                               std::optional<Device> device, std::optional<bool> pin_memory, double scale,
+                               int64_t zero_point) {
+  const char* op = "_empty_affine_quantized";
+  check_empty_quantized_args(op, size, layout, device, pin_memory);
   const ScalarType dt = dtype.value_or(kQUInt8);
   return new_qtensor(size, dt, make_per_tensor_quantizer(op, scale, zero_point, dt));
 }
@@ -215,12 +223,7 @@ Tensor _empty_per_channel_affine_quantized(IntArrayRef size, const Tensor& scale
                                            int64_t axis, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                                            std::optional<Device> device, std::optional<bool> pin_memory) {
   const char* op = "_empty_per_channel_affine_quantized";
-  EMBER_CHECK_NOT_IMPLEMENTED(layout.value_or(kStrided) == kStrided, "[{}] quantized tensors of layout {}", op,
-                              *layout);
-  EMBER_CHECK_NOT_IMPLEMENTED(device.value_or(Device(kCPU)).type() == kCPU, "[{}] quantized tensors on {}", op,
-                              *device);
-  EMBER_CHECK(!pin_memory.value_or(false), "[{}] pin_memory is not supported for quantized tensors", op);
-  for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
+  check_empty_quantized_args(op, size, layout, device, pin_memory);
   const ScalarType dt = dtype.value_or(kQUInt8);
   return new_qtensor(size, dt, make_per_channel_quantizer(op, size, scales, zero_points, axis, dt));
 }
