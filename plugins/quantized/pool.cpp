@@ -86,6 +86,15 @@ Planes planes_of(const Tensor& self) {
   return self.dim() == 4 ? Planes{self.size(0), self.size(1)} : Planes{1, self.size(0)};
 }
 
+// The pooled result's integers, uninitialised, in the input's layout: [nb, oh, ow, c] for a
+// channels-last input (its caller permutes back to NCHW sizes), else NCHW / CHW.
+Tensor new_pooled(const Tensor& self, const QTensorImpl& qi, const Planes& pl, bool channels_last, int64_t oh,
+                  int64_t ow) {
+  const QuantizerPtr& q = qi.quantizer();
+  return channels_last ? new_qtensor({pl.nb, oh, ow, pl.c}, self.dtype(), q)
+                       : new_qtensor(native::nn::pooled_shape(self, oh, ow), self.dtype(), q);
+}
+
 // The inner loops take their bounds by value and restrict pointers: a uint8_t store may alias
 // anything, which otherwise reloads the bounds per element and keeps the loops scalar.
 template <class T>
@@ -415,8 +424,7 @@ Tensor quantized_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArra
   (void)pool_quantizer(self, op);
   const Planes pl = planes_of(self);
   const bool cl = is_channels_last(self);
-  Tensor y = cl ? new_qtensor({pl.nb, g.oH, g.oW, pl.c}, self.dtype(), qi.quantizer())
-                : new_qtensor(native::nn::pooled_shape(self, g.oH, g.oW), self.dtype(), qi.quantizer());
+  Tensor y = new_pooled(self, qi, pl, cl, g.oH, g.oW);
   if (y.numel() > 0) {
     const Tensor xi = cl ? int_view(self) : int_view(self).contiguous();
     dispatch_int(self.dtype(), [&](auto t) {
@@ -441,8 +449,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const int64_t zp = pool_quantizer(self, op).zero_point;
   const Planes pl = planes_of(self);
   const bool cl = is_channels_last(self);
-  Tensor y = cl ? new_qtensor({pl.nb, g.oH, g.oW, pl.c}, self.dtype(), qi.quantizer())
-                : new_qtensor(native::nn::pooled_shape(self, g.oH, g.oW), self.dtype(), qi.quantizer());
+  Tensor y = new_pooled(self, qi, pl, cl, g.oH, g.oW);
   if (y.numel() > 0) {
     const Tensor xi = cl ? int_view(self) : int_view(self).contiguous();
     dispatch_acc(self.dtype(), g.kH * g.kW, [&](auto t, auto a) {
@@ -468,8 +475,7 @@ Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const Planes pl = planes_of(self);
   const int64_t H = self.size(-2), W = self.size(-1);
   const bool cl = is_channels_last(self);
-  Tensor y = cl ? new_qtensor({pl.nb, o.h, o.w, pl.c}, self.dtype(), qi.quantizer())
-                : new_qtensor(native::nn::pooled_shape(self, o.h, o.w), self.dtype(), qi.quantizer());
+  Tensor y = new_pooled(self, qi, pl, cl, o.h, o.w);
   if (y.numel() > 0) {
     const Tensor xi = cl ? int_view(self) : int_view(self).contiguous();
     // The largest window: the whole input when an output size is 1 (also bounds NCHW row runs).
