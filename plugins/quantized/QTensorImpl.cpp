@@ -25,6 +25,13 @@ QTensorImpl& qimpl(const Tensor& t, const char* op) {
   return *q;
 }
 
+const PerTensorAffineQuantizer& per_tensor_quantizer(const Tensor& self, const char* op) {
+  const QTensorImpl& q = qimpl(self, op);
+  EMBER_CHECK_NOT_IMPLEMENTED(q.quantizer()->qscheme() == kPerTensorAffine, "[{}] quantized tensors of qscheme {}", op,
+                              to_string(q.quantizer()->qscheme()));
+  return static_cast<const PerTensorAffineQuantizer&>(*q.quantizer());
+}
+
 ScalarType underlying_type(ScalarType qtype) {
   switch (qtype) {
     case kQUInt8:

@@ -64,6 +64,9 @@ class QTensorImpl final : public TensorImpl {
 
 // The QTensorImpl of `t`; ValueError naming `op` when t is not a quantized tensor.
 QTensorImpl& qimpl(const Tensor& t, const char* op);
+// The per-tensor quantizer of `self`; NotImplementedError naming `op` for other qschemes (the
+// kernels that only handle one scale and zero point).
+const PerTensorAffineQuantizer& per_tensor_quantizer(const Tensor& self, const char* op);
 // kUInt8 / kInt8 / kInt32 for kQUInt8 / kQInt8 / kQInt32.
 ScalarType underlying_type(ScalarType qtype);
 // A new contiguous quantized tensor of `sizes` (uninitialised integers).

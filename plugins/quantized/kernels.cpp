@@ -12,13 +12,6 @@ using namespace ember::qbackend;
 
 namespace {
 
-const PerTensorAffineQuantizer& per_tensor_or_unimplemented(const Tensor& self, const char* op) {
-  const QTensorImpl& q = qimpl(self, op);
-  EMBER_CHECK_NOT_IMPLEMENTED(q.quantizer()->qscheme() == kPerTensorAffine, "[{}] quantized tensors of qscheme {}", op,
-                              to_string(q.quantizer()->qscheme()));
-  return static_cast<const PerTensorAffineQuantizer&>(*q.quantizer());
-}
-
 bool same_qparams(const Quantizer& a, const Quantizer& b) {
   if (a.qscheme() != b.qscheme() || a.dtype != b.dtype) return false;
   if (a.qscheme() == kPerTensorAffine) {
@@ -67,7 +60,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     return self;
   }
   EMBER_CHECK_TYPE(src.dtype() == kFloat32, "[{}] quantized copy needs a float32 src, got {}", op, src.dtype());
-  const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, op);
+  const PerTensorAffineQuantizer& p = per_tensor_quantizer(self, op);
   const Tensor q = ember::quantize_per_tensor(src, p.scale, p.zero_point, self.dtype());
   int_view(self).copy_(int_view(q));
   return self;
@@ -75,7 +68,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
 
 Tensor relu(const Tensor& self) {
   const QTensorImpl& qi = qimpl(self, "relu");
-  const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu");
+  const PerTensorAffineQuantizer& p = per_tensor_quantizer(self, "relu");
   // Keeps a channels-last input's layout, as LibTorch's empty_like does.
   const bool cl = is_channels_last(self) && !self.is_contiguous();
   Tensor r = cl ? new_qtensor({self.size(0), self.size(2), self.size(3), self.size(1)}, self.dtype(), qi.quantizer())
@@ -87,7 +80,7 @@ Tensor relu(const Tensor& self) {
 }
 
 Tensor& relu_(Tensor& self) {
-  const PerTensorAffineQuantizer& p = per_tensor_or_unimplemented(self, "relu_");
+  const PerTensorAffineQuantizer& p = per_tensor_quantizer(self, "relu_");
   if (self.is_contiguous() || is_channels_last(self)) {
     relu_ints(self, p.zero_point);
   } else {

@@ -36,13 +36,6 @@ using native::nn::PoolGeom;
 
 namespace {
 
-const PerTensorAffineQuantizer& pool_quantizer(const Tensor& self, const char* op) {
-  const QTensorImpl& q = qimpl(self, op);
-  EMBER_CHECK_NOT_IMPLEMENTED(q.quantizer()->qscheme() == kPerTensorAffine, "[{}] quantized tensors of qscheme {}", op,
-                              to_string(q.quantizer()->qscheme()));
-  return static_cast<const PerTensorAffineQuantizer&>(*q.quantizer());
-}
-
 // A float stand-in with self's sizes (one element, zero strides) for the shared shape checks,
 // which also check that the input is floating.
 Tensor shape_stand_in(const Tensor& self) {
@@ -421,7 +414,7 @@ Tensor quantized_max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArra
   const PoolGeom g =
       native::nn::check_pool(op, kCPU, shape_stand_in(self), kernel_size, stride, padding, dilation, ceil_mode);
   const QTensorImpl& qi = qimpl(self, op);
-  (void)pool_quantizer(self, op);
+  (void)per_tensor_quantizer(self, op);
   const Planes pl = planes_of(self);
   const bool cl = is_channels_last(self);
   Tensor y = new_pooled(self, qi, pl, cl, g.oH, g.oW);
@@ -446,7 +439,7 @@ Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const PoolGeom g = native::nn::check_avg_pool(op, kCPU, shape_stand_in(self), kernel_size, stride, padding, ceil_mode,
                                                 divisor_override);
   const QTensorImpl& qi = qimpl(self, op);
-  const int64_t zp = pool_quantizer(self, op).zero_point;
+  const int64_t zp = per_tensor_quantizer(self, op).zero_point;
   const Planes pl = planes_of(self);
   const bool cl = is_channels_last(self);
   Tensor y = new_pooled(self, qi, pl, cl, g.oH, g.oW);
@@ -471,7 +464,7 @@ Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   const char* op = "adaptive_avg_pool2d";
   const native::nn::Pair o = native::nn::check_adaptive_pool(op, kCPU, shape_stand_in(self), output_size);
   const QTensorImpl& qi = qimpl(self, op);
-  const int64_t zp = pool_quantizer(self, op).zero_point;
+  const int64_t zp = per_tensor_quantizer(self, op).zero_point;
   const Planes pl = planes_of(self);
   const int64_t H = self.size(-2), W = self.size(-1);
   const bool cl = is_channels_last(self);
