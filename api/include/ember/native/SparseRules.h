@@ -102,11 +102,9 @@ inline void check_to_dense_dtype(std::optional<ScalarType> dtype) {
 }
 
 // A member returned to the user: a fresh impl sharing its data and version counter (LibTorch's
-// alias), so autograd metadata set on the result never lands on the member itself (a member
-// holding a grad_fn that saves the sparse tensor would be a reference cycle).
-inline Tensor member_alias(const Tensor& member) {
-  return Tensor(member.unsafeGetTensorImpl()->shallow_copy_and_detach());
-}
+// alias; detach() builds exactly that), so autograd metadata set on the result never lands on
+// the member itself (a member holding a grad_fn that saves the sparse tensor would be a cycle).
+inline Tensor member_alias(const Tensor& member) { return member.detach(); }
 
 }  // namespace ember::native
 
