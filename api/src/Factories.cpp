@@ -52,10 +52,6 @@ Tensor tensor(std::initializer_list<TensorLiteral> values, TensorOptions options
   return TensorLiteral(values).to_tensor(options);
 }
 
-Tensor scalar_tensor(const Scalar& s, TensorOptions options) {
-  return full({}, s, options.dtype_opt() ? options : options.dtype(s.isFloatingPoint() ? get_default_dtype() : s.type()));
-}
-
 namespace {
 
 void run_deleter(void* ptr, void* ctx) {

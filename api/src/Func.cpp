@@ -71,7 +71,7 @@ std::vector<int64_t> jac_shape(const Tensor& y, const Tensor& x) {
 
 // The k-th basis tensor of t's shape (a fresh tensor: autograd::grad may hand a grad_output back
 // as a gradient, so none is reused).
-Tensor one_hot(const Tensor& t, int64_t k) {
+Tensor basis_tensor(const Tensor& t, int64_t k) {
   NoGradGuard no_grad;
   Tensor e = zeros(t.sizes(), t.options());
   e.view({-1}).select(0, k).fill_(1);
@@ -185,7 +185,7 @@ variable_list jacrev_impl(const char* name, const FnN& f, const variable_list& a
   const int64_t m = l.y.numel();
   std::vector<variable_list> rows(l.xs.size());
   for (int64_t j = 0; j < m; ++j) {
-    variable_list g = pullback(l, one_hot(l.y, j), track);
+    variable_list g = pullback(l, basis_tensor(l.y, j), track);
     for (size_t i = 0; i < g.size(); ++i) rows[i].push_back(g[i]);
   }
   variable_list jac;
@@ -217,7 +217,7 @@ variable_list jacfwd_impl(const char* name, const FnN& f, const variable_list& a
     }
     variable_list cols, tangents(l.xs.size());
     for (int64_t k = 0; k < n; ++k) {
-      tangents[i] = one_hot(x, k);
+      tangents[i] = basis_tensor(x, k);
       cols.push_back(pushforward(l, d, tangents, track));
     }
     jac.push_back(stack(cols, l.y.dim()).reshape(jac_shape(l.y, x)));

@@ -57,6 +57,8 @@ std::optional<std::string> expected_cpp_arg(const Argument& a, std::string* why)
       if (e.kind() == TypeKind::Tensor) return "const std::optional<Tensor>&";
       if (e.kind() == TypeKind::Scalar) return "const std::optional<Scalar>&";
       if (e.kind() == TypeKind::List && is_int_like(*e.element())) return "std::optional<IntArrayRef>";
+      if (e.kind() == TypeKind::List && e.element()->kind() == TypeKind::Float)
+        return "std::optional<ArrayRef<double>>";
       if (auto b = base_spelling(e)) return "std::optional<" + *b + ">";
       break;
     }

@@ -40,6 +40,9 @@ BAD_ENTRIES = [
      + K, "is also generated for f.a(Tensor self, int x) -> Tensor"),
     # Kernel wiring.
     ("- func: f(Tensor self) -> Tensor\n", "no kernel: give `dispatch:`"),
+    ("- func: f(Tensor self) -> Tensor\n  pending: pointwise\n" + K, "an entry with kernels is not pending"),
+    ("- func: f(Tensor self, int x=1) -> Tensor\n  cpp_no_default_args: [y]\n" + K,
+     "cpp_no_default_args: expected a list of the schema's argument names"),
     ("- func: f(Tensor self) -> Tensor\n  dispatch: {GPU: k}\n", "dispatch: unknown key 'GPU'"),
     ("- func: f(Tensor self) -> Tensor\n  dispatch: {CPU: k, 'CPU, Meta': j}\n",
      "key 'CPU' given twice"),

@@ -1988,6 +1988,15 @@ std::map<std::string, OpInfo> build() {
   add("to_sparse_csr", [](SampleCtx& c) -> Samples {
     return {SampleInput{{c.t({3, 4})}, "2-d", true}, SampleInput{{c.t({0, 3})}, "no rows", true}};
   });
+
+  // Families whose tables live in their own files.
+#include "opinfo/pointwise_unary.inc"
+#include "opinfo/pointwise_binary.inc"
+#include "opinfo/spatial_pool.inc"
+#include "opinfo/spatial_resample.inc"
+#include "opinfo/index_shape.inc"
+#include "opinfo/sort_linalg.inc"
+#include "opinfo/nn_core.inc"
   return db;
 }
 

@@ -254,6 +254,8 @@ def cpp_arg_type(a: Arg) -> str:
             return f"std::optional<{_CPP_VALUE[e.kind]}>"
         if e.kind == "list" and e.elem.kind == "int":  # int[]? and int[1]? alike
             return "std::optional<IntArrayRef>"
+        if e.kind == "list" and e.elem.kind == "float":
+            return "std::optional<ArrayRef<double>>"
     mut = " (mutable)" if a.is_write else ""
     raise GenError(f"argument '{a.name}': unsupported type '{t}'{mut}")
 
@@ -330,6 +332,7 @@ class Op:
     delegate: Op | None = None  # structured_delegate: the out= entry that implements this one
     where: tuple[str, int] = ("", 0)  # (yaml file, line): the provenance of its registrations
     plugin: str = ""  # the plugin holding its composite kernel ("" for libember)
+    no_default_args: list[str] = field(default_factory=list)  # cpp_no_default_args
 
     @property
     def full_name(self) -> str:
@@ -372,7 +375,7 @@ def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
         if n not in by_name:
             raise GenError(f"cpp_overloads: no argument '{n}' in the schema")
         a = by_name[n]
-        keep = defaults == "all" and a.default is not None
+        keep = defaults == "all" and a.default is not None and n not in op.no_default_args
         params.append(Param(cpp_arg_type(a), n, cpp_default(a) if keep else None))
     # C++ allows defaults only on trailing parameters (LibTorch drops the others too).
     required = [i for i, p in enumerate(params) if p.default is None]
@@ -426,8 +429,8 @@ def cpp_functions(op: Op, method: bool) -> list[CppFn]:
 # ---------------------------------------------------------------------------------------------
 # Reading ops.yaml.
 
-_KEYS = {"func", "variants", "doc", "cpp_overloads", "dispatch", "structured", "structured_delegate",
-         "plugin"}
+_KEYS = {"func", "variants", "doc", "cpp_overloads", "cpp_no_default_args", "dispatch", "structured",
+         "structured_delegate", "plugin", "pending"}
 
 # Plugins that hold composite kernels (`plugin: nn` or `plugin: quantized` on an entry): its composite kernel is
 # declared in ember/generated/<plugin>/CompositeFunctions.h and registered by that plugin's
@@ -509,6 +512,10 @@ def load_ops(path: str) -> list[Op]:
                 raise GenError(f"variants: expected 'function' and/or 'method', got {variants}")
             op = Op(s, "function" in variants, "method" in variants, e.get("doc"),
                     e.get("cpp_overloads") or [])
+            nd = e.get("cpp_no_default_args") or []
+            if not isinstance(nd, list) or any(n not in {a.name for a in s.args} for n in nd):
+                raise GenError("cpp_no_default_args: expected a list of the schema's argument names")
+            op.no_default_args = nd
             if (s.name, s.overload) in seen:
                 raise GenError("declared twice")
             if op.handle in seen:
@@ -550,9 +557,12 @@ def load_ops(path: str) -> list[Op]:
                     raise GenError("structured_delegate: the kernel is the delegate's; give no "
                                    "dispatch: or structured: here")
                 delegates.append((op, str(e["structured_delegate"]), where))
+            elif "pending" in e:
+                if op.dispatch:
+                    raise GenError("pending: an entry with kernels is not pending; drop the key")
             elif not op.dispatch:
-                raise GenError("no kernel: give `dispatch:` (a backend or composite kernel) or "
-                               "`structured_delegate:`")
+                raise GenError("no kernel: give `dispatch:` (a backend or composite kernel), "
+                               "`structured_delegate:`, or `pending:`")
             if "plugin" in e:
                 if e["plugin"] not in COMPOSITE_PLUGINS:
                     raise GenError(f"plugin: expected one of {', '.join(COMPOSITE_PLUGINS)}, "

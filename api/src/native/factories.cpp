@@ -28,6 +28,14 @@ Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice devic
   return t;
 }
 
+// LibTorch's default is the default dtype whatever the scalar (scalar_tensor(3) is float32).
+Tensor scalar_tensor(const Scalar& s, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  check_pin_memory("scalar_tensor", pin_memory);
+  Tensor t = ember::empty({}, make_options(dtype.value_or(get_default_dtype()), layout, device));
+  t.fill_(s);
+  return t;
+}
+
 Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_pin_memory("ones", pin_memory);
   Tensor t = ember::empty(size, make_options(dtype, layout, device));

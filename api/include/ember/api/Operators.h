@@ -55,8 +55,6 @@ class EMBER_API TensorLiteral {
 };
 
 EMBER_API Tensor tensor(std::initializer_list<TensorLiteral> values, TensorOptions options = {});
-// A scalar as a 0-dim tensor (LibTorch's scalar_tensor).
-EMBER_API Tensor scalar_tensor(const Scalar& s, TensorOptions options = {});
 // Wraps existing memory without copying; the caller keeps it alive (and owns it).
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});

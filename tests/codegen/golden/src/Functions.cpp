@@ -143,6 +143,12 @@ const auto& max_dim_max() {
   return h;
 }
 
+// aten::upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+const auto& upsample_nearest2d_vec() {
+  static const auto h = lookup<Tensor(const Tensor&, std::optional<IntArrayRef>, std::optional<ArrayRef<double>>)>("aten::upsample_nearest2d", "vec");
+  return h;
+}
+
 }  // namespace ops
 }  // namespace
 
@@ -300,6 +306,10 @@ std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keep
   return ops::max_dim_max().call(self, dim, keepdim, max, max_values);
 }
 
+Tensor upsample_nearest2d(const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return ops::upsample_nearest2d_vec().call(input, output_size, scale_factors);
+}
+
 namespace redispatch {
 
 Tensor empty(DispatchKeySet ks, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
@@ -386,6 +396,10 @@ std::tuple<Tensor&, Tensor&> max_outf(DispatchKeySet ks, const Tensor& self, int
   return ops::max_dim_max().redispatch(ks, self, dim, keepdim, max, max_values);
 }
 
+Tensor upsample_nearest2d(DispatchKeySet ks, const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors) {
+  return ops::upsample_nearest2d_vec().redispatch(ks, input, output_size, scale_factors);
+}
+
 }  // namespace redispatch
 
 namespace detail {
@@ -411,6 +425,7 @@ void check_generated_ops() {
   ops::var_dim();
   ops::native_layer_norm_backward();
   ops::max_dim_max();
+  ops::upsample_nearest2d_vec();
 }
 }  // namespace detail
 

@@ -74,6 +74,9 @@ EMBER_API std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Te
 EMBER_API std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, const Tensor& self, int64_t dim, bool keepdim = false);
 EMBER_API std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values);
 
+// aten::upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+EMBER_API Tensor upsample_nearest2d(const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors);
+
 namespace detail {
 // Looks every operator above up and checks its C++ signature against its schema; throws
 // on the first mismatch (tests call it).

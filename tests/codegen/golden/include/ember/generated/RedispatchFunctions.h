@@ -76,4 +76,7 @@ EMBER_API std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(Dispatch
 // aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
 EMBER_API std::tuple<Tensor&, Tensor&> max_outf(DispatchKeySet ks, const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values);
 
+// aten::upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
+EMBER_API Tensor upsample_nearest2d(DispatchKeySet ks, const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors);
+
 }  // namespace ember::redispatch
