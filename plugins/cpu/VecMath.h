@@ -15,7 +15,36 @@
 
 namespace ember::cpu {
 
-enum class VecOp : uint8_t { Exp, Log, Log1p, Sin, Cos, Tanh, Erf, Sigmoid, Silu, GeluErf, GeluTanh };
+enum class VecOp : uint8_t {
+  Exp,
+  Log,
+  Log1p,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Silu,
+  GeluErf,
+  GeluTanh,
+  Acos,
+  Acosh,
+  Asin,
+  Asinh,
+  Atan,
+  Atanh,
+  Tan,
+  Sinh,
+  Cosh,
+  Expm1,
+  Log2,
+  Log10,
+  Lgamma,
+  Ceil,  // exact: SLEEF's rounding functions
+  Floor,
+  Trunc,
+  Round,  // half to even
+};
 
 // y[i] = op(x[i]) for i < n (x == y allowed). False when this CPU has no vector version.
 bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n);
