@@ -211,3 +211,36 @@ TEST(CpuBinaryMath, Gradients) {
   expect_values(g[0], {1, 1, 1}, "remainder d/dself");
   expect_values(g[1], {-1, -0.0, -1}, "remainder d/dother = -floor(a / b)");
 }
+
+// Long contiguous float32 operands take the SLEEF loops (atan2, fmod), split over the threads, and
+// a Scalar operand the broadcast form: every element against the float64 reference.
+TEST(CpuBinaryMath, LongFloat32InputsTakeTheVectorLoops) {
+  const int64_t n = 70001;
+  const Tensor x = ember::linspace(-40, 40, n, kFloat32);
+  const Tensor y = ember::linspace(3, -5, n, kFloat32);
+  const auto xs = values(x), ys = values(y);
+  struct Op {
+    const char* name;
+    std::function<Tensor()> fn;
+    std::function<double(double, double)> ref;
+    bool scalar;
+  };
+  for (const Op& op : std::vector<Op>{
+           {"atan2", [&] { return ember::atan2(x, y); }, [](double a, double b) { return std::atan2(a, b); }, false},
+           {"fmod", [&] { return ember::fmod(x, y); }, [](double a, double b) { return std::fmod(a, b); }, false},
+           {"fmod scalar", [&] { return ember::fmod(x, 1.75); }, [](double a, double) { return std::fmod(a, 1.75); },
+            true},
+           {"maximum", [&] { return ember::maximum(x, y); }, [](double a, double b) { return std::max(a, b); }, false},
+       }) {
+    SCOPED_TRACE(op.name);
+    const auto got = values(op.fn());
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 5; ++i) {
+      const double want = static_cast<float>(op.ref(xs[i], ys[i]));
+      if (std::fabs(got[i] - want) > 4e-6 * std::max(1.0, std::fabs(want))) {
+        ++bad;
+        ADD_FAILURE() << op.name << "(" << xs[i] << ", " << ys[i] << ") = " << got[i] << ", want " << want;
+      }
+    }
+  }
+}
