@@ -3,12 +3,15 @@
 // Ember is faster) and as bandwidth against a raw loop over the same buffers.
 //   small ops: add, mul_, relu, sum on 1, 100 and 1000 floats;
 //   large: add of two 16M-float tensors (preallocated output and fresh output), relu on
-//   64x32x26x26, sum / amax over 16M floats, softmax over 4096 rows of 4096.
+//   64x32x26x26, sum / amax over 16M floats, softmax over 4096 rows of 4096;
+//   the pointwise math families on 4M floats into a preallocated out, beside a raw loop of the
+//   same std:: function over the same buffers (pct: raw time / ember time).
 // Best and median of 7 repetitions of calls batched to ~0.1 s (BenchUtil.h).
 #include <omp.h>
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -119,6 +122,89 @@ int main(int argc, char** argv) {
         measure([&] { keep(at::softmax(tm, 1)); }), 8.0 * n, &raw);
     row("sum 4096x4096, dim 0", measure([&] { keep(m.sum(0)); }), measure([&] { keep(tm.sum(0)); }), 4.0 * n,
         &rawsum);
+  }
+  {
+    // The pointwise-unary and pointwise-binary families: out= calls, so both sides write the same
+    // preallocated buffer the raw loop writes.
+    const int64_t n = int64_t{1} << 22;
+    ember::Tensor a = filled({n}), b = filled({n}), out = ember::empty({n});
+    // filled() draws from [-1, 1): shifted copies for the functions with a narrower domain.
+    ember::Tensor pos = a.abs() + 1.5f, unit = a * 0.99f;
+    at::Tensor ta = to_torch(a), tb = to_torch(b), tpos = to_torch(pos), tunit = to_torch(unit), tout = at::empty({n});
+    float* po = out.data_ptr<float>();
+    struct U {
+      const char* name;
+      const ember::Tensor* x;
+      const at::Tensor* tx;
+      std::function<void(ember::Tensor&, const ember::Tensor&)> e;
+      std::function<void(at::Tensor&, const at::Tensor&)> t;
+      float (*raw)(float);
+    };
+#define EMBER_BENCH_U(op, x, tx) \
+  U { #op, &x, &tx, [](ember::Tensor& o, const ember::Tensor& v) { ember::op##_out(o, v); }, \
+      [](at::Tensor& o, const at::Tensor& v) { at::op##_out(o, v); }, [](float v) { return std::op(v); } }
+    const std::vector<U> unary = {
+        EMBER_BENCH_U(acos, unit, tunit),  EMBER_BENCH_U(asin, unit, tunit),  EMBER_BENCH_U(atan, a, ta),
+        EMBER_BENCH_U(acosh, pos, tpos),   EMBER_BENCH_U(asinh, a, ta),       EMBER_BENCH_U(atanh, unit, tunit),
+        EMBER_BENCH_U(tan, a, ta),         EMBER_BENCH_U(sinh, a, ta),        EMBER_BENCH_U(cosh, a, ta),
+        EMBER_BENCH_U(expm1, a, ta),       EMBER_BENCH_U(log2, pos, tpos),    EMBER_BENCH_U(log10, pos, tpos),
+        EMBER_BENCH_U(lgamma, pos, tpos),  EMBER_BENCH_U(ceil, a, ta),        EMBER_BENCH_U(floor, a, ta),
+        EMBER_BENCH_U(trunc, a, ta),
+        // round is half to even: nearbyint, not std::round.
+        U{"round", &a, &ta, [](ember::Tensor& o, const ember::Tensor& v) { ember::round_out(o, v); },
+          [](at::Tensor& o, const at::Tensor& v) { at::round_out(o, v); }, [](float v) { return std::nearbyint(v); }},
+    };
+#undef EMBER_BENCH_U
+    for (const U& u : unary) {
+      const float* px = u.x->data_ptr<float>();
+      const Stat raw = measure([&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int64_t i = 0; i < n; ++i) po[i] = u.raw(px[i]);
+        keep(out);
+      });
+      row((std::string(u.name) + " 4M, out=").c_str(), measure([&] { u.e(out, *u.x); }),
+          measure([&] { u.t(tout, *u.tx); }), 8.0 * static_cast<double>(n), &raw);
+    }
+    const float* pa = a.data_ptr<float>();
+    const float* pb = b.data_ptr<float>();
+    struct Bin {
+      const char* name;
+      std::function<void()> e, t;
+      float (*raw)(float, float);
+    };
+    const std::vector<Bin> binary = {
+        {"atan2", [&] { ember::atan2_out(out, a, b); }, [&] { at::atan2_out(tout, ta, tb); },
+         [](float x, float y) { return std::atan2(x, y); }},
+        {"fmod", [&] { ember::fmod_out(out, a, b); }, [&] { at::fmod_out(tout, ta, tb); },
+         [](float x, float y) { return std::fmod(x, y); }},
+        {"remainder", [&] { ember::remainder_out(out, a, b); }, [&] { at::remainder_out(tout, ta, tb); },
+         [](float x, float y) {
+           float m = std::fmod(x, y);
+           return m != 0 && (y < 0) != (m < 0) ? m + y : m;
+         }},
+        {"div floor", [&] { ember::div_out(out, a, b, "floor"); }, [&] { at::div_out(tout, ta, tb, "floor"); },
+         [](float x, float y) { return std::floor(x / y); }},
+        {"maximum", [&] { ember::maximum_out(out, a, b); }, [&] { at::maximum_out(tout, ta, tb); },
+         [](float x, float y) { return x != x || x > y ? x : y; }},
+        {"clamp_min tensor", [&] { ember::clamp_min_out(out, a, b); }, [&] { at::clamp_min_out(tout, ta, tb); },
+         [](float x, float y) { return x != x || x > y ? x : y; }},
+    };
+    for (const Bin& op : binary) {
+      const Stat raw = measure([&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int64_t i = 0; i < n; ++i) po[i] = op.raw(pa[i], pb[i]);
+        keep(out);
+      });
+      row((std::string(op.name) + " 4M, out=").c_str(), measure(op.e), measure(op.t), 12.0 * static_cast<double>(n),
+          &raw);
+    }
+    const Stat raw_lrelu = measure([&] {
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < n; ++i) po[i] = pa[i] > 0 ? pa[i] : pa[i] * 0.01f;
+      keep(out);
+    });
+    row("leaky_relu 4M, out=", measure([&] { ember::leaky_relu_out(out, a); }),
+        measure([&] { at::leaky_relu_out(tout, ta); }), 8.0 * static_cast<double>(n), &raw_lrelu);
   }
   {
     ember::Tensor x = filled({64, 32, 26, 26});

@@ -188,6 +188,38 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
   return to_dtype(grad * where(cond, zero, result * self_.log()), exponent.scalar_type());
 }
 
+Tensor clamp_tensor_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  const Tensor zero = zeros({}, grad.options());
+  Tensor pred;
+  if (min.defined() && max.defined())
+    pred = logical_and(self >= min, self <= max);
+  else if (min.defined())
+    pred = self >= min;
+  else
+    pred = self <= max;
+  return reduce_grad(where(pred, grad, zero), self.sizes(), self.scalar_type());
+}
+
+Tensor clamp_tensor_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  const Tensor zero = zeros({}, grad.options());
+  // With both bounds, min wins only below max (clamp applies max last).
+  const Tensor pred = max.defined() ? logical_and(self < min, min < max) : self < min;
+  return reduce_grad(where(pred, grad, zero), min.sizes(), min.scalar_type());
+}
+
+Tensor clamp_tensor_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max) {
+  const Tensor zero = zeros({}, grad.options());
+  const Tensor pred = min.defined() ? logical_or(self > max, max < min) : self > max;
+  return reduce_grad(where(pred, grad, zero), max.sizes(), max.scalar_type());
+}
+
+Tensor pow_scalar_base_backward(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result) {
+  const double b = base.toDouble();
+  Tensor g = grad * (result * std::log(b));
+  if (b == 0.0) g = where(exponent < 0, zeros({}, grad.options()), g);
+  return to_dtype(g, exponent.scalar_type());
+}
+
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max) {
   const Tensor zero = zeros({}, grad.options());
@@ -212,6 +244,23 @@ Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * ((1 - result) * result); }
 
 Tensor erf_backward(const Tensor& grad, const Tensor& self) { return grad * ((self * self).neg().exp() * M_2_SQRTPI); }
+
+Tensor trigamma(const Tensor& self) {
+  const Tensor reflect = self < 0.5;
+  const Tensor x = where(reflect, 1 - self, self);  // >= 1/2
+  Tensor sum = zeros_like(x);
+  for (int k = 0; k < 6; ++k) sum = sum + (x + k).pow(2).reciprocal();
+  // psi1(z) ~ 1/z + 1/(2z^2) + 1/(6z^3) - 1/(30z^5) + 1/(42z^7) - 1/(30z^9) + 5/(66z^11): below
+  // 1e-11 relative for z >= 6.5.
+  const Tensor r = (x + 6).reciprocal(), r2 = r * r;
+  Tensor series = r2 * (5.0 / 66);
+  for (double c : {-1.0 / 30, 1.0 / 42, -1.0 / 30}) series = (series + c) * r2;
+  series = ((series + 1.0 / 6) * r + 0.5) * r2 + r;
+  const Tensor psi1 = sum + series;
+  // psi1(1 - x) + psi1(x) = pi^2 / sin^2(pi x)
+  const Tensor s = (self * M_PI).sin();
+  return where(reflect, (s * s).reciprocal() * (M_PI * M_PI) - psi1, psi1);
+}
 
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate) {
   if (approximate == "none") {

@@ -58,6 +58,15 @@ Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const T
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+// clamp with tensor bounds (clamp.Tensor, clamp_min.Tensor, clamp_max.Tensor; an absent bound is
+// undefined): the gradients of self, min and max (PyTorch's clamp_backward and
+// clamp_backward_min_max), each of its input's shape and dtype.
+Tensor clamp_tensor_backward(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_tensor_backward_min(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+Tensor clamp_tensor_backward_max(const Tensor& grad, const Tensor& self, const Tensor& min, const Tensor& max);
+// d/dexponent of pow(base, exponent) for a Scalar base (PyTorch's: 0 where base is 0 and the
+// exponent negative).
+Tensor pow_scalar_base_backward(const Tensor& grad, const Scalar& base, const Tensor& exponent, const Tensor& result);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
 
@@ -70,6 +79,9 @@ Tensor erf_backward(const Tensor& grad, const Tensor& self);
 // grad where output > threshold, else 0.
 Tensor gelu_backward(const Tensor& grad, const Tensor& self, const std::string& approximate);
 Tensor silu_backward(const Tensor& grad, const Tensor& self);
+// polygamma(1, self) from differentiable operators (digamma's derivative; there is no polygamma
+// operator): the recurrence to x + 6, the asymptotic series there, the reflection below 1/2.
+Tensor trigamma(const Tensor& self);
 
 // ---- reductions ----------------------------------------------------------------------------------
 

@@ -26,11 +26,31 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
   return result;
 }
 
+ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind) {
+  const ScalarType result = unary_result(name, unary_rules::same, self);
+  if (kind == OutKind::Out) {
+    check_defined(name, out, "out");
+    EMBER_CHECK_TYPE(out.dtype() == result, "[{}] dtype of out: {} should be same as input: {}", name, out.dtype(),
+                     result);
+  }
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
+  return result;
+}
+
 void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
                  Tensor& out, OutKind kind) {
   check_out(name, kind, out, result);
   it.add_output(&out, result, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
+  it.build();
+}
+
+void clamp_tensor_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& self, const Tensor* min,
+                       const Tensor* max, Tensor& out, OutKind kind) {
+  check_out(name, kind, out, result);
+  it.add_output(&out, result, kind == OutKind::Out).add_input(self);
+  if (min) it.add_input(*min);
+  if (max) it.add_input(*max);
   it.build();
 }
 
@@ -108,7 +128,44 @@ EMBER_META_UNARY(sigmoid, to_floating)
 EMBER_META_UNARY(erf, to_floating)
 EMBER_META_UNARY(silu, floating_only)
 EMBER_META_UNARY(logical_not, to_bool)
+EMBER_META_UNARY(acos, to_floating)
+EMBER_META_UNARY(acosh, to_floating)
+EMBER_META_UNARY(asin, to_floating)
+EMBER_META_UNARY(asinh, to_floating)
+EMBER_META_UNARY(atan, to_floating)
+EMBER_META_UNARY(atanh, to_floating)
+EMBER_META_UNARY(tan, to_floating)
+EMBER_META_UNARY(sinh, to_floating)
+EMBER_META_UNARY(cosh, to_floating)
+EMBER_META_UNARY(expm1, to_floating)
+EMBER_META_UNARY(log2, to_floating)
+EMBER_META_UNARY(log10, to_floating)
+EMBER_META_UNARY(reciprocal, to_floating)
+EMBER_META_UNARY(erfinv, to_floating)
+EMBER_META_UNARY(lgamma, to_floating)
+EMBER_META_UNARY(digamma, to_floating)
+EMBER_META_UNARY(ceil, no_bool)
+EMBER_META_UNARY(floor, no_bool)
+EMBER_META_UNARY(trunc, no_bool)
+EMBER_META_UNARY(round, no_bool)
+EMBER_META_UNARY(frac, floating_only)
+EMBER_META_UNARY(bitwise_not, integral_only)
+EMBER_META_UNARY(isnan, to_bool)
+EMBER_META_UNARY(isinf, to_bool)
 #undef EMBER_META_UNARY
+
+void meta_round_decimals(const Tensor& self, int64_t /*decimals*/, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("round", kind);
+  TensorIter it = meta_iter(op);
+  unary_meta(it, op, unary_rules::floating_only, self, out, kind);
+}
+
+void meta_nan_to_num(const Tensor& self, std::optional<double> /*nan*/, std::optional<double> /*posinf*/,
+                     std::optional<double> /*neginf*/, Tensor& out, OutKind kind) {
+  const char* op = EMBER_VARIANT_NAME("nan_to_num", kind);
+  TensorIter it = meta_iter(op);
+  nan_to_num_meta(it, op, self, out, kind);
+}
 
 void meta_gelu(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("gelu", kind);
@@ -210,6 +267,127 @@ void meta_addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tenso
 void meta_where_self(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
   TensorIter it = meta_iter("where");
   where_meta(it, "where", condition, self, other, out, kind);
+}
+
+// ---- binary math (plugins/cpu/binary_math.cpp) ----------------------------------------------
+
+#define EMBER_META_TT(fn, op, Rule)                                                                              \
+  void fn(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {                                  \
+    const char* name = EMBER_VARIANT_NAME(op, kind);                                                             \
+    TensorIter it = meta_iter(name);                                                                             \
+    binary_meta(it, name, binary_math_result(name, BinaryMathRule::Rule, &self, nullptr, &other, nullptr), self, \
+                &other, out, kind);                                                                              \
+  }
+#define EMBER_META_TS(fn, op, Rule)                                                                              \
+  void fn(const Tensor& self, const Scalar& other, Tensor& out, OutKind kind) {                                  \
+    const char* name = EMBER_VARIANT_NAME(op, kind);                                                             \
+    TensorIter it = meta_iter(name);                                                                             \
+    binary_meta(it, name, binary_math_result(name, BinaryMathRule::Rule, &self, nullptr, nullptr, &other), self, \
+                nullptr, out, kind);                                                                             \
+  }
+EMBER_META_TT(meta_atan2, "atan2", ToFloating)
+EMBER_META_TT(meta_maximum, "maximum", Any)
+EMBER_META_TT(meta_minimum, "minimum", Any)
+EMBER_META_TT(meta_fmod_Tensor, "fmod", NoBool)
+EMBER_META_TS(meta_fmod_Scalar, "fmod", NoBool)
+EMBER_META_TT(meta_remainder_Tensor, "remainder", NoBool)
+EMBER_META_TS(meta_remainder_Scalar, "remainder", NoBool)
+EMBER_META_TT(meta_floor_divide, "floor_divide", NoBool)
+EMBER_META_TT(meta_bitwise_and_Tensor, "bitwise_and", Integral)
+EMBER_META_TS(meta_bitwise_and_Scalar, "bitwise_and", Integral)
+EMBER_META_TT(meta_bitwise_or_Tensor, "bitwise_or", Integral)
+EMBER_META_TS(meta_bitwise_or_Scalar, "bitwise_or", Integral)
+EMBER_META_TT(meta_bitwise_xor_Tensor, "bitwise_xor", Integral)
+EMBER_META_TS(meta_bitwise_xor_Scalar, "bitwise_xor", Integral)
+#undef EMBER_META_TT
+#undef EMBER_META_TS
+
+void meta_remainder_Scalar_Tensor(const Scalar& self, const Tensor& other, Tensor& out, OutKind kind) {
+  TensorIter it = meta_iter("remainder");
+  binary_meta(it, "remainder", binary_math_result("remainder", BinaryMathRule::NoBool, nullptr, &self, &other, nullptr),
+              other, nullptr, out, kind);
+}
+
+void meta_div_out_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                       Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("div", kind);
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, div_mode_result(name, div_mode(name, rounding_mode), self, &other, nullptr), self, &other, out,
+              kind);
+}
+void meta_div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode,
+                          Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("div", kind);
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, div_mode_result(name, div_mode(name, rounding_mode), self, nullptr, &other), self, nullptr, out,
+              kind);
+}
+
+void meta_pow_Scalar(const Scalar& self, const Tensor& exponent, Tensor& out, OutKind kind) {
+  TensorIter it = meta_iter("pow");
+  binary_meta(it, "pow", pow_scalar_base_result("pow", self, exponent), exponent, nullptr, out, kind);
+}
+
+void meta_clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
+                       Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("clamp", kind);
+  const Tensor* lo = min && min->defined() ? &*min : nullptr;
+  const Tensor* hi = max && max->defined() ? &*max : nullptr;
+  TensorIter it = meta_iter(name);
+  clamp_tensor_meta(it, name, clamp_tensor_result(name, self, lo, hi), self, lo, hi, out, kind);
+}
+void meta_clamp_min_Tensor(const Tensor& self, const Tensor& min, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("clamp_min", kind);
+  TensorIter it = meta_iter(name);
+  clamp_tensor_meta(it, name, clamp_tensor_result(name, self, &min, nullptr), self, &min, nullptr, out, kind);
+}
+void meta_clamp_max_Tensor(const Tensor& self, const Tensor& max, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("clamp_max", kind);
+  TensorIter it = meta_iter(name);
+  clamp_tensor_meta(it, name, clamp_tensor_result(name, self, nullptr, &max), self, nullptr, &max, out, kind);
+}
+void meta_clamp_min(const Tensor& self, const Scalar& min, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("clamp_min", kind);
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, clamp_result(name, self, min, std::nullopt), self, nullptr, out, kind);
+}
+void meta_clamp_max(const Tensor& self, const Scalar& max, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("clamp_max", kind);
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, clamp_result(name, self, std::nullopt, max), self, nullptr, out, kind);
+}
+
+void meta_hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("hardtanh", kind);
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, hardtanh_result(name, self, min_val, max_val), self, nullptr, out, kind);
+}
+
+namespace {
+void activation_meta(const char* name, const Tensor& self, Tensor& out, OutKind kind) {
+  TensorIter it = meta_iter(name);
+  binary_meta(it, name, activation_result(name, self), self, nullptr, out, kind);
+}
+}  // namespace
+
+void meta_leaky_relu(const Tensor& self, const Scalar& /*negative_slope*/, Tensor& out, OutKind kind) {
+  activation_meta(EMBER_VARIANT_NAME("leaky_relu", kind), self, out, kind);
+}
+void meta_elu(const Tensor& self, const Scalar& /*alpha*/, const Scalar& /*scale*/, const Scalar& /*input_scale*/,
+              Tensor& out, OutKind kind) {
+  activation_meta(EMBER_VARIANT_NAME("elu", kind), self, out, kind);
+}
+void meta_softplus(const Tensor& self, const Scalar& /*beta*/, const Scalar& /*threshold*/, Tensor& out, OutKind kind) {
+  activation_meta("softplus", self, out, kind);
+}
+void meta_hardswish(const Tensor& self, Tensor& out, OutKind kind) {
+  activation_meta(EMBER_VARIANT_NAME("hardswish", kind), self, out, kind);
+}
+void meta_hardsigmoid(const Tensor& self, Tensor& out, OutKind kind) {
+  activation_meta(EMBER_VARIANT_NAME("hardsigmoid", kind), self, out, kind);
+}
+void meta_mish(const Tensor& self, Tensor& out, OutKind kind) {
+  activation_meta(EMBER_VARIANT_NAME("mish", kind), self, out, kind);
 }
 
 }  // namespace ember::native

@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "DtypeVisit.h"
+#include "VecMath.h"
 #include "ember/core/Parallel.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/native/Geometry.h"
@@ -152,8 +153,22 @@ EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void binary_loop_avx512(R* out, const C* 
 }
 #endif
 
+// A binary op with a float32 vector form (Note [CPU vector math]) says so with a `kVec2` member:
+// the VecOp2, or -1 for none.
+template <class Op, class = void>
+struct VecOp2Of {
+  static constexpr int value = -1;
+};
+template <class Op>
+struct VecOp2Of<Op, std::void_t<decltype(Op::kVec2)>> {
+  static constexpr int value = Op::kVec2;
+};
+
 template <class R, class C, class Op>
 EMBER_ALWAYS_INLINE void binary_loop_serial(R* out, const C* a, const C* b, int64_t n, bool av, bool bv, const Op& op) {
+  if constexpr (std::is_same_v<R, float> && std::is_same_v<C, float> && VecOp2Of<Op>::value >= 0) {
+    if (vec_binary_f32(static_cast<VecOp2>(VecOp2Of<Op>::value), a, b, out, n, av, bv)) return;
+  }
 #if defined(EMBER_CPU_MULTI_ISA)
   if (cpu_isa() == Isa::Avx512) return binary_loop_avx512(out, a, b, n, av, bv, op);
   if (cpu_isa() == Isa::Avx2) return binary_loop_avx2(out, a, b, n, av, bv, op);

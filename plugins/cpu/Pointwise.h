@@ -127,6 +127,34 @@ void run_nary(const TensorIter& it, const Op& op) {
   });
 }
 
+// ---- shared functors ----------------------------------------------------------------------------
+
+// pow(a, b) (pointwise.cpp's pow and binary_math.cpp's pow with a Scalar base).
+template <class C>
+struct PowOp {
+  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return std::pow(a, b);
+    } else {
+      // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.
+      if constexpr (std::is_signed_v<C>) {
+        if (b < 0) {
+          if (a == 1) return 1;
+          if (a == -1) return (b & 1) ? C(-1) : C(1);
+          return 0;
+        }
+      }
+      using W = std::make_unsigned_t<C>;
+      W base = static_cast<W>(a), r = 1;
+      for (C e = b; e != 0; e = static_cast<C>(e >> 1)) {
+        if (e & 1) r = static_cast<W>(r * base);
+        base = static_cast<W>(base * base);
+      }
+      return static_cast<C>(r);
+    }
+  }
+};
+
 // ---- kernels (declared and registered by generated code) ------------------------------------
 
 // unary.cpp: each op has a functional, an in-place and an out= kernel.

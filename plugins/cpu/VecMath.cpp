@@ -8,6 +8,7 @@ namespace ember::cpu {
 #define EMBER_VM_DECLARE(ns)                                               \
   namespace ns {                                                           \
   void unary(VecOp op, const float* x, float* y, int64_t n);               \
+  void binary(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool av, bool bv); \
   float max(const float* x, int64_t n);                                    \
   float exp_sum(const float* x, float m, float* y, int64_t n);             \
   }
@@ -19,6 +20,14 @@ bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n) {
   switch (cpu_isa()) {
     case Isa::Avx512: avx512::unary(op, x, y, n); return true;
     case Isa::Avx2: avx2::unary(op, x, y, n); return true;
+    default: return false;
+  }
+}
+
+bool vec_binary_f32(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool a_vec, bool b_vec) {
+  switch (cpu_isa()) {
+    case Isa::Avx512: avx512::binary(op, a, b, y, n, a_vec, b_vec); return true;
+    case Isa::Avx2: avx2::binary(op, a, b, y, n, a_vec, b_vec); return true;
     default: return false;
   }
 }

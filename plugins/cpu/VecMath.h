@@ -15,10 +15,43 @@
 
 namespace ember::cpu {
 
-enum class VecOp : uint8_t { Exp, Log, Log1p, Sin, Cos, Tanh, Erf, Sigmoid, Silu, GeluErf, GeluTanh };
+enum class VecOp : uint8_t {
+  Exp,
+  Log,
+  Log1p,
+  Sin,
+  Cos,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Silu,
+  GeluErf,
+  GeluTanh,
+  Acos,
+  Acosh,
+  Asin,
+  Asinh,
+  Atan,
+  Atanh,
+  Tan,
+  Sinh,
+  Cosh,
+  Expm1,
+  Log2,
+  Log10,
+  Lgamma,
+  Ceil,  // exact: SLEEF's rounding functions
+  Floor,
+  Trunc,
+  Round,  // half to even
+};
 
 // y[i] = op(x[i]) for i < n (x == y allowed). False when this CPU has no vector version.
 bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n);
+
+enum class VecOp2 : uint8_t { Atan2, Fmod };
+// y[i] = op(a[i], b[i]) for i < n; an operand whose flag is false is its first value repeated.
+bool vec_binary_f32(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool a_vec, bool b_vec);
 
 // True when this CPU has the vector versions (AVX2 or better); the two below need them.
 bool has_vec_math();

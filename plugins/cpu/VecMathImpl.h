@@ -3,7 +3,8 @@
 //   EMBER_VM_W        float lanes per vector (8, 16)
 //   EMBER_VM_NATIVE   the intrinsic vector type (__m256, __m512)
 //   EMBER_VM_SLEEF(f) the SLEEF 1-ULP function for f (Sleef_expf8_u10avx2, ...)
-// Everything here has internal linkage except the three entry points (see the Note).
+//   EMBER_VM_SLEEF_EXACT(f) the SLEEF exact function f (Sleef_floorf8_avx2, ...)
+// Everything here has internal linkage except the four entry points (see the Note).
 #include <sleef.h>
 
 #include "VecMath.h"
@@ -33,7 +34,30 @@ EMBER_VM_FN(sin)
 EMBER_VM_FN(cos)
 EMBER_VM_FN(tanh)
 EMBER_VM_FN(erf)
+EMBER_VM_FN(acos)
+EMBER_VM_FN(acosh)
+EMBER_VM_FN(asin)
+EMBER_VM_FN(asinh)
+EMBER_VM_FN(atan)
+EMBER_VM_FN(atanh)
+EMBER_VM_FN(tan)
+EMBER_VM_FN(sinh)
+EMBER_VM_FN(cosh)
+EMBER_VM_FN(expm1)
+EMBER_VM_FN(log2)
+EMBER_VM_FN(log10)
+EMBER_VM_FN(lgamma)
 #undef EMBER_VM_FN
+inline V vatan2(V y, V x) { return (V)EMBER_VM_SLEEF(atan2)((EMBER_VM_NATIVE)y, (EMBER_VM_NATIVE)x); }
+inline V vfmod(V x, V y) { return (V)EMBER_VM_SLEEF_EXACT(fmod)((EMBER_VM_NATIVE)x, (EMBER_VM_NATIVE)y); }
+// The exact ones (no ULP suffix).
+#define EMBER_VM_EXACT(name) \
+  inline V v##name(V x) { return (V)EMBER_VM_SLEEF_EXACT(name)((EMBER_VM_NATIVE)x); }
+EMBER_VM_EXACT(ceil)
+EMBER_VM_EXACT(floor)
+EMBER_VM_EXACT(trunc)
+EMBER_VM_EXACT(rint)
+#undef EMBER_VM_EXACT
 
 inline V apply(VecOp op, V x) {
   const V one = splat(1.0f), half = splat(0.5f);
@@ -48,6 +72,23 @@ inline V apply(VecOp op, V x) {
     case VecOp::Sigmoid: return one / (one + vexp(-x));
     case VecOp::Silu: return x / (one + vexp(-x));
     case VecOp::GeluErf: return half * x * (one + verf(x * splat(0.70710678118654752f)));
+    case VecOp::Acos: return vacos(x);
+    case VecOp::Acosh: return vacosh(x);
+    case VecOp::Asin: return vasin(x);
+    case VecOp::Asinh: return vasinh(x);
+    case VecOp::Atan: return vatan(x);
+    case VecOp::Atanh: return vatanh(x);
+    case VecOp::Tan: return vtan(x);
+    case VecOp::Sinh: return vsinh(x);
+    case VecOp::Cosh: return vcosh(x);
+    case VecOp::Expm1: return vexpm1(x);
+    case VecOp::Log2: return vlog2(x);
+    case VecOp::Log10: return vlog10(x);
+    case VecOp::Lgamma: return vlgamma(x);
+    case VecOp::Ceil: return vceil(x);
+    case VecOp::Floor: return vfloor(x);
+    case VecOp::Trunc: return vtrunc(x);
+    case VecOp::Round: return vrint(x);  // the default rounding mode: half to even
     case VecOp::GeluTanh: {
       const V inner = splat(0.79788456080286536f) * (x + splat(0.044715f) * x * x * x);
       return half * x * (one + vtanh(inner));
@@ -71,6 +112,22 @@ void unary(VecOp op, const float* x, float* y, int64_t n) {
   for (; i + W <= n; i += W) store(y + i, apply(op, load(x + i)));
   if (i < n) {
     const V r = tail(x + i, n - i, 1.0f, [&](V v) { return apply(op, v); });
+    for (int64_t k = 0; k < n - i; ++k) y[i + k] = r[k];
+  }
+}
+
+void binary(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool a_vec, bool b_vec) {
+  auto f = [op](V u, V v) { return op == VecOp2::Atan2 ? vatan2(u, v) : vfmod(u, v); };
+  const V as = splat(*a), bs = splat(*b);
+  int64_t i = 0;
+  for (; i + W <= n; i += W) store(y + i, f(a_vec ? load(a + i) : as, b_vec ? load(b + i) : bs));
+  if (i < n) {
+    float ab[W], bb[W];
+    for (int k = 0; k < W; ++k) {
+      ab[k] = k < n - i ? (a_vec ? a[i + k] : *a) : 1.0f;
+      bb[k] = k < n - i ? (b_vec ? b[i + k] : *b) : 1.0f;
+    }
+    const V r = f(load(ab), load(bb));
     for (int64_t k = 0; k < n - i; ++k) y[i + k] = r[k];
   }
 }

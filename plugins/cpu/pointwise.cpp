@@ -18,31 +18,6 @@ Tensor scalar_tensor(const Scalar& s) {
 
 // ---- pow ----------------------------------------------------------------------------------
 
-template <class C>
-struct PowOp {
-  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      return std::pow(a, b);
-    } else {
-      // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.
-      if constexpr (std::is_signed_v<C>) {
-        if (b < 0) {
-          if (a == 1) return 1;
-          if (a == -1) return (b & 1) ? C(-1) : C(1);
-          return 0;
-        }
-      }
-      using W = std::make_unsigned_t<C>;
-      W base = static_cast<W>(a), r = 1;
-      for (C e = b; e != 0; e = static_cast<C>(e >> 1)) {
-        if (e & 1) r = static_cast<W>(r * base);
-        base = static_cast<W>(base * base);
-      }
-      return static_cast<C>(r);
-    }
-  }
-};
-
 // The family's metadata step (shared with its meta function), then the loop; a Scalar exponent
 // becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {

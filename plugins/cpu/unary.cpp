@@ -1,19 +1,28 @@
-// Unary elementwise kernels: neg abs sign relu (dtype kept), exp log ... erf (integers give the
-// default floating dtype), gelu silu (floating only), logical_not (kBool). See Note [CPU
-// elementwise loops] in Loops.h; the loops are run_nary's (Pointwise.h).
+// Unary elementwise kernels: neg abs sign relu ceil floor trunc round bitwise_not (dtype kept),
+// exp log ... acos ... digamma (integers give the default floating dtype), frac gelu silu
+// round.decimals (floating only), logical_not isnan isinf isfinite (kBool), nan_to_num (dtype
+// kept). See Note [CPU elementwise loops] in Loops.h; the loops are run_nary's (Pointwise.h).
 #include <cmath>
 
 #include "Pointwise.h"
+#include "SpecialMath.h"
 #include "ember/native/ElementwiseMeta.h"
 
 namespace ember::cpu {
 namespace {
 
 enum class U : uint8_t {
+  // dtype kept
   Neg,
   Abs,
   Sign,
-  Relu,  // dtype kept
+  Relu,
+  Ceil,
+  Floor,
+  Trunc,
+  Round,
+  BitwiseNot,
+  // integers give the default floating dtype
   Exp,
   Log,
   Log1p,
@@ -23,17 +32,44 @@ enum class U : uint8_t {
   Cos,
   Tanh,
   Sigmoid,
-  Erf,  // to floating
+  Erf,
+  Acos,
+  Acosh,
+  Asin,
+  Asinh,
+  Atan,
+  Atanh,
+  Tan,
+  Sinh,
+  Cosh,
+  Expm1,
+  Log2,
+  Log10,
+  Reciprocal,
+  Erfinv,
+  Lgamma,
+  Digamma,
+  // floating only
+  Frac,
   GeluErf,
   GeluTanh,
-  Silu,        // floating only
-  LogicalNot,  // to kBool
+  Silu,
+  // to kBool
+  LogicalNot,
+  IsNan,
+  IsInf,
+  IsFinite,
 };
 
 template <U K>
-constexpr bool keeps_dtype_v = K <= U::Relu;
+constexpr bool keeps_dtype_v = K <= U::BitwiseNot;
 template <U K>
-constexpr bool floating_only_v = K >= U::GeluErf&& K <= U::Silu;
+constexpr bool floating_only_v = K >= U::Frac&& K <= U::Silu;
+template <U K>
+constexpr bool to_bool_v = K >= U::LogicalNot;
+// Identity on integers (LibTorch's ceil/floor/trunc/round of an integer tensor).
+template <U K>
+constexpr bool rounding_v = K >= U::Ceil&& K <= U::Round;
 
 template <class T>
 EMBER_ALWAYS_INLINE T wrap_neg(T a) {
@@ -48,28 +84,68 @@ EMBER_ALWAYS_INLINE T wrap_neg(T a) {
 // The vector form of kind K for float32 (Note [CPU vector math]), or -1.
 constexpr int vec_op_of(U k) {
   switch (k) {
-    case U::Exp: return static_cast<int>(VecOp::Exp);
-    case U::Log: return static_cast<int>(VecOp::Log);
-    case U::Log1p: return static_cast<int>(VecOp::Log1p);
-    case U::Sin: return static_cast<int>(VecOp::Sin);
-    case U::Cos: return static_cast<int>(VecOp::Cos);
-    case U::Tanh: return static_cast<int>(VecOp::Tanh);
-    case U::Erf: return static_cast<int>(VecOp::Erf);
-    case U::Sigmoid: return static_cast<int>(VecOp::Sigmoid);
-    case U::Silu: return static_cast<int>(VecOp::Silu);
-    case U::GeluErf: return static_cast<int>(VecOp::GeluErf);
-    case U::GeluTanh: return static_cast<int>(VecOp::GeluTanh);
-    default: return -1;
+#define EMBER_VEC_CASE(Kind) \
+  case U::Kind:              \
+    return static_cast<int>(VecOp::Kind);
+    EMBER_VEC_CASE(Exp)
+    EMBER_VEC_CASE(Log)
+    EMBER_VEC_CASE(Log1p)
+    EMBER_VEC_CASE(Sin)
+    EMBER_VEC_CASE(Cos)
+    EMBER_VEC_CASE(Tanh)
+    EMBER_VEC_CASE(Erf)
+    EMBER_VEC_CASE(Sigmoid)
+    EMBER_VEC_CASE(Silu)
+    EMBER_VEC_CASE(GeluErf)
+    EMBER_VEC_CASE(GeluTanh)
+    EMBER_VEC_CASE(Acos)
+    EMBER_VEC_CASE(Acosh)
+    EMBER_VEC_CASE(Asin)
+    EMBER_VEC_CASE(Asinh)
+    EMBER_VEC_CASE(Atan)
+    EMBER_VEC_CASE(Atanh)
+    EMBER_VEC_CASE(Tan)
+    EMBER_VEC_CASE(Sinh)
+    EMBER_VEC_CASE(Cosh)
+    EMBER_VEC_CASE(Expm1)
+    EMBER_VEC_CASE(Log2)
+    EMBER_VEC_CASE(Log10)
+    EMBER_VEC_CASE(Lgamma)
+    EMBER_VEC_CASE(Ceil)
+    EMBER_VEC_CASE(Floor)
+    EMBER_VEC_CASE(Trunc)
+    EMBER_VEC_CASE(Round)
+#undef EMBER_VEC_CASE
+    default:
+      return -1;
   }
 }
 
-// The functor of kind K computing in C (bool only reaches Sign and LogicalNot).
+// The functor of kind K computing in C (bool only reaches Sign, BitwiseNot and the kBool kinds).
 template <U K, class C>
 struct UnaryOp {
   static constexpr int kVec = std::is_same_v<C, float> ? vec_op_of(K) : -1;
   EMBER_ALWAYS_INLINE auto operator()(C a) const {
     if constexpr (K == U::LogicalNot) {
       return !(a != C(0));
+    } else if constexpr (to_bool_v<K>) {
+      if constexpr (!std::is_floating_point_v<C>)
+        return K == U::IsFinite;  // integers are finite numbers
+      else if constexpr (K == U::IsNan)
+        return a != a;
+      else if constexpr (K == U::IsInf)
+        return std::isinf(a);
+      else
+        return std::isfinite(a);
+    } else if constexpr (K == U::BitwiseNot) {
+      if constexpr (std::is_same_v<C, bool>) {
+        return !a;
+      } else if constexpr (std::is_integral_v<C>) {
+        return static_cast<C>(~a);
+      } else {
+        EMBER_INTERNAL_ASSERT(false, "bitwise_not on a floating compute type");
+        return a;
+      }
     } else if constexpr (std::is_same_v<C, bool>) {
       return a;  // sign(bool) is the identity
     } else if constexpr (K == U::Neg) {
@@ -91,9 +167,21 @@ struct UnaryOp {
         return a;
       else
         return a < C(0) ? C(0) : a;  // NaN stays NaN
+    } else if constexpr (rounding_v<K> && std::is_integral_v<C>) {
+      return a;
     } else if constexpr (!std::is_floating_point_v<C>) {
       EMBER_INTERNAL_ASSERT(false, "floating unary op on an integral compute type");
       return a;
+    } else if constexpr (K == U::Ceil) {
+      return std::ceil(a);
+    } else if constexpr (K == U::Floor) {
+      return std::floor(a);
+    } else if constexpr (K == U::Trunc) {
+      return std::trunc(a);
+    } else if constexpr (K == U::Round) {
+      return std::nearbyint(a);  // half to even
+    } else if constexpr (K == U::Frac) {
+      return a - std::trunc(a);
     } else if constexpr (K == U::Exp) {
       return std::exp(a);
     } else if constexpr (K == U::Log) {
@@ -114,6 +202,38 @@ struct UnaryOp {
       return C(1) / (C(1) + std::exp(-a));
     } else if constexpr (K == U::Erf) {
       return std::erf(a);
+    } else if constexpr (K == U::Acos) {
+      return std::acos(a);
+    } else if constexpr (K == U::Acosh) {
+      return std::acosh(a);
+    } else if constexpr (K == U::Asin) {
+      return std::asin(a);
+    } else if constexpr (K == U::Asinh) {
+      return std::asinh(a);
+    } else if constexpr (K == U::Atan) {
+      return std::atan(a);
+    } else if constexpr (K == U::Atanh) {
+      return std::atanh(a);
+    } else if constexpr (K == U::Tan) {
+      return std::tan(a);
+    } else if constexpr (K == U::Sinh) {
+      return std::sinh(a);
+    } else if constexpr (K == U::Cosh) {
+      return std::cosh(a);
+    } else if constexpr (K == U::Expm1) {
+      return std::expm1(a);
+    } else if constexpr (K == U::Log2) {
+      return std::log2(a);
+    } else if constexpr (K == U::Log10) {
+      return std::log10(a);
+    } else if constexpr (K == U::Reciprocal) {
+      return C(1) / a;
+    } else if constexpr (K == U::Erfinv) {
+      return special::erfinv(a);
+    } else if constexpr (K == U::Lgamma) {
+      return special::lgamma(a);
+    } else if constexpr (K == U::Digamma) {
+      return special::digamma(a);
     } else if constexpr (K == U::GeluErf) {
       return C(0.5) * a * (C(1) + std::erf(a * C(M_SQRT1_2)));
     } else if constexpr (K == U::GeluTanh) {
@@ -130,27 +250,47 @@ struct UnaryOp {
 template <U K>
 constexpr const native::UnaryRule& unary_rule() {
   namespace r = native::unary_rules;
-  if constexpr (K == U::LogicalNot) return r::to_bool;
-  else if constexpr (K == U::Neg) return r::neg;
-  else if constexpr (K == U::Abs || K == U::Relu) return r::no_bool;
-  else if constexpr (K == U::Sign) return r::same;
-  else if constexpr (floating_only_v<K>) return r::floating_only;
-  else return r::to_floating;
+  if constexpr (to_bool_v<K>)
+    return r::to_bool;
+  else if constexpr (K == U::Neg)
+    return r::neg;
+  else if constexpr (K == U::Abs || K == U::Relu || rounding_v<K>)
+    return r::no_bool;
+  else if constexpr (K == U::Sign)
+    return r::same;
+  else if constexpr (K == U::BitwiseNot)
+    return r::integral_only;
+  else if constexpr (floating_only_v<K>)
+    return r::floating_only;
+  else
+    return r::to_floating;
+}
+
+// Whether kind K runs on compute type C (the dtype rule rejects the other inputs first).
+template <U K, class C>
+constexpr bool runs_on_v = to_bool_v<K> || (std::is_same_v<C, bool> ? K == U::Sign || K == U::BitwiseNot
+                                                                    : keeps_dtype_v<K> || std::is_floating_point_v<C>);
+
+// The kBool kinds compute in the input's type, the others in the result's.
+template <U K>
+ScalarType compute_of(ScalarType input, ScalarType result) {
+  return compute_dtype(to_bool_v<K> ? input : result);
+}
+
+template <U K, class R, class C, class Op>
+void run_typed(const TensorIter& it, const Op& op, const char* name) {
+  if constexpr (runs_on_v<K, C>)
+    run_nary<R, C, 1>(it, op);
+  else
+    EMBER_INTERNAL_ASSERT(false, "[{}] the dtype rule rejects this compute type", name);
 }
 
 template <U K>
 void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
   visit_compute(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (K == U::LogicalNot) {
-      run_nary<bool, C, 1>(it, UnaryOp<K, C>{});
-    } else if constexpr (!keeps_dtype_v<K> && !std::is_floating_point_v<C>) {
-      EMBER_INTERNAL_ASSERT(false, "[{}] computes in a floating dtype", name);
-    } else if constexpr (std::is_same_v<C, bool> && K != U::Sign) {
-      EMBER_INTERNAL_ASSERT(false, "[{}] rejects bool before running", name);
-    } else {
-      run_nary<C, C, 1>(it, UnaryOp<K, C>{});
-    }
+    using R = std::conditional_t<to_bool_v<K>, bool, C>;
+    run_typed<K, R, C>(it, UnaryOp<K, C>{}, name);
   });
 }
 
@@ -161,18 +301,15 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   if (ok == OutKind::Functional && self.defined() && self.is_cpu() && self.is_contiguous()) {
     const ScalarType result = native::unary_result(name, unary_rule<K>(), self);
     const ScalarType dt = self.dtype();
-    const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
-    if (dt == cdt && (K == U::LogicalNot || result == cdt)) {
+    const ScalarType cdt = compute_of<K>(dt, result);
+    if (dt == cdt && (to_bool_v<K> || result == cdt)) {
       out = empty_cpu(self.sizes(), result);
       visit_compute(cdt, name, [&](auto tag) {
         using C = typename decltype(tag)::type;
+        using R = std::conditional_t<to_bool_v<K>, bool, C>;
         const C* in[1] = {static_cast<const C*>(self.data_ptr())};
-        if constexpr (K == U::LogicalNot) {
-          nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
-        } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
-                                                                                 K == U::Sign)) {
-          nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
-        }
+        if constexpr (runs_on_v<K, C>)
+          nary_loop<R, C, 1>(static_cast<R*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
       });
       return;
     }
@@ -180,13 +317,41 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   // The family's metadata step (shared with its meta function), then the loops.
   TensorIter it(name);
   const ScalarType result = native::unary_meta(it, name, unary_rule<K>(), self, out, ok);
-  run_kind<K>(it, compute_dtype(K == U::LogicalNot ? self.dtype() : result), name);
+  run_kind<K>(it, compute_of<K>(self.dtype(), result), name);
 }
+
+// round(x, decimals) as LibTorch: nearbyint of x scaled by 10^|decimals|, scaled back.
+template <class C>
+struct RoundDecimalsOp {
+  C ten_pow;
+  bool neg;
+  EMBER_ALWAYS_INLINE C operator()(C a) const {
+    return neg ? std::nearbyint(a / ten_pow) * ten_pow : std::nearbyint(a * ten_pow) / ten_pow;
+  }
+};
+
+// nan_to_num: the replacements are values of the result dtype T (float16's max is 65504).
+template <class C>
+struct NanToNumOp {
+  C nan, posinf, neginf;
+  EMBER_ALWAYS_INLINE C operator()(C a) const {
+    if constexpr (std::is_floating_point_v<C>) {
+      return a != a                                     ? nan
+             : a == std::numeric_limits<C>::infinity()  ? posinf
+             : a == -std::numeric_limits<C>::infinity() ? neginf
+                                                        : a;
+    } else {
+      return a;  // integers and bool have no NaN or infinity
+    }
+  }
+};
 
 }  // namespace
 
-#define EMBER_CPU_DEFINE_UNARY(name, Kind) \
-  void name##_out(const Tensor& self, Tensor& out, OutKind kind) { unary<U::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self); }
+#define EMBER_CPU_DEFINE_UNARY(name, Kind)                            \
+  void name##_out(const Tensor& self, Tensor& out, OutKind kind) {    \
+    unary<U::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self); \
+  }
 EMBER_CPU_DEFINE_UNARY(neg, Neg)
 EMBER_CPU_DEFINE_UNARY(abs, Abs)
 EMBER_CPU_DEFINE_UNARY(sign, Sign)
@@ -202,7 +367,88 @@ EMBER_CPU_DEFINE_UNARY(sigmoid, Sigmoid)
 EMBER_CPU_DEFINE_UNARY(erf, Erf)
 EMBER_CPU_DEFINE_UNARY(silu, Silu)
 EMBER_CPU_DEFINE_UNARY(logical_not, LogicalNot)
+EMBER_CPU_DEFINE_UNARY(acos, Acos)
+EMBER_CPU_DEFINE_UNARY(acosh, Acosh)
+EMBER_CPU_DEFINE_UNARY(asin, Asin)
+EMBER_CPU_DEFINE_UNARY(asinh, Asinh)
+EMBER_CPU_DEFINE_UNARY(atan, Atan)
+EMBER_CPU_DEFINE_UNARY(atanh, Atanh)
+EMBER_CPU_DEFINE_UNARY(tan, Tan)
+EMBER_CPU_DEFINE_UNARY(sinh, Sinh)
+EMBER_CPU_DEFINE_UNARY(cosh, Cosh)
+EMBER_CPU_DEFINE_UNARY(expm1, Expm1)
+EMBER_CPU_DEFINE_UNARY(log2, Log2)
+EMBER_CPU_DEFINE_UNARY(log10, Log10)
+EMBER_CPU_DEFINE_UNARY(reciprocal, Reciprocal)
+EMBER_CPU_DEFINE_UNARY(ceil, Ceil)
+EMBER_CPU_DEFINE_UNARY(floor, Floor)
+EMBER_CPU_DEFINE_UNARY(trunc, Trunc)
+EMBER_CPU_DEFINE_UNARY(frac, Frac)
+EMBER_CPU_DEFINE_UNARY(round, Round)
+EMBER_CPU_DEFINE_UNARY(bitwise_not, BitwiseNot)
+EMBER_CPU_DEFINE_UNARY(erfinv, Erfinv)
+EMBER_CPU_DEFINE_UNARY(lgamma, Lgamma)
+EMBER_CPU_DEFINE_UNARY(digamma, Digamma)
+EMBER_CPU_DEFINE_UNARY(isnan, IsNan)
+EMBER_CPU_DEFINE_UNARY(isinf, IsInf)
 #undef EMBER_CPU_DEFINE_UNARY
+
+Tensor isfinite(const Tensor& self) {
+  Tensor out;
+  unary<U::IsFinite>("isfinite", out, OutKind::Functional, self);
+  return out;
+}
+
+void round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("round", kind);
+  TensorIter it(name);
+  const ScalarType result = native::unary_meta(it, name, native::unary_rules::floating_only, self, out, kind);
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      const bool neg = decimals < 0;
+      const C ten_pow = static_cast<C>(std::pow(10.0, static_cast<double>(neg ? -decimals : decimals)));
+      run_nary<C, C, 1>(it, RoundDecimalsOp<C>{ten_pow, neg});
+    }
+  });
+}
+
+void nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                    std::optional<double> neginf, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("nan_to_num", kind);
+  TensorIter it(name);
+  const ScalarType result = native::nan_to_num_meta(it, name, self, out, kind);
+  // Each replacement rounded to the result dtype first (LibTorch's static_cast<scalar_t>), so a
+  // float16 result gets 65504 for +inf and inf for 1e10.
+  auto in_result = [&](double v) -> double {
+    // Beyond float's max plus half an ulp a double rounds to infinity (a plain cast is undefined).
+    if (result != kFloat64 && std::abs(v) >= 3.4028235677973366e38) return std::copysign(HUGE_VAL, v);
+    switch (result) {
+      case kFloat32:
+        return static_cast<float>(v);
+      case kFloat16:
+        return static_cast<float>(Half(static_cast<float>(v)));
+      case kBFloat16:
+        return static_cast<float>(BFloat16(static_cast<float>(v)));
+      default:
+        return v;
+    }
+  };
+  const double max = result == kFloat16    ? 65504.0
+                     : result == kBFloat16 ? 3.3895313892515355e38
+                     : result == kFloat32  ? static_cast<double>(std::numeric_limits<float>::max())
+                                           : std::numeric_limits<double>::max();
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      run_nary<C, C, 1>(it, NanToNumOp<C>{static_cast<C>(nan ? in_result(*nan) : 0.0),
+                                          static_cast<C>(posinf ? in_result(*posinf) : max),
+                                          static_cast<C>(neginf ? in_result(*neginf) : -max)});
+    } else {
+      run_nary<C, C, 1>(it, NanToNumOp<C>{});
+    }
+  });
+}
 
 Tensor relu(const Tensor& self) {
   Tensor out;
@@ -218,8 +464,10 @@ using native::gelu_tanh;
 
 void gelu_out(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("gelu", kind);
-  if (gelu_tanh(name, approximate)) unary<U::GeluTanh>(name, out, kind, self);
-  else unary<U::GeluErf>(name, out, kind, self);
+  if (gelu_tanh(name, approximate))
+    unary<U::GeluTanh>(name, out, kind, self);
+  else
+    unary<U::GeluErf>(name, out, kind, self);
 }
 
 }  // namespace ember::cpu

@@ -1,5 +1,5 @@
-// Unary elementwise meta kernels (plugins/cpu/unary.cpp) that are not structured: relu and
-// relu_. The structured unary family has none here: its Meta kernel is the shared meta function
+// Unary elementwise meta kernels (plugins/cpu/unary.cpp) that are not structured: relu, relu_
+// and isfinite. The structured unary family has none here: its Meta kernel is the shared meta function
 // (plugins/common/ElementwiseMeta.cpp).
 #include "MetaHelpers.h"
 #include "ember/native/ElementwiseMeta.h"
@@ -22,6 +22,12 @@ Tensor relu(const Tensor& self) {
 Tensor& relu_(Tensor& self) {
   unary("relu_", native::unary_rules::no_bool, self, OutKind::InPlace, self);
   return self;
+}
+
+Tensor isfinite(const Tensor& self) {
+  Tensor out;
+  unary("isfinite", native::unary_rules::to_bool, out, OutKind::Functional, self);
+  return out;
 }
 
 }  // namespace ember::meta

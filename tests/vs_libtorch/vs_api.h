@@ -21,6 +21,7 @@ namespace vs {
 using namespace torch;
 using Tensor = at::Tensor;
 using ScalarType = c10::ScalarType;
+inline constexpr auto none = c10::nullopt;  // an absent optional argument
 }  // namespace vs
 #define VS_SIDE "libtorch"
 #define VS_EMBER_MISSING(what) ((void)0)
@@ -30,6 +31,7 @@ namespace vs {
 using namespace ember;
 using Tensor = ember::Tensor;
 using ScalarType = ember::ScalarType;
+inline constexpr auto none = std::nullopt;
 }  // namespace vs
 #define VS_SIDE "ember"
    // Ember has no such operator yet: record it and leave the case.

@@ -24,10 +24,9 @@ void LeakyReLUImpl::pretty_print(std::ostream& stream) const {
   if (options.inplace()) stream << ", inplace=" << options.inplace();
   stream << ")";
 }
-// In place: there is no leaky_relu_ operator, so the result is copied back (autograd records the copy).
 Tensor LeakyReLUImpl::forward(Tensor input) {
-  Tensor out = leaky_relu(input, options.negative_slope());
-  return options.inplace() ? input.copy_(out) : out;
+  if (options.inplace()) return leaky_relu_(input, options.negative_slope());
+  return leaky_relu(input, options.negative_slope());
 }
 
 ELUImpl::ELUImpl(const ELUOptions& options_) : options(options_) {}
@@ -38,8 +37,8 @@ void ELUImpl::pretty_print(std::ostream& stream) const {
   stream << ")";
 }
 Tensor ELUImpl::forward(Tensor input) {
-  Tensor out = elu(input, options.alpha());
-  return options.inplace() ? input.copy_(out) : out;
+  if (options.inplace()) return elu_(input, options.alpha());
+  return elu(input, options.alpha());
 }
 
 GELUImpl::GELUImpl(GELUOptions options_) : options(std::move(options_)) {}

@@ -28,30 +28,6 @@ int64_t correct_fan(const Tensor& tensor, FanModeType mode) {
   return std::holds_alternative<enumtype::kFanIn>(mode) ? fan_in : fan_out;
 }
 
-// Horner's rule: c[0] * w^(n-1) + ... + c[n-1].
-Tensor polynomial(const Tensor& w, std::initializer_list<double> c) {
-  auto it = c.begin();
-  Tensor p = full_like(w, *it++);
-  for (; it != c.end(); ++it) p = p * w + *it;
-  return p;
-}
-
-// erfinv of a float64 tensor with values in (-1, 1), from the operators Ember has (there is no
-// erfinv operator yet): Giles' single-precision approximation ("Approximating the erfinv
-// function", GPU Computing Gems, 2011), then two Newton steps on erf(y) = x, which bring it to
-// double precision.
-Tensor erfinv_f64(const Tensor& x) {
-  const Tensor w = ((1 - x) * (1 + x)).log().neg();
-  const Tensor central = polynomial(w - 2.5, {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
-                                              0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
-  const Tensor tail = polynomial(w.sqrt() - 3, {-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
-                                                0.00573950773, -0.0076224613, 0.00943887047, 1.00167406, 2.83297682});
-  Tensor y = where(w < 5, central, tail) * x;
-  const double two_over_sqrt_pi = 2.0 / std::sqrt(M_PI);
-  for (int step = 0; step < 2; ++step) y = y - (y.erf() - x) / ((y * y).neg().exp() * two_over_sqrt_pi);
-  return y;
-}
-
 double norm_cdf(double x) { return (1.0 + std::erf(x / std::sqrt(2.0))) / 2.0; }
 
 // Householder QR of the row-major m x n matrix `a` (m >= n); returns the m x n Q whose R has a
@@ -205,7 +181,7 @@ Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b,
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
   tensor.uniform_(2 * l - 1, 2 * u - 1, std::move(generator));
   Tensor x = tensor.to(kFloat64).clamp(std::nextafter(-1.0, 0.0), std::nextafter(1.0, 0.0));
-  Tensor y = erfinv_f64(x) * (std * std::sqrt(2.0)) + mean;
+  Tensor y = x.erfinv() * (std * std::sqrt(2.0)) + mean;
   tensor.copy_(y.clamp(a, b));
   return tensor;
 }

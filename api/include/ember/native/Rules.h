@@ -114,6 +114,7 @@ struct UnaryRule {
   enum Result : uint8_t { Same, Floating, Bool } result = Same;  // Floating: integers -> default dtype
   const char* bool_error = nullptr;  // bool inputs rejected with this message (after "[op] ")
   bool floating_only = false;        // non-floating inputs rejected
+  bool integral_only = false;        // floating inputs rejected (bitwise_not)
 };
 
 inline ScalarType unary_result(const char* name, const UnaryRule& r, const Tensor& self) {
@@ -124,6 +125,9 @@ inline ScalarType unary_result(const char* name, const UnaryRule& r, const Tenso
   if (r.floating_only)
     EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
                      dt);
+  if (r.integral_only)
+    EMBER_CHECK_TYPE(is_integral_type(dt, true), "[{}] expected an integral or bool tensor for argument 'self', got {}",
+                     name, dt);
   if (r.result == UnaryRule::Bool) return kBool;
   if (r.result == UnaryRule::Floating) return is_floating_type(dt) ? dt : get_default_dtype();
   return dt;
@@ -139,7 +143,8 @@ inline constexpr UnaryRule neg{UnaryRule::Same,
 inline constexpr UnaryRule no_bool{UnaryRule::Same, "boolean inputs are not supported", false};  // abs, relu
 inline constexpr UnaryRule to_floating{UnaryRule::Floating, nullptr, false};                     // exp, sin, ...
 inline constexpr UnaryRule floating_only{UnaryRule::Floating, nullptr, true};                    // gelu, silu
-inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not
+inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not, isnan
+inline constexpr UnaryRule integral_only{UnaryRule::Same, nullptr, false, true};                  // bitwise_not
 }  // namespace unary_rules
 
 // True for approximate='tanh'; anything but 'none' or 'tanh' is an error.
@@ -272,6 +277,15 @@ inline ScalarType pow_result(const char* name, const Tensor& self, const Tensor*
   return result;
 }
 
+// pow(Scalar base, Tensor exponent): the base is a wrapped number; bool results have no kernel.
+inline ScalarType pow_scalar_base_result(const char* name, const Scalar& base, const Tensor& exponent) {
+  check_defined(name, exponent, "exponent");
+  const ScalarType result = result_type(exponent, base);
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool && !is_complex_type(result),
+                              "[{}] not implemented for dtype {} on the CPU", name, result);
+  return result;
+}
+
 inline ScalarType clamp_result(const char* name, const Tensor& self, const std::optional<Scalar>& min,
                                const std::optional<Scalar>& max) {
   check_defined(name, self, "self");
@@ -334,6 +348,94 @@ inline ScalarType addcmul_result(const char* name, const Tensor& self, const Ten
   const ScalarType result = rt.result();
   EMBER_CHECK_NOT_IMPLEMENTED(result != kBool, "[{}] not implemented for dtype bool on the CPU", name);
   return result;
+}
+
+// ---- binary math: atan2, maximum/minimum, fmod/remainder, div's rounding modes, bitwise ops ------
+
+enum class BinaryMathRule : uint8_t {
+  ToFloating,  // atan2: integers and bool give the default dtype
+  Any,         // maximum, minimum
+  NoBool,      // fmod, remainder, div trunc/floor, floor_divide
+  Integral,    // bitwise_and/or/xor: integers and bool only
+};
+
+// The result dtype of f(a, b), each operand a tensor or a Scalar (a wrapped number), after the
+// rule's checks.
+inline ScalarType binary_math_result(const char* name, BinaryMathRule rule, const Tensor* at, const Scalar* as,
+                                     const Tensor* bt, const Scalar* bs) {
+  if (at) check_defined(name, *at, "self");
+  if (bt) check_defined(name, *bt, "other");
+  ResultType rt;
+  if (at) rt.add(*at);
+  if (as) rt.add(*as);
+  if (bt) rt.add(*bt);
+  if (bs) rt.add(*bs);
+  const ScalarType common = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(common), "[{}] not implemented for dtype {} on the CPU", name, common);
+  switch (rule) {
+    case BinaryMathRule::ToFloating:
+      return is_integral_type(common, true) ? get_default_dtype() : common;
+    case BinaryMathRule::Any:
+      return common;
+    case BinaryMathRule::NoBool:
+      EMBER_CHECK_NOT_IMPLEMENTED(common != kBool, "[{}] not implemented for dtype bool on the CPU", name);
+      return common;
+    case BinaryMathRule::Integral:
+      EMBER_CHECK_NOT_IMPLEMENTED(is_integral_type(common, true), "[{}] not implemented for dtype {} on the CPU", name,
+                                  common);
+      return common;
+  }
+  return common;
+}
+
+// div's rounding_mode: none (true division), "trunc" or "floor".
+enum class DivMode : uint8_t { True, Trunc, Floor };
+inline DivMode div_mode(const char* name, const std::optional<std::string_view>& mode) {
+  if (!mode) return DivMode::True;
+  if (*mode == "trunc") return DivMode::Trunc;
+  if (*mode == "floor") return DivMode::Floor;
+  EMBER_THROW(ValueError, "[{}] expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{}'", name,
+              *mode);
+}
+
+// The result dtype of div(a, b, mode): true division as div's, else the promoted dtype.
+inline ScalarType div_mode_result(const char* name, DivMode mode, const Tensor& a, const Tensor* bt, const Scalar* bs) {
+  if (mode == DivMode::True) return arith_result(name, Arith::Div, a, bt, bs, 1);
+  return binary_math_result(name, BinaryMathRule::NoBool, &a, nullptr, bt, bs);
+}
+
+// clamp.Tensor and clamp_min/clamp_max: self and the given bounds promoted; bool has no kernel.
+inline ScalarType clamp_tensor_result(const char* name, const Tensor& self, const Tensor* min, const Tensor* max) {
+  check_defined(name, self, "self");
+  EMBER_CHECK((min && min->defined()) || (max && max->defined()),
+              "[{}] at least one of 'min' or 'max' must not be None", name);
+  ResultType rt;
+  rt.add(self);
+  if (min && min->defined()) rt.add(*min);
+  if (max && max->defined()) rt.add(*max);
+  const ScalarType result = rt.result();
+  EMBER_CHECK_NOT_IMPLEMENTED(result != kBool && !is_complex_type(result),
+                              "[{}] not implemented for dtype {} on the CPU", name, result);
+  return result;
+}
+
+// The activations with Scalar parameters (leaky_relu, elu, softplus, hardswish, hardsigmoid,
+// mish): floating tensors only. hardtanh is a clamp: integers too, but no bool, and no negative
+// limit for uint8.
+inline ScalarType activation_result(const char* name, const Tensor& self) {
+  check_defined(name, self, "self");
+  EMBER_CHECK_TYPE(is_floating_type(self.dtype()), "[{}] expected a floating point tensor for argument 'self', got {}",
+                   name, self.dtype());
+  return self.dtype();
+}
+inline ScalarType hardtanh_result(const char* name, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  check_defined(name, self, "self");
+  const ScalarType dt = self.dtype();
+  EMBER_CHECK_TYPE(dt != kBool, "[{}] Bool inputs not supported for hardtanh", name);
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] not implemented for dtype {} on the CPU", name, dt);
+  EMBER_CHECK(dt != kUInt8 || (min_val.toDouble() >= 0 && max_val.toDouble() >= 0),
+              "[{}] cannot do hardtanh on an unsigned type with negative limits", name);
+  return dt;
 }
 
 // addmm's self: mat1's dtype, broadcastable to the product's shape.

@@ -17,12 +17,18 @@ namespace ember::native {
 // out = op(self): result dtype from `rule`. Returns the result dtype.
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
                       OutKind kind);
+// out = nan_to_num(self): self's dtype, and out= of exactly that dtype (LibTorch's rule).
+ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind);
 // out = f(a, b) for add/sub/mul/div, pow and clamp: the out checks and `it` over a and
 // `b_operand` (a backend's 0-dim tensor for a Scalar; null: a only), for the `result` dtype the
 // family's rule (arith_result, pow_result, clamp_result in ember/native/Rules.h) gave. The caller
 // runs the rule first, once: a backend needs its dtype to make the Scalar's operand.
 void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,
                  Tensor& out, OutKind kind);
+// clamp(self, min, max) with tensor bounds (either may be null), for the `result` dtype of
+// clamp_tensor_result.
+void clamp_tensor_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& self, const Tensor* min,
+                       const Tensor* max, Tensor& out, OutKind kind);
 // logical_and/or/xor: kBool, or 0/1 in the out/self dtype in place and out=.
 void logical_meta(TensorIter& it, const char* name, const Tensor& self, const Tensor& other, Tensor& out, OutKind kind);
 // eq/ne/lt/le/gt/ge of a and b, b a tensor (`bt`) or a Scalar (`bs`): checks the operands and
