@@ -2,8 +2,8 @@
 // fill, _local_scalar_dense, tril/triu, roll and repeat_interleave(repeats). Their checks are
 // ember/native/IndexShapeRules.h, which the meta kernels (plugins/meta/index_shape.cpp) run too.
 //
-// Result layouts follow LibTorch 1.13: the view scatters, copy and fill keep self's strides (its
-// clone / empty_like with preserve_format); masked_scatter, tril/triu and roll are contiguous.
+// Result layouts follow LibTorch 1.13: the view scatters and fill keep self's strides (its clone /
+// empty_like with preserve_format); copy, masked_scatter, tril/triu and roll are contiguous.
 #include <cstring>
 
 #include "CPUKernels.h"
@@ -169,7 +169,7 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
   check_defined("copy", self, "self");
   check_defined("copy", src, "src");
-  Tensor r = ember::empty_like(self);
+  Tensor r = empty_cpu(self.sizes(), self.dtype());
   return cpu::copy_(r, src, non_blocking);
 }
 Tensor& copy_out(const Tensor& self, const Tensor& src, bool non_blocking, Tensor& out) {

@@ -148,7 +148,7 @@ Tensor& all_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool ke
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
   native::check_defined("copy", self, "self");
   native::check_defined("copy", src, "src");
-  Tensor r = ember::empty_like(self);
+  Tensor r = empty_meta(self.sizes(), self.dtype());
   return meta::copy_(r, src, non_blocking);
 }
 Tensor& copy_out(const Tensor& self, const Tensor& src, bool non_blocking, Tensor& out) {
