@@ -79,7 +79,7 @@ VS_CASE("index_shape.copies_and_splits") {
     const vs::Tensor x = grid(dt).t();
     r.tensor(dn(dt) + ".copy", vs::copy(x, vs::arange(4, vs::kFloat64)));
     r.tensor(dn(dt) + ".fill", vs::fill(x, 2));
-    r.tensor(dn(dt) + ".fill_t", vs::fill(x, vs::tensor(3.5)));
+    r.tensor(dn(dt) + ".fill_t", vs::fill(x, vs::full({}, 3.5, vs::kFloat64)));
     r.tensor(dn(dt) + ".alias", vs::alias(x));
     const auto parts = x.split_with_sizes({1, 0, 3}, 1);
     for (size_t i = 0; i < parts.size(); ++i) r.tensor(dn(dt) + ".split" + std::to_string(i), parts[i]);
