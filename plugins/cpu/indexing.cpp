@@ -1,5 +1,6 @@
 // Indexing kernels: advanced indexing (index, index_put_), index_select, embedding, gather,
-// scatter, scatter_add, masked_select, masked_scatter_, index_fill_ and nonzero.
+// scatter, scatter_add, scatter_reduce, masked_select, masked_scatter_, index_fill_, index_add_,
+// index_copy_, take and nonzero.
 //
 // Note [CPU advanced indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~

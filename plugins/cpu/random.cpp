@@ -1,4 +1,4 @@
-// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on a CPU generator (the one
+// Random fills (uniform_, normal_, random_.from, bernoulli_.float) and randperm on a CPU generator (the one
 // given, else the default CPU generator). rand, randn, randint and their .generator overloads
 // are composites in libember (api/src/native/factories.cpp): empty, then these fills.
 //

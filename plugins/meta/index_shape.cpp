@@ -1,4 +1,4 @@
-// Meta kernels of the index-shape family (plugins/cpu/index_shape.cpp, indexing.cpp, random.cpp):
+// Meta kernels of the index-shape family's operators in plugins/cpu/index_shape.cpp:
 // ember/native/IndexShapeRules.h's checks and the cpu kernels' result layouts. What needs values
 // (index bounds, the mask's true count, repeat counts without output_size, the value of a
 // one-element tensor) is skipped or refused, as PyTorch's meta tensors do.
@@ -40,54 +40,6 @@ void check_tri(const char* op, const Tensor& self) {
 
 }  // namespace
 
-// ---- scatter_reduce, index_add_, index_copy_, take -------------------------------------------------
-
-Tensor& scatter_reduce__two(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                            std::string_view reduce, bool /*include_self*/) {
-  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
-  native::check_writable("scatter_reduce", self);
-  return self;
-}
-Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                          std::string_view reduce, bool /*include_self*/) {
-  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
-  return empty_meta(self.sizes(), self.dtype());
-}
-Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                               std::string_view reduce, bool /*include_self*/, Tensor& out) {
-  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
-  return same_out("scatter_reduce", self, out);
-}
-
-Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& /*alpha*/) {
-  native::check_index_add_copy(kMeta, "index_add_", self, dim, index, source, true);
-  return self;
-}
-Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
-                      const Scalar& /*alpha*/, Tensor& out) {
-  Tensor r = empty_meta(self.sizes(), self.dtype());
-  native::check_index_add_copy(kMeta, "index_add_", r, dim, index, source, true);
-  return same_out("index_add", self, out);
-}
-Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
-  native::check_index_add_copy(kMeta, "index_copy_", self, dim, index, source, false);
-  return self;
-}
-Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
-  Tensor r = empty_meta(self.sizes(), self.dtype());
-  native::check_index_add_copy(kMeta, "index_copy_", r, dim, index, source, false);
-  return same_out("index_copy", self, out);
-}
-
-Tensor take(const Tensor& self, const Tensor& index) {
-  native::check_take(kMeta, self, index);
-  return empty_meta(index.sizes(), self.dtype());
-}
-Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
-  native::check_take(kMeta, self, index);
-  return shaped_out("take", self, index.sizes(), out);
-}
-
 // ---- the view scatters, masked_scatter ---------------------------------------------------------------
 
 Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
@@ -122,27 +74,6 @@ Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor&
   return shaped_out("masked_scatter", self, shape, out);
 }
 
-// ---- any.dims, all.dims ----------------------------------------------------------------------------
-
-Tensor any_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
-  native::check_defined("any", self, "self");
-  return reduce("any", self, dim.value_or(IntArrayRef()), keepdim, native::any_all_dtype(self));
-}
-Tensor all_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
-  native::check_defined("all", self, "self");
-  return reduce("all", self, dim.value_or(IntArrayRef()), keepdim, native::any_all_dtype(self));
-}
-Tensor& any_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
-  native::check_defined("any", self, "self");
-  check_out("any", out, native::any_all_dtype(self));
-  return write_out(out, meta::any_dims(self, dim, keepdim), "any");
-}
-Tensor& all_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
-  native::check_defined("all", self, "self");
-  check_out("all", out, native::any_all_dtype(self));
-  return write_out(out, meta::all_dims(self, dim, keepdim), "all");
-}
-
 // ---- copy, fill, _local_scalar_dense -------------------------------------------------------------
 
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
@@ -175,26 +106,6 @@ Scalar _local_scalar_dense(const Tensor& self) {
   EMBER_CHECK(self.numel() == 1, "[_local_scalar_dense] a Tensor with {} elements cannot be converted to Scalar",
               self.numel());
   no_data("_local_scalar_dense");
-}
-
-// ---- randperm ------------------------------------------------------------------------------------
-
-Tensor randperm_generator(int64_t n, std::optional<Generator> /*generator*/, OptDtype dtype, OptLayout layout,
-                          OptDevice device, OptBool pin_memory) {
-  check_factory("randperm", layout, device, pin_memory);
-  const ScalarType dt = dtype.value_or(kInt64);
-  native::check_randperm(n, dt);
-  return empty_meta({n}, dt);
-}
-Tensor randperm(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  return meta::randperm_generator(n, std::nullopt, dtype, layout, device, pin_memory);
-}
-Tensor& randperm_out(int64_t n, Tensor& out) {
-  native::check_defined("randperm", out, "out");
-  native::check_randperm(n, out.dtype());
-  native::resize_output(out, {n}, "randperm");
-  native::check_out_writable("randperm", out);
-  return out;
 }
 
 // ---- tril, triu, roll, repeat_interleave ---------------------------------------------------------
