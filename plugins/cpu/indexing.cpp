@@ -574,7 +574,11 @@ void index_source_apply(const char* op, Tensor& self, int64_t dim, const Tensor&
       for (int64_t m = 0; m < nm; ++m) {
         T* base = out + p.outer[a] + p.mid[m];
         const T* row = s + (a * nm + m) * ni;
-        for (int64_t c = c0; c < c1; ++c) f(base + p.inner[c], row[c]);
+        if (p.inner_dense) {  // a dense run of self: no offset table, so the loop vectorizes
+          for (int64_t c = c0; c < c1; ++c) f(base + c, row[c]);
+        } else {
+          for (int64_t c = c0; c < c1; ++c) f(base + p.inner[c], row[c]);
+        }
       }
   };
   if (no > 1)
