@@ -36,6 +36,11 @@ VS_CASE("index_shape.scatter_reduce") {
         const vs::Tensor self = grid(dt).narrow(0, 0, 3), src = grid(dt).t().narrow(0, 0, 3).narrow(1, 0, 4);
         r.tensor(dn(dt) + "." + red + (inc ? "" : ".noself"), self.scatter_reduce(1, index, src, red, inc));
       }
+  // In place and out=.
+  vs::Tensor y = grid(vs::kFloat64).narrow(0, 0, 3).clone(), out = vs::empty({0}, vs::kFloat64);
+  r.tensor("out", vs::scatter_reduce_out(out, y, 1, index, y.narrow(1, 0, 4), "amin", false));
+  y.scatter_reduce_(1, index, y.narrow(1, 1, 4).clone(), "prod");
+  r.tensor("inplace", y);
   vs::Tensor x = grid(vs::kFloat32);
   r.raises("bad_reduce", [&] { x.scatter_reduce(0, vs::zeros({1, 5}, vs::kInt64), x, "max"); });
   r.raises("index_oob", [&] { x.scatter_reduce(0, vs::full({1, 5}, 9, vs::kInt64), x, "sum"); });
@@ -51,6 +56,11 @@ VS_CASE("index_shape.view_scatters") {
   }
   r.tensor("masked_broadcast",
            vs::masked_scatter(vs::zeros({4}), vs::ones({3, 4}, vs::kBool), vs::arange(12, vs::kFloat32)));
+  vs::Tensor o1 = vs::empty({0}), o2 = vs::empty({7}), o3 = vs::empty({0});
+  const vs::Tensor g = grid(vs::kFloat32);
+  r.tensor("select_out", vs::select_scatter_out(o1, g, vs::ones({5}), 1, 2));
+  r.tensor("slice_out", vs::slice_scatter_out(o2, g, vs::ones({2, 5}), 0, 1, 3));
+  r.tensor("masked_out", vs::masked_scatter_out(o3, g, g.lt(0), vs::arange(20, vs::kFloat32)));
   vs::Tensor x = grid(vs::kFloat32);
   r.raises("select_shape", [&] { vs::select_scatter(x, vs::zeros({4}), 0, 1); });
   r.raises("slice_shape", [&] { vs::slice_scatter(x, vs::zeros({4, 3}), 1, 0, 5, 2); });
@@ -66,6 +76,13 @@ VS_CASE("index_shape.index_add_copy_take") {
     r.tensor(dn(dt) + ".index_copy", x.index_copy(1, vs::tensor({2, 0}), x.narrow(1, 2, 2)));
     r.tensor(dn(dt) + ".take", vs::take(x, vs::tensor({19, -20, 4, -1}).reshape({2, 2})));
   }
+  vs::Tensor y = grid(vs::kFloat32), o1 = vs::empty({0}), o2 = vs::empty({0}), o3 = vs::empty({3});
+  y.index_add_(0, vs::tensor({1, 1}), vs::ones({2, 5}), -1);
+  y.index_copy_(1, vs::tensor({4}), vs::zeros({4, 1}));
+  r.tensor("inplace", y);
+  r.tensor("index_add_out", vs::index_add_out(o1, y, 1, vs::tensor({0}), vs::ones({4, 1})));
+  r.tensor("index_copy_out", vs::index_copy_out(o2, y, 0, vs::tensor({3}), vs::ones({1, 5})));
+  r.tensor("take_out", vs::take_out(o3, y.t(), vs::tensor({0, 7, -1})));
   vs::Tensor x = grid(vs::kFloat32);
   r.raises("index_add_oob", [&] { x.index_add(1, vs::tensor({0, 9}), vs::ones({4, 2})); });
   r.raises("index_add_size", [&] { x.index_add(1, vs::tensor({0, 1}), vs::ones({4, 3})); });
@@ -86,6 +103,11 @@ VS_CASE("index_shape.copies_and_splits") {
     const auto u = x.unbind(1);
     r.tensor(dn(dt) + ".unbind1", u[1]);
   }
+  vs::Tensor o = vs::empty({0}, vs::kInt64), f = vs::zeros({2, 3});
+  r.tensor("copy_out", vs::copy_out(o, vs::zeros({2, 3}, vs::kInt64), vs::arange(3, vs::kFloat32)));
+  f.fill_(vs::full({}, 2.5, vs::kFloat64));
+  r.tensor("fill_tensor_inplace", f);
+  r.scalar("local_scalar_dense", vs::_local_scalar_dense(vs::full({1, 1}, -3, vs::kInt32)).toDouble());
   r.raises("split_sum", [&] { grid(vs::kFloat32).split_with_sizes({1, 2}, 1); });
   r.raises("fill_1d", [&] { vs::fill(grid(vs::kFloat32), vs::ones({2})); });
   r.raises("copy_shape", [&] { vs::copy(grid(vs::kFloat32), vs::ones({3})); });
@@ -97,6 +119,8 @@ VS_CASE("index_shape.randperm") {
     r.tensor(dn(dt) + ".sorted", std::get<0>(vs::randperm(50, dt).sort()));
   }
   r.tensor("empty", vs::randperm(0));
+  vs::Tensor o = vs::empty({3}, vs::kInt32);
+  r.tensor("out_sorted", std::get<0>(vs::randperm_out(o, 9).sort()));
   r.raises("negative", [&] { vs::randperm(-1); });
   r.raises("half_too_many", [&] { vs::randperm(3000, vs::kFloat16); });
 }
@@ -118,6 +142,11 @@ VS_CASE("index_shape.triangles_rolls_diagonals") {
     r.tensor(dn(dt) + ".diag_embed", vs::diag_embed(x, 1, 0, 2));
     r.tensor(dn(dt) + ".trace", vs::trace(x));
   }
+  vs::Tensor o1 = vs::empty({0}), o2 = vs::empty({0}), y = grid(vs::kFloat32);
+  r.tensor("tril_out", vs::tril_out(o1, y.t(), 1));
+  r.tensor("triu_out", vs::triu_out(o2, y, -1));
+  y.triu_(2);
+  r.tensor("triu_", y);
   r.raises("tril_1d", [&] { vs::tril(vs::ones({3})); });
   r.raises("roll_align", [&] { vs::roll(vs::ones({3, 3}), {1, 2}, {0}); });
   r.raises("diag_3d", [&] { vs::diag(vs::ones({2, 2, 2})); });
