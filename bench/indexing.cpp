@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "ember/ember.h"
@@ -104,6 +105,34 @@ int main() {
     Pair acc = floats({100000}, 8), i = longs({1 << 20}, 100000, 9), v = floats({1 << 20}, 10);
     row("index_put_ accumulate [100000] <- 1M", [&] { ember::index_put_(acc.e, {i.e}, v.e, true); },
         [&] { acc.t.index_put_({i.t}, v.t, true); });
+  }
+  // The index-shape family: scatter_reduce, index_add, tril, roll, repeat_interleave.
+  {
+    Pair x = floats({1024, 1024}, 11), g = longs({1024, 256}, 1024, 12), src = floats({1024, 256}, 13);
+    for (const char* red : {"sum", "amax", "mean"}) {
+      const std::string name = std::string("scatter_reduce_ ") + red + " dim 1 [1024,1024] <- [1024,256]";
+      row(name.c_str(), [&] { x.e.scatter_reduce_(1, g.e, src.e, red); },
+          [&] { x.t.scatter_reduce_(1, g.t, src.t, red); });
+    }
+    Pair i0 = longs({256}, 1024, 14), s0 = floats({256, 1024}, 15), s1 = floats({1024, 256}, 16);
+    row("index_add_ dim 0 [1024,1024] <- [256,1024]", [&] { x.e.index_add_(0, i0.e, s0.e); },
+        [&] { x.t.index_add_(0, i0.t, s0.t); });
+    row("index_add_ dim 1 [1024,1024] <- [1024,256]", [&] { x.e.index_add_(1, i0.e, s1.e); },
+        [&] { x.t.index_add_(1, i0.t, s1.t); });
+    row("tril [1024,1024] f32", [&] { ember::tril(x.e); }, [&] { torch::tril(x.t); });
+    row("triu_ [1024,1024] f32, diagonal 1", [&] { x.e.triu_(1); }, [&] { x.t.triu_(1); });
+    Pair b = floats({64, 64, 64}, 17);
+    row("tril [64,64,64] f32", [&] { ember::tril(b.e); }, [&] { torch::tril(b.t); });
+    row("roll [1024,1024] f32, shifts (3, -5)", [&] { ember::roll(x.e, {3, -5}, {0, 1}); },
+        [&] { torch::roll(x.t, {3, -5}, {0, 1}); });
+    row("roll [1M] f32 flattened, 1000", [&] { ember::roll(x.e, {1000}); }, [&] { torch::roll(x.t, {1000}); });
+    Pair r = longs({100000}, 8, 18), y = floats({100000, 16}, 19);
+    row("repeat_interleave(repeats) [100000] in [0, 8)", [&] { ember::repeat_interleave(r.e); },
+        [&] { torch::repeat_interleave(r.t); });
+    row("repeat_interleave [100000,16] f32, 3, dim 0", [&] { ember::repeat_interleave(y.e, 3, 0); },
+        [&] { torch::repeat_interleave(y.t, 3, 0); });
+    row("repeat_interleave [100000,16] f32, repeats, dim 0", [&] { ember::repeat_interleave(y.e, r.e, 0); },
+        [&] { torch::repeat_interleave(y.t, r.t, 0); });
   }
   return 0;
 }

@@ -1169,4 +1169,97 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
   return {gI, gG, ggO};
 }
 
+// ---- indexing, scatter and shape operators (index-shape) -------------------------------------------
+
+namespace {
+// g padded with zeros at the end of each dim up to `sizes` (src beyond the index gets no gradient).
+Tensor pad_to(Tensor g, IntArrayRef sizes) {
+  for (int64_t d = 0; d < g.dim(); ++d) {
+    const int64_t missing = sizes[static_cast<size_t>(d)] - g.size(d);
+    if (missing <= 0) continue;
+    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
+    shape[static_cast<size_t>(d)] = missing;
+    g = cat({g, zeros(shape, g.options())}, d);
+  }
+  return g;
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result) {
+  Tensor grad_self, grad_src;
+  if (index.numel() == 0) return {grad, zeros_like(src)};
+  const ScalarType st = self.scalar_type();
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = grad.gather(dim, index);
+  } else if (reduce == "prod") {
+    // Exclusive products where a factor is zero: such a factor's gradient is the product of the others.
+    const Tensor masked_self = self.masked_fill(self == 0, 1);
+    grad_self = grad * masked_self.scatter_reduce(dim, index, src, reduce, include_self) / masked_self;
+    const Tensor src_zero = src == 0;
+    const Tensor src_num_zeros = zeros_like(self).scatter_add(dim, index, to_dtype(src_zero, st)).gather(dim, index);
+    const Tensor src_single_zero = logical_and(src_zero, src_num_zeros == 1);
+    const Tensor masked_src_result =
+        self.scatter_reduce(dim, index, src.masked_fill(src_single_zero, 1), reduce, include_self);
+    grad_src = where(src_single_zero, (grad * masked_src_result).gather(dim, index),
+                     (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1));
+  } else if (reduce == "mean") {
+    Tensor n = include_self ? ones_like(grad) : zeros_like(grad);
+    n = n.scatter_add(dim, index, ones_like(src));
+    n = n.masked_fill(n == 0, 1);
+    grad_self = grad / n;
+    grad_src = grad.gather(dim, index) / n.gather(dim, index);
+  } else {  // amax, amin: ties share evenly
+    const Tensor value = result.gather(dim, index);
+    const Tensor self_is_result = to_dtype(self == result, st);
+    const Tensor src_is_result = to_dtype(src == value, st);
+    const Tensor distributed = grad / self_is_result.scatter_add(dim, index, src_is_result);
+    grad_self = self_is_result * distributed;
+    grad_src = src_is_result * distributed.gather(dim, index);
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, 0);
+  return {grad_self, pad_to(grad_src, src.sizes())};
+}
+
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, int64_t source_dim,
+                                 const Scalar& alpha) {
+  Tensor g = grad.index_select(dim, index);
+  if (source_dim == 0) g = g.reshape({});
+  return maybe_multiply(g, alpha);
+}
+
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index) {
+  return zeros({product(self_sizes)}, grad.options())
+      .index_put({index.reshape({-1})}, grad.reshape({-1}), true)
+      .view(self_sizes);
+}
+
+Tensor split_with_sizes_backward(const variable_list& grads, IntArrayRef split_sizes, int64_t dim, IntArrayRef sizes,
+                                 const TensorOptions& options) {
+  const auto defined = std::find_if(grads.begin(), grads.end(), [](const Tensor& g) { return g.defined(); });
+  if (defined == grads.end()) return Tensor();
+  (void)options;
+  dim = maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "split_with_sizes_backward");
+  std::vector<Tensor> parts;
+  parts.reserve(grads.size());
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i].defined()) {
+      parts.push_back(grads[i]);
+      continue;
+    }
+    std::vector<int64_t> shape(sizes.begin(), sizes.end());
+    shape[static_cast<size_t>(dim)] = split_sizes[i];
+    parts.push_back(zeros(shape, defined->options()));
+  }
+  return cat(parts, dim);
+}
+
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
+  std::vector<int64_t> back(shifts.begin(), shifts.end());
+  for (int64_t& s : back) s = -s;
+  return grad.roll(back, dims);
+}
+
 }  // namespace ember::autograd::generated::details

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -224,5 +225,22 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
                                                               const Tensor& gO, const Tensor& save_mean,
                                                               const Tensor& save_invstd, IntArrayRef normalized_shape,
                                                               std::array<bool, 3> output_mask);
+
+// ---- indexing, scatter and shape operators (index-shape) -------------------------------------------
+
+// scatter_reduce's (self, src) gradients, PyTorch's formulas per reduction (sum, prod, mean, amax,
+// amin); src's gradient is zero beyond the index's extent.
+std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   bool include_self, const Tensor& result);
+// index_add's and index_copy's source gradient: grad at the index along dim, times alpha.
+Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, int64_t source_dim,
+                                 const Scalar& alpha);
+// take's: grad accumulated at the (flat, possibly negative) indices of a zero tensor of self's shape.
+Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& index);
+// split_with_sizes': the pieces' gradients concatenated, zeros for an undefined one.
+Tensor split_with_sizes_backward(const variable_list& grads, IntArrayRef split_sizes, int64_t dim, IntArrayRef sizes,
+                                 const TensorOptions& options);
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
 
 }  // namespace ember::autograd::generated::details

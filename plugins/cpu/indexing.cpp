@@ -1,5 +1,6 @@
 // Indexing kernels: advanced indexing (index, index_put_), index_select, embedding, gather,
-// scatter, scatter_add, masked_select, masked_scatter_, index_fill_ and nonzero.
+// scatter, scatter_add, scatter_reduce, masked_select, masked_scatter_, index_fill_, index_add_,
+// index_copy_, take and nonzero.
 //
 // Note [CPU advanced indexing]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -16,9 +17,11 @@
 // section, which the meta kernels (plugins/meta/indexing.cpp) use too; the offsets are cpu-only.
 #include <cstring>
 
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
+#include "Reduce.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/IndexShapeRules.h"
 #include "ember/native/Rules.h"
 
 namespace ember::cpu {
@@ -475,6 +478,259 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
     });
   });
   return self;
+}
+
+}  // namespace ember::cpu
+
+// ---- scatter_reduce, index_add_, index_copy_, take ---------------------------------------------
+
+namespace ember::cpu {
+namespace {
+
+// The result of one reduction step of scatter_reduce (bool: sum/amax or, prod/amin and); NaN
+// propagates through amax and amin, as LibTorch's.
+template <class T>
+EMBER_ALWAYS_INLINE T reduce_step(native::ScatterReduce kind, T cur, T v) {
+  using R = native::ScatterReduce;
+  if constexpr (std::is_same_v<T, bool>) {
+    return kind == R::Prod || kind == R::Amin ? (cur && v) : (cur || v);
+  } else {
+    using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
+    const C a = static_cast<C>(cur), b = static_cast<C>(v);
+    switch (kind) {
+      case R::Prod: return static_cast<T>(a * b);
+      case R::Amax: return is_nan(b) ? v : (a < b ? v : cur);
+      case R::Amin: return is_nan(b) ? v : (b < a ? v : cur);
+      default: return static_cast<T>(a + b);  // sum, mean
+    }
+  }
+}
+
+// What a position reduces from when include_self is false.
+template <class T>
+T reduce_identity(native::ScatterReduce kind) {
+  using R = native::ScatterReduce;
+  if (kind == R::Prod) return T(1);
+  if constexpr (std::is_same_v<T, bool>) {
+    return kind == R::Amin;
+  } else {
+    using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
+    if (kind == R::Amax) return T(std::numeric_limits<C>::has_infinity ? -std::numeric_limits<C>::infinity()
+                                                                         : std::numeric_limits<C>::lowest());
+    if (kind == R::Amin) return T(std::numeric_limits<C>::has_infinity ? std::numeric_limits<C>::infinity()
+                                                                        : std::numeric_limits<C>::max());
+    return T(0);
+  }
+}
+
+// a / b rounded as LibTorch's mean: true division for floating types, floor for integers.
+template <class T>
+T mean_divide(T a, int64_t b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return a;
+  } else if constexpr (std::is_integral_v<T>) {
+    const int64_t x = static_cast<int64_t>(a);
+    int64_t q = x / b;
+    if (x % b != 0 && x < 0) --q;
+    return static_cast<T>(q);
+  } else {
+    using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
+    return static_cast<T>(static_cast<C>(a) / static_cast<C>(b));
+  }
+}
+
+// Elements from self's data pointer to the last one (self has no negative strides).
+int64_t span_of(const Tensor& self) {
+  int64_t span = 1;
+  const DimVector s = sizes1(self), st = strides1(self);
+  for (size_t d = 0; d < s.size(); ++d) span += (s[d] - 1) * st[d];
+  return span;
+}
+
+// The index of index_add_ / index_copy_ (int64) as the plan's list: dim's entry, none before it.
+std::vector<std::optional<Tensor>> index_at(int64_t dim, const Tensor& index) {
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(dim));
+  const int64_t n = index.numel();
+  idx.emplace_back(make_view(index, {n}, {index.dim() == 0 ? 1 : index.stride(0)}, index.storage_offset()));
+  return idx;
+}
+
+// self[..., index[m], ...] op= source[..., m, ...] along dim for index_add_ (accumulate) and
+// index_copy_: the plan's (outer, mid, inner) order is source's row-major order. Threads split the
+// outer positions (or the inner ones when there is one outer), which never share an element of self
+// even when the index repeats.
+template <class T, class F>
+void index_source_apply(const char* op, Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, F&& f) {
+  if (index.numel() == 0) return;
+  const Tensor target = self.dim() == 0 ? make_view(self, {1}, {1}, self.storage_offset()) : self;
+  const IndexPlan p = plan_index({op, false}, target, index_at(self.dim() == 0 ? 0 : dim, index));
+  const Tensor src = source.is_contiguous() && !same_storage(source, self) ? source : materialize(source);
+  T* out = static_cast<T*>(self.data_ptr());
+  const T* s = static_cast<const T*>(src.data_ptr());
+  const auto no = static_cast<int64_t>(p.outer.size()), nm = static_cast<int64_t>(p.mid.size()),
+             ni = static_cast<int64_t>(p.inner.size());
+  auto run = [&](int64_t a0, int64_t a1, int64_t c0, int64_t c1) {
+    for (int64_t a = a0; a < a1; ++a)
+      for (int64_t m = 0; m < nm; ++m) {
+        T* base = out + p.outer[a] + p.mid[m];
+        const T* row = s + (a * nm + m) * ni;
+        if (p.inner_dense) {  // a dense run of self: no offset table, so the loop vectorizes
+          for (int64_t c = c0; c < c1; ++c) f(base + c, row[c]);
+        } else {
+          for (int64_t c = c0; c < c1; ++c) f(base + p.inner[c], row[c]);
+        }
+      }
+  };
+  if (no > 1)
+    parallel_for(0, no, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nm * ni, 1)),
+                 [&](int64_t b, int64_t e) { run(b, e, 0, ni); });
+  else
+    parallel_for(0, ni, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(nm, 1)),
+                 [&](int64_t b, int64_t e) { run(0, no, b, e); });
+}
+
+}  // namespace
+
+Tensor& scatter_reduce__two(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src_in,
+                            std::string_view reduce, bool include_self) {
+  const char* op = "scatter_reduce";
+  check_cpu(op, self, index);
+  const auto [kind, d] = native::check_scatter_reduce(kCPU, self, dim, index, src_in, reduce);
+  check_writable(op, self);
+  if (index.numel() == 0) return self;
+  const Tensor src = same_storage(self, src_in) ? materialize(src_in) : src_in;
+  const DimVector srcst = strides1(src);
+  const DimVector none(static_cast<size_t>(std::max<int64_t>(index.dim(), 1)), 0);
+  visit_dtype(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(self.data_ptr());
+    const T* s = static_cast<const T*>(src.data_ptr());
+    if (!include_self) {
+      const T init = reduce_identity<T>(kind);
+      walk_scatter(op, self, d, index, none, [&](int64_t so, int64_t) { out[so] = init; });
+    }
+    if (kind != native::ScatterReduce::Mean) {
+      walk_scatter(op, self, d, index, srcst, [&](int64_t so, int64_t oo) { out[so] = reduce_step(kind, out[so], s[oo]); });
+      return;
+    }
+    // mean: sums and counts per position of self, then one division per position reached.
+    std::vector<int64_t> count(static_cast<size_t>(span_of(self)), 0);
+    walk_scatter(op, self, d, index, srcst, [&](int64_t so, int64_t oo) {
+      out[so] = reduce_step(kind, out[so], s[oo]);
+      ++count[static_cast<size_t>(so)];
+    });
+    walk_scatter(op, self, d, index, none, [&](int64_t so, int64_t) {
+      int64_t& c = count[static_cast<size_t>(so)];
+      if (c == 0) return;
+      out[so] = mean_divide(out[so], c + (include_self ? 1 : 0));
+      c = 0;
+    });
+  });
+  return self;
+}
+
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self) {
+  check_cpu("scatter_reduce", self);
+  native::check_scatter_reduce(kCPU, self, dim, index, src, reduce);
+  Tensor r = empty_cpu(self.sizes(), self.dtype());
+  cpu::copy_(r, self, false);
+  return cpu::scatter_reduce__two(r, dim, index, src, reduce, include_self);
+}
+
+Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               std::string_view reduce, bool include_self, Tensor& out) {
+  const Tensor r = cpu::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+  native::prepare_same_out("scatter_reduce", kCPU, self, out);
+  return cpu::copy_(out, r, false);
+}
+
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index_in, const Tensor& source, const Scalar& alpha) {
+  check_cpu("index_add_", self, index_in);
+  dim = native::check_index_add_copy(kCPU, "index_add_", self, dim, index_in, source, true);
+  const Tensor index = as_int64_index(index_in, "index_add_", "index");
+  visit_dtype(self.dtype(), "index_add_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T a = scalar_to<T>(alpha);
+    const bool one = alpha.isFloatingPoint() ? alpha.toDouble() == 1.0 : alpha.toLong() == 1;
+    if constexpr (std::is_same_v<T, bool>) {
+      index_source_apply<T>("index_add_", self, dim, index, source, [](T* dst, T v) { add_into(dst, v); });
+    } else {
+      using C = std::conditional_t<is_reduced_float_v<T>, float, T>;
+      if (one)
+        index_source_apply<T>("index_add_", self, dim, index, source, [](T* dst, T v) { add_into(dst, v); });
+      else
+        index_source_apply<T>("index_add_", self, dim, index, source, [a](T* dst, T v) {
+          add_into(dst, static_cast<T>(static_cast<C>(v) * static_cast<C>(a)));
+        });
+    }
+  });
+  return self;
+}
+
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      Tensor& out) {
+  check_cpu("index_add", self);
+  Tensor r = empty_cpu(self.sizes(), self.dtype());
+  cpu::copy_(r, self, false);
+  cpu::index_add_(r, dim, index, source, alpha);
+  native::prepare_same_out("index_add", kCPU, self, out);
+  return cpu::copy_(out, r, false);
+}
+
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  check_cpu("index_copy_", self, index);
+  dim = native::check_index_add_copy(kCPU, "index_copy_", self, dim, index, source, false);
+  visit_dtype(self.dtype(), "index_copy_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    index_source_apply<T>("index_copy_", self, dim, index, source, [](T* dst, T v) { *dst = v; });
+  });
+  return self;
+}
+
+Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  check_cpu("index_copy", self);
+  Tensor r = empty_cpu(self.sizes(), self.dtype());
+  cpu::copy_(r, self, false);
+  cpu::index_copy_(r, dim, index, source);
+  native::prepare_same_out("index_copy", kCPU, self, out);
+  return cpu::copy_(out, r, false);
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  check_cpu("take", self, index);
+  native::check_take(kCPU, self, index);
+  Tensor out = empty_cpu(index.sizes(), self.dtype());
+  if (index.numel() == 0) return out;
+  const Tensor src = self.is_contiguous() ? self : materialize(self);
+  const int64_t n = src.numel();
+  const Tensor idx = index.is_contiguous() ? index : materialize(index);
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  visit_itemsize(self.itemsize(), [&](auto tag) {
+    using U = typename decltype(tag)::type;
+    const U* s = static_cast<const U*>(src.data_ptr());
+    U* o = static_cast<U*>(out.data_ptr());
+    parallel_for(0, idx.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        int64_t v = ip[i];
+        EMBER_CHECK_INDEX(v >= -n && v < n, "[take] out of range: tried to access index {} on a tensor of {} elements.",
+                          v, n);
+        if (v < 0) v += n;
+        o[i] = s[v];
+      }
+    });
+  });
+  return out;
+}
+
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  const Tensor r = cpu::take(self, index);
+  check_defined("take", out, "out");
+  check_cpu("take", out);
+  native::check_out_dtype("take", out, self.dtype());
+  native::resize_output(out, r.sizes(), "take");
+  native::check_out_writable("take", out);
+  return cpu::copy_(out, r, false);
 }
 
 }  // namespace ember::cpu

@@ -1,4 +1,4 @@
-// Random fills (uniform_, normal_, random_.from, bernoulli_.float) on a CPU generator (the one
+// Random fills (uniform_, normal_, random_.from, bernoulli_.float) and randperm on a CPU generator (the one
 // given, else the default CPU generator). rand, randn, randint and their .generator overloads
 // are composites in libember (api/src/native/factories.cpp): empty, then these fills.
 //
@@ -14,9 +14,8 @@
 #include "Loops.h"
 #include "CPUKernels.h"
 #include "ember/core/CPUGeneratorImpl.h"
-#include "ember/native/Rules.h"
 #include "ember/generated/Functions.h"
-#include "ember/native/Rules.h"
+#include "ember/native/IndexShapeRules.h"
 
 namespace ember::cpu {
 namespace {
@@ -193,5 +192,51 @@ Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generat
 }
 
 
+
+}  // namespace ember::cpu
+
+// ---- randperm ----------------------------------------------------------------------------------
+
+namespace ember::cpu {
+
+// Fisher-Yates from the last position down: position i swaps with a draw in [0, i], the draw being
+// the 64-bit word i of the call's Philox stream modulo i + 1, so a seed gives one permutation
+// whatever the thread count.
+Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                          OptDevice device, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided, "[randperm] only the strided layout is supported");
+  EMBER_CHECK(!device || device->type() == kCPU, "[randperm] the cpu kernel was asked for a tensor on {}", *device);
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[randperm] pin_memory=true is not supported by the cpu plugin");
+  const ScalarType dt = dtype.value_or(kInt64);
+  native::check_randperm(n, dt);
+  CPUGeneratorImpl* gen = cpu_generator(generator, "randperm");
+  Tensor out = empty_cpu({n}, dt);
+  Tensor perm = dt == kInt64 ? out : empty_cpu({n}, kInt64);
+  int64_t* p = perm.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) p[i] = i;
+  if (n > 1) {
+    const auto r = reserve(gen, blocks_for(n, 2));
+    for (int64_t i = n - 1; i > 0; --i) {
+      const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(i / 2));
+      const uint64_t x = uint64_t{w[2 * (i % 2)]} << 32 | w[2 * (i % 2) + 1];
+      std::swap(p[i], p[static_cast<int64_t>(x % static_cast<uint64_t>(i + 1))]);
+    }
+  }
+  if (dt != kInt64) cpu::copy_(out, perm, false);
+  return out;
+}
+
+Tensor randperm(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return cpu::randperm_generator(n, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor& randperm_out(int64_t n, Tensor& out) {
+  check_defined("randperm", out, "out");
+  check_cpu("randperm", out);
+  const Tensor r = cpu::randperm_generator(n, std::nullopt, out.dtype(), std::nullopt, std::nullopt, std::nullopt);
+  native::resize_output(out, {n}, "randperm");
+  native::check_out_writable("randperm", out);
+  return cpu::copy_(out, r, false);
+}
 
 }  // namespace ember::cpu

@@ -559,6 +559,23 @@ Tensor any(const Tensor& self) { return any_all<true>(self, {}, false, "any"); }
 Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all<true>(self, one_dim(dim), keepdim, "any"); }
 Tensor all(const Tensor& self) { return any_all<false>(self, {}, false, "all"); }
 Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return any_all<false>(self, one_dim(dim), keepdim, "all"); }
+// any.dims / all.dims: None or an empty list reduce every dim (as the other reductions here).
+Tensor any_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  return any_all<true>(self, dim.value_or(IntArrayRef()), keepdim, "any");
+}
+Tensor all_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  return any_all<false>(self, dim.value_or(IntArrayRef()), keepdim, "all");
+}
+Tensor& any_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  check_defined("any", self, "self");
+  check_out("any", out, native::any_all_dtype(self));
+  return write_out(out, any_all<true>(self, dim.value_or(IntArrayRef()), keepdim, "any"), "any");
+}
+Tensor& all_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  check_defined("all", self, "self");
+  check_out("all", out, native::any_all_dtype(self));
+  return write_out(out, any_all<false>(self, dim.value_or(IntArrayRef()), keepdim, "all"), "all");
+}
 
 
 Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {

@@ -3,6 +3,7 @@
 // skipped (bounds) or refused: a bool/uint8 mask index, masked_select and nonzero have a result
 // size that depends on the data, so they raise NotImplementedError, as PyTorch's meta tensors do.
 #include "MetaHelpers.h"
+#include "ember/native/IndexShapeRules.h"
 
 namespace ember::meta {
 
@@ -115,6 +116,62 @@ Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, c
 Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
   native::check_masked_scatter(kMeta, self, mask, source);
   return self;
+}
+
+// ---- scatter_reduce, index_add_, index_copy_, take -------------------------------------------------
+
+Tensor& scatter_reduce__two(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                            std::string_view reduce, bool /*include_self*/) {
+  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
+  native::check_writable("scatter_reduce", self);
+  return self;
+}
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool /*include_self*/) {
+  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
+  return empty_meta(self.sizes(), self.dtype());
+}
+Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               std::string_view reduce, bool /*include_self*/, Tensor& out) {
+  native::check_scatter_reduce(kMeta, self, dim, index, src, reduce);
+  native::prepare_same_out("scatter_reduce", kMeta, self, out);
+  return out;
+}
+
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& /*alpha*/) {
+  native::check_index_add_copy(kMeta, "index_add_", self, dim, index, source, true);
+  return self;
+}
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                      const Scalar& /*alpha*/, Tensor& out) {
+  Tensor r = empty_meta(self.sizes(), self.dtype());
+  native::check_index_add_copy(kMeta, "index_add_", r, dim, index, source, true);
+  native::prepare_same_out("index_add", kMeta, self, out);
+  return out;
+}
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  native::check_index_add_copy(kMeta, "index_copy_", self, dim, index, source, false);
+  return self;
+}
+Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  Tensor r = empty_meta(self.sizes(), self.dtype());
+  native::check_index_add_copy(kMeta, "index_copy_", r, dim, index, source, false);
+  native::prepare_same_out("index_copy", kMeta, self, out);
+  return out;
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  native::check_take(kMeta, self, index);
+  return empty_meta(index.sizes(), self.dtype());
+}
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  native::check_take(kMeta, self, index);
+  native::check_defined("take", out, "out");
+  native::check_same_device("take", kMeta, self, out);
+  native::check_out_dtype("take", out, self.dtype());
+  native::resize_output(out, index.sizes(), "take");
+  native::check_out_writable("take", out);
+  return out;
 }
 
 }  // namespace ember::meta

@@ -1,5 +1,6 @@
-// Meta random fills (plugins/cpu/random.cpp): the cpu kernels' argument checks, no values drawn.
+// Meta random fills and randperm (plugins/cpu/random.cpp): the cpu kernels' argument checks, no values drawn.
 #include "MetaHelpers.h"
+#include "ember/native/IndexShapeRules.h"
 
 namespace ember::meta {
 namespace {
@@ -39,6 +40,26 @@ Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> /*gener
   native::check_bernoulli(p);
   check_fill_target(self);
   return self;
+}
+
+// ---- randperm ------------------------------------------------------------------------------------
+
+Tensor randperm_generator(int64_t n, std::optional<Generator> /*generator*/, OptDtype dtype, OptLayout layout,
+                          OptDevice device, OptBool pin_memory) {
+  check_factory("randperm", layout, device, pin_memory);
+  const ScalarType dt = dtype.value_or(kInt64);
+  native::check_randperm(n, dt);
+  return empty_meta({n}, dt);
+}
+Tensor randperm(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return meta::randperm_generator(n, std::nullopt, dtype, layout, device, pin_memory);
+}
+Tensor& randperm_out(int64_t n, Tensor& out) {
+  native::check_defined("randperm", out, "out");
+  native::check_randperm(n, out.dtype());
+  native::resize_output(out, {n}, "randperm");
+  native::check_out_writable("randperm", out);
+  return out;
 }
 
 }  // namespace ember::meta

@@ -229,4 +229,25 @@ Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor&
   return write_out(out, meta::logsumexp(self, dim, keepdim), "logsumexp");
 }
 
+// ---- any.dims, all.dims ----------------------------------------------------------------------------
+
+Tensor any_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  native::check_defined("any", self, "self");
+  return reduce("any", self, dim.value_or(IntArrayRef()), keepdim, native::any_all_dtype(self));
+}
+Tensor all_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  native::check_defined("all", self, "self");
+  return reduce("all", self, dim.value_or(IntArrayRef()), keepdim, native::any_all_dtype(self));
+}
+Tensor& any_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  native::check_defined("any", self, "self");
+  check_out("any", out, native::any_all_dtype(self));
+  return write_out(out, meta::any_dims(self, dim, keepdim), "any");
+}
+Tensor& all_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  native::check_defined("all", self, "self");
+  check_out("all", out, native::any_all_dtype(self));
+  return write_out(out, meta::all_dims(self, dim, keepdim), "all");
+}
+
 }  // namespace ember::meta

@@ -278,6 +278,7 @@ Tensor relu(Tensor input, const ReLUFuncOptions& options) {
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options) { return ember::gelu(input, options.approximate()); }
 
 Tensor silu(const Tensor& input) { return ember::silu(input); }
+Tensor one_hot(const Tensor& tensor, int64_t num_classes) { return ember::one_hot(tensor, num_classes); }
 
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options) {
   return ember::softmax(input, options.dim(), options.dtype());

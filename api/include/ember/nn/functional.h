@@ -450,6 +450,8 @@ EMBER_API Tensor normalize(const Tensor& input, NormalizeFuncOptions options = {
 // Embeddings.
 EMBER_API Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncOptions& options = {});
 EMBER_API Tensor embedding_bag(const Tensor& input, const Tensor& weight, const EmbeddingBagFuncOptions& options = {});
+// One-hot rows of an int64 class tensor (num_classes -1: the largest class + 1).
+EMBER_API Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 
 // Attention: (attention output, weights), the weights undefined unless need_weights.
 EMBER_API std::tuple<Tensor, Tensor> multi_head_attention_forward(const Tensor& query, const Tensor& key,
