@@ -23,6 +23,9 @@ using Tensor = at::Tensor;
 using ScalarType = c10::ScalarType;
 }  // namespace vs
 #define VS_SIDE "libtorch"
+namespace vs {
+inline constexpr auto none = c10::nullopt;  // an omitted optional argument (c10::optional's)
+}  // namespace vs
 #define VS_EMBER_MISSING(what) ((void)0)
 #else
 #include <ember/ember.h>
@@ -32,6 +35,9 @@ using Tensor = ember::Tensor;
 using ScalarType = ember::ScalarType;
 }  // namespace vs
 #define VS_SIDE "ember"
+namespace vs {
+inline constexpr auto none = std::nullopt;  // an omitted optional argument
+}  // namespace vs
    // Ember has no such operator yet: record it and leave the case.
 #define VS_EMBER_MISSING(what) \
   do {                         \
