@@ -1128,7 +1128,8 @@ std::map<std::string, OpInfo> build() {
       });
 
   // ---- linear algebra (LAPACK): well-conditioned or positive-definite inputs, so that no
-  // factorization fails on the CPU where meta (no values) cannot tell; batched, empty batches, 0x0
+  // factorization fails on the CPU where meta (no values) cannot tell; batched, empty batches, 0x0.
+  // A single matrix is not expanded (W): its rows repeated make it singular.
   add(
       "_linalg_check_errors",
       [](SampleCtx&) -> Samples {
@@ -1142,7 +1143,7 @@ std::map<std::string, OpInfo> build() {
     add(
         op,
         [](SampleCtx& c) -> Samples {
-          return {S({well_conditioned(c, {3, 3})}, "3x3"), S({well_conditioned(c, {2, 4, 4})}, "batch 2"),
+          return {W({well_conditioned(c, {3, 3})}, "3x3"), S({well_conditioned(c, {2, 4, 4})}, "batch 2"),
                   S({c.t({0, 3, 3})}, "empty batch"), S({c.t({0, 0})}, "0x0")};
         },
         square_errors("linalg.inv"));
@@ -1150,7 +1151,7 @@ std::map<std::string, OpInfo> build() {
   // A singular matrix only where it is reported in info, not raised; seventh, past the samples the
   // autograd test differentiates (the inverse has no derivative there).
   db.at("aten::linalg_inv_ex").samples = [](SampleCtx& c) -> Samples {
-    return {S({well_conditioned(c, {3, 3})}, "3x3"),
+    return {W({well_conditioned(c, {3, 3})}, "3x3"),
             S({well_conditioned(c, {2, 4, 4})}, "batch 2"),
             S({c.t({0, 3, 3})}, "empty batch"),
             S({c.t({0, 0})}, "0x0"),
@@ -1162,10 +1163,10 @@ std::map<std::string, OpInfo> build() {
     add(
         op,
         [](SampleCtx& c) -> Samples {
-          return {S({well_conditioned(c, {3, 3}), c.t({3, 2})}, "matrix B"),
+          return {W({well_conditioned(c, {3, 3}), c.t({3, 2})}, "matrix B"),
                   S({well_conditioned(c, {2, 3, 3}), c.t({2, 3})}, "batched vector B"),
                   S({well_conditioned(c, {2, 3, 3}), c.t({3})}, "1-d B broadcast"),
-                  S({well_conditioned(c, {3, 3}), c.t({2, 1, 3, 4})}, "B with more batch dims"),
+                  W({well_conditioned(c, {3, 3}), c.t({2, 1, 3, 4})}, "B with more batch dims"),
                   S({well_conditioned(c, {2, 3, 3}), c.t({4, 3}), false}, "XA = B"),
                   S({c.t({0, 0}), c.t({0, 2})}, "0x0")};
         },
@@ -1187,7 +1188,7 @@ std::map<std::string, OpInfo> build() {
       "linalg_cholesky_ex",
       [](SampleCtx& c) -> Samples {
         return {
-            S({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"),
+            W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"),
             S({c.t({0, 3, 3})}, "empty batch"), S({c.t({0, 0})}, "0x0"),
             S({ember::eye(3, TensorOptions().dtype(kFloat64)).neg().to(c.dtype())}, "not positive-definite: info 1")};
       },
@@ -1195,24 +1196,28 @@ std::map<std::string, OpInfo> build() {
   add(
       "linalg_cholesky",
       [](SampleCtx& c) -> Samples {
-        return {S({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"), S({c.t({0, 0})}, "0x0")};
+        return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"), S({c.t({0, 0})}, "0x0")};
       },
       square_errors("linalg.cholesky"));
   add(
       "cholesky",
       [](SampleCtx& c) -> Samples {
-        return {S({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper")};
+        return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper")};
       },
       square_errors("cholesky"));
   add(
       "linalg_qr",
+      // The modes without a derivative (complete with m > n, 'r') last, past the six samples the
+      // autograd test differentiates.
       [](SampleCtx& c) -> Samples {
         return {S({c.t({4, 3})}, "tall"),
                 S({c.t({3, 5})}, "wide"),
-                S({c.t({2, 4, 3}), std::string("complete")}, "complete, tall"),
                 S({c.t({2, 3, 4}), std::string("complete")}, "complete, wide"),
-                S({c.t({4, 3}), std::string("r")}, "r"),
+                S({c.t({2, 5, 3})}, "batched tall"),
+                S({c.t({3, 3})}, "square"),
                 S({c.t({0, 3})}, "no rows"),
+                S({c.t({2, 4, 3}), std::string("complete")}, "complete, tall"),
+                S({c.t({4, 3}), std::string("r")}, "r"),
                 S({c.t({3, 0}), std::string("complete")}, "no columns, complete")};
       },
       [](SampleCtx& c) -> Errors {
@@ -1231,9 +1236,14 @@ std::map<std::string, OpInfo> build() {
   add(
       "_linalg_svd",
       [](SampleCtx& c) -> Samples {
-        return {S({c.t({4, 3})}, "tall, reduced"), S({c.t({3, 5}), true}, "wide, full"),
-                S({c.t({2, 3, 3}), false, false}, "values only"), S({c.t({0, 3}), true}, "no rows, full"),
-                S({c.t({0, 2, 3})}, "empty batch")};
+        // Values only (no derivative) last, past the six samples the autograd test differentiates.
+        return {S({c.t({4, 3})}, "tall, reduced"),
+                S({c.t({3, 5}), true}, "wide, full"),
+                S({c.t({0, 3}), true}, "no rows, full"),
+                S({c.t({0, 2, 3})}, "empty batch"),
+                S({c.t({3, 3})}, "square"),
+                S({c.t({2, 4, 3})}, "batched tall"),
+                S({c.t({2, 3, 3}), false, false}, "values only")};
       },
       svd_errors);
   add(
@@ -1260,7 +1270,7 @@ std::map<std::string, OpInfo> build() {
     add(
         op,
         [](SampleCtx& c) -> Samples {
-          return {S({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), std::string("U")}, "batch 2, upper"),
+          return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), std::string("U")}, "batch 2, upper"),
                   S({c.t({3, 3})}, "non-symmetric: the lower triangle"), S({c.t({0, 0})}, "0x0")};
         },
         [](SampleCtx& c) -> Errors {
@@ -1282,10 +1292,9 @@ std::map<std::string, OpInfo> build() {
                 E({c.t({3})}, "1-d", "ValueError",
                   "[linalg.lu_factor_ex] The input tensor A must have at least 2 dimensions.")};
       });
-  for (auto [op, api] :
-       {std::pair{"_linalg_det", "linalg.det"}, std::pair{"linalg_det", "linalg.det"}, std::pair{"det", "linalg.det"},
-        std::pair{"_linalg_slogdet", "linalg.slogdet"}, std::pair{"linalg_slogdet", "linalg.slogdet"},
-        std::pair{"slogdet", "linalg.slogdet"}, std::pair{"logdet", "logdet"}}) {
+  for (auto [op, api] : {std::pair{"_linalg_det", "linalg.det"}, std::pair{"linalg_det", "linalg.det"},
+                         std::pair{"det", "linalg.det"}, std::pair{"_linalg_slogdet", "linalg.slogdet"},
+                         std::pair{"linalg_slogdet", "linalg.slogdet"}, std::pair{"slogdet", "linalg.slogdet"}}) {
     add(
         op,
         // The singular matrix seventh: its derivative goes through an SVD with repeated singular
@@ -1301,6 +1310,21 @@ std::map<std::string, OpInfo> build() {
         },
         square_errors(api));
   }
+  add(
+      "logdet",
+      // Positive determinants first (the log's domain); a negative one (NaN) and a singular one
+      // (-inf) past the six samples the autograd test differentiates.
+      [](SampleCtx& c) -> Samples {
+        return {S({spd(c, {3, 3})}, "3x3"),
+                S({spd(c, {2, 4, 4})}, "batch 2"),
+                S({c.t({0, 3, 3})}, "empty batch"),
+                S({c.t({0, 0})}, "0x0"),
+                S({spd(c, {1, 1})}, "1x1"),
+                S({spd(c, {2, 1, 2, 2})}, "batch [2, 1]"),
+                S({spd(c, {3, 3}).neg()}, "negative determinant"),
+                S({ember::zeros({2, 2}, c.dtype())}, "singular")};
+      },
+      square_errors("logdet"));
 
   // ---- random fills: the values are the generator's (Values::Random)
   add(

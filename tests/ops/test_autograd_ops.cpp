@@ -303,9 +303,6 @@ const std::map<std::string, std::string>& not_checked_here() {
       {"aten::_linalg_svd", kGaugeInvariant},
       {"aten::linalg_svd", kGaugeInvariant},
       {"aten::svd", kGaugeInvariant},
-      {"aten::linalg_qr",
-       "its samples include mode='r' and complete tall factorizations, which have no derivative (as in "
-       "PyTorch): checked in tests/autograd/test_linalg_grad.cpp"},
       {"aten::linalg_lu_factor_ex", "its gradient is not implemented (NotImplementedError when A requires grad)"},
   };
   return m;
