@@ -293,12 +293,12 @@ Tensor well_conditioned(SampleCtx& c, std::vector<int64_t> shape) {
   return (c.t(shape, kFloat64) + eye * (3.0 * static_cast<double>(n))).to(c.dtype());
 }
 
-// A symmetric positive-definite batch: X X^T + n I.
-Tensor spd(SampleCtx& c, std::vector<int64_t> shape) {
+// A symmetric positive-definite batch, X X^T + n I (times `scale`).
+Tensor spd(SampleCtx& c, std::vector<int64_t> shape, double scale = 1) {
   const int64_t n = shape.back();
   const Tensor x = c.t(shape, kFloat64);
   const Tensor eye = ember::eye(n, TensorOptions().dtype(kFloat64));
-  return (ember::matmul(x, x.transpose(-2, -1)) + eye * static_cast<double>(n)).to(c.dtype());
+  return ((ember::matmul(x, x.transpose(-2, -1)) + eye * static_cast<double>(n)) * scale).to(c.dtype());
 }
 
 // The argument errors every square-matrix operator shares, under its API name.
@@ -1321,7 +1321,7 @@ std::map<std::string, OpInfo> build() {
                 S({c.t({0, 0})}, "0x0"),
                 S({spd(c, {1, 1})}, "1x1"),
                 S({spd(c, {2, 1, 2, 2})}, "batch [2, 1]"),
-                S({spd(c, {3, 3}).neg()}, "negative determinant"),
+                S({spd(c, {3, 3}, -1)}, "negative determinant"),
                 S({ember::zeros({2, 2}, c.dtype())}, "singular")};
       },
       square_errors("logdet"));
