@@ -7,19 +7,21 @@
 #include "vs_record.h"
 
 namespace {
-// Deterministic well-conditioned square matrices (sin of a ramp, plus a dominant diagonal).
-vs::Tensor square(int64_t b, int64_t n, vs::ScalarType t) {
-  vs::Tensor x = (vs::arange(b * n * n, vs::kFloat64).reshape({b, n, n}) * 0.37).sin();
-  return (x + vs::eye(n, vs::kFloat64) * (2.0 * static_cast<double>(n))).to(t);
+// Deterministic full-rank values: a sine of a quadratic ramp (a linear one gives rank 2).
+vs::Tensor ramp(int64_t b, int64_t m, int64_t n) {
+  vs::Tensor k = vs::arange(b * m * n, vs::kFloat64).reshape({b, m, n});
+  return (k * 0.71).sin() + (k * k * 0.013).cos();
 }
-// Symmetric positive-definite: X X^T + nI.
+// Well-conditioned square matrices (a dominant diagonal).
+vs::Tensor square(int64_t b, int64_t n, vs::ScalarType t) {
+  return (ramp(b, n, n) + vs::eye(n, vs::kFloat64) * (2.0 * static_cast<double>(n))).to(t);
+}
+// Symmetric positive-definite, with distinct eigenvalues: X X^T + nI.
 vs::Tensor spd(int64_t b, int64_t n, vs::ScalarType t) {
-  vs::Tensor x = (vs::arange(b * n * n, vs::kFloat64).reshape({b, n, n}) * 0.53).cos();
+  vs::Tensor x = ramp(b, n, n);
   return (vs::matmul(x, x.transpose(-2, -1)) + vs::eye(n, vs::kFloat64) * static_cast<double>(n)).to(t);
 }
-vs::Tensor rect(int64_t b, int64_t m, int64_t n, vs::ScalarType t) {
-  return (vs::arange(b * m * n, vs::kFloat64).reshape({b, m, n}) * 0.71).sin().to(t);
-}
+vs::Tensor rect(int64_t b, int64_t m, int64_t n, vs::ScalarType t) { return ramp(b, m, n).to(t); }
 vs::Tensor singular3() {
   vs::Tensor s = vs::zeros({3, 3}, vs::kFloat64);
   s.select(0, 0).select(0, 0).fill_(1);
@@ -169,7 +171,10 @@ VS_CASE("linalg.eigh") {
 VS_CASE("linalg.det") {
   for (vs::ScalarType t : kFloats) {
     const std::string n = vs_test::vs_dtype_name(t);
-    vs::Tensor a = square(3, 4, t) - 2 * vs::eye(4, t) * 4;  // some negative determinants
+    // Positive determinants, then negative ones (the first row negated).
+    vs::Tensor flip = vs::eye(4, vs::kFloat64);
+    flip.select(0, 0).select(0, 0).fill_(-1);
+    vs::Tensor a = vs::cat({square(2, 4, t), vs::matmul(flip.to(t), square(2, 4, t))}, 0);
     r.tensor(n + ".det", vs::linalg::det(a));
     r.tensor(n + ".at_det", vs::det(a.transpose(-2, -1)));
     r.tensor(n + ".method", a.det());
