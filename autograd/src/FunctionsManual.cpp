@@ -1264,6 +1264,135 @@ Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   std::vector<int64_t> back(shifts.begin(), shifts.end());
   for (int64_t& s : back) s = -s;
   return grad.roll(back, dims);
+// ---- linear algebra (Note [Linear algebra derivatives]) ------------------------------------------
+
+namespace {
+
+Tensor mT(const Tensor& x) { return x.transpose(-2, -1); }
+
+// x with the entries above diagonal k zeroed (tril), through a mask.
+Tensor tril_of(const Tensor& x, int64_t k = 0) {
+  const TensorOptions idx = TensorOptions().dtype(kInt64).device(x.device());
+  const Tensor rows = ember::arange(x.size(-2), idx).unsqueeze(-1);
+  const Tensor cols = ember::arange(x.size(-1), idx);
+  return ember::where(cols.le(rows + k), x, ember::zeros(IntArrayRef{}, x.options()));
+}
+
+// [..., n] -> [..., n, n] with v on the diagonal.
+Tensor diag_embed_of(const Tensor& v) { return v.unsqueeze(-1) * ember::eye(v.size(-1), v.options()); }
+
+// A batch of n x n identities scaled by s ([...] -> [..., n, n]).
+Tensor scaled_eye(const Tensor& s, int64_t n) { return s.unsqueeze(-1).unsqueeze(-1) * ember::eye(n, s.options()); }
+
+// PyTorch's gA for A = QR with m >= n (Q m x n, R n x n): (gQ + Q copyltu(M)) R^{-T}, where
+// M = R gR^T - gQ^T Q and copyltu mirrors M's lower triangle onto its upper one.
+Tensor qr_backward_tall(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R) {
+  const Tensor M = ember::matmul(R, mT(gR)) - ember::matmul(mT(gQ), Q);
+  const Tensor sym = tril_of(M) + mT(tril_of(M, -1));
+  return ember::linalg_solve(mT(R), gQ + ember::matmul(Q, sym), /*left=*/false);
+}
+
+}  // namespace
+
+Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse) {
+  const Tensor it = mT(inverse);
+  return ember::matmul(it, ember::matmul(grad, it)).neg();
+}
+
+// AX = B: gB = A^{-T} gX and gA = -gB X^T (XA = B: gB = gX A^{-T}, gA = -X^T gB), each summed
+// over the batch dimensions its input was broadcast along.
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& X, const Tensor& A,
+                                                 IntArrayRef B_sizes, bool left, std::array<bool, 2> grad_input_mask) {
+  const Tensor gB = ember::linalg_solve(mT(A), grad, left);
+  Tensor gA;
+  if (grad_input_mask[0]) {
+    const bool vector_case = X.dim() < A.dim();
+    const Tensor gBm = vector_case ? gB.unsqueeze(-1) : gB;
+    const Tensor Xm = vector_case ? X.unsqueeze(-1) : X;
+    gA = sum_to((left ? ember::matmul(gBm, mT(Xm)) : ember::matmul(mT(Xm), gBm)).neg(), A.sizes());
+  }
+  return {std::move(gA), grad_input_mask[1] ? sum_to(gB, B_sizes) : Tensor()};
+}
+
+// A = L L^T: gA = L^{-T} sym(tril(L^T gL) with its diagonal halved) L^{-1}.
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L) {
+  const Tensor L_ = upper ? mT(L) : L;
+  const Tensor gL = upper ? mT(grad) : grad;
+  Tensor phi = tril_of(ember::matmul(mT(L_), gL));
+  phi = (phi + mT(tril_of(phi, -1))) * 0.5;
+  return ember::linalg_solve(L_, ember::linalg_solve(mT(L_), phi, true), /*left=*/false);
+}
+
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, std::string_view mode) {
+  const int64_t m = Q.dim() >= 2 ? Q.size(-2) : 0, n = R.size(-1);
+  EMBER_CHECK(mode != "r",
+              "[linalg.qr] The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+              "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.");
+  EMBER_CHECK(mode != "complete" || m <= n,
+              "[linalg.qr] The QR decomposition is not differentiable when mode='complete' and nrows > ncols.");
+  if (m >= n) return qr_backward_tall(gQ, gR, Q, R);
+  // A = [X | Y] with X square: X = Q U and Y = Q V, where R = [U | V].
+  const Tensor U = R.narrow(-1, 0, m), gU = gR.narrow(-1, 0, m);
+  const Tensor gV = gR.narrow(-1, m, n - m);
+  const Tensor Y = ember::matmul(Q, R.narrow(-1, m, n - m));
+  const Tensor gX = qr_backward_tall(gQ + ember::matmul(Y, mT(gV)), gU, Q, U);
+  return ember::cat({gX, ember::matmul(Q, gV)}, -1);
+}
+
+Tensor svd_backward(const Tensor& gU_, const Tensor& gS, const Tensor& gVh_, const Tensor& U_, const Tensor& S,
+                    const Tensor& Vh_, bool full_matrices, bool compute_uv) {
+  EMBER_CHECK(compute_uv,
+              "[linalg.svd] svd_backward: Setting compute_uv to false in torch.svd doesn't compute singular matrices, "
+              "and hence we cannot compute backward. Please use torch.svd(compute_uv=True)");
+  const int64_t k = S.size(-1);
+  const Tensor U = full_matrices ? U_.narrow(-1, 0, k) : U_, gU = full_matrices ? gU_.narrow(-1, 0, k) : gU_;
+  const Tensor Vh = full_matrices ? Vh_.narrow(-2, 0, k) : Vh_, gVh = full_matrices ? gVh_.narrow(-2, 0, k) : gVh_;
+  const int64_t m = U.size(-2), n = Vh.size(-1);
+  const Tensor V = mT(Vh), gV = mT(gVh);
+  const Tensor UhgU = ember::matmul(mT(U), gU), VhgV = ember::matmul(Vh, gV);
+  const Tensor S2 = S * S;
+  const Tensor E = S2.unsqueeze(-2) - S2.unsqueeze(-1) + ember::eye(k, S.options());
+  Tensor gA = ((UhgU - mT(UhgU)) * S.unsqueeze(-2) + S.unsqueeze(-1) * (VhgV - mT(VhgV))) / E + diag_embed_of(gS);
+  if (m > n) {
+    const Tensor gUSinv = gU / S.unsqueeze(-2);
+    gA = ember::matmul(U, gA) + gUSinv - ember::matmul(U, ember::matmul(mT(U), gUSinv));
+    return ember::matmul(gA, Vh);
+  }
+  if (m < n) {
+    const Tensor gVSinvT = mT(gV / S.unsqueeze(-2));
+    gA = ember::matmul(gA, Vh) + gVSinvT - ember::matmul(ember::matmul(gVSinvT, V), Vh);
+    return ember::matmul(U, gA);
+  }
+  return ember::matmul(U, ember::matmul(gA, Vh));
+}
+
+Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool compute_v) {
+  EMBER_CHECK(compute_v,
+              "[linalg.eigh] linalg_eigh_backward: torch.linalg.eigvalsh does not compute the eigenvectors, which the "
+              "derivative needs. Please use torch.linalg.eigh instead.");
+  const int64_t n = L.size(-1);
+  const Tensor VhgV = ember::matmul(mT(V), gV);
+  const Tensor skew = (VhgV - mT(VhgV)) * 0.5;
+  const Tensor E = L.unsqueeze(-2) - L.unsqueeze(-1) + ember::eye(n, L.options());
+  return ember::matmul(V, ember::matmul(skew / E + diag_embed_of(gL), mT(V)));
+}
+
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A) {
+  const int64_t n = A.size(-1);
+  if (A.numel() == 0) return ember::zeros_like(A);
+  if (!ember::any(det.eq(0)).item().toBool()) return ember::linalg_solve(mT(A), scaled_eye(grad * det, n), true);
+  // Some matrix is singular: d det(A) = det(U) det(V^T) U diag(prod_{j != i} s_j) V^T.
+  auto [U, S, Vh] = ember::linalg_svd(A, false);
+  const Tensor ones = ember::ones_like(S.narrow(-1, 0, 1));
+  const Tensor before = ember::cat({ones, ember::cumprod(S.narrow(-1, 0, n - 1), -1)}, -1);
+  const Tensor rS = ember::flip(S, {-1});
+  const Tensor after = ember::flip(ember::cat({ones, ember::cumprod(rS.narrow(-1, 0, n - 1), -1)}, -1), {-1});
+  const Tensor scale = grad * ember::linalg_det(U) * ember::linalg_det(Vh);
+  return scale.unsqueeze(-1).unsqueeze(-1) * ember::matmul(U, ember::matmul(diag_embed_of(before * after), Vh));
+}
+
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
+  return ember::linalg_solve(mT(A), scaled_eye(grad_logabsdet, A.size(-1)), true);
 }
 
 }  // namespace ember::autograd::generated::details

@@ -242,5 +242,30 @@ Tensor take_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& i
 Tensor split_with_sizes_backward(const variable_list& grads, IntArrayRef split_sizes, int64_t dim, IntArrayRef sizes,
                                  const TensorOptions& options);
 Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
+// ---- linear algebra ------------------------------------------------------------------------------
+//
+// Note [Linear algebra derivatives]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// PyTorch's formulas (FunctionsManual.cpp) for real inputs, written with linalg_solve for every
+// product with an inverse (so they differentiate again), and with masks for tril and diag_embed.
+// - cholesky and eigh read one triangle of A but differentiate as functions of a symmetric A:
+//   their gradients are symmetric, right for any loss of a symmetric input (A = X X^T, ...).
+// - svd and eigh: singular vectors and eigenvectors are defined up to sign (and up to a rotation
+//   for repeated values), so only a loss invariant to that gauge has a gradient; repeated singular
+//   values or eigenvalues make it infinite, as in PyTorch. U and Vh of a full_matrices SVD are
+//   narrowed to their first min(m, n) vectors first (the rest are not determined).
+// - qr: reduced mode (or complete with m <= n, the same factorization); complete mode with m > n
+//   and mode 'r' (no Q) raise.
+// - det: through A^{-T}, or through the SVD when some determinant is zero.
+Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse);
+std::tuple<Tensor, Tensor> linalg_solve_backward(const Tensor& grad, const Tensor& X, const Tensor& A,
+                                                 IntArrayRef B_sizes, bool left, std::array<bool, 2> grad_input_mask);
+Tensor cholesky_backward(const Tensor& grad, bool upper, const Tensor& L);
+Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Tensor& R, std::string_view mode);
+Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& U, const Tensor& S,
+                    const Tensor& Vh, bool full_matrices, bool compute_uv);
+Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool compute_v);
+Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A);
+Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
 
 }  // namespace ember::autograd::generated::details

@@ -283,6 +283,42 @@ Samples unary(SampleCtx& c, A extra = {}) {
   return o;
 }
 
+// ---- linear algebra inputs: float64 values cast to the dtype under test (the kernels reject all
+// but float32 and float64 alike on every backend)
+
+// A well-conditioned square batch: random entries plus 3n on the diagonal.
+Tensor well_conditioned(SampleCtx& c, std::vector<int64_t> shape) {
+  const int64_t n = shape.back();
+  const Tensor eye = ember::eye(n, TensorOptions().dtype(kFloat64));
+  return (c.t(shape, kFloat64) + eye * (3.0 * static_cast<double>(n))).to(c.dtype());
+}
+
+// A symmetric positive-definite batch, X X^T + n I (times `scale`).
+Tensor spd(SampleCtx& c, std::vector<int64_t> shape, double scale = 1) {
+  const int64_t n = shape.back();
+  const Tensor x = c.t(shape, kFloat64);
+  const Tensor eye = ember::eye(n, TensorOptions().dtype(kFloat64));
+  return ((ember::matmul(x, x.transpose(-2, -1)) + eye * static_cast<double>(n)) * scale).to(c.dtype());
+}
+
+// The argument errors every square-matrix operator shares, under its API name.
+std::function<Errors(SampleCtx&)> square_errors(std::string api, A extra = {}) {
+  return [api, extra](SampleCtx& c) -> Errors {
+    auto with = [&](Tensor x) {
+      A a = {std::move(x)};
+      a.insert(a.end(), extra.begin(), extra.end());
+      return a;
+    };
+    return {E(with(c.t({3, 4})), "non-square", "ValueError",
+              "[" + api + "] A must be batches of square matrices, but they are 3 by 4 matrices"),
+            E(with(c.t({3})), "1-d", "ValueError", "[" + api + "] The input tensor A must have at least 2 dimensions."),
+            E(with(c.t({2, 2}, kInt64)), "int64", "TypeError",
+              "[" + api + "] Expected a floating point or complex tensor as input. Got Long"),
+            E(with(c.t({2, 2}, kFloat16)), "float16", "TypeError",
+              "[" + api + "] Low precision dtypes not supported. Got Half")};
+  };
+}
+
 std::map<std::string, OpInfo> build() {
   std::map<std::string, OpInfo> db;
   auto add = [&](std::string name, std::function<Samples(SampleCtx&)> samples,
@@ -1090,6 +1126,205 @@ std::map<std::string, OpInfo> build() {
         return {E({c.t({2, 3}), c.t({4})}, "sizes that differ", "ValueError",
                   "[matmul] shapes cannot be multiplied ([2, 3] and [4])")};
       });
+
+  // ---- linear algebra (LAPACK): well-conditioned or positive-definite inputs, so that no
+  // factorization fails on the CPU where meta (no values) cannot tell; batched, empty batches, 0x0.
+  // A single matrix is not expanded (W): its rows repeated make it singular.
+  add(
+      "_linalg_check_errors",
+      [](SampleCtx&) -> Samples {
+        return {S({ember::zeros({2}, kInt32), std::string("linalg.inv"), false}, "all zero")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2}), std::string("linalg.inv"), false}, "float info", "TypeError",
+                  "[_linalg_check_errors] expected info of dtype int32, got float32")};
+      });
+  for (const char* op : {"linalg_inv_ex", "linalg_inv", "inverse"}) {
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {W({well_conditioned(c, {3, 3})}, "3x3"), S({well_conditioned(c, {2, 4, 4})}, "batch 2"),
+                  S({c.t({0, 3, 3})}, "empty batch"), S({c.t({0, 0})}, "0x0")};
+        },
+        square_errors("linalg.inv"));
+  }
+  // A singular matrix only where it is reported in info, not raised; seventh, past the samples the
+  // autograd test differentiates (the inverse has no derivative there).
+  db.at("aten::linalg_inv_ex").samples = [](SampleCtx& c) -> Samples {
+    return {W({well_conditioned(c, {3, 3})}, "3x3"),
+            S({well_conditioned(c, {2, 4, 4})}, "batch 2"),
+            S({c.t({0, 3, 3})}, "empty batch"),
+            S({c.t({0, 0})}, "0x0"),
+            S({well_conditioned(c, {1, 1})}, "1x1"),
+            S({well_conditioned(c, {2, 1, 2, 2})}, "batch [2, 1]"),
+            S({ember::zeros({2, 2}, c.dtype())}, "singular: info 1")};
+  };
+  for (const char* op : {"linalg_solve_ex", "linalg_solve"}) {
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {W({well_conditioned(c, {3, 3}), c.t({3, 2})}, "matrix B"),
+                  S({well_conditioned(c, {2, 3, 3}), c.t({2, 3})}, "batched vector B"),
+                  S({well_conditioned(c, {2, 3, 3}), c.t({3})}, "1-d B broadcast"),
+                  W({well_conditioned(c, {3, 3}), c.t({2, 1, 3, 4})}, "B with more batch dims"),
+                  S({well_conditioned(c, {2, 3, 3}), c.t({4, 3}), false}, "XA = B"),
+                  S({c.t({0, 0}), c.t({0, 2})}, "0x0")};
+        },
+        [](SampleCtx& c) -> Errors {
+          return {E({c.t({3, 3}), c.t({4})}, "sizes that differ", "ValueError",
+                    "[linalg.solve] Incompatible shapes of A and B for the equation AX = B (3x3 and 4x1)"),
+                  E({c.t({3, 3}), c.t({3}, kFloat64)}, "dtypes that differ", "TypeError",
+                    "[linalg.solve] Expected A and B to have the same dtype, but found A of type Float and B of type "
+                    "Double instead"),
+                  E({c.t({3, 4}), c.t({3, 2})}, "non-square A", "ValueError",
+                    "[linalg.solve] A must be batches of square matrices, but they are 3 by 4 matrices"),
+                  E({c.t({3, 3}, kInt64), c.t({3}, kInt64)}, "int64", "TypeError",
+                    "[linalg.solve] Expected a floating point or complex tensor as input. Got Long"),
+                  E({c.t({2, 1, 1}), c.t({2, 1}), false}, "a vector B with left=false", "ValueError",
+                    "[linalg.solve] Vector broadcasting of the left hand side is not supported for left=False")};
+        });
+  }
+  add(
+      "linalg_cholesky_ex",
+      [](SampleCtx& c) -> Samples {
+        return {
+            W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"),
+            S({c.t({0, 3, 3})}, "empty batch"), S({c.t({0, 0})}, "0x0"),
+            S({ember::eye(3, TensorOptions().dtype(kFloat64)).neg().to(c.dtype())}, "not positive-definite: info 1")};
+      },
+      square_errors("linalg.cholesky"));
+  add(
+      "linalg_cholesky",
+      [](SampleCtx& c) -> Samples {
+        return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper"), S({c.t({0, 0})}, "0x0")};
+      },
+      square_errors("linalg.cholesky"));
+  add(
+      "cholesky",
+      [](SampleCtx& c) -> Samples {
+        return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), true}, "batch 2, upper")};
+      },
+      square_errors("cholesky"));
+  add(
+      "linalg_qr",
+      // The modes without a derivative (complete with m > n, 'r') last, past the six samples the
+      // autograd test differentiates.
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({4, 3})}, "tall"),
+                S({c.t({3, 5})}, "wide"),
+                S({c.t({2, 3, 4}), std::string("complete")}, "complete, wide"),
+                S({c.t({2, 5, 3})}, "batched tall"),
+                S({c.t({3, 3})}, "square"),
+                S({c.t({0, 3})}, "no rows"),
+                S({c.t({2, 4, 3}), std::string("complete")}, "complete, tall"),
+                S({c.t({4, 3}), std::string("r")}, "r"),
+                S({c.t({3, 0}), std::string("complete")}, "no columns, complete")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 3}), std::string("bad")}, "an unknown mode", "ValueError",
+                  "[linalg.qr] qr received unrecognized mode 'bad' but expected one of 'reduced' (default), 'r', or "
+                  "'complete'"),
+                E({c.t({3})}, "1-d", "ValueError", "[linalg.qr] The input tensor A must have at least 2 dimensions."),
+                E({c.t({3, 3}, kInt64)}, "int64", "TypeError",
+                  "[linalg.qr] Expected a floating point or complex tensor as input. Got Long")};
+      });
+  auto svd_errors = [](SampleCtx& c) -> Errors {
+    return {E({c.t({3})}, "1-d", "ValueError", "[linalg.svd] The input tensor A must have at least 2 dimensions."),
+            E({c.t({3, 3}, kInt64)}, "int64", "TypeError",
+              "[linalg.svd] Expected a floating point or complex tensor as input. Got Long")};
+  };
+  add(
+      "_linalg_svd",
+      [](SampleCtx& c) -> Samples {
+        // Values only (no derivative) last, past the six samples the autograd test differentiates.
+        return {S({c.t({4, 3})}, "tall, reduced"),
+                S({c.t({3, 5}), true}, "wide, full"),
+                S({c.t({0, 3}), true}, "no rows, full"),
+                S({c.t({0, 2, 3})}, "empty batch"),
+                S({c.t({3, 3})}, "square"),
+                S({c.t({2, 4, 3})}, "batched tall"),
+                S({c.t({2, 3, 3}), false, false}, "values only")};
+      },
+      svd_errors);
+  add(
+      "linalg_svd",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({4, 3})}, "tall, full"), S({c.t({2, 3, 5}), false}, "wide, reduced"),
+                S({c.t({3, 0})}, "no columns")};
+      },
+      svd_errors);
+  add(
+      "linalg_svdvals",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({4, 3})}, "tall"), S({c.t({2, 3, 5})}, "batched wide")};
+      },
+      svd_errors);
+  add(
+      "svd",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({4, 3})}, "some"), S({c.t({2, 3, 5}), false}, "all"),
+                S({c.t({4, 3}), true, false}, "no U, V: zeros")};
+      },
+      svd_errors);
+  for (const char* op : {"_linalg_eigh", "linalg_eigh", "linalg_eigvalsh"}) {
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {W({spd(c, {3, 3})}, "3x3"), S({spd(c, {2, 4, 4}), std::string("U")}, "batch 2, upper"),
+                  S({c.t({3, 3})}, "non-symmetric: the lower triangle"), S({c.t({0, 0})}, "0x0")};
+        },
+        [](SampleCtx& c) -> Errors {
+          Errors e = square_errors("linalg.eigh")(c);
+          e.push_back(E({c.t({3, 3}), std::string("X")}, "an unknown UPLO", "ValueError",
+                        "[linalg.eigh] Expected UPLO argument to be 'L' or 'U', but got X"));
+          return e;
+        });
+  }
+  add(
+      "linalg_lu_factor_ex",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({3, 3})}, "3x3"), S({c.t({2, 3, 4})}, "wide"), S({c.t({4, 2})}, "tall"),
+                S({ember::zeros({2, 2}, c.dtype())}, "singular: info 1"), S({c.t({0, 3, 3})}, "empty batch")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 3}), false}, "no pivoting", "NotImplementedError",
+                  "[linalg.lu_factor_ex] LU without pivoting is not implemented on the CPU"),
+                E({c.t({3})}, "1-d", "ValueError",
+                  "[linalg.lu_factor_ex] The input tensor A must have at least 2 dimensions.")};
+      });
+  for (auto [op, api] : {std::pair{"_linalg_det", "linalg.det"}, std::pair{"linalg_det", "linalg.det"},
+                         std::pair{"det", "linalg.det"}, std::pair{"_linalg_slogdet", "linalg.slogdet"},
+                         std::pair{"linalg_slogdet", "linalg.slogdet"}, std::pair{"slogdet", "linalg.slogdet"}}) {
+    add(
+        op,
+        // The singular matrix seventh: its derivative goes through an SVD with repeated singular
+        // values, whose own derivative (double backward) is infinite.
+        [](SampleCtx& c) -> Samples {
+          return {S({c.t({3, 3})}, "3x3"),
+                  S({c.t({2, 4, 4})}, "batch 2"),
+                  S({c.t({0, 3, 3})}, "empty batch"),
+                  S({c.t({0, 0})}, "0x0"),
+                  S({c.t({1, 1})}, "1x1"),
+                  S({c.t({2, 1, 2, 2})}, "batch [2, 1]"),
+                  S({ember::zeros({2, 2}, c.dtype())}, "singular")};
+        },
+        square_errors(api));
+  }
+  add(
+      "logdet",
+      // Positive determinants first (the log's domain); a negative one (NaN) and a singular one
+      // (-inf) past the six samples the autograd test differentiates.
+      [](SampleCtx& c) -> Samples {
+        return {S({spd(c, {3, 3})}, "3x3"),
+                S({spd(c, {2, 4, 4})}, "batch 2"),
+                S({c.t({0, 3, 3})}, "empty batch"),
+                S({c.t({0, 0})}, "0x0"),
+                S({spd(c, {1, 1})}, "1x1"),
+                S({spd(c, {2, 1, 2, 2})}, "batch [2, 1]"),
+                S({spd(c, {3, 3}, -1)}, "negative determinant"),
+                S({ember::zeros({2, 2}, c.dtype())}, "singular")};
+      },
+      square_errors("logdet"));
 
   // ---- random fills: the values are the generator's (Values::Random)
   add(

@@ -277,6 +277,13 @@ struct Checker {
   }
 };
 
+constexpr const char* kSymmetricInput =
+    "it reads one triangle of A but differentiates as a function of a symmetric A, which a perturbation "
+    "of one element is not: checked with A = X X^T in tests/autograd/test_linalg_grad.cpp";
+constexpr const char* kGaugeInvariant =
+    "singular vectors are defined up to sign, so only gauge-invariant losses have a gradient, which a "
+    "random loss is not: checked with such losses in tests/autograd/test_linalg_grad.cpp";
+
 // Operators whose samples the generic check cannot use, with the reason (each is checked another way).
 const std::map<std::string, std::string>& not_checked_here() {
   static const std::map<std::string, std::string> m = {
@@ -286,6 +293,17 @@ const std::map<std::string, std::string>& not_checked_here() {
       {"aten::native_layer_norm_backward",
        "its double-backward formula treats mean/rstd as functions of input, while the samples pass "
        "them independently: checked through native_layer_norm's gradgradcheck"},
+      // Note [Linear algebra derivatives]: these need inputs and losses the generic samples are not.
+      {"aten::linalg_cholesky_ex", kSymmetricInput},
+      {"aten::linalg_cholesky", kSymmetricInput},
+      {"aten::cholesky", kSymmetricInput},
+      {"aten::_linalg_eigh", kSymmetricInput},
+      {"aten::linalg_eigh", kSymmetricInput},
+      {"aten::linalg_eigvalsh", kSymmetricInput},
+      {"aten::_linalg_svd", kGaugeInvariant},
+      {"aten::linalg_svd", kGaugeInvariant},
+      {"aten::svd", kGaugeInvariant},
+      {"aten::linalg_lu_factor_ex", "its gradient is not implemented (NotImplementedError when A requires grad)"},
   };
   return m;
 }

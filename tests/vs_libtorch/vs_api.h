@@ -24,6 +24,9 @@ using ScalarType = c10::ScalarType;
 inline constexpr auto none = c10::nullopt;  // an absent optional argument
 }  // namespace vs
 #define VS_SIDE "libtorch"
+namespace vs {
+inline constexpr auto none = c10::nullopt;  // an omitted optional argument (c10::optional's)
+}  // namespace vs
 #define VS_EMBER_MISSING(what) ((void)0)
 #else
 #include <ember/ember.h>
@@ -34,6 +37,9 @@ using ScalarType = ember::ScalarType;
 inline constexpr auto none = std::nullopt;
 }  // namespace vs
 #define VS_SIDE "ember"
+namespace vs {
+inline constexpr auto none = std::nullopt;  // an omitted optional argument
+}  // namespace vs
    // Ember has no such operator yet: record it and leave the case.
 #define VS_EMBER_MISSING(what) \
   do {                         \

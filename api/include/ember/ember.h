@@ -26,6 +26,7 @@
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
 #include "ember/generated/Functions.h"
+#include "ember/linalg.h"
 #include "ember/optim/optim.h"
 #include "ember/nn/Reduction.h"
 #include "ember/nn.h"
