@@ -12,6 +12,7 @@
 #include "NN.h"
 #include "CPUKernels.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/NNCoreRules.h"
 
 namespace ember::cpu {
 namespace {
@@ -350,6 +351,138 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
 
+// ---- _native_batch_norm_legit: native_batch_norm's kernel (PyTorch 2.x's forms) --------------
 
+// Running statistics given: updated in place when training, used when not.
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor& input, const std::optional<Tensor>& weight,
+                                                            const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                            Tensor& running_var, bool training, double momentum,
+                                                            double eps) {
+  return cpu::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+// No running statistics: batch statistics (training=False raises, there being none to use).
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tensor& input,
+                                                                     const std::optional<Tensor>& weight,
+                                                                     const std::optional<Tensor>& bias, bool training,
+                                                                     double momentum, double eps) {
+  return cpu::native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+}
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, double momentum, double eps) {
+  return cpu::native_batch_norm(input, weight, bias, running_mean, running_var, false, momentum, eps);
+}
+
+// ---- group norm: input viewed as [N, G, D * HxW] (D = C / G channels a group) ----------------
+
+// mean and rstd (N, G) in input's dtype; statistics in double (float32/bfloat16 too).
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps) {
+  const char* op = "native_group_norm";
+  native::nn::check_group_norm(op, kCPU, input, weight, bias, N, C, HxW, group);
+  const ScalarType dt = input.dtype();
+  const Tensor x = nn::compute_input(input, kFloat64);
+  const Tensor w = ln_param(weight, kFloat64), b = ln_param(bias, kFloat64);
+  Tensor y = empty_cpu(input.sizes(), kFloat64), mean = empty_cpu({N, group}, kFloat64),
+         rstd = empty_cpu({N, group}, kFloat64);
+  const int64_t D = C / group, len = D * HxW;
+  const double* xp = x.data_ptr<double>();
+  const double* wp = ptr_or_null<double>(w);
+  const double* bp = ptr_or_null<double>(b);
+  double* yp = y.data_ptr<double>();
+  double* mp = mean.data_ptr<double>();
+  double* rp = rstd.data_ptr<double>();
+  for_items(N * group, len, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double m = std::nan(""), v = std::nan("");
+      if (len > 0) moments(xp + r * len, len, m, v);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mp[r] = m;
+      rp[r] = rs;
+      const int64_t g = r % group;
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t c = g * D + d;
+        const double a = rs * (wp ? wp[c] : 1.0), sh = (bp ? bp[c] : 0.0) - m * a;
+        const double* xr = xp + r * len + d * HxW;
+        double* yr = yp + r * len + d * HxW;
+        for (int64_t i = 0; i < HxW; ++i) yr[i] = xr[i] * a + sh;
+      }
+    }
+  });
+  return {nn::to_dtype_of(y, dt), nn::to_dtype_of(mean, dt), nn::to_dtype_of(rstd, dt)};
+}
+
+// PyTorch's GroupNormBackward: per (n, c) the sums ds = sum(dy x) and db = sum(dy) over HxW, then
+// dx = w rstd dy + b1 x + b2 per group, dgamma = sum_n (ds - db mean) rstd, dbeta = sum_n db.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const std::optional<Tensor>& weight, int64_t N,
+                                                              int64_t C, int64_t HxW, int64_t group,
+                                                              std::array<bool, 3> output_mask) {
+  const char* op = "native_group_norm_backward";
+  native::nn::check_group_norm_backward(op, kCPU, grad_out, input, mean, rstd, weight, N, C, HxW, group);
+  const ScalarType dt = input.dtype();
+  const Tensor x = nn::compute_input(input, kFloat64), dy = nn::compute_input(grad_out, kFloat64);
+  const Tensor mt = nn::compute_input(mean, kFloat64), rt = nn::compute_input(rstd, kFloat64);
+  const Tensor w = ln_param(weight, kFloat64);
+  const int64_t D = C / group;
+  const double* xp = x.data_ptr<double>();
+  const double* dyp = dy.data_ptr<double>();
+  const double* mp = mt.data_ptr<double>();
+  const double* rp = rt.data_ptr<double>();
+  const double* wp = ptr_or_null<double>(w);
+  std::vector<double> ds(static_cast<size_t>(N * C)), db(static_cast<size_t>(N * C));
+  for_items(N * C, HxW, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double a = 0, b = 0;
+      for (int64_t k = 0; k < HxW; ++k) {
+        a += dyp[i * HxW + k] * xp[i * HxW + k];
+        b += dyp[i * HxW + k];
+      }
+      ds[static_cast<size_t>(i)] = a;
+      db[static_cast<size_t>(i)] = b;
+    }
+  });
+  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), kFloat64) : Tensor();
+  Tensor gw = output_mask[1] ? empty_cpu({C}, kFloat64) : Tensor();
+  Tensor gb = output_mask[2] ? empty_cpu({C}, kFloat64) : Tensor();
+  if (gi.defined()) {
+    double* gip = gi.data_ptr<double>();
+    const double s = 1.0 / static_cast<double>(D * HxW);
+    for_items(N * group, D * HxW, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / group, g = r % group;
+        double s1 = 0, s2 = 0;  // sum over the group of ds w, db w
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          const double wc = wp ? wp[c] : 1.0;
+          s1 += ds[static_cast<size_t>(n * C + c)] * wc;
+          s2 += db[static_cast<size_t>(n * C + c)] * wc;
+        }
+        const double m = mp[r], rs = rp[r];
+        const double b1 = (s2 * m - s1) * rs * rs * rs * s;
+        const double b2 = -b1 * m - s2 * rs * s;
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          const double a = rs * (wp ? wp[c] : 1.0);
+          const int64_t base = (n * C + c) * HxW;
+          for (int64_t k = 0; k < HxW; ++k) gip[base + k] = a * dyp[base + k] + b1 * xp[base + k] + b2;
+        }
+      }
+    });
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double a = 0, b = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t r = n * group + c / D;
+      a += (ds[static_cast<size_t>(n * C + c)] - db[static_cast<size_t>(n * C + c)] * mp[r]) * rp[r];
+      b += db[static_cast<size_t>(n * C + c)];
+    }
+    if (gw.defined()) gw.data_ptr<double>()[c] = a;
+    if (gb.defined()) gb.data_ptr<double>()[c] = b;
+  }
+  return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
+}
 
 }  // namespace ember::cpu
