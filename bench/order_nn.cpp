@@ -53,7 +53,8 @@ int main() {
 
   const ember::Tensor ints = (filled({1 << 20}, 3) * 2000).to(ember::kInt64);
   const at::Tensor tints = to_torch(filled({1 << 20}, 3)).mul(2000).to(at::kLong);
-  row("_unique2 1M int64 (inverse, counts)", measure([&] { keep(std::get<0>(ember::_unique2(ints, true, true, true))); }),
+  row("_unique2 1M int64 (inverse, counts)",
+      measure([&] { keep(std::get<0>(ember::_unique2(ints, true, true, true))); }),
       measure([&] { keep(std::get<0>(at::_unique2(tints, true, true, true))); }));
 
   const ember::Tensor bounds = ember::arange(4096, ember::kFloat32) / 4096.0 - 0.5;
@@ -65,11 +66,18 @@ int main() {
 
   const ember::Tensor a = filled({64, 128, 64}), b = filled({64, 64, 128}, 2);
   const at::Tensor ta = to_torch(a), tb = to_torch(b);
-  row("einsum bij,bjk->bik [64,128,64]x[64,64,128]", measure([&] { keep(ember::einsum("bij,bjk->bik", {a, b})); }),
-      measure([&] { keep(at::einsum("bij,bjk->bik", {ta, tb})); }));
-  row("einsum ij,jk,kl->il (64x128x128x64)",
-      measure([&] { keep(ember::einsum("ij,jk,kl->il", {a.select(0, 0), b.select(0, 0).t(), a.select(0, 1)})); }),
-      measure([&] { keep(at::einsum("ij,jk,kl->il", {ta.select(0, 0), tb.select(0, 0).t(), ta.select(0, 1)})); }));
+  row("einsum bij,bjk->bik [64,128,64]x[64,64,128]", measure([&] {
+        keep(ember::einsum("bij,bjk->bik", {a, b}));
+      }),
+      measure([&] {
+        keep(at::einsum("bij,bjk->bik", {ta, tb}));
+      }));
+  row("einsum ij,jk,kl->il (64x128x128x64)", measure([&] {
+        keep(ember::einsum("ij,jk,kl->il", {a.select(0, 0), b.select(0, 0).t(), a.select(0, 1)}));
+      }),
+      measure([&] {
+        keep(at::einsum("ij,jk,kl->il", {ta.select(0, 0), tb.select(0, 0).t(), ta.select(0, 1)}));
+      }));
 
   const ember::Tensor p1 = filled({512, 64}), p2 = filled({512, 64}, 7);
   const at::Tensor tp1 = to_torch(p1), tp2 = to_torch(p2);
@@ -86,8 +94,7 @@ int main() {
       measure([&] { keep(std::get<0>(at::native_group_norm(tg, tgw, tgb, 32, 64, 1024, 8, 1e-5))); }));
   const auto [ey, em, er] = ember::native_group_norm(g, gw, gb, 32, 64, 1024, 8, 1e-5);
   const auto [ty, tm, tr] = at::native_group_norm(tg, tgw, tgb, 32, 64, 1024, 8, 1e-5);
-  row("native_group_norm_backward (same)",
-      measure([&] {
+  row("native_group_norm_backward (same)", measure([&] {
         keep(std::get<0>(ember::native_group_norm_backward(g, g, em, er, gw, 32, 64, 1024, 8, {true, true, true})));
       }),
       measure([&] {

@@ -1129,9 +1129,11 @@ Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, in
          grad_output * (output * grad).sum({dim}, true);
 }
 
-std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(
-    const Tensor& grad, const Tensor& input, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t N,
-    int64_t C, int64_t HxW, int64_t group, double eps, std::array<bool, 3> grad_input_mask) {
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                           const Tensor& mean, const Tensor& rstd,
+                                                                           const Tensor& weight, int64_t N, int64_t C,
+                                                                           int64_t HxW, int64_t group, double eps,
+                                                                           std::array<bool, 3> grad_input_mask) {
   if (!grad.defined()) return {};
   if (!GradMode::is_enabled())
     return native_group_norm_backward(grad, input, mean, rstd, opt(weight), N, C, HxW, group, grad_input_mask);
@@ -1174,9 +1176,9 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
 }
 
 Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
-                                           const Tensor& offset2bag, const Tensor& bag_size,
-                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
-                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx) {
+                                           const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
+                                           bool scale_grad_by_freq, int64_t mode, bool sparse,
+                                           const Tensor& per_sample_weights, int64_t padding_idx) {
   EMBER_CHECK_NOT_IMPLEMENTED(!sparse,
                               "[_embedding_bag] sparse=True asks for a sparse gradient of weight, which Ember's "
                               "autograd does not produce");
@@ -1270,6 +1272,5 @@ Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, doubl
   const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
   return zeros_like(self).index_put({I}, gf, true).index_put({J}, gf.neg(), true);
 }
-
 
 }  // namespace ember::autograd::generated::details

@@ -220,9 +220,11 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
 
 // d(_softmax_backward_data) / d output, applied to grad: PyTorch's softmax_double_backward.
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output);
-std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(
-    const Tensor& grad, const Tensor& input, const Tensor& mean, const Tensor& rstd, const Tensor& weight, int64_t N,
-    int64_t C, int64_t HxW, int64_t group, double eps, std::array<bool, 3> grad_input_mask);
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                           const Tensor& mean, const Tensor& rstd,
+                                                                           const Tensor& weight, int64_t N, int64_t C,
+                                                                           int64_t HxW, int64_t group, double eps,
+                                                                           std::array<bool, 3> grad_input_mask);
 // grad * mask * scale, with native_dropout's scale (1 / (1 - p) in training, 0 for p = 1, 1 otherwise).
 Tensor native_dropout_backward_for_autograd(const Tensor& grad, const Tensor& mask, double p,
                                             std::optional<bool> train);
@@ -230,9 +232,9 @@ Tensor native_dropout_backward_for_autograd(const Tensor& grad, const Tensor& ma
 Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
                                        bool scale_grad_by_freq);
 Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
-                                           const Tensor& offset2bag, const Tensor& bag_size,
-                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
-                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx);
+                                           const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
+                                           bool scale_grad_by_freq, int64_t mode, bool sparse,
+                                           const Tensor& per_sample_weights, int64_t padding_idx);
 Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad, const Tensor& weight,
                                                               const Tensor& indices, const Tensor& offsets,
                                                               const Tensor& offset2bag, int64_t mode,

@@ -210,7 +210,8 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
                  for (size_t i = 0; i < idx.size(); ++i) {
                    const int64_t row = idx[i];
                    if (row == padding_idx) continue;
-                   const double s = scale_grad_by_freq ? 1.0 / static_cast<double>(counts[static_cast<size_t>(row)]) : 1.0;
+                   const double s =
+                       scale_grad_by_freq ? 1.0 / static_cast<double>(counts[static_cast<size_t>(row)]) : 1.0;
                    const double* gi = gp + static_cast<int64_t>(i) * D;
                    double* ri = rp + row * D;
                    for (int64_t c = c0; c < c1; ++c) ri[c] += gi[c] * s;
@@ -248,8 +249,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
                 "[{}] offsets[-1] can not be greater than the length of indices ({}), got {}", op, n,
                 off[offsets.numel() - 1]);
     for (int64_t b = 1; b < offsets.numel(); ++b)
-      EMBER_CHECK(off[b] >= off[b - 1], "[{}] argument 'offsets': expected non-decreasing values, got {} after {}",
-                  op, off[b], off[b - 1]);
+      EMBER_CHECK(off[b] >= off[b - 1], "[{}] argument 'offsets': expected non-decreasing values, got {} after {}", op,
+                  off[b], off[b - 1]);
   }
   auto bag_end = [&](int64_t b) { return b + 1 < offsets.numel() ? off[b + 1] : n; };
   std::vector<int64_t> offset2bag(static_cast<size_t>(n), 0), bag_size(static_cast<size_t>(B), 0);
@@ -268,37 +269,39 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
   Tensor out = empty_cpu({B, D}, kFloat64);
   double* op_ = out.data_ptr<double>();
   std::vector<int64_t> maxi(mode == rules::kBagMax ? static_cast<size_t>(B * D) : 0, 0);
-  parallel_for(0, B, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, D * std::max<int64_t>(1, n / std::max<int64_t>(B, 1)))),
-               [&](int64_t b0, int64_t b1) {
-                 for (int64_t b = b0; b < b1; ++b) {
-                   double* o = op_ + b * D;
-                   const bool is_max = mode == rules::kBagMax;
-                   std::fill(o, o + D, is_max ? -std::numeric_limits<double>::infinity() : 0.0);
-                   bool any = false;
-                   for (int64_t i = off[b]; i < bag_end(b); ++i) {
-                     const int64_t row = idx[static_cast<size_t>(i)];
-                     if (row == padding_idx) continue;
-                     const double* wr = wp + row * D;
-                     if (is_max) {
-                       for (int64_t c = 0; c < D; ++c)
-                         if (!any || wr[c] > o[c] || std::isnan(wr[c])) {
-                           if (any && std::isnan(o[c])) continue;
-                           o[c] = wr[c];
-                           maxi[static_cast<size_t>(b * D + c)] = row;
-                         }
-                     } else {
-                       const double f = pp ? pp[i] : 1.0;
-                       for (int64_t c = 0; c < D; ++c) o[c] += wr[c] * f;
-                     }
-                     any = true;
-                   }
-                   if (!any) std::fill(o, o + D, 0.0);
-                   if (mode == rules::kBagMean && any) {
-                     const double inv = 1.0 / static_cast<double>(bag_size[static_cast<size_t>(b)]);
-                     for (int64_t c = 0; c < D; ++c) o[c] *= inv;
-                   }
-                 }
-               });
+  parallel_for(
+      0, B,
+      std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, D * std::max<int64_t>(1, n / std::max<int64_t>(B, 1)))),
+      [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          double* o = op_ + b * D;
+          const bool is_max = mode == rules::kBagMax;
+          std::fill(o, o + D, is_max ? -std::numeric_limits<double>::infinity() : 0.0);
+          bool any = false;
+          for (int64_t i = off[b]; i < bag_end(b); ++i) {
+            const int64_t row = idx[static_cast<size_t>(i)];
+            if (row == padding_idx) continue;
+            const double* wr = wp + row * D;
+            if (is_max) {
+              for (int64_t c = 0; c < D; ++c)
+                if (!any || wr[c] > o[c] || std::isnan(wr[c])) {
+                  if (any && std::isnan(o[c])) continue;
+                  o[c] = wr[c];
+                  maxi[static_cast<size_t>(b * D + c)] = row;
+                }
+            } else {
+              const double f = pp ? pp[i] : 1.0;
+              for (int64_t c = 0; c < D; ++c) o[c] += wr[c] * f;
+            }
+            any = true;
+          }
+          if (!any) std::fill(o, o + D, 0.0);
+          if (mode == rules::kBagMean && any) {
+            const double inv = 1.0 / static_cast<double>(bag_size[static_cast<size_t>(b)]);
+            for (int64_t c = 0; c < D; ++c) o[c] *= inv;
+          }
+        }
+      });
   const ScalarType it = indices.dtype();
   const std::vector<int64_t> zeros_b(static_cast<size_t>(B), 0);
   const Tensor bag_size_t = int_tensor(mode == rules::kBagSum ? zeros_b : bag_size, {B}, it);

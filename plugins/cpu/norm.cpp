@@ -9,8 +9,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "NN.h"
 #include "CPUKernels.h"
+#include "NN.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/NNCoreRules.h"
 
@@ -417,8 +417,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
 // dx = w rstd dy + b1 x + b2 per group, dgamma = sum_n (ds - db mean) rstd, dbeta = sum_n db.
 std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
                                                               const Tensor& mean, const Tensor& rstd,
-                                                              const std::optional<Tensor>& weight, int64_t N,
-                                                              int64_t C, int64_t HxW, int64_t group,
+                                                              const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                                              int64_t HxW, int64_t group,
                                                               std::array<bool, 3> output_mask) {
   const char* op = "native_group_norm_backward";
   native::nn::check_group_norm_backward(op, kCPU, grad_out, input, mean, rstd, weight, N, C, HxW, group);

@@ -308,8 +308,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& s
 
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse,
-                                            bool return_counts) {
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool sorted, bool return_inverse, bool return_counts) {
   (void)sorted;  // always sorted (Note [CPU order statistics])
   return unique_flat("_unique2", self, true, return_inverse, return_counts);
 }
@@ -405,7 +404,8 @@ Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bo
   const Tensor v = scalar_values(self, sorted_sequence);
   const bool r = order::check_searchsorted("searchsorted", sorted_sequence, v.sizes(), v.dtype(), right, side, sorter);
   EMBER_CHECK(sorted_sequence.dim() == 1,
-              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}", sorted_sequence.sizes());
+              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}",
+              sorted_sequence.sizes());
   return search("searchsorted", sorted_sequence, v, out_int32, r, sorter);
 }
 Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
@@ -432,7 +432,8 @@ namespace {
 // A vector's data with a positive element stride for BLAS (a contiguous copy otherwise).
 template <class T>
 std::pair<const T*, int> blas_vector(const Tensor& t, Tensor& keep) {
-  if (t.numel() <= 1 || t.stride(0) >= 1) return {static_cast<const T*>(t.data_ptr()), std::max<int>(1, static_cast<int>(t.stride(0)))};
+  if (t.numel() <= 1 || t.stride(0) >= 1)
+    return {static_cast<const T*>(t.data_ptr()), std::max<int>(1, static_cast<int>(t.stride(0)))};
   keep = materialize(t);
   return {static_cast<const T*>(keep.data_ptr()), 1};
 }
@@ -488,27 +489,29 @@ Tensor mv_impl(const Tensor& self, const Tensor& vec) {
     if (dt == kFloat32) {
       const auto [x, ix] = blas_vector<float>(vec, keep);
       cblas_sgemv(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, trans ? static_cast<int>(m) : static_cast<int>(n),
-                  trans ? static_cast<int>(n) : static_cast<int>(m), 1.0f, static_cast<const float*>(a.data_ptr()),
-                  lda, x, ix, 0.0f, r.data_ptr<float>(), 1);
+                  trans ? static_cast<int>(n) : static_cast<int>(m), 1.0f, static_cast<const float*>(a.data_ptr()), lda,
+                  x, ix, 0.0f, r.data_ptr<float>(), 1);
     } else {
       const auto [x, ix] = blas_vector<double>(vec, keep);
       cblas_dgemv(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, trans ? static_cast<int>(m) : static_cast<int>(n),
-                  trans ? static_cast<int>(n) : static_cast<int>(m), 1.0, static_cast<const double*>(a.data_ptr()),
-                  lda, x, ix, 0.0, r.data_ptr<double>(), 1);
+                  trans ? static_cast<int>(n) : static_cast<int>(m), 1.0, static_cast<const double*>(a.data_ptr()), lda,
+                  x, ix, 0.0, r.data_ptr<double>(), 1);
     }
     return r;
   }
   const Tensor a = materialize(self), x = materialize(vec);
   visit_dtype(dt, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using Acc = std::conditional_t<std::is_integral_v<T>, T, std::conditional_t<std::is_same_v<T, double>, double, float>>;
+    using Acc =
+        std::conditional_t<std::is_integral_v<T>, T, std::conditional_t<std::is_same_v<T, double>, double, float>>;
     const T* ap = static_cast<const T*>(a.data_ptr());
     const T* xp = static_cast<const T*>(x.data_ptr());
     T* rp = static_cast<T*>(r.data_ptr());
     parallel_for(0, n, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, m)), [&](int64_t i0, int64_t i1) {
       for (int64_t i = i0; i < i1; ++i) {
         Acc s = 0;
-        for (int64_t k = 0; k < m; ++k) s = static_cast<Acc>(s + static_cast<Acc>(ap[i * m + k]) * static_cast<Acc>(xp[k]));
+        for (int64_t k = 0; k < m; ++k)
+          s = static_cast<Acc>(s + static_cast<Acc>(ap[i * m + k]) * static_cast<Acc>(xp[k]));
         rp[i] = static_cast<T>(s);
       }
     });

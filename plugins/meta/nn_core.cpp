@@ -64,8 +64,8 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
 }
 std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
                                                               const Tensor& mean, const Tensor& rstd,
-                                                              const std::optional<Tensor>& weight, int64_t N,
-                                                              int64_t C, int64_t HxW, int64_t group,
+                                                              const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                                              int64_t HxW, int64_t group,
                                                               std::array<bool, 3> output_mask) {
   nn::check_group_norm_backward("native_group_norm_backward", kMeta, grad_out, input, mean, rstd, weight, N, C, HxW,
                                 group);
@@ -86,8 +86,8 @@ Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, do
 
 Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                 int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/) {
-  const int64_t D = nn::check_embedding_dense_backward("embedding_dense_backward", kMeta, grad_output, indices,
-                                                       num_weights);
+  const int64_t D =
+      nn::check_embedding_dense_backward("embedding_dense_backward", kMeta, grad_output, indices, num_weights);
   return empty_meta({num_weights, D}, grad_output.dtype());
 }
 

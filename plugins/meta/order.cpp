@@ -65,7 +65,8 @@ Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bo
   order::check_searchsorted("searchsorted", sorted_sequence, {}, fl ? get_default_dtype() : sorted_sequence.dtype(),
                             right, side, sorter);
   EMBER_CHECK(sorted_sequence.dim() == 1,
-              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}", sorted_sequence.sizes());
+              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}",
+              sorted_sequence.sizes());
   return empty_meta({}, out_int32 ? kInt32 : kInt64);
 }
 Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {

@@ -124,10 +124,8 @@ TEST(CpuNNCore, BatchNormLegitUpdatesRunningStatsInPlace) {
   expect_near_all(e, values(e_ref), 1e-12, "evaluation");
   EXPECT_EQ(e1.numel(), 0);
   // no_stats: batch statistics only; evaluation without any statistics raises.
-  expect_near_all(std::get<0>(_native_batch_norm_legit(x, w, b, rm2, rv2, true, 0.1, 1e-5)), values(y), 1e-12,
-                  "again");
-  expect_near_all(std::get<0>(_native_batch_norm_legit(x, w, b, true, 0.1, 1e-5)), values(y), 1e-12,
-                  "no_stats");
+  expect_near_all(std::get<0>(_native_batch_norm_legit(x, w, b, rm2, rv2, true, 0.1, 1e-5)), values(y), 1e-12, "again");
+  expect_near_all(std::get<0>(_native_batch_norm_legit(x, w, b, true, 0.1, 1e-5)), values(y), 1e-12, "no_stats");
   EXPECT_ERROR(ValueError, _native_batch_norm_legit(x, w, b, false, 0.1, 1e-5),
                "running_mean and running_var must be defined in evaluation mode");
 }
@@ -168,8 +166,8 @@ TEST(CpuNNCore, GroupNormMatchesNaiveAndBackward) {
                                                        HxW, G, {true, true, true});
   const Tensor xr = x.reshape({N, G, -1});
   const Tensor xc = xr - xr.mean({2}, true);
-  const Tensor ref = (xc * ((xc * xc).mean({2}, true) + 1e-5).rsqrt()).reshape({N, C, HxW}) * w.view({1, C, 1}) +
-                     b.view({1, C, 1});
+  const Tensor ref =
+      (xc * ((xc * xc).mean({2}, true) + 1e-5).rsqrt()).reshape({N, C, HxW}) * w.view({1, C, 1}) + b.view({1, C, 1});
   const auto grads = autograd::grad({ref}, {x, w, b}, {gy});
   expect_near_all(gx, values(grads[0]), 1e-10, "grad input");
   expect_near_all(gw, values(grads[1]), 1e-10, "grad weight");
@@ -240,8 +238,9 @@ TEST(CpuNNCore, EmbeddingBagMatchesLibTorch) {
   EXPECT_EQ(values(x), std::vector<double>({0, 1, 2, 3, 0, 0, 0, 0, 16, 17, 18, 19, 12, 13, 14, 15}));
   EXPECT_EQ(values(x_mi), std::vector<double>({0, 0, 0, 0, 0, 0, 0, 0, 4, 4, 4, 4, 3, 3, 3, 3}));
   // include_last_offset: offsets {0, 2, 2, 5, 6} give the same four bags.
-  EXPECT_EQ(values(std::get<0>(_embedding_bag(w, idx, tensor({0, 2, 2, 5, 6}), false, 0, false, std::nullopt, true, 2))),
-            values(s));
+  EXPECT_EQ(
+      values(std::get<0>(_embedding_bag(w, idx, tensor({0, 2, 2, 5, 6}), false, 0, false, std::nullopt, true, 2))),
+      values(s));
   // Backward: every row's gradient from its bags (per_sample_weights scale it).
   const Tensor psw = tensor({0.5, 1.0, 2.0, 1.0, 3.0, 1.0}, kFloat32);
   const auto r = _embedding_bag(w, idx, off, false, 0, false, psw, false, -1);
@@ -261,9 +260,12 @@ double naive_dist(const std::vector<double>& a, const std::vector<double>& b, do
   double s = 0;
   for (size_t k = 0; k < a.size(); ++k) {
     const double d = std::fabs(a[k] - b[k]);
-    if (p == 0) s += d != 0;
-    else if (std::isinf(p)) s = std::max(s, d);
-    else s += std::pow(d, p);
+    if (p == 0)
+      s += d != 0;
+    else if (std::isinf(p))
+      s = std::max(s, d);
+    else
+      s += std::pow(d, p);
   }
   return p == 0 || std::isinf(p) ? s : std::pow(s, 1 / p);
 }

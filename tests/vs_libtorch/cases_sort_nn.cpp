@@ -18,7 +18,10 @@ const double kInf = std::numeric_limits<double>::infinity();
 
 VS_CASE("sort_nn.order_statistics") {
   for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kInt64, vs::kBFloat16}) {
-    const std::string s = std::string("_") + (dt == vs::kFloat32 ? "f32" : dt == vs::kFloat64 ? "f64" : dt == vs::kInt64 ? "i64" : "bf16");
+    const std::string s = std::string("_") + (dt == vs::kFloat32   ? "f32"
+                                              : dt == vs::kFloat64 ? "f64"
+                                              : dt == vs::kInt64   ? "i64"
+                                                                   : "bf16");
     vs::Tensor x = (data({4, 7}, 0.3) * 10).to(dt);
     vs::Tensor xt = (data({7, 4}, 0.3) * 10).to(dt).t();
     auto [kv, ki] = vs::kthvalue(x, 3, 1);
@@ -79,7 +82,10 @@ VS_CASE("sort_nn.unique") {
 
 VS_CASE("sort_nn.searchsorted") {
   for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kInt64, vs::kFloat16}) {
-    const std::string s = std::string("_") + (dt == vs::kFloat32 ? "f32" : dt == vs::kFloat64 ? "f64" : dt == vs::kInt64 ? "i64" : "f16");
+    const std::string s = std::string("_") + (dt == vs::kFloat32   ? "f32"
+                                              : dt == vs::kFloat64 ? "f64"
+                                              : dt == vs::kInt64   ? "i64"
+                                                                   : "f16");
     vs::Tensor b = vs::tensor({1, 3, 5, 7, 9}).to(dt);
     vs::Tensor v = vs::tensor({0, 3, 6, 9, 10, 1}).to(dt).reshape({2, 3});
     r.tensor("left" + s, vs::searchsorted(b, v));
@@ -93,18 +99,23 @@ VS_CASE("sort_nn.searchsorted") {
   }
   r.tensor("batched", vs::searchsorted(vs::tensor({1., 2., 3., 4.}).reshape({2, 2}),
                                        vs::tensor({1.5, 0., 3.5, 9.}).reshape({2, 2})));
-  r.tensor("sorter", vs::searchsorted(vs::tensor({5., 1., 9., 3., 7.}), vs::tensor({3., 6.}), false, false,
-                                      {}, vs::tensor({1, 3, 0, 4, 2})));
+  r.tensor("sorter", vs::searchsorted(vs::tensor({5., 1., 9., 3., 7.}), vs::tensor({3., 6.}), false, false, {},
+                                      vs::tensor({1, 3, 0, 4, 2})));
   r.tensor("mixed_dtypes", vs::searchsorted(vs::tensor({1., 3., 5.}), vs::tensor({2, 4})));
   r.raises("side_bad", [&] { vs::searchsorted(vs::tensor({1., 2.}), vs::tensor({1.}), false, false, "middle"); });
-  r.raises("side_right_conflict", [&] { vs::searchsorted(vs::tensor({1., 2.}), vs::tensor({1.}), false, true, "left"); });
+  r.raises("side_right_conflict", [&] {
+    vs::searchsorted(vs::tensor({1., 2.}), vs::tensor({1.}), false, true, "left");
+  });
   r.raises("leading_dims", [&] { vs::searchsorted(vs::zeros({2, 3}), vs::zeros({3, 1})); });
   r.raises("bucketize_2d", [&] { vs::bucketize(vs::zeros({3}), vs::zeros({2, 2})); });
 }
 
 VS_CASE("sort_nn.products") {
   for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kInt64, vs::kInt32}) {
-    const std::string s = std::string("_") + (dt == vs::kFloat32 ? "f32" : dt == vs::kFloat64 ? "f64" : dt == vs::kInt64 ? "i64" : "i32");
+    const std::string s = std::string("_") + (dt == vs::kFloat32   ? "f32"
+                                              : dt == vs::kFloat64 ? "f64"
+                                              : dt == vs::kInt64   ? "i64"
+                                                                   : "i32");
     vs::Tensor a = (data({3, 5}) * 5).to(dt), v = (data({5}, 1) * 5).to(dt);
     r.tensor("dot" + s, vs::dot(v, (data({5}, 2) * 5).to(dt)));
     r.tensor("dot_strided" + s, vs::dot(a.select(1, 2), a.select(1, 4)));
@@ -136,7 +147,8 @@ VS_CASE("sort_nn.einsum") {
   r.tensor("broadcast", vs::einsum("...,...", {data({2, 3}), data({3}, 1)}));
   r.tensor("spaces", vs::einsum("i j , j k -> i k", {a, b}));
   r.tensor("int", vs::einsum("i,i->", {vs::arange(4, vs::kInt64), vs::arange(4, vs::kInt64)}));
-  r.tensor("f64_transposed", vs::einsum("ij,jk->ik", {data({3, 2}, 0, vs::kFloat64).t(), data({3, 4}, 1, vs::kFloat64)}));
+  r.tensor("f64_transposed",
+           vs::einsum("ij,jk->ik", {data({3, 2}, 0, vs::kFloat64).t(), data({3, 4}, 1, vs::kFloat64)}));
   r.raises("size", [&] { vs::einsum("ij,jk->ik", {a, data({4, 4})}); });
   r.raises("few_operands", [&] { vs::einsum("ij,jk->ik", {a}); });
   r.raises("unknown_out", [&] { vs::einsum("ij->k", {a}); });
@@ -182,8 +194,8 @@ VS_CASE("sort_nn.norms") {
     r.tensor("group_norm" + s, o);
     r.tensor("group_norm_mean" + s, m);
     r.tensor("group_norm_rstd" + s, rs);
-    auto [gi, gw, gb] =
-        vs::native_group_norm_backward(data({2, 6, 4}, 3, dt), g, m, rs, data({6}, 1, dt), 2, 6, 4, 3, {true, true, true});
+    auto [gi, gw, gb] = vs::native_group_norm_backward(data({2, 6, 4}, 3, dt), g, m, rs, data({6}, 1, dt), 2, 6, 4, 3,
+                                                       {true, true, true});
     r.tensor("group_norm_grad_input" + s, gi);
     r.tensor("group_norm_grad_weight" + s, gw);
     r.tensor("group_norm_grad_bias" + s, gb);
@@ -223,7 +235,8 @@ VS_CASE("sort_nn.dropout_embedding") {
   auto [o, o2b, bs, mi] = vs::_embedding_bag(w, bi, off, false, 0, false, psw, false, -1);
   r.tensor("bag_weighted", o);
   r.tensor("bag_psw_backward", vs::_embedding_bag_per_sample_weights_backward(data({4, 4}, 1), w, bi, off, o2b, 0, -1));
-  r.tensor("bag_last_offset", std::get<0>(vs::_embedding_bag(w, bi, vs::tensor({0, 2, 2, 5, 6}), false, 2, false, {}, true, -1)));
+  r.tensor("bag_last_offset",
+           std::get<0>(vs::_embedding_bag(w, bi, vs::tensor({0, 2, 2, 5, 6}), false, 2, false, {}, true, -1)));
   r.tensor("embedding_bag_fn", std::get<0>(vs::embedding_bag(w, bi, off, false, 1, false, {}, false)));
 }
 

@@ -29,8 +29,8 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 
 namespace {
 
-constexpr int kLabels = 52;     // a-z, A-Z
-constexpr int kEllipsis = 52;   // the label standing for ellipsis dims in an operand's list
+constexpr int kLabels = 52;    // a-z, A-Z
+constexpr int kEllipsis = 52;  // the label standing for ellipsis dims in an operand's list
 
 int label_of(char c) { return c >= 'a' && c <= 'z' ? c - 'a' : 26 + (c - 'A'); }
 char char_of(int l) { return static_cast<char>(l < 26 ? 'a' + l : 'A' + (l - 26)); }
@@ -46,8 +46,7 @@ std::vector<int> parse_term(const std::string& eq, size_t begin, size_t end, boo
     if (c == '.') {
       EMBER_CHECK(!has_ellipsis, "[einsum] found more than one ellipsis (\"...\") in one operand");
       EMBER_CHECK(i + 2 < end && eq[i + 1] == '.' && eq[i + 2] == '.',
-                  "[einsum] found '.' at index {} in the equation string that is not part of an ellipsis (\"...\")",
-                  i);
+                  "[einsum] found '.' at index {} in the equation string that is not part of an ellipsis (\"...\")", i);
       has_ellipsis = true;
       t.push_back(kEllipsis);
       i += 2;
@@ -117,7 +116,8 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) 
     inv[i] = std::find(order.begin(), order.end(), sorted_dims[i]) - order.begin();
   r = r.permute(inv);
   std::vector<int64_t> full(static_cast<size_t>(n), 1);
-  for (size_t i = 0; i < sorted_dims.size(); ++i) full[static_cast<size_t>(sorted_dims[i])] = r.size(static_cast<int64_t>(i));
+  for (size_t i = 0; i < sorted_dims.size(); ++i)
+    full[static_cast<size_t>(sorted_dims[i])] = r.size(static_cast<int64_t>(i));
   return r.reshape(full);
 }
 
@@ -281,7 +281,8 @@ Tensor einsum(std::string_view equation, const std::vector<Tensor>& tensors, std
   result = sum_unused(result, 0);
   for (size_t i = 1; i < n_ops; ++i) {
     std::vector<bool> sum(static_cast<size_t>(G), false);
-    for (int64_t g = n_out; g < G; ++g) sum[static_cast<size_t>(g)] = last_use[static_cast<size_t>(g)] <= static_cast<int64_t>(i);
+    for (int64_t g = n_out; g < G; ++g)
+      sum[static_cast<size_t>(g)] = last_use[static_cast<size_t>(g)] <= static_cast<int64_t>(i);
     result = sumproduct_pair(result, ops[i], sum);
   }
   // Every contracted dim is now size 1: drop them.

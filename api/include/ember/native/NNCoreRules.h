@@ -18,8 +18,7 @@ namespace ember::native::nn {
 inline int64_t check_softmax(const char* op, DeviceType dev, const Tensor& self, int64_t dim, bool half_to_float) {
   check_defined(op, self, "self");
   check_on(op, dev, self);
-  EMBER_CHECK_NOT_IMPLEMENTED(!half_to_float, "[{}] softmax with half to float conversion is not supported on CPU",
-                              op);
+  EMBER_CHECK_NOT_IMPLEMENTED(!half_to_float, "[{}] softmax with half to float conversion is not supported on CPU", op);
   const ScalarType dt = self.dtype();
   EMBER_CHECK_NOT_IMPLEMENTED(dt == kFloat32 || dt == kFloat64 || dt == kBFloat16,
                               "[{}] not implemented for dtype {} on the CPU", op, dt);
@@ -55,8 +54,7 @@ inline bool check_native_dropout(const char* op, DeviceType dev, const Tensor& i
                                  std::optional<bool> train) {
   check_defined(op, input, "input");
   check_on(op, dev, input);
-  EMBER_CHECK(p >= 0 && p <= 1, "[{}] argument 'p': dropout probability has to be between 0 and 1, but got {}", op,
-              p);
+  EMBER_CHECK(p >= 0 && p <= 1, "[{}] argument 'p': dropout probability has to be between 0 and 1, but got {}", op, p);
   const bool active = train.value_or(true);
   EMBER_CHECK_TYPE(!active || input.is_floating_point(),
                    "[{}] argument 'input': expected a floating point tensor in training, got {}", op, input.dtype());
@@ -68,8 +66,8 @@ inline void check_native_dropout_backward(const char* op, DeviceType dev, const 
   check_defined(op, grad_output, "grad_output");
   check_defined(op, mask, "mask");
   check_on(op, dev, grad_output, mask);
-  EMBER_CHECK_TYPE(grad_output.is_floating_point(), "[{}] argument 'grad_output': expected a floating point tensor, got {}",
-                   op, grad_output.dtype());
+  EMBER_CHECK_TYPE(grad_output.is_floating_point(),
+                   "[{}] argument 'grad_output': expected a floating point tensor, got {}", op, grad_output.dtype());
   EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] argument 'mask': expected a bool tensor, got {}", op, mask.dtype());
   EMBER_CHECK(mask.sizes() == grad_output.sizes(), "[{}] argument 'mask': expected shape {} (grad_output's), got {}",
               op, grad_output.sizes(), mask.sizes());
@@ -88,8 +86,7 @@ inline void check_group_norm(const char* op, DeviceType dev, const Tensor& input
                               "[{}] not implemented for dtype {} on the CPU", op, dt);
   EMBER_CHECK(group > 0, "[{}] argument 'group': expected num groups to be greater than 0, got {}", op, group);
   EMBER_CHECK(N >= 0 && C >= 0 && HxW >= 0 && input.numel() == N * C * HxW,
-              "[{}] expected input of N * C * HxW = {} * {} * {} elements, got shape {}", op, N, C, HxW,
-              input.sizes());
+              "[{}] expected input of N * C * HxW = {} * {} * {} elements, got shape {}", op, N, C, HxW, input.sizes());
   EMBER_CHECK(C % group == 0,
               "[{}] expected the number of channels of input {} to be divisible by num_groups, got num_groups={}", op,
               input.sizes(), group);
@@ -135,8 +132,7 @@ inline int64_t check_embedding_dense_backward(const char* op, DeviceType dev, co
   check_defined(op, indices, "indices");
   check_on(op, dev, grad_output, indices);
   check_index_dtype(op, indices, "indices");
-  EMBER_CHECK(num_weights >= 0, "[{}] argument 'num_weights': expected a non-negative value, got {}", op,
-              num_weights);
+  EMBER_CHECK(num_weights >= 0, "[{}] argument 'num_weights': expected a non-negative value, got {}", op, num_weights);
   EMBER_CHECK(grad_output.dim() == indices.dim() + 1 &&
                   grad_output.sizes().slice(0, static_cast<size_t>(indices.dim())) == indices.sizes(),
               "[{}] argument 'grad_output': expected shape {} + [embedding_dim] (indices' shape), got {}", op,
@@ -169,10 +165,8 @@ inline BagShape check_embedding_bag(const char* op, DeviceType dev, const Tensor
   EMBER_CHECK_TYPE(indices.dtype() == offsets.dtype(),
                    "[{}] expected indices and offsets of the same dtype, got {} and {}", op, indices.dtype(),
                    offsets.dtype());
-  EMBER_CHECK(indices.dim() == 1, "[{}] argument 'indices': expected a 1-D tensor, got shape {}", op,
-              indices.sizes());
-  EMBER_CHECK(offsets.dim() == 1, "[{}] argument 'offsets': expected a 1-D tensor, got shape {}", op,
-              offsets.sizes());
+  EMBER_CHECK(indices.dim() == 1, "[{}] argument 'indices': expected a 1-D tensor, got shape {}", op, indices.sizes());
+  EMBER_CHECK(offsets.dim() == 1, "[{}] argument 'offsets': expected a 1-D tensor, got shape {}", op, offsets.sizes());
   EMBER_CHECK(mode == kBagSum || mode == kBagMean || mode == kBagMax,
               "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
   EMBER_CHECK(!scale_grad_by_freq || mode != kBagMax,
@@ -207,15 +201,15 @@ inline std::vector<int64_t> check_cdist(const char* op, DeviceType dev, const Te
                    x1.dtype());
   EMBER_CHECK_TYPE(x2.is_floating_point(), "[{}] cdist only supports floating-point dtypes, X2 got: {}", op,
                    x2.dtype());
-  EMBER_CHECK_TYPE(x1.dtype() == x2.dtype(), "[{}] expected x1 and x2 of the same dtype, got {} and {}", op,
-                   x1.dtype(), x2.dtype());
+  EMBER_CHECK_TYPE(x1.dtype() == x2.dtype(), "[{}] expected x1 and x2 of the same dtype, got {} and {}", op, x1.dtype(),
+                   x2.dtype());
   EMBER_CHECK_NOT_IMPLEMENTED(x1.dtype() == kFloat32 || x1.dtype() == kFloat64,
                               "[{}] not implemented for dtype {} on the CPU", op, x1.dtype());
-  EMBER_CHECK(x1.size(-1) == x2.size(-1),
-              "[{}] X1 and X2 must have the same number of columns. X1: {} X2: {}", op, x1.size(-1), x2.size(-1));
+  EMBER_CHECK(x1.size(-1) == x2.size(-1), "[{}] X1 and X2 must have the same number of columns. X1: {} X2: {}", op,
+              x1.size(-1), x2.size(-1));
   EMBER_CHECK(p >= 0, "[{}] cdist only supports non-negative p values", op);
-  EMBER_CHECK(!compute_mode || (*compute_mode >= 0 && *compute_mode <= 2),
-              "[{}] possible modes: 0, 1, 2, but was: {}", op, compute_mode.value_or(0));
+  EMBER_CHECK(!compute_mode || (*compute_mode >= 0 && *compute_mode <= 2), "[{}] possible modes: 0, 1, 2, but was: {}",
+              op, compute_mode.value_or(0));
   const DimVector batch = broadcast_shapes(x1.sizes().slice(0, static_cast<size_t>(x1.dim() - 2)),
                                            x2.sizes().slice(0, static_cast<size_t>(x2.dim() - 2)), op);
   std::vector<int64_t> shape(batch.begin(), batch.end());

@@ -73,16 +73,15 @@ inline bool check_searchsorted(const char* op, const Tensor& sorted_sequence, In
                                const std::optional<Tensor>& sorter) {
   check_defined(op, sorted_sequence, "sorted_sequence");
   if (side) {
-    EMBER_CHECK(*side == "left" || *side == "right", "[{}] side can only be 'left' or 'right' but got {}", op,
-                *side);
+    EMBER_CHECK(*side == "left" || *side == "right", "[{}] side can only be 'left' or 'right' but got {}", op, *side);
     EMBER_CHECK(!right || *side == "right",
                 "[{}] side and right can't be set to opposites, got side of {} while right was True", op, *side);
   }
   const IntArrayRef b = sorted_sequence.sizes();
   EMBER_CHECK(b.size() >= 1, "[{}] boundaries tensor should have at least 1 dimension, got a 0-d tensor", op);
   const bool one_d = b.size() == 1;
-  EMBER_CHECK(one_d || (b.size() == values_shape.size() && b.slice(0, b.size() - 1) ==
-                                                                 values_shape.slice(0, values_shape.size() - 1)),
+  EMBER_CHECK(one_d || (b.size() == values_shape.size() &&
+                        b.slice(0, b.size() - 1) == values_shape.slice(0, values_shape.size() - 1)),
               "[{}] boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor and "
               "input value tensor must match, but we got boundaries tensor {} and input value tensor {}",
               op, b, values_shape);
@@ -92,8 +91,8 @@ inline bool check_searchsorted(const char* op, const Tensor& sorted_sequence, In
     EMBER_CHECK_TYPE(sorter->dtype() == kInt64, "[{}] argument 'sorter': expected an int64 tensor, got {}", op,
                      sorter->dtype());
     EMBER_CHECK(sorter->sizes() == b,
-                "[{}] boundary and sorter must have the same size, but got boundary tensor {} and sorter tensor {}",
-                op, b, sorter->sizes());
+                "[{}] boundary and sorter must have the same size, but got boundary tensor {} and sorter tensor {}", op,
+                b, sorter->sizes());
   }
   return right || (side && *side == "right");
 }
