@@ -1176,15 +1176,15 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
 }
 
 Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
-                                           const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
-                                           bool scale_grad_by_freq, int64_t mode, bool sparse,
-                                           const Tensor& per_sample_weights, int64_t padding_idx) {
+                                           const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size,
+                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
+                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx) {
   EMBER_CHECK_NOT_IMPLEMENTED(!sparse,
                               "[_embedding_bag] sparse=True asks for a sparse gradient of weight, which Ember's "
                               "autograd does not produce");
   const int64_t num_weights = weight.size(0), D = weight.size(1);
   if (!GradMode::is_enabled())
-    return _embedding_bag_backward(grad, indices, Tensor(), offset2bag, bag_size, max_indices, num_weights,
+    return _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, max_indices, num_weights,
                                    scale_grad_by_freq, mode, false, opt(per_sample_weights), padding_idx);
   const TensorOptions i64 = index_options(grad);
   if (mode == 2) {  // each bag's maximum came from max_indices' row; empty bags give nothing

@@ -232,9 +232,9 @@ Tensor native_dropout_backward_for_autograd(const Tensor& grad, const Tensor& ma
 Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
                                        bool scale_grad_by_freq);
 Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
-                                           const Tensor& offset2bag, const Tensor& bag_size, const Tensor& max_indices,
-                                           bool scale_grad_by_freq, int64_t mode, bool sparse,
-                                           const Tensor& per_sample_weights, int64_t padding_idx);
+                                           const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size,
+                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
+                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx);
 Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad, const Tensor& weight,
                                                               const Tensor& indices, const Tensor& offsets,
                                                               const Tensor& offset2bag, int64_t mode,
