@@ -62,8 +62,32 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad_output, const Te
     d.data_ptr<double>()[0] = Log ? g - std::exp(y) * g : (g - g * y) * y;
     return to_dt(d, grad_output.dtype());
   }
-  const Tensor g = rows_along(grad_output, w), y = rows_along(output, w);
   const int64_t len = grad_output.size(w), rows = grad_output.numel() / len;
+  if (grad_output.dtype() == kFloat32 && w == grad_output.dim() - 1 && grad_output.is_contiguous() &&
+      output.is_contiguous()) {
+    // Rows along a contiguous last dim in float, the row sum in double.
+    Tensor r = empty_cpu(grad_output.sizes(), kFloat32);
+    const float* gp = grad_output.data_ptr<float>();
+    const float* yp = output.data_ptr<float>();
+    float* rp = r.data_ptr<float>();
+    for_rows(rows, len, [&](int64_t i) {
+      const float* gi = gp + i * len;
+      const float* yi = yp + i * len;
+      float* ri = rp + i * len;
+      double acc = 0;
+      if (Log) {
+        for (int64_t k = 0; k < len; ++k) acc += gi[k];
+        const float s = static_cast<float>(acc);
+        for (int64_t k = 0; k < len; ++k) ri[k] = gi[k] - std::exp(yi[k]) * s;
+      } else {
+        for (int64_t k = 0; k < len; ++k) acc += static_cast<double>(gi[k]) * yi[k];
+        const float s = static_cast<float>(acc);
+        for (int64_t k = 0; k < len; ++k) ri[k] = (gi[k] - s) * yi[k];
+      }
+    });
+    return r;
+  }
+  const Tensor g = rows_along(grad_output, w), y = rows_along(output, w);
   Tensor r = empty_cpu(g.sizes(), kFloat64);
   const double* gp = g.data_ptr<double>();
   const double* yp = y.data_ptr<double>();

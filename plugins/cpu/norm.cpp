@@ -375,41 +375,107 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
 
 // ---- group norm: input viewed as [N, G, D * HxW] (D = C / G channels a group) ----------------
 
-// mean and rstd (N, G) in input's dtype; statistics in double (float32/bfloat16 too).
+namespace {
+
+struct GnShape {
+  int64_t N, C, HxW, G;
+};
+
+template <class T>
+void gn_forward(const GnShape& s, const T* xp, const T* wp, const T* bp, double eps, T* yp, T* mp, T* rp) {
+  const int64_t D = s.C / s.G, len = D * s.HxW;
+  for_items(s.N * s.G, len, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double m = std::nan(""), v = std::nan("");
+      if (len > 0) moments(xp + r * len, len, m, v);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mp[r] = static_cast<T>(m);
+      rp[r] = static_cast<T>(rs);
+      const int64_t g = r % s.G;
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t c = g * D + d;
+        const double a = rs * (wp ? static_cast<double>(wp[c]) : 1.0);
+        const T ta = static_cast<T>(a), tsh = static_cast<T>((bp ? static_cast<double>(bp[c]) : 0.0) - m * a);
+        const T* xr = xp + r * len + d * s.HxW;
+        T* yr = yp + r * len + d * s.HxW;
+        for (int64_t i = 0; i < s.HxW; ++i) yr[i] = xr[i] * ta + tsh;
+      }
+    }
+  });
+}
+
+template <class T>
+void gn_backward(const GnShape& s, const T* dyp, const T* xp, const T* mp, const T* rp, const T* wp, T* gip, T* gwp,
+                 T* gbp) {
+  const int64_t N = s.N, C = s.C, HxW = s.HxW, G = s.G, D = C / G;
+  std::vector<double> ds(static_cast<size_t>(N * C)), db(static_cast<size_t>(N * C));
+  for_items(N * C, HxW, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double a = 0, b = 0;
+      for (int64_t k = 0; k < HxW; ++k) {
+        a += static_cast<double>(dyp[i * HxW + k]) * static_cast<double>(xp[i * HxW + k]);
+        b += static_cast<double>(dyp[i * HxW + k]);
+      }
+      ds[static_cast<size_t>(i)] = a;
+      db[static_cast<size_t>(i)] = b;
+    }
+  });
+  auto wt = [&](int64_t c) { return wp ? static_cast<double>(wp[c]) : 1.0; };
+  if (gip) {
+    const double sc = 1.0 / static_cast<double>(D * HxW);
+    for_items(N * G, D * HxW, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / G, g = r % G;
+        double s1 = 0, s2 = 0;  // sums over the group of ds w and db w
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          s1 += ds[static_cast<size_t>(n * C + c)] * wt(c);
+          s2 += db[static_cast<size_t>(n * C + c)] * wt(c);
+        }
+        const double m = static_cast<double>(mp[r]), rs = static_cast<double>(rp[r]);
+        const double b1 = (s2 * m - s1) * rs * rs * rs * sc;
+        const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(-b1 * m - s2 * rs * sc);
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          const T a = static_cast<T>(rs * wt(c));
+          const int64_t base = (n * C + c) * HxW;
+          for (int64_t k = 0; k < HxW; ++k) gip[base + k] = a * dyp[base + k] + tb1 * xp[base + k] + tb2;
+        }
+      }
+    });
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double a = 0, b = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t r = n * G + c / D;
+      a += (ds[static_cast<size_t>(n * C + c)] - db[static_cast<size_t>(n * C + c)] * static_cast<double>(mp[r])) *
+           static_cast<double>(rp[r]);
+      b += db[static_cast<size_t>(n * C + c)];
+    }
+    if (gwp) gwp[c] = static_cast<T>(a);
+    if (gbp) gbp[c] = static_cast<T>(b);
+  }
+}
+
+}  // namespace
+
+// Computes in float32 (float32, bfloat16) or float64 with statistics accumulated in double;
+// mean and rstd (N, G) in input's dtype.
 std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
                                                      const std::optional<Tensor>& bias, int64_t N, int64_t C,
                                                      int64_t HxW, int64_t group, double eps) {
   const char* op = "native_group_norm";
   native::nn::check_group_norm(op, kCPU, input, weight, bias, N, C, HxW, group);
-  const ScalarType dt = input.dtype();
-  const Tensor x = nn::compute_input(input, kFloat64);
-  const Tensor w = ln_param(weight, kFloat64), b = ln_param(bias, kFloat64);
-  Tensor y = empty_cpu(input.sizes(), kFloat64), mean = empty_cpu({N, group}, kFloat64),
-         rstd = empty_cpu({N, group}, kFloat64);
-  const int64_t D = C / group, len = D * HxW;
-  const double* xp = x.data_ptr<double>();
-  const double* wp = ptr_or_null<double>(w);
-  const double* bp = ptr_or_null<double>(b);
-  double* yp = y.data_ptr<double>();
-  double* mp = mean.data_ptr<double>();
-  double* rp = rstd.data_ptr<double>();
-  for_items(N * group, len, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      double m = std::nan(""), v = std::nan("");
-      if (len > 0) moments(xp + r * len, len, m, v);
-      const double rs = 1.0 / std::sqrt(v + eps);
-      mp[r] = m;
-      rp[r] = rs;
-      const int64_t g = r % group;
-      for (int64_t d = 0; d < D; ++d) {
-        const int64_t c = g * D + d;
-        const double a = rs * (wp ? wp[c] : 1.0), sh = (bp ? bp[c] : 0.0) - m * a;
-        const double* xr = xp + r * len + d * HxW;
-        double* yr = yp + r * len + d * HxW;
-        for (int64_t i = 0; i < HxW; ++i) yr[i] = xr[i] * a + sh;
-      }
-    }
-  });
+  const ScalarType dt = input.dtype(), ct = nn::compute_float(input, op, "input");
+  const Tensor x = nn::compute_input(input, ct), w = ln_param(weight, ct), b = ln_param(bias, ct);
+  Tensor y = empty_cpu(input.sizes(), ct), mean = empty_cpu({N, group}, ct), rstd = empty_cpu({N, group}, ct);
+  const GnShape s{N, C, HxW, group};
+  if (ct == kFloat32)
+    gn_forward(s, x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b), eps, y.data_ptr<float>(),
+               mean.data_ptr<float>(), rstd.data_ptr<float>());
+  else
+    gn_forward(s, x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b), eps, y.data_ptr<double>(),
+               mean.data_ptr<double>(), rstd.data_ptr<double>());
   return {nn::to_dtype_of(y, dt), nn::to_dtype_of(mean, dt), nn::to_dtype_of(rstd, dt)};
 }
 
@@ -422,66 +488,19 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad
                                                               std::array<bool, 3> output_mask) {
   const char* op = "native_group_norm_backward";
   native::nn::check_group_norm_backward(op, kCPU, grad_out, input, mean, rstd, weight, N, C, HxW, group);
-  const ScalarType dt = input.dtype();
-  const Tensor x = nn::compute_input(input, kFloat64), dy = nn::compute_input(grad_out, kFloat64);
-  const Tensor mt = nn::compute_input(mean, kFloat64), rt = nn::compute_input(rstd, kFloat64);
-  const Tensor w = ln_param(weight, kFloat64);
-  const int64_t D = C / group;
-  const double* xp = x.data_ptr<double>();
-  const double* dyp = dy.data_ptr<double>();
-  const double* mp = mt.data_ptr<double>();
-  const double* rp = rt.data_ptr<double>();
-  const double* wp = ptr_or_null<double>(w);
-  std::vector<double> ds(static_cast<size_t>(N * C)), db(static_cast<size_t>(N * C));
-  for_items(N * C, HxW, [&](int64_t i0, int64_t i1) {
-    for (int64_t i = i0; i < i1; ++i) {
-      double a = 0, b = 0;
-      for (int64_t k = 0; k < HxW; ++k) {
-        a += dyp[i * HxW + k] * xp[i * HxW + k];
-        b += dyp[i * HxW + k];
-      }
-      ds[static_cast<size_t>(i)] = a;
-      db[static_cast<size_t>(i)] = b;
-    }
-  });
-  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), kFloat64) : Tensor();
-  Tensor gw = output_mask[1] ? empty_cpu({C}, kFloat64) : Tensor();
-  Tensor gb = output_mask[2] ? empty_cpu({C}, kFloat64) : Tensor();
-  if (gi.defined()) {
-    double* gip = gi.data_ptr<double>();
-    const double s = 1.0 / static_cast<double>(D * HxW);
-    for_items(N * group, D * HxW, [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const int64_t n = r / group, g = r % group;
-        double s1 = 0, s2 = 0;  // sum over the group of ds w, db w
-        for (int64_t d = 0; d < D; ++d) {
-          const int64_t c = g * D + d;
-          const double wc = wp ? wp[c] : 1.0;
-          s1 += ds[static_cast<size_t>(n * C + c)] * wc;
-          s2 += db[static_cast<size_t>(n * C + c)] * wc;
-        }
-        const double m = mp[r], rs = rp[r];
-        const double b1 = (s2 * m - s1) * rs * rs * rs * s;
-        const double b2 = -b1 * m - s2 * rs * s;
-        for (int64_t d = 0; d < D; ++d) {
-          const int64_t c = g * D + d;
-          const double a = rs * (wp ? wp[c] : 1.0);
-          const int64_t base = (n * C + c) * HxW;
-          for (int64_t k = 0; k < HxW; ++k) gip[base + k] = a * dyp[base + k] + b1 * xp[base + k] + b2;
-        }
-      }
-    });
-  }
-  for (int64_t c = 0; c < C; ++c) {
-    double a = 0, b = 0;
-    for (int64_t n = 0; n < N; ++n) {
-      const int64_t r = n * group + c / D;
-      a += (ds[static_cast<size_t>(n * C + c)] - db[static_cast<size_t>(n * C + c)] * mp[r]) * rp[r];
-      b += db[static_cast<size_t>(n * C + c)];
-    }
-    if (gw.defined()) gw.data_ptr<double>()[c] = a;
-    if (gb.defined()) gb.data_ptr<double>()[c] = b;
-  }
+  const ScalarType dt = input.dtype(), ct = nn::compute_float(input, op, "input");
+  const Tensor x = nn::compute_input(input, ct), dy = nn::compute_input(grad_out, ct);
+  const Tensor mt = nn::compute_input(mean, ct), rt = nn::compute_input(rstd, ct), w = ln_param(weight, ct);
+  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), ct) : Tensor();
+  Tensor gw = output_mask[1] ? empty_cpu({C}, ct) : Tensor();
+  Tensor gb = output_mask[2] ? empty_cpu({C}, ct) : Tensor();
+  const GnShape s{N, C, HxW, group};
+  if (ct == kFloat32)
+    gn_backward(s, dy.data_ptr<float>(), x.data_ptr<float>(), mt.data_ptr<float>(), rt.data_ptr<float>(),
+                ptr_or_null<float>(w), ptr_or_null<float>(gi), ptr_or_null<float>(gw), ptr_or_null<float>(gb));
+  else
+    gn_backward(s, dy.data_ptr<double>(), x.data_ptr<double>(), mt.data_ptr<double>(), rt.data_ptr<double>(),
+                ptr_or_null<double>(w), ptr_or_null<double>(gi), ptr_or_null<double>(gw), ptr_or_null<double>(gb));
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
 
