@@ -286,6 +286,14 @@ const std::map<std::string, std::string>& not_checked_here() {
       {"aten::native_layer_norm_backward",
        "its double-backward formula treats mean/rstd as functions of input, while the samples pass "
        "them independently: checked through native_layer_norm's gradgradcheck"},
+      // Backward kernels with no formula of their own (as PyTorch): their forward's formula switches to
+      // differentiable operators under create_graph, checked by the forward's gradgradcheck.
+      {"aten::native_group_norm_backward", "no formula of its own: checked through native_group_norm's gradgradcheck"},
+      {"aten::_embedding_bag_backward", "no formula of its own: checked through _embedding_bag's gradgradcheck"},
+      {"aten::_embedding_bag_per_sample_weights_backward",
+       "no formula of its own: checked through _embedding_bag's gradgradcheck"},
+      {"aten::_cdist_backward", "no formula of its own: checked through _cdist_forward's gradgradcheck"},
+      {"aten::_pdist_backward", "no formula of its own: checked through _pdist_forward's gradgradcheck"},
   };
   return m;
 }
