@@ -1221,6 +1221,8 @@ Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad
 
 namespace {
 
+const std::vector<int64_t> kLastDim{-1};  // a named list: an optional dim list must not dangle
+
 // d dist / d (x1 - x2) per coordinate difference (Note [Distance p cases] in plugins/cpu/nn_core.cpp),
 // from differentiable operators; dist has diff's shape but a last dimension of 1.
 Tensor dist_grad_factor(const Tensor& diff, const Tensor& dist, double p) {
@@ -1250,7 +1252,7 @@ Tensor cdist_backward_for_autograd(const Tensor& grad, const Tensor& x1, const T
   }
   // (..., P, R, M) differences; the distances recomputed so that they depend on x1 and x2.
   const Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
-  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, {-1}, true);
+  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
   const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
   return for_x1 ? sum_to(gf.sum({-2}), x1.sizes()) : sum_to(gf.sum({-3}).neg(), x2.sizes());
 }
@@ -1268,7 +1270,7 @@ Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, doubl
   const Tensor I = from_blob(is.data(), {k}, kInt64).clone().to(self.device());
   const Tensor J = from_blob(js.data(), {k}, kInt64).clone().to(self.device());
   const Tensor diff = self.index_select(0, I) - self.index_select(0, J);
-  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, {-1}, true);
+  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
   const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
   return zeros_like(self).index_put({I}, gf, true).index_put({J}, gf.neg(), true);
 }
