@@ -1195,7 +1195,10 @@ Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& wei
   }
   const Tensor idx = to_dtype(indices, kInt64), o2b = to_dtype(offset2bag, kInt64);
   Tensor g = grad.index_select(0, o2b);
-  if (mode == 1) g = g / to_dtype(bag_size.clamp_min(1), grad.scalar_type()).index_select(0, o2b).unsqueeze(1);
+  if (mode == 1) {  // empty bags divide by 1: no index reads them
+    const Tensor n = to_dtype(bag_size, grad.scalar_type()) + to_dtype(bag_size.eq(0), grad.scalar_type());
+    g = g / n.index_select(0, o2b).unsqueeze(1);
+  }
   if (per_sample_weights.defined()) g = g * per_sample_weights.unsqueeze(1);
   if (padding_idx >= 0) g = g.masked_fill((idx == padding_idx).unsqueeze(1), 0);
   if (scale_grad_by_freq) {

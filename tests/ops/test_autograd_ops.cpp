@@ -309,8 +309,16 @@ struct KnownFailure {
 };
 
 const std::vector<KnownFailure>& known_failures() {
-  // Empty: every operator passes. An entry names a failure the engine or a formula still has.
-  static const std::vector<KnownFailure> k = {};
+  // An entry names a failure the engine or a formula still has.
+  static const std::vector<KnownFailure> k = {
+      {"cpu",
+       {"aten::_native_batch_norm_legit"},
+       "gradcheck: [autograd] one of the variables needed for gradient computation has been modified by an inplace "
+       "operation",
+       "every call writes the running statistics (Tensor(a!), as PyTorch 2.x), and gradcheck's repeated calls share "
+       "them, so a later call modifies those an earlier graph saved; the harness's own first- and second-order checks "
+       "pass"},
+  };
   return k;
 }
 
