@@ -921,6 +921,8 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, IntArrayRef
                               "[embedding] sparse=True asks for a sparse gradient of weight, which Ember's autograd "
                               "does not produce (call embedding with sparse=False)");
   const int64_t num_weights = weight_sizes[0];
+  if (!GradMode::is_enabled())
+    return embedding_dense_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq);
   const Tensor idx = to_dtype(indices.reshape({-1}), kInt64);
   Tensor g = grad.reshape({idx.numel(), grad.size(-1)});
   if (padding_idx >= 0) g = g.masked_fill((idx == padding_idx).unsqueeze(1), 0);
@@ -1393,6 +1395,160 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& 
 
 Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
   return ember::linalg_solve(mT(A), scaled_eye(grad_logabsdet, A.size(-1)), true);
+// ---- Core ATen nn kernels -------------------------------------------------------------------------
+
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output) {
+  return grad_output * grad - (output * grad_output).sum({dim}, true) * grad -
+         grad_output * (output * grad).sum({dim}, true);
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                           const Tensor& mean, const Tensor& rstd,
+                                                                           const Tensor& weight, int64_t N, int64_t C,
+                                                                           int64_t HxW, int64_t group, double eps,
+                                                                           std::array<bool, 3> grad_input_mask) {
+  if (!grad.defined()) return {};
+  if (!GradMode::is_enabled())
+    return native_group_norm_backward(grad, input, mean, rstd, opt(weight), N, C, HxW, group, grad_input_mask);
+  // Differentiable: the statistics recomputed from input, then layer norm's formula per group.
+  const Tensor x = input.reshape({N, group, -1});
+  const Tensor xc = x - x.mean({2}, true);
+  const Tensor rs = ((xc * xc).mean({2}, true) + eps).rsqrt();
+  const Tensor xhat = xc * rs;
+  const Tensor g = grad.reshape({N, C, HxW});
+  Tensor gI, gW, gB;
+  if (grad_input_mask[0]) {
+    const Tensor gw = (weight.defined() ? g * weight.view({1, C, 1}) : g).reshape({N, group, -1});
+    gI = (rs * (gw - gw.mean({2}, true) - xhat * (gw * xhat).mean({2}, true))).reshape(input.sizes());
+  }
+  if (grad_input_mask[1] && weight.defined()) gW = (g * xhat.reshape({N, C, HxW})).sum({0, 2});
+  if (grad_input_mask[2]) gB = g.sum({0, 2});
+  return {gI, gW, gB};
+}
+
+Tensor native_dropout_backward_for_autograd(const Tensor& grad, const Tensor& mask, double p,
+                                            std::optional<bool> train) {
+  const double scale = train.value_or(true) ? (p == 1 ? 0.0 : 1.0 / (1.0 - p)) : 1.0;
+  if (!GradMode::is_enabled()) return native_dropout_backward(grad, mask, scale);
+  return grad * to_dtype(mask, grad.scalar_type()) * scale;
+}
+
+Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+                                       bool scale_grad_by_freq) {
+  const Tensor idx = to_dtype(indices.reshape({-1}), kInt64);
+  Tensor r = grad.index_select(0, idx);
+  if (padding_idx >= 0) r = r.masked_fill((idx == padding_idx).unsqueeze(1), 0);
+  if (scale_grad_by_freq) {
+    const Tensor counts =
+        zeros({grad.size(0)}, grad.options()).index_put({idx}, ones({idx.numel()}, grad.options()), true);
+    r = r / counts.index_select(0, idx).unsqueeze(1);
+  }
+  std::vector<int64_t> shape(indices.sizes().begin(), indices.sizes().end());
+  shape.push_back(grad.size(1));
+  return r.reshape(shape);
+}
+
+Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
+                                           const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size,
+                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
+                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!sparse,
+                              "[_embedding_bag] sparse=True asks for a sparse gradient of weight, which Ember's "
+                              "autograd does not produce");
+  const int64_t num_weights = weight.size(0), D = weight.size(1);
+  if (!GradMode::is_enabled())
+    return _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, max_indices, num_weights,
+                                   scale_grad_by_freq, mode, false, opt(per_sample_weights), padding_idx);
+  const TensorOptions i64 = index_options(grad);
+  if (mode == 2) {  // each bag's maximum came from max_indices' row; empty bags give nothing
+    const Tensor filled = to_dtype(bag_size.gt(0).unsqueeze(1), grad.scalar_type());
+    const Tensor rows = to_dtype(max_indices, kInt64).reshape({-1});
+    const Tensor cols = arange(D, i64).repeat({grad.size(0)});
+    return zeros({num_weights, D}, grad.options()).index_put({rows, cols}, (grad * filled).reshape({-1}), true);
+  }
+  const Tensor idx = to_dtype(indices, kInt64), o2b = to_dtype(offset2bag, kInt64);
+  Tensor g = grad.index_select(0, o2b);
+  if (mode == 1) {  // empty bags divide by 1: no index reads them
+    const Tensor n = to_dtype(bag_size, grad.scalar_type()) + to_dtype(bag_size.eq(0), grad.scalar_type());
+    g = g / n.index_select(0, o2b).unsqueeze(1);
+  }
+  if (per_sample_weights.defined()) g = g * per_sample_weights.unsqueeze(1);
+  if (padding_idx >= 0) g = g.masked_fill((idx == padding_idx).unsqueeze(1), 0);
+  if (scale_grad_by_freq) {
+    const Tensor counts =
+        zeros({num_weights}, grad.options()).index_put({idx}, ones({idx.numel()}, grad.options()), true);
+    g = g / counts.index_select(0, idx).unsqueeze(1);
+  }
+  return zeros({num_weights, D}, grad.options()).index_put({idx}, g, true);
+}
+
+Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad, const Tensor& weight,
+                                                              const Tensor& indices, const Tensor& offsets,
+                                                              const Tensor& offset2bag, int64_t mode,
+                                                              int64_t padding_idx) {
+  if (!GradMode::is_enabled())
+    return _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, offset2bag, mode, padding_idx);
+  EMBER_CHECK(mode == 0, "[_embedding_bag] per_sample_weights is only supported with mode 0 (sum), got mode {}", mode);
+  const Tensor idx = to_dtype(indices, kInt64);
+  Tensor r = (grad.index_select(0, to_dtype(offset2bag, kInt64)) * weight.index_select(0, idx)).sum({1});
+  if (padding_idx >= 0) r = r.masked_fill(idx == padding_idx, 0);
+  return r;
+}
+
+namespace {
+
+const std::vector<int64_t> kLastDim{-1};  // a named list: an optional dim list must not dangle
+
+// d dist / d (x1 - x2) per coordinate difference (Note [Distance p cases] in plugins/cpu/nn_core.cpp),
+// from differentiable operators; dist has diff's shape but a last dimension of 1.
+Tensor dist_grad_factor(const Tensor& diff, const Tensor& dist, double p) {
+  if (p == 0) return zeros_like(diff);
+  if (p == 1) return diff.sign();
+  const Tensor zero = zeros({}, diff.options());
+  const Tensor safe = where(dist == 0, ones({}, diff.options()), dist);
+  Tensor f;
+  if (p == 2)
+    f = diff / safe;
+  else if (std::isinf(p))
+    f = diff.sign() * to_dtype(diff.abs() == dist, diff.scalar_type());
+  else if (p < 2)
+    f = diff.sign() * diff.abs().pow(p - 1) / safe.pow(p - 1);
+  else
+    f = diff * diff.abs().pow(p - 2) / safe.pow(p - 1);
+  return where(dist == 0, zero, f);
+}
+
+}  // namespace
+
+Tensor cdist_backward_for_autograd(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                                   const Tensor& result, bool for_x1) {
+  if (!GradMode::is_enabled()) {
+    if (for_x1) return _cdist_backward(grad.contiguous(), x1, x2, p, result);
+    return _cdist_backward(grad.transpose(-2, -1).contiguous(), x2, x1, p, result.transpose(-2, -1).contiguous());
+  }
+  // (..., P, R, M) differences; the distances recomputed so that they depend on x1 and x2.
+  const Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
+  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
+  const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
+  return for_x1 ? sum_to(gf.sum({-2}), x1.sizes()) : sum_to(gf.sum({-3}).neg(), x2.sizes());
+}
+
+Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, double p, const Tensor& result) {
+  if (!GradMode::is_enabled()) return _pdist_backward(grad, self, p, result);
+  const int64_t n = self.size(0);
+  std::vector<int64_t> is, js;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = i + 1; j < n; ++j) {
+      is.push_back(i);
+      js.push_back(j);
+    }
+  const int64_t k = static_cast<int64_t>(is.size());
+  const Tensor I = from_blob(is.data(), {k}, kInt64).clone().to(self.device());
+  const Tensor J = from_blob(js.data(), {k}, kInt64).clone().to(self.device());
+  const Tensor diff = self.index_select(0, I) - self.index_select(0, J);
+  const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
+  const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
+  return zeros_like(self).index_put({I}, gf, true).index_put({J}, gf.neg(), true);
 }
 
 }  // namespace ember::autograd::generated::details

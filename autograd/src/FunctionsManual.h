@@ -267,5 +267,35 @@ Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const
 Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool compute_v);
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A);
 Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A);
+// ---- Core ATen nn kernels (softmax, group norm, dropout, embeddings, distances) ------------------
+// Where the kernel's backward has no formula of its own (as in PyTorch), the helper computes the
+// gradient with the backward kernel, and under create_graph (GradMode on in the engine) with
+// differentiable operators instead, so double backward works.
+
+// d(_softmax_backward_data) / d output, applied to grad: PyTorch's softmax_double_backward.
+Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output);
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_for_autograd(const Tensor& grad, const Tensor& input,
+                                                                           const Tensor& mean, const Tensor& rstd,
+                                                                           const Tensor& weight, int64_t N, int64_t C,
+                                                                           int64_t HxW, int64_t group, double eps,
+                                                                           std::array<bool, 3> grad_input_mask);
+// grad * mask * scale, with native_dropout's scale (1 / (1 - p) in training, 0 for p = 1, 1 otherwise).
+Tensor native_dropout_backward_for_autograd(const Tensor& grad, const Tensor& mask, double p,
+                                            std::optional<bool> train);
+// The gradient of embedding_dense_backward's grad_output: grad's rows at the indices.
+Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+                                       bool scale_grad_by_freq);
+Tensor embedding_bag_backward_for_autograd(const Tensor& grad, const Tensor& weight, const Tensor& indices,
+                                           const Tensor& offsets, const Tensor& offset2bag, const Tensor& bag_size,
+                                           const Tensor& max_indices, bool scale_grad_by_freq, int64_t mode,
+                                           bool sparse, const Tensor& per_sample_weights, int64_t padding_idx);
+Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad, const Tensor& weight,
+                                                              const Tensor& indices, const Tensor& offsets,
+                                                              const Tensor& offset2bag, int64_t mode,
+                                                              int64_t padding_idx);
+// The gradient of _cdist_forward with respect to x1 (for_x1) or x2.
+Tensor cdist_backward_for_autograd(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
+                                   const Tensor& result, bool for_x1);
+Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, double p, const Tensor& result);
 
 }  // namespace ember::autograd::generated::details

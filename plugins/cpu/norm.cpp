@@ -9,9 +9,10 @@
 #include <cmath>
 #include <tuple>
 
-#include "NN.h"
 #include "CPUKernels.h"
+#include "NN.h"
 #include "ember/generated/Functions.h"
+#include "ember/native/NNCoreRules.h"
 
 namespace ember::cpu {
 namespace {
@@ -350,6 +351,157 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
 
+// ---- _native_batch_norm_legit: native_batch_norm's kernel (PyTorch 2.x's forms) --------------
 
+// Running statistics given: updated in place when training, used when not.
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor& input, const std::optional<Tensor>& weight,
+                                                            const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                            Tensor& running_var, bool training, double momentum,
+                                                            double eps) {
+  return cpu::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+// No running statistics: batch statistics (training=False raises, there being none to use).
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tensor& input,
+                                                                     const std::optional<Tensor>& weight,
+                                                                     const std::optional<Tensor>& bias, bool training,
+                                                                     double momentum, double eps) {
+  return cpu::native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+}
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+    const Tensor& running_mean, const Tensor& running_var, double momentum, double eps) {
+  return cpu::native_batch_norm(input, weight, bias, running_mean, running_var, false, momentum, eps);
+}
+
+// ---- group norm: input viewed as [N, G, D * HxW] (D = C / G channels a group) ----------------
+
+namespace {
+
+struct GnShape {
+  int64_t N, C, HxW, G;
+};
+
+template <class T>
+void gn_forward(const GnShape& s, const T* xp, const T* wp, const T* bp, double eps, T* yp, T* mp, T* rp) {
+  const int64_t D = s.C / s.G, len = D * s.HxW;
+  for_items(s.N * s.G, len, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      double m = std::nan(""), v = std::nan("");
+      if (len > 0) moments(xp + r * len, len, m, v);
+      const double rs = 1.0 / std::sqrt(v + eps);
+      mp[r] = static_cast<T>(m);
+      rp[r] = static_cast<T>(rs);
+      const int64_t g = r % s.G;
+      for (int64_t d = 0; d < D; ++d) {
+        const int64_t c = g * D + d;
+        const double a = rs * (wp ? static_cast<double>(wp[c]) : 1.0);
+        const T ta = static_cast<T>(a), tsh = static_cast<T>((bp ? static_cast<double>(bp[c]) : 0.0) - m * a);
+        const T* xr = xp + r * len + d * s.HxW;
+        T* yr = yp + r * len + d * s.HxW;
+        for (int64_t i = 0; i < s.HxW; ++i) yr[i] = xr[i] * ta + tsh;
+      }
+    }
+  });
+}
+
+template <class T>
+void gn_backward(const GnShape& s, const T* dyp, const T* xp, const T* mp, const T* rp, const T* wp, T* gip, T* gwp,
+                 T* gbp) {
+  const int64_t N = s.N, C = s.C, HxW = s.HxW, G = s.G, D = C / G;
+  std::vector<double> ds(static_cast<size_t>(N * C)), db(static_cast<size_t>(N * C));
+  for_items(N * C, HxW, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double a = 0, b = 0;
+      for (int64_t k = 0; k < HxW; ++k) {
+        a += static_cast<double>(dyp[i * HxW + k]) * static_cast<double>(xp[i * HxW + k]);
+        b += static_cast<double>(dyp[i * HxW + k]);
+      }
+      ds[static_cast<size_t>(i)] = a;
+      db[static_cast<size_t>(i)] = b;
+    }
+  });
+  auto wt = [&](int64_t c) { return wp ? static_cast<double>(wp[c]) : 1.0; };
+  if (gip) {
+    const double sc = 1.0 / static_cast<double>(D * HxW);
+    for_items(N * G, D * HxW, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t n = r / G, g = r % G;
+        double s1 = 0, s2 = 0;  // sums over the group of ds w and db w
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          s1 += ds[static_cast<size_t>(n * C + c)] * wt(c);
+          s2 += db[static_cast<size_t>(n * C + c)] * wt(c);
+        }
+        const double m = static_cast<double>(mp[r]), rs = static_cast<double>(rp[r]);
+        const double b1 = (s2 * m - s1) * rs * rs * rs * sc;
+        const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(-b1 * m - s2 * rs * sc);
+        for (int64_t d = 0; d < D; ++d) {
+          const int64_t c = g * D + d;
+          const T a = static_cast<T>(rs * wt(c));
+          const int64_t base = (n * C + c) * HxW;
+          for (int64_t k = 0; k < HxW; ++k) gip[base + k] = a * dyp[base + k] + tb1 * xp[base + k] + tb2;
+        }
+      }
+    });
+  }
+  for (int64_t c = 0; c < C; ++c) {
+    double a = 0, b = 0;
+    for (int64_t n = 0; n < N; ++n) {
+      const int64_t r = n * G + c / D;
+      a += (ds[static_cast<size_t>(n * C + c)] - db[static_cast<size_t>(n * C + c)] * static_cast<double>(mp[r])) *
+           static_cast<double>(rp[r]);
+      b += db[static_cast<size_t>(n * C + c)];
+    }
+    if (gwp) gwp[c] = static_cast<T>(a);
+    if (gbp) gbp[c] = static_cast<T>(b);
+  }
+}
+
+}  // namespace
+
+// Computes in float32 (float32, bfloat16) or float64 with statistics accumulated in double;
+// mean and rstd (N, G) in input's dtype.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps) {
+  const char* op = "native_group_norm";
+  native::nn::check_group_norm(op, kCPU, input, weight, bias, N, C, HxW, group);
+  const ScalarType dt = input.dtype(), ct = nn::compute_float(input, op, "input");
+  const Tensor x = nn::compute_input(input, ct), w = ln_param(weight, ct), b = ln_param(bias, ct);
+  Tensor y = empty_cpu(input.sizes(), ct), mean = empty_cpu({N, group}, ct), rstd = empty_cpu({N, group}, ct);
+  const GnShape s{N, C, HxW, group};
+  if (ct == kFloat32)
+    gn_forward(s, x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b), eps, y.data_ptr<float>(),
+               mean.data_ptr<float>(), rstd.data_ptr<float>());
+  else
+    gn_forward(s, x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b), eps, y.data_ptr<double>(),
+               mean.data_ptr<double>(), rstd.data_ptr<double>());
+  return {nn::to_dtype_of(y, dt), nn::to_dtype_of(mean, dt), nn::to_dtype_of(rstd, dt)};
+}
+
+// PyTorch's GroupNormBackward: per (n, c) the sums ds = sum(dy x) and db = sum(dy) over HxW, then
+// dx = w rstd dy + b1 x + b2 per group, dgamma = sum_n (ds - db mean) rstd, dbeta = sum_n db.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const std::optional<Tensor>& weight, int64_t N, int64_t C,
+                                                              int64_t HxW, int64_t group,
+                                                              std::array<bool, 3> output_mask) {
+  const char* op = "native_group_norm_backward";
+  native::nn::check_group_norm_backward(op, kCPU, grad_out, input, mean, rstd, weight, N, C, HxW, group);
+  const ScalarType dt = input.dtype(), ct = nn::compute_float(input, op, "input");
+  const Tensor x = nn::compute_input(input, ct), dy = nn::compute_input(grad_out, ct);
+  const Tensor mt = nn::compute_input(mean, ct), rt = nn::compute_input(rstd, ct), w = ln_param(weight, ct);
+  Tensor gi = output_mask[0] ? empty_cpu(input.sizes(), ct) : Tensor();
+  Tensor gw = output_mask[1] ? empty_cpu({C}, ct) : Tensor();
+  Tensor gb = output_mask[2] ? empty_cpu({C}, ct) : Tensor();
+  const GnShape s{N, C, HxW, group};
+  if (ct == kFloat32)
+    gn_backward(s, dy.data_ptr<float>(), x.data_ptr<float>(), mt.data_ptr<float>(), rt.data_ptr<float>(),
+                ptr_or_null<float>(w), ptr_or_null<float>(gi), ptr_or_null<float>(gw), ptr_or_null<float>(gb));
+  else
+    gn_backward(s, dy.data_ptr<double>(), x.data_ptr<double>(), mt.data_ptr<double>(), rt.data_ptr<double>(),
+                ptr_or_null<double>(w), ptr_or_null<double>(gi), ptr_or_null<double>(gw), ptr_or_null<double>(gb));
+  return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
+}
 
 }  // namespace ember::cpu

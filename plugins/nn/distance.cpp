@@ -1,4 +1,4 @@
-// cosine_similarity and pairwise_distance (PyTorch's formulas).
+// cosine_similarity and pairwise_distance (PyTorch's formulas); cdist and pdist (their kernels).
 #include <algorithm>
 
 #include "NNUtil.h"
@@ -38,5 +38,13 @@ Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double ep
   const int64_t dims[1] = {last};
   return norm(x1 - x2 + eps, std::optional<Scalar>(p), IntArrayRef(dims, 1), keepdim);
 }
+
+// PyTorch's cdist picks the matrix-product path for p = 2 inside _cdist_forward's kernel
+// (compute_mode), so both spellings are _cdist_forward, whose formula is exact for every p.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t> compute_mode) {
+  return _cdist_forward(x1, x2, p, compute_mode);
+}
+
+Tensor pdist(const Tensor& self, double p) { return _pdist_forward(self, p); }
 
 }  // namespace ember::native

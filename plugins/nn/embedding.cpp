@@ -1,13 +1,8 @@
 // embedding_bag: sums, means or maxima of weight's rows over bags of indices, with PyTorch's
 // offsets, include_last_offset, per_sample_weights and padding_idx.
 //
-// The outputs are PyTorch's four: the bags, offset2bag (the bag of each index), bag_size (the
-// indices each bag reduces, padding_idx left out) and max_indices (max mode: the weight row each
-// maximum came from, 0 for an empty bag; zeros of shape (bags) otherwise). The bags are reduced
-// with scatter_add (sum, mean) or max over a (bags, longest bag, dim) table (max), so autograd
-// differentiates them; scale_grad_by_freq divides each row's gradient by its count in the batch.
-#include <limits>
-
+// The checks are embedding_bag's own (errors name it); the bags come from the _embedding_bag
+// kernel, whose four outputs are LibTorch's (Note [Embedding bag outputs] in plugins/cpu/nn_core.cpp).
 #include "NNUtil.h"
 #include "ember/generated/nn/CompositeFunctions.h"
 
@@ -56,8 +51,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> bag(const Tensor& weight, const Tenso
   }
   EMBER_CHECK(!include_last_offset || offsets.numel() >= 1,
               "[{}] argument 'offsets': expected at least one offset with include_last_offset", op);
-  const int64_t n = indices.numel(), rows_n = weight.size(0), D = weight.size(1);
-  const int64_t B = include_last_offset ? offsets.numel() - 1 : offsets.numel();
+  const int64_t n = indices.numel(), rows_n = weight.size(0);
   const Tensor idx = indices.to(kInt64), off = offsets.to(kInt64);
   if (has_values(off) && off.numel() > 0) {
     const int64_t first = off.select(0, 0).item<int64_t>(), last = off.select(0, -1).item<int64_t>();
@@ -74,45 +68,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> bag(const Tensor& weight, const Tenso
       EMBER_THROW(IndexError, "[{}] index {} is out of range for a weight of {} rows", op,
                   idx.masked_select(bad).select(0, 0).item<int64_t>(), rows_n);
   }
-  const TensorOptions i64 = TensorOptions(kInt64).device(weight.device());
-  // offset2bag[i]: the number of bag starts after the first at or before i.
-  const Tensor starts = off.slice(0, 1, B > 0 ? B : 1).clamp(0, n);
-  const Tensor offset2bag = zeros({n + 1}, i64).scatter_add(0, starts, ones_like(starts)).cumsum(0).slice(0, 0, n);
-  const Tensor keep = padding_idx ? idx.ne(*padding_idx) : ones({n}, i64.dtype(kBool));
-  const Tensor bag_size = zeros({B}, i64).scatter_add(0, offset2bag, keep.to(kInt64));
-
-  Tensor rows = weight.index_select(0, idx);  // (n, D)
-  if (scale_grad_by_freq) {
-    // The value stays rows; the gradient reaching each row is divided by its index's count.
-    const Tensor counts = zeros({rows_n}, i64).scatter_add(0, idx, ones_like(idx)).index_select(0, idx);
-    const Tensor scale = counts.to(weight.dtype()).pow(-1).unsqueeze(1);
-    rows = rows.detach() + (rows - rows.detach()) * scale;
-  }
-  if (weighted) rows = rows * per_sample_weights->unsqueeze(1);
-  const Tensor keep2 = keep.unsqueeze(1);
-
-  if (mode != kMax) {
-    if (padding_idx) rows = where(keep2, rows, nnutil::scalar_like(rows, 0.0));
-    Tensor out = zeros({B, D}, weight.options()).scatter_add(0, offset2bag.unsqueeze(1).expand({n, D}), rows);
-    if (mode == kMean) out = out / bag_size.clamp(1).to(weight.dtype()).unsqueeze(1);
-    return {out, offset2bag, bag_size, zeros({B}, i64)};
-  }
-  if (B == 0 || n == 0) return {zeros({B, D}, weight.options()), offset2bag, bag_size, zeros({B, D}, i64)};
-  EMBER_CHECK_NOT_IMPLEMENTED(
-      has_values(off), "[{}] mode 2 (max) needs the bag sizes, which a tensor on {} does not hold", op, off.device());
-  // A (bags, longest bag, D) table of the rows, -inf where a bag is shorter or an index is padding.
-  const Tensor bag_start = off.slice(0, 0, B);
-  const Tensor pos = arange(n, i64) - bag_start.index_select(0, offset2bag);
-  const int64_t longest = zeros({B}, i64).scatter_add(0, offset2bag, ones_like(offset2bag)).max().item<int64_t>();
-  const double inf = std::numeric_limits<double>::infinity();
-  const Tensor table = full({B, longest, D}, -inf, weight.options())
-                           .index_put({offset2bag, pos}, where(keep2, rows, nnutil::scalar_like(rows, -inf)));
-  const auto [vals, arg] = table.max(1);
-  const Tensor filled = bag_size.gt(0).unsqueeze(1);
-  const Tensor out = where(filled, vals, nnutil::scalar_like(vals, 0.0));
-  const Tensor at = (bag_start.unsqueeze(1) + arg).clamp(0, n - 1);
-  const Tensor max_indices = where(filled, idx.index_select(0, at.flatten()).view({B, D}), zeros({}, i64));
-  return {out, offset2bag, bag_size, max_indices};
+  // Mixed index dtypes meet in int64, as LibTorch's promoteIndicesAndOffsets.
+  const bool same = indices.dtype() == offsets.dtype();
+  return _embedding_bag(weight, same ? indices : idx, same ? offsets : off, scale_grad_by_freq, mode, sparse,
+                        per_sample_weights, include_last_offset, padding_idx.value_or(-1));
 }
 
 }  // namespace

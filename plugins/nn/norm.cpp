@@ -1,5 +1,5 @@
-// instance_norm (batch_norm over a (1, N*C, ...) view, as PyTorch) and group_norm (over other
-// operators: per-group mean and biased variance).
+// instance_norm (batch_norm over a (1, N*C, ...) view, as PyTorch) and group_norm (its checks, then
+// the native_group_norm kernel).
 #include "NNUtil.h"
 #include "ember/generated/nn/CompositeFunctions.h"
 
@@ -18,13 +18,6 @@ void check_channel_vector(const char* op, const std::optional<Tensor>& t, int64_
               "[{}] argument '{}': expected a 1-D tensor of {} elements (the input's channels), got shape {} for input "
               "{}",
               op, name, C, t->sizes(), input.sizes());
-}
-
-// (1, C, 1, ...) for broadcasting a per-channel vector against input.
-std::vector<int64_t> channel_shape(const Tensor& input) {
-  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
-  s[1] = input.size(1);
-  return s;
 }
 
 }  // namespace
@@ -72,15 +65,9 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
               input.sizes(), num_groups);
   check_channel_vector(op, weight, C, input, "weight");
   check_channel_vector(op, bias, C, input, "bias");
-  int64_t group_size = C / num_groups;
-  for (int64_t d = 2; d < input.dim(); ++d) group_size *= input.size(d);
-  const Tensor x = input.reshape({N, num_groups, group_size});
-  const Tensor mean = x.mean({2}, true), xc = x - mean;
-  const Tensor var = (xc * xc).mean({2}, true);
-  Tensor y = (xc * (var + eps).rsqrt()).view(input.sizes());
-  if (weight && weight->defined()) y = y * weight->view(channel_shape(input));
-  if (bias && bias->defined()) y = y + bias->view(channel_shape(input));
-  return y;
+  int64_t HxW = 1;
+  for (int64_t d = 2; d < input.dim(); ++d) HxW *= input.size(d);
+  return std::get<0>(native_group_norm(input, weight, bias, N, C, HxW, num_groups, eps));
 }
 
 }  // namespace ember::native

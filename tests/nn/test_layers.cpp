@@ -338,8 +338,9 @@ TEST(NNEmbeddingBag, MatchesLibTorch) {
     const auto r = embedding_bag(b.w, b.idx, tensor({0, 3, 3, 5, 8}), false, mode, false, std::nullopt, true, 4);
     expect_close(std::get<0>(r), *last_pad[mode]);
   }
-  expect_close(std::get<2>(embedding_bag(b.w, b.idx, b.off, false, 0, false, std::nullopt, false, 4)),
-               {2, 0, 1, 3});  // padding left out of the counts
+  // padding left out of the counts (mean mode); sum mode does not count at all, as LibTorch.
+  expect_close(std::get<2>(embedding_bag(b.w, b.idx, b.off, false, 1, false, std::nullopt, false, 4)), {2, 0, 1, 3});
+  expect_close(std::get<2>(embedding_bag(b.w, b.idx, b.off, false, 0, false, std::nullopt, false, 4)), {0, 0, 0, 0});
 }
 
 TEST(NNEmbeddingBag, GradientsMatchLibTorch) {

@@ -2118,12 +2118,10 @@ std::map<std::string, OpInfo> build() {
   add("group_norm", [](SampleCtx& c) -> Samples {
     return {S({c.t({2, 4, 3}), 2, c.t({4}), c.t({4})}, "affine"), S({c.t({2, 6}), 3}, "2-d")};
   });
-  // Bags [i0 i1 i2], [], [i3 i4], [i5 i6 i7]; max reads the bag sizes (meta raises).
+  // Bags [i0 i1 i2], [], [i3 i4], [i5 i6 i7].
   auto bag = [](SampleCtx& c, int64_t mode, bool weighted) {
-    return SampleInput{
-        {c.t({10, 3}), c.ix({8}, 10), tensor({0, 3, 3, 5}), false, mode, false, weighted ? IValue(c.t({8})) : kNone},
-        "mode " + std::to_string(mode) + (weighted ? ", per_sample_weights" : ""),
-        mode == 2};
+    return S({c.t({10, 3}), c.ix({8}, 10), tensor({0, 3, 3, 5}), false, mode, false, weighted ? IValue(c.t({8})) : kNone},
+             "mode " + std::to_string(mode) + (weighted ? ", per_sample_weights" : ""));
   };
   add("embedding_bag", [bag](SampleCtx& c) -> Samples {
     return {bag(c, 0, true), bag(c, 1, false), bag(c, 2, false)};

@@ -304,6 +304,14 @@ const std::map<std::string, std::string>& not_checked_here() {
       {"aten::linalg_svd", kGaugeInvariant},
       {"aten::svd", kGaugeInvariant},
       {"aten::linalg_lu_factor_ex", "its gradient is not implemented (NotImplementedError when A requires grad)"},
+      // Backward kernels with no formula of their own (as PyTorch): their forward's formula switches to
+      // differentiable operators under create_graph, checked by the forward's gradgradcheck.
+      {"aten::native_group_norm_backward", "no formula of its own: checked through native_group_norm's gradgradcheck"},
+      {"aten::_embedding_bag_backward", "no formula of its own: checked through _embedding_bag's gradgradcheck"},
+      {"aten::_embedding_bag_per_sample_weights_backward",
+       "no formula of its own: checked through _embedding_bag's gradgradcheck"},
+      {"aten::_cdist_backward", "no formula of its own: checked through _cdist_forward's gradgradcheck"},
+      {"aten::_pdist_backward", "no formula of its own: checked through _pdist_forward's gradgradcheck"},
   };
   return m;
 }
@@ -319,8 +327,16 @@ struct KnownFailure {
 };
 
 const std::vector<KnownFailure>& known_failures() {
-  // Empty: every operator passes. An entry names a failure the engine or a formula still has.
-  static const std::vector<KnownFailure> k = {};
+  // An entry names a failure the engine or a formula still has.
+  static const std::vector<KnownFailure> k = {
+      {"cpu",
+       {"aten::_native_batch_norm_legit"},
+       "gradcheck: [autograd] one of the variables needed for gradient computation has been modified by an inplace "
+       "operation",
+       "every call writes the running statistics (Tensor(a!), as PyTorch 2.x), and gradcheck's repeated calls share "
+       "them, so a later call modifies those an earlier graph saved; the harness's own first- and second-order checks "
+       "pass"},
+  };
   return k;
 }
 

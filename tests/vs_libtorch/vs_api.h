@@ -47,3 +47,19 @@ inline constexpr auto none = std::nullopt;  // an omitted optional argument
     return;                    \
   } while (0)
 #endif
+
+// _native_batch_norm_legit is PyTorch 2.x's; LibTorch 1.13 spells it native_batch_norm with the
+// running statistics passed the same way.
+namespace vs {
+#ifdef VS_LIBTORCH
+inline std::tuple<Tensor, Tensor, Tensor> bn_legit(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& rm,
+                                                   Tensor& rv, bool training, double momentum, double eps) {
+  return at::native_batch_norm(x, w, b, rm, rv, training, momentum, eps);
+}
+#else
+inline std::tuple<Tensor, Tensor, Tensor> bn_legit(const Tensor& x, const Tensor& w, const Tensor& b, Tensor& rm,
+                                                   Tensor& rv, bool training, double momentum, double eps) {
+  return ember::_native_batch_norm_legit(x, w, b, rm, rv, training, momentum, eps);
+}
+#endif
+}  // namespace vs

@@ -400,7 +400,12 @@ def render_formula_kernel(op: Op, n: NodeSpec, inplace: bool) -> str:
     for a in n.diff_inputs:
         if tensor_kind(a.type) == "list":
             out.append(f"    grad_fn->{a.name}_size_ = {a.name}.size();\n")
+    # An argument the op itself writes (a Tensor(a!) of a functional op: batch norm's running
+    # statistics) is saved after the call, past the version bump of its backend kernel.
+    written = set() if inplace else {a.name for a in s.args if a.is_write}
     for name, kind in n.saved_tensors:
+        if name in written:
+            continue
         if kind == "list":
             out.append(f"    grad_fn->{name}_ = save_list({name}, false);\n")
         elif kind == "optlist":
@@ -423,6 +428,9 @@ def render_formula_kernel(op: Op, n: NodeSpec, inplace: bool) -> str:
     out.append(f"  {ret if not inplace else 'Tensor&'} result_ = [&]() -> {ret if not inplace else 'Tensor&'} {{\n"
                f"    AutoDispatchBelowAutograd guard_;\n    return {redispatch_call(op)};\n  }}();\n")
     out.append("  if (grad_fn) {\n")
+    for name, _ in n.saved_tensors:
+        if name in written:
+            out.append(f"    grad_fn->{name}_ = SavedVariable({name}, false);\n")
     if inplace:
         out.append("    rebase_history(self, grad_fn);\n")
         if "result" in n.uses_result:
