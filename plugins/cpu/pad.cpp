@@ -107,8 +107,9 @@ Tensor pad_impl(const char* op, int64_t nd, bool reflect, const Tensor& self, In
 
 Tensor& pad_out_impl(const char* op, const char* name, int64_t nd, bool reflect, const Tensor& self,
                      IntArrayRef padding, Tensor& out) {
+  const Tensor r = pad_impl(name, nd, reflect, self, padding);  // the input's errors first, as LibTorch
   check_out(op, out, self.dtype());
-  return write_out(out, pad_impl(name, nd, reflect, self, padding), op);
+  return write_out(out, r, op);
 }
 
 Tensor pad_backward_impl(const char* op, int64_t nd, bool reflect, const Tensor& grad_output, const Tensor& self,
@@ -141,25 +142,23 @@ Tensor pad_backward_impl(const char* op, int64_t nd, bool reflect, const Tensor&
   return nn::to_dtype_of(gi, self.dtype());
 }
 
-// The fill value's bytes in dtype dt (LibTorch's fill_ conversion: checked to fit).
+// The fill value's bytes in dtype dt (LibTorch's fill_ conversion: checked to fit); T has dt's
+// size, so only the branches of that size copy.
 template <class T>
 T fill_value(const Scalar& value, ScalarType dt, const char* op) {
   T v{};
+  auto put = [&](const auto& e) {
+    if constexpr (sizeof(e) == sizeof(T)) std::memcpy(&v, &e, sizeof(T));
+  };
   if (dt == kComplex64 || dt == kComplex128) {
     const std::complex<double> c = value.toComplexDouble();
-    if (dt == kComplex64) {
-      const std::complex<float> f(static_cast<float>(c.real()), static_cast<float>(c.imag()));
-      std::memcpy(&v, &f, sizeof(f));
-    } else {
-      std::memcpy(&v, &c, sizeof(c));
-    }
+    if (dt == kComplex64)
+      put(std::complex<float>(static_cast<float>(c.real()), static_cast<float>(c.imag())));
+    else
+      put(c);
     return v;
   }
-  visit_dtype(dt, op, [&](auto tag) {
-    using E = typename decltype(tag)::type;
-    const E e = checked_scalar_to<E>(value, op);
-    std::memcpy(&v, &e, sizeof(E));
-  });
+  visit_dtype(dt, op, [&](auto tag) { put(checked_scalar_to<typename decltype(tag)::type>(value, op)); });
   return v;
 }
 
@@ -218,8 +217,9 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
 
 Tensor& constant_pad_nd_out(const Tensor& self, IntArrayRef pad, const Scalar& value, Tensor& out) {
   const char* op = "constant_pad_nd_out";
+  const Tensor r = cpu::constant_pad_nd(self, pad, value);
   check_out(op, out, self.dtype());
-  return write_out(out, cpu::constant_pad_nd(self, pad, value), op);
+  return write_out(out, r, op);
 }
 
 #define EMBER_PAD_KERNELS(NAME, ND, REFLECT)                                                                   \

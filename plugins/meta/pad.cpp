@@ -24,15 +24,17 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& /*valu
 
 Tensor& constant_pad_nd_out(const Tensor& self, IntArrayRef pad, const Scalar& value, Tensor& out) {
   const char* op = "constant_pad_nd_out";
+  const Tensor r = meta::constant_pad_nd(self, pad, value);
   check_out(op, out, self.dtype());
-  return write_out(out, meta::constant_pad_nd(self, pad, value), op);
+  return write_out(out, r, op);
 }
 
 #define EMBER_PAD_KERNELS(NAME, ND, REFLECT)                                                                   \
   Tensor NAME(const Tensor& self, IntArrayRef padding) { return pad_impl(#NAME, ND, REFLECT, self, padding); } \
   Tensor& NAME##_out(const Tensor& self, IntArrayRef padding, Tensor& out) {                                   \
+    const Tensor r = pad_impl(#NAME, ND, REFLECT, self, padding);                                              \
     check_out(#NAME "_out", out, self.dtype());                                                                \
-    return write_out(out, pad_impl(#NAME, ND, REFLECT, self, padding), #NAME "_out");                          \
+    return write_out(out, r, #NAME "_out");                                                                    \
   }                                                                                                            \
   Tensor NAME##_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {                 \
     native::pad::check_pad_backward(#NAME "_backward", kMeta, grad_output, self, ND, padding, REFLECT);        \

@@ -54,9 +54,9 @@ std::tuple<Tensor&, Tensor&> max_pool3d_with_indices_out(const Tensor& self, Int
                                                          IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                          bool ceil_mode, Tensor& out, Tensor& indices) {
   const char* op = "max_pool3d_with_indices_out";
+  auto [o, i] = max_pool("max_pool3d_with_indices", 3, self, kernel_size, stride, padding, dilation, ceil_mode);
   check_out(op, out, self.dtype());
   check_out(op, indices, kInt64, "indices");
-  auto [o, i] = max_pool("max_pool3d_with_indices", 3, self, kernel_size, stride, padding, dilation, ceil_mode);
   write_out(out, o, op);
   write_out(indices, i, op);
   return {out, indices};
@@ -98,8 +98,9 @@ Tensor& avg_pool3d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef 
                        bool ceil_mode, bool /*count_include_pad*/, std::optional<int64_t> divisor_override,
                        Tensor& out) {
   const char* op = "avg_pool3d_out";
+  const Tensor r = avg_pool("avg_pool3d", 3, self, kernel_size, stride, padding, ceil_mode, divisor_override);
   check_out(op, out, self.dtype());
-  return write_out(out, avg_pool("avg_pool3d", 3, self, kernel_size, stride, padding, ceil_mode, divisor_override), op);
+  return write_out(out, r, op);
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
@@ -130,8 +131,9 @@ Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
 
 Tensor& _adaptive_avg_pool3d_out(const Tensor& self, IntArrayRef output_size, Tensor& out) {
   const char* op = "adaptive_avg_pool3d_out";
+  const Tensor r = adaptive_avg("adaptive_avg_pool3d", 3, self, output_size);
   check_out(op, out, self.dtype());
-  return write_out(out, adaptive_avg("adaptive_avg_pool3d", 3, self, output_size), op);
+  return write_out(out, r, op);
 }
 
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {

@@ -528,7 +528,7 @@ TEST(CpuPool, ThreadInvariant) {
   expect_thread_invariant("adaptive_avg_pool3d", [&] { return ember::_adaptive_avg_pool3d(x, {4, 5, 3}); });
   expect_thread_invariant("reflection_pad3d", [&] { return ember::reflection_pad3d(x, {2, 3, 1, 2, 3, 1}); });
   expect_thread_invariant("reflection_pad3d_backward", [&] {
-    return ember::reflection_pad3d_backward(ember::ones({4, 8, 13, 12, 16}), x, {2, 3, 1, 2, 3, 1});
+    return ember::reflection_pad3d_backward(ember::ones({4, 8, 13, 13, 16}), x, {2, 3, 1, 2, 3, 1});
   });
   expect_thread_invariant("constant_pad_nd", [&] { return ember::constant_pad_nd(x, {2, 3, 1, 2, 3, 1, 1, 1}, 2); });
 }

@@ -71,9 +71,15 @@ VS_CASE("pool_pad.pool3d") {
     r.tensor("avg_pool3d_unbatched_" + t, vs::avg_pool3d(x[1], {2}));
     r.tensor("adaptive_avg_pool3d_" + t, vs::adaptive_avg_pool3d(xt, {2, 3, 4}));
     r.tensor("adaptive_avg_pool3d_up_" + t, vs::adaptive_avg_pool3d(x[0], {6, 7, 8}));
-    vs::Tensor out = vs::empty({0}, dt);
+    vs::Tensor out = vs::empty({0}, dt), aout = vs::empty({0}, dt), mout = vs::empty({0}, dt),
+               iout = vs::empty({0}, vs::kInt64);
     vs::avg_pool3d_out(out, x, {2});
+    vs::_adaptive_avg_pool3d_out(aout, xt, {3, 2, 4});
+    vs::max_pool3d_with_indices_out(mout, iout, x, {2}, {1});
     r.tensor("avg_pool3d_out_" + t, out);
+    r.tensor("adaptive_avg_pool3d_out_" + t, aout);
+    r.tensor("max_pool3d_out_" + t, mout);
+    r.tensor("max_pool3d_out_idx_" + t, iout);
   }
   vs::Tensor x = data({2, 2, 5, 6, 7});
   r.raises("max_pool3d_pad", [&] { vs::max_pool3d_with_indices(x, {2}, {}, {2}); });
@@ -126,6 +132,17 @@ VS_CASE("pool_pad.backward") {
            vs::reflection_pad3d_backward(data({2, 2, 8, 7, 8}, 1, vs::kFloat64), x, {1, 0, 1, 0, 2, 1}));
   r.tensor("replication_pad3d_backward",
            vs::replication_pad3d_backward(data({2, 2, 8, 7, 8}, 1, vs::kFloat64), x, {1, 0, 1, 0, 2, 1}));
+  // The 2-d kernels, which share the pools' geometry with the 1-d and 3-d ones.
+  vs::Tensor x4 = transposed({2, 3, 7, 6}, 0, vs::kFloat64);
+  auto [v4, i4] = vs::max_pool2d_with_indices(x4, {3}, {2}, {1}, {2}, true);
+  r.tensor("max_pool2d_with_indices", v4);
+  r.tensor("max_pool2d_with_indices_idx", i4);
+  r.tensor("max_pool2d_with_indices_backward",
+           vs::max_pool2d_with_indices_backward(data(v4.sizes(), 1, vs::kFloat64), x4, {3}, {2}, {1}, {2}, true, i4));
+  r.tensor("avg_pool2d_backward",
+           vs::avg_pool2d_backward(data({2, 3, 4, 4}, 2, vs::kFloat64), x4, {3}, {2}, {1}, true, false, {}));
+  r.tensor("adaptive_avg_pool2d", vs::_adaptive_avg_pool2d(x4, {4, 5}));
+  r.tensor("adaptive_avg_pool2d_backward", vs::_adaptive_avg_pool2d_backward(data({2, 3, 4, 5}, 3, vs::kFloat64), x4));
   // Autograd through the forwards.
   vs::Tensor leaf = data({2, 3, 6}, 0, vs::kFloat64).set_requires_grad(true);
   (vs::reflection_pad1d(leaf, {2, 3}) * data({2, 3, 11}, 4, vs::kFloat64)).sum().backward();
@@ -161,9 +178,23 @@ VS_CASE("pool_pad.pad") {
     r.tensor("F_pad_reflect_" + t, F::pad(x4, F::PadFuncOptions({1, 1, 2, 0}).mode(vs::kReflect)));
     r.tensor("F_pad_circular_" + t, F::pad(x3, F::PadFuncOptions({2, 2}).mode(vs::kCircular)));
     r.tensor("F_pad_constant_" + t, F::pad(x3, F::PadFuncOptions({2, 2}).value(3)));
-    vs::Tensor out = vs::empty({3}, dt);
-    vs::reflection_pad2d_out(out, x4, {1, 1, 1, 1});
-    r.tensor("reflection_pad2d_out_" + t, out);
+    // out= forms: outs of another shape, resized.
+    vs::Tensor o1 = vs::empty({3}, dt), o2 = vs::empty({3}, dt), o3 = vs::empty({3}, dt), o4 = vs::empty({3}, dt),
+               o5 = vs::empty({3}, dt), o6 = vs::empty({3}, dt), o7 = vs::empty({3}, dt);
+    vs::reflection_pad1d_out(o1, x3, {2, 1});
+    vs::reflection_pad2d_out(o2, x4, {1, 1, 1, 1});
+    vs::reflection_pad3d_out(o3, x5, {1, 0, 1, 0, 2, 1});
+    vs::replication_pad1d_out(o4, x3, {3, 0});
+    vs::replication_pad2d_out(o5, x4, {1, 2, 0, 1});
+    vs::replication_pad3d_out(o6, x5, {0, 1, 1, 0, 2, 2});
+    vs::constant_pad_nd_out(o7, x4, {1, 1, 2, 0}, -1);
+    r.tensor("reflection_pad1d_out_" + t, o1);
+    r.tensor("reflection_pad2d_out_" + t, o2);
+    r.tensor("reflection_pad3d_out_" + t, o3);
+    r.tensor("replication_pad1d_out_" + t, o4);
+    r.tensor("replication_pad2d_out_" + t, o5);
+    r.tensor("replication_pad3d_out_" + t, o6);
+    r.tensor("constant_pad_nd_out_" + t, o7);
   }
   for (vs::ScalarType dt : {vs::kInt32, vs::kInt64, vs::kBool, vs::kUInt8, vs::kBFloat16, vs::kFloat16}) {
     const std::string t = std::to_string(static_cast<int>(dt));

@@ -78,8 +78,9 @@ inline PadGeom check_pad(const char* op, DeviceType dev, const Tensor& self, int
   if (!ok) {
     std::string in, out;
     for (int64_t i = 3 - nd; i < 3; ++i) {
-      in += fmt::format("{}{}: {}", i > 3 - nd ? " " : "", kNames[i], g.in[i]);
-      out += fmt::format("{}{}: {}", i > 3 - nd ? " " : "", kNames[i], g.out[i]);
+      const std::string sep = i > 3 - nd ? " " : "";
+      in += sep + kNames[i] + ": " + std::to_string(g.in[i]);
+      out += sep + kNames[i] + ": " + std::to_string(g.out[i]);
     }
     EMBER_THROW(ValueError, "[{}] input ({}) is too small. Calculated output {}", op, in, out);
   }
