@@ -271,6 +271,14 @@ TEST(CpuPool, AvgPoolMatchesReference) {
     }
 }
 
+TEST(CpuPool, AdaptiveMaxPoolTiesKeepTheFirstIndex) {
+  // Windows rows [0, 2), [2, 4) by columns [0, 2), [2, 4), [4, 6): each index is its window's start.
+  auto [y, i] = ember::adaptive_max_pool2d(ember::zeros({1, 4, 6}), {2, 3});
+  expect_close(i, {0, 2, 4, 12, 14, 16}, {1, 2, 3}, 0, "ties");
+  auto [y1, i1] = ember::adaptive_max_pool1d(ember::zeros({1, 6}), {3});
+  expect_close(i1, {0, 2, 4}, {1, 3}, 0, "ties 1-d");
+}
+
 TEST(CpuPool, LibTorchValues) {
   // Printed by LibTorch 1.13 for the same calls.
   expect_close(ember::avg_pool1d(ember::arange(6.0).reshape({1, 6}), {3}, {2}, {1}, true, false), {0.5, 2, 4, 5},
