@@ -994,6 +994,29 @@ Tensor adaptive_avg_pool2d_double_backward(const Tensor& grad, IntArrayRef grad_
   return _adaptive_avg_pool2d(grad, {grad_output_sizes[n - 2], grad_output_sizes[n - 1]});
 }
 
+Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes) {
+  const size_t n = grad_output_sizes.size();
+  return _adaptive_avg_pool3d(grad, {grad_output_sizes[n - 3], grad_output_sizes[n - 2], grad_output_sizes[n - 1]});
+}
+
+Tensor avg_pool1d_backward(const Tensor& grad, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad) {
+  const int64_t k = kernel_size[0], s = stride.empty() ? k : stride[0];
+  return avg_pool2d_backward(grad.unsqueeze(-2), self.unsqueeze(-2), {1, k}, {1, s}, {0, padding[0]}, ceil_mode,
+                             count_include_pad, std::nullopt)
+      .squeeze(-2);
+}
+
+Tensor adaptive_avg_pool1d_backward(const Tensor& grad, const Tensor& self) {
+  return _adaptive_avg_pool2d_backward(grad.unsqueeze(-2), self.unsqueeze(-2)).squeeze(-2);
+}
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  std::vector<int64_t> negated(pad.begin(), pad.end());
+  for (int64_t& p : negated) p = -p;
+  return constant_pad_nd(grad, negated, 0);
+}
+
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_for_autograd(
     const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
     const Tensor& running_var, const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps,

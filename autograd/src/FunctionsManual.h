@@ -202,6 +202,13 @@ std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(const Tensor& ggI
 // The gradient of max_pool*_with_indices_backward's grad_output: picks grad at the indices.
 Tensor max_pool_double_backward(const Tensor& grad, const Tensor& indices, int64_t dim);
 Tensor adaptive_avg_pool2d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
+Tensor adaptive_avg_pool3d_double_backward(const Tensor& grad, IntArrayRef grad_output_sizes);
+// The 1-d pools' input gradients: the 2-d backward kernels on the input with a unit H dimension.
+Tensor avg_pool1d_backward(const Tensor& grad, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad);
+Tensor adaptive_avg_pool1d_backward(const Tensor& grad, const Tensor& self);
+// constant_pad_nd's gradient: grad with the padding cropped off (and cropped parts zero).
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_for_autograd(
     const Tensor& grad, const Tensor& input, const Tensor& weight, const Tensor& running_mean,
     const Tensor& running_var, const Tensor& save_mean, const Tensor& save_invstd, bool training, double eps,

@@ -1,5 +1,5 @@
-// Meta 2-D pooling (plugins/cpu/pool.cpp): max_pool2d_with_indices, avg_pool2d,
-// _adaptive_avg_pool2d and their backwards, with the cpu kernels' checks and output shapes
+// Meta pooling over 1 to 3 dimensions (plugins/cpu/pool.cpp): the max, average and adaptive
+// pools and their backwards, with the cpu kernels' checks and output shapes
 // (ember/native/NNRules.h); results are contiguous and in the input's dtype.
 #include "MetaHelpers.h"
 #include "ember/native/NNRules.h"
@@ -8,46 +8,154 @@ namespace ember::meta {
 
 namespace nn = native::nn;
 
+namespace {
+
+std::tuple<Tensor, Tensor> max_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
+                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const nn::PoolGeom g = nn::check_pool(op, kMeta, self, nd, kernel_size, stride, padding, dilation, ceil_mode);
+  const auto shape = nn::pooled_shape(self, nd, g);
+  return {empty_meta(shape, self.dtype()), empty_meta(shape, kInt64)};
+}
+
+Tensor avg_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                IntArrayRef padding, bool ceil_mode, std::optional<int64_t> divisor_override) {
+  const nn::PoolGeom g =
+      nn::check_avg_pool(op, kMeta, self, nd, kernel_size, stride, padding, ceil_mode, divisor_override);
+  return empty_meta(nn::pooled_shape(self, nd, g), self.dtype());
+}
+
+Tensor avg_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
+                         IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                         std::optional<int64_t> divisor_override) {
+  const nn::PoolGeom g =
+      nn::check_avg_pool(op, kMeta, self, nd, kernel_size, stride, padding, ceil_mode, divisor_override);
+  nn::check_pool_grad(op, kMeta, grad_output, self, nn::pooled_shape(self, nd, g));
+  return empty_meta(self.sizes(), self.dtype());
+}
+
+Tensor adaptive_avg(const char* op, int64_t nd, const Tensor& self, IntArrayRef output_size) {
+  const nn::PoolGeom g = nn::check_adaptive_pool(op, kMeta, self, nd, output_size);
+  return empty_meta(nn::pooled_shape(self, nd, g), self.dtype());
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const nn::PoolGeom g =
-      nn::check_pool("max_pool2d_with_indices", kMeta, self, kernel_size, stride, padding, dilation, ceil_mode);
-  const auto shape = nn::pooled_shape(self, g.oH, g.oW);
-  return {empty_meta(shape, self.dtype()), empty_meta(shape, kInt64)};
+  return max_pool("max_pool2d_with_indices", 2, self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return max_pool("max_pool3d_with_indices", 3, self, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+std::tuple<Tensor&, Tensor&> max_pool3d_with_indices_out(const Tensor& self, IntArrayRef kernel_size,
+                                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                         bool ceil_mode, Tensor& out, Tensor& indices) {
+  const char* op = "max_pool3d_with_indices_out";
+  auto [o, i] = max_pool("max_pool3d_with_indices", 3, self, kernel_size, stride, padding, dilation, ceil_mode);
+  check_out(op, out, self.dtype());
+  check_out(op, indices, kInt64, "indices");
+  write_out(out, o, op);
+  write_out(indices, i, op);
+  return {out, indices};
 }
 
 // The indices' values are not checked: a meta tensor has none.
 Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
                                         const Tensor& indices) {
-  nn::check_max_pool_backward("max_pool2d_with_indices_backward", kMeta, grad_output, self, kernel_size, stride,
+  nn::check_max_pool_backward("max_pool2d_with_indices_backward", kMeta, grad_output, self, 2, kernel_size, stride,
                               padding, dilation, ceil_mode, indices);
   return empty_meta(self.sizes(), self.dtype());
 }
 
+Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode,
+                                        const Tensor& indices) {
+  nn::check_max_pool_backward("max_pool3d_with_indices_backward", kMeta, grad_output, self, 3, kernel_size, stride,
+                              padding, dilation, ceil_mode, indices);
+  return empty_meta(self.sizes(), self.dtype());
+}
+
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool /*count_include_pad*/) {
+  return avg_pool("avg_pool1d", 1, self, kernel_size, stride, padding, ceil_mode, std::nullopt);
+}
+
 Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool /*count_include_pad*/, std::optional<int64_t> divisor_override) {
-  const nn::PoolGeom g =
-      nn::check_avg_pool("avg_pool2d", kMeta, self, kernel_size, stride, padding, ceil_mode, divisor_override);
-  return empty_meta(nn::pooled_shape(self, g.oH, g.oW), self.dtype());
+  return avg_pool("avg_pool2d", 2, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+}
+
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool /*count_include_pad*/, std::optional<int64_t> divisor_override) {
+  return avg_pool("avg_pool3d", 3, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+}
+
+Tensor& avg_pool3d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                       bool ceil_mode, bool /*count_include_pad*/, std::optional<int64_t> divisor_override,
+                       Tensor& out) {
+  const char* op = "avg_pool3d_out";
+  const Tensor r = avg_pool("avg_pool3d", 3, self, kernel_size, stride, padding, ceil_mode, divisor_override);
+  check_out(op, out, self.dtype());
+  return write_out(out, r, op);
 }
 
 Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                            IntArrayRef padding, bool ceil_mode, bool /*count_include_pad*/,
                            std::optional<int64_t> divisor_override) {
-  const char* op = "avg_pool2d_backward";
-  const nn::PoolGeom g = nn::check_avg_pool(op, kMeta, self, kernel_size, stride, padding, ceil_mode, divisor_override);
-  nn::check_pool_grad(op, kMeta, grad_output, self, nn::pooled_shape(self, g.oH, g.oW));
-  return empty_meta(self.sizes(), self.dtype());
+  return avg_pool_backward("avg_pool2d_backward", 2, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                           divisor_override);
+}
+
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool /*count_include_pad*/,
+                           std::optional<int64_t> divisor_override) {
+  return avg_pool_backward("avg_pool3d_backward", 3, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                           divisor_override);
+}
+
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg("adaptive_avg_pool1d", 1, self, output_size);
 }
 
 Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
-  const nn::Pair o = nn::check_adaptive_pool("adaptive_avg_pool2d", kMeta, self, output_size);
-  return empty_meta(nn::pooled_shape(self, o.h, o.w), self.dtype());
+  return adaptive_avg("adaptive_avg_pool2d", 2, self, output_size);
+}
+
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg("adaptive_avg_pool3d", 3, self, output_size);
+}
+
+Tensor& _adaptive_avg_pool3d_out(const Tensor& self, IntArrayRef output_size, Tensor& out) {
+  const char* op = "adaptive_avg_pool3d_out";
+  const Tensor r = adaptive_avg("adaptive_avg_pool3d", 3, self, output_size);
+  check_out(op, out, self.dtype());
+  return write_out(out, r, op);
 }
 
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
-  nn::check_adaptive_pool_backward("adaptive_avg_pool2d_backward", kMeta, grad_output, self);
+  nn::check_adaptive_pool_backward("adaptive_avg_pool2d_backward", kMeta, grad_output, self, 2);
+  return empty_meta(self.sizes(), self.dtype());
+}
+
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  nn::check_adaptive_pool_backward("adaptive_avg_pool3d_backward", kMeta, grad_output, self, 3);
+  return empty_meta(self.sizes(), self.dtype());
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  const nn::PoolGeom g = nn::check_adaptive_pool("adaptive_max_pool2d", kMeta, self, 2, output_size);
+  const auto shape = nn::pooled_shape(self, 2, g);
+  return {empty_meta(shape, self.dtype()), empty_meta(shape, kInt64)};
+}
+
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d_backward";
+  nn::check_adaptive_pool_backward(op, kMeta, grad_output, self, 2);
+  nn::check_pool_indices(op, kMeta, indices, grad_output.sizes());
   return empty_meta(self.sizes(), self.dtype());
 }
 

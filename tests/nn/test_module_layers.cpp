@@ -151,10 +151,13 @@ TEST(Layers, Conv2dForwardPaddingAndInit) {
             "[Conv2d] padding='same' is not supported for strided convolutions (stride 2, 2)");
   EXPECT_EQ(error_of_type<ValueError>([] { nn::Conv2d(nn::Conv2dOptions(3, 4, 3).groups(2)); }),
             "[Conv2d] in_channels must be divisible by groups (got 3 and 2)");
-  nn::Conv2d reflect(nn::Conv2dOptions(2, 3, 3).padding(1).padding_mode(kReflect));
-  EXPECT_EQ(error_of_type<NotImplementedError>([&] { reflect(xs); }),
-            "[Conv2d] padding_mode kReflect: only kZeros is implemented (the other modes need a pad operator, which "
-            "Ember does not have yet)");
+  // The other padding modes pad the input by F::pad (LibTorch's _reversed_padding_repeated_twice).
+  nn::Conv2d reflect(nn::Conv2dOptions(2, 3, 3).padding({1, 2}).padding_mode(kReflect));
+  expect_close(reflect(xs), conv2d(reflection_pad2d(xs, {2, 2, 1, 1}), reflect->weight, reflect->bias), 1e-5,
+               "padding_mode kReflect");
+  nn::Conv2d circular(nn::Conv2dOptions(2, 3, {2, 3}).padding(kSame).padding_mode(kCircular));
+  expect_close(circular(xs), conv2d(pad(xs, {1, 1, 0, 1}, "circular"), circular->weight, circular->bias), 1e-5,
+               "padding_mode kCircular, same");
 }
 
 // y = (x - mean) / sqrt(var + eps) * w + b per channel of an [N, C, H, W] tensor (biased var).

@@ -31,6 +31,7 @@
 #include "ember/nn/modules/ModuleList.h"
 #include "ember/nn/modules/Normalization.h"
 #include "ember/nn/modules/ParameterList.h"
+#include "ember/nn/modules/Padding.h"
 #include "ember/nn/modules/Pooling.h"
 #include "ember/nn/modules/Sequential.h"
 #include "ember/nn/modules/Transformer.h"

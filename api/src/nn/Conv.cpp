@@ -77,11 +77,22 @@ void print_conv(std::ostream& stream, size_t dims, int64_t in_channels, int64_t 
 Tensor conv_prepare_input(const char* layer, const Tensor& input, const std::vector<int64_t>& kernel_size,
                           const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding, bool same,
                           const char* padding_mode, std::vector<int64_t>& padding_out) {
-  EMBER_CHECK_NOT_IMPLEMENTED(std::strcmp(padding_mode, "kZeros") == 0,
-                              "[{}] padding_mode {}: only kZeros is implemented (the other modes need a pad operator, "
-                              "which Ember does not have yet)",
-                              layer, padding_mode);
   const size_t d = kernel_size.size();
+  if (std::strcmp(padding_mode, "kZeros") != 0) {
+    // LibTorch's _reversed_padding_repeated_twice: the input padded by F::pad in that mode, then
+    // an unpadded convolution ('same' splits an odd total with the extra element on the right).
+    std::vector<int64_t> pad(2 * d);
+    for (size_t i = 0; i < d; ++i) {
+      const int64_t total = same ? dilation[i] * (kernel_size[i] - 1) : 2 * padding[i];
+      pad[2 * (d - 1 - i)] = same ? total / 2 : padding[i];
+      pad[2 * (d - 1 - i) + 1] = total - pad[2 * (d - 1 - i)];
+    }
+    padding_out.assign(d, 0);
+    const char* mode = std::strcmp(padding_mode, "kReflect") == 0     ? "reflect"
+                       : std::strcmp(padding_mode, "kReplicate") == 0 ? "replicate"
+                                                                      : "circular";
+    return ember::pad(input, pad, mode);
+  }
   if (!same) {
     padding_out = padding;
     return input;

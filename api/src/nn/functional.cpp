@@ -227,9 +227,16 @@ void check_1d_input(const char* op, const Tensor& input) {
 
 Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options) {
   check_1d_input("max_pool1d", input);
-  return ember::max_pool2d(input.unsqueeze(-2), as_2d(options.kernel_size(), 1), as_2d(options.stride(), 1),
-                           as_2d(options.padding(), 0), as_2d(options.dilation(), 1), options.ceil_mode())
-      .squeeze(-2);
+  return ember::max_pool1d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                           options.ceil_mode());
+}
+
+std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const MaxPool1dFuncOptions& options) {
+  check_1d_input("max_pool1d_with_indices", input);
+  auto [out, ind] =
+      ember::max_pool2d_with_indices(input.unsqueeze(-2), as_2d(options.kernel_size(), 1), as_2d(options.stride(), 1),
+                                     as_2d(options.padding(), 0), as_2d(options.dilation(), 1), options.ceil_mode());
+  return {out.squeeze(-2), ind.squeeze(-2)};
 }
 
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options) {
@@ -242,12 +249,21 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, const Ma
                                         options.dilation(), options.ceil_mode());
 }
 
+Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options) {
+  return ember::max_pool3d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                           options.ceil_mode());
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const MaxPool3dFuncOptions& options) {
+  return ember::max_pool3d_with_indices(input, options.kernel_size(), options.stride(), options.padding(),
+                                        options.dilation(), options.ceil_mode());
+}
+
+// LibTorch's F::avg_pool1d passes no divisor_override.
 Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options) {
   check_1d_input("avg_pool1d", input);
-  return ember::avg_pool2d(input.unsqueeze(-2), as_2d(options.kernel_size(), 1), as_2d(options.stride(), 1),
-                           as_2d(options.padding(), 0), options.ceil_mode(), options.count_include_pad(),
-                           options.divisor_override())
-      .squeeze(-2);
+  return ember::avg_pool1d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                           options.count_include_pad());
 }
 
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
@@ -255,18 +271,67 @@ Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options) {
                            options.count_include_pad(), options.divisor_override());
 }
 
-Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options) {
-  check_1d_input("adaptive_avg_pool1d", input);
-  return ember::adaptive_avg_pool2d(input.unsqueeze(-2), as_2d(options.output_size(), 1)).squeeze(-2);
+Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options) {
+  return ember::avg_pool3d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                           options.count_include_pad(), options.divisor_override());
 }
 
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options) {
+  check_1d_input("adaptive_avg_pool1d", input);
+  return ember::adaptive_avg_pool1d(input, options.output_size());
+}
+
+namespace {
+
+// An output size with None elements as the input's sizes there (LibTorch's
+// _list_with_default).
+template <size_t D>
+std::array<int64_t, D> with_default(const char* op, const Tensor& input, const ExpandingArrayWithOptionalElem<D>& o) {
+  EMBER_CHECK(input.dim() >= static_cast<int64_t>(D),
+              "[{}] argument 'input': expected at least {} dimensions, got shape {}", op, D, input.sizes());
+  std::array<int64_t, D> size{};
+  for (size_t i = 0; i < D; ++i) size[i] = (*o)[i].value_or(input.size(input.dim() - static_cast<int64_t>(D - i)));
+  return size;
+}
+
+}  // namespace
+
 Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options) {
-  EMBER_CHECK(input.dim() >= 2,
-              "[adaptive_avg_pool2d] argument 'input': expected (C, H, W) or (N, C, H, W), got shape {}",
-              input.sizes());
-  const auto& o = *options.output_size();
-  const std::array<int64_t, 2> size = {o[0].value_or(input.size(-2)), o[1].value_or(input.size(-1))};
-  return ember::adaptive_avg_pool2d(input, size);
+  return ember::adaptive_avg_pool2d(input, with_default("adaptive_avg_pool2d", input, options.output_size()));
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options) {
+  return ember::adaptive_avg_pool3d(input, with_default("adaptive_avg_pool3d", input, options.output_size()));
+}
+
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options) {
+  return std::get<0>(adaptive_max_pool1d_with_indices(input, options));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool1dFuncOptions& options) {
+  check_1d_input("adaptive_max_pool1d", input);
+  return ember::adaptive_max_pool1d(input, options.output_size());
+}
+
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options) {
+  return std::get<0>(adaptive_max_pool2d_with_indices(input, options));
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                            const AdaptiveMaxPool2dFuncOptions& options) {
+  return ember::adaptive_max_pool2d(input, with_default("adaptive_max_pool2d", input, options.output_size()));
+}
+
+// ---- padding ------------------------------------------------------------------------------------
+
+Tensor pad(const Tensor& input, const PadFuncOptions& options) {
+  if (std::holds_alternative<enumtype::kConstant>(options.mode()))
+    return ember::constant_pad_nd(input, options.pad(), options.value());
+  const char* mode = std::holds_alternative<enumtype::kReflect>(options.mode())     ? "reflect"
+                     : std::holds_alternative<enumtype::kReplicate>(options.mode()) ? "replicate"
+                                                                                    : "circular";
+  return ember::pad(input, options.pad(), mode);
 }
 
 // ---- activations --------------------------------------------------------------------------------

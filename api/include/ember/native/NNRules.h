@@ -243,11 +243,35 @@ inline ConvGeom check_conv_backward(const char* op, DeviceType dev, const Tensor
 
 // ---- pooling ----------------------------------------------------------------------------------
 
+// Note [Pooling over 1 to 3 dimensions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The pools of 1, 2 and 3 spatial dimensions (avg_pool1d/2d/3d, max_pool*_with_indices,
+// adaptive pools) share one geometry: PoolGeom describes a window over planes of D x H x W, and
+// the 1-d and 2-d forms are its special cases with leading unit dimensions (a length L is
+// D = H = 1, W = L, with kernel 1, stride 1, padding 0 there), so each cpu kernel has one code
+// path. An int[nd] argument is one value for every dimension or nd values (pool_arg). Inputs are
+// (C, spatial...) or (N, C, spatial...); the output keeps the leading dimensions.
 struct PoolGeom {
-  int64_t planes, H, W;  // input: planes (N * C) of H x W
+  int64_t planes, H, W;  // input: planes (N * C) of D x H x W
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;
   int64_t oH, oW;
+  int64_t D = 1, kD = 1, sD = 1, pD = 0, dD = 1, oD = 1;
+  int64_t in_plane() const { return D * H * W; }
+  int64_t out_plane() const { return oD * oH * oW; }
 };
+
+// (d, h, w) values of an int[nd] argument, `fill` in the dimensions the call does not have.
+using Dims3 = std::array<int64_t, 3>;
+
+inline Dims3 pool_arg(IntArrayRef v, int64_t nd, const char* op, const char* name, int64_t fill) {
+  static constexpr const char* kForms[] = {"", "a single int", "a single int or a tuple of two ints",
+                                           "a single int or a tuple of three ints"};
+  EMBER_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == nd, "[{}] argument '{}': expected {}, got {}", op,
+              name, kForms[nd], v);
+  Dims3 r = {fill, fill, fill};
+  for (int64_t i = 0; i < nd; ++i) r[3 - nd + i] = v.size() == 1 ? v[0] : v[i];
+  return r;
+}
 
 // One output dimension of a pooling window: floor, or ceil where the last window still starts
 // inside the input or its left padding (PyTorch's pooling_output_shape).
@@ -258,55 +282,87 @@ inline int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, i
   return out;
 }
 
-inline void check_pool_input(const char* op, DeviceType dev, const Tensor& self) {
+// A (C, spatial...) or (N, C, spatial...) floating input of nd spatial dimensions, with non-zero
+// sizes except the batch.
+inline void check_pool_input(const char* op, DeviceType dev, const Tensor& self, int64_t nd = 2) {
+  static constexpr const char* kForms[] = {"", "a 2-D (C, L) or 3-D (N, C, L)", "a 3-D (C, H, W) or 4-D (N, C, H, W)",
+                                           "a 4-D (C, D, H, W) or 5-D (N, C, D, H, W)"};
   check_defined(op, self, "self");
   check_on(op, dev, self);
-  EMBER_CHECK(self.dim() == 3 || self.dim() == 4,
-              "[{}] argument 'self': expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got shape {}", op,
-              self.sizes());
-  for (int64_t d = self.dim() == 4 ? 1 : 0; d < self.dim(); ++d)
+  EMBER_CHECK(self.dim() == nd + 1 || self.dim() == nd + 2, "[{}] argument 'self': expected {} input, got shape {}", op,
+              kForms[nd], self.sizes());
+  for (int64_t d = self.dim() == nd + 2 ? 1 : 0; d < self.dim(); ++d)
     EMBER_CHECK(self.size(d) > 0, "[{}] argument 'self': expected non-zero sizes except the batch, got shape {}", op,
                 self.sizes());
   compute_float(self, op, "self");
 }
 
-inline PoolGeom check_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
-                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  check_pool_input(op, dev, self);
-  const Pair k = pair_arg(kernel_size, op, "kernel_size");
-  const Pair s = stride.empty() ? k : pair_arg(stride, op, "stride");
-  const Pair p = pair_arg(padding, op, "padding"), d = pair_arg(dilation, op, "dilation");
-  EMBER_CHECK(k.h > 0 && k.w > 0, "[{}] argument 'kernel_size': expected positive values, got {}", op, kernel_size);
-  EMBER_CHECK(s.h > 0 && s.w > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
-  EMBER_CHECK(d.h > 0 && d.w > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
-  EMBER_CHECK(p.h >= 0 && p.w >= 0 && p.h <= k.h / 2 && p.w <= k.w / 2,
-              "[{}] argument 'padding': expected non-negative values at most half the kernel size {}, got {}", op,
-              kernel_size, padding);
-  PoolGeom g{};
-  g.H = self.size(-2), g.W = self.size(-1);
-  g.planes = self.numel() / (g.H * g.W);
-  g.kH = k.h, g.kW = k.w, g.sH = s.h, g.sW = s.w, g.pH = p.h, g.pW = p.w, g.dH = d.h, g.dW = d.w;
-  g.oH = pooled_size(g.H, k.h, p.h, s.h, d.h, ceil_mode);
-  g.oW = pooled_size(g.W, k.w, p.w, s.w, d.w, ceil_mode);
-  EMBER_CHECK(g.oH >= 1 && g.oW >= 1,
-              "[{}] given input of shape {}, the calculated output size {}x{} is too small (kernel_size {}, stride {}, "
-              "padding {}, dilation {})",
-              op, self.sizes(), g.oH, g.oW, kernel_size, stride, padding, dilation);
-  return g;
+// The geometry of self's last nd dimensions as (D, H, W), planes the product of the others.
+inline void pool_input_geom(const Tensor& self, int64_t nd, PoolGeom& g) {
+  Dims3 in = {1, 1, 1};
+  for (int64_t i = 0; i < nd; ++i) in[3 - nd + i] = self.size(self.dim() - nd + i);
+  g.D = in[0], g.H = in[1], g.W = in[2];
+  g.planes = g.in_plane() == 0 ? 0 : self.numel() / g.in_plane();
 }
 
-// avg_pool2d: check_pool with dilation 1, and a non-zero divisor_override.
-inline PoolGeom check_avg_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
+// max_pool{1,2,3}d_with_indices and the avg pools (dilation 1): the checks and the geometry.
+inline PoolGeom check_pool(const char* op, DeviceType dev, const Tensor& self, int64_t nd, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  check_pool_input(op, dev, self, nd);
+  const Dims3 k = pool_arg(kernel_size, nd, op, "kernel_size", 1);
+  const Dims3 s = stride.empty() ? k : pool_arg(stride, nd, op, "stride", 1);
+  const Dims3 p = pool_arg(padding, nd, op, "padding", 0), d = pool_arg(dilation, nd, op, "dilation", 1);
+  for (int i = 0; i < 3; ++i) {
+    EMBER_CHECK(k[i] > 0, "[{}] argument 'kernel_size': expected positive values, got {}", op, kernel_size);
+    EMBER_CHECK(s[i] > 0, "[{}] argument 'stride': expected positive values, got {}", op, stride);
+    EMBER_CHECK(d[i] > 0, "[{}] argument 'dilation': expected positive values, got {}", op, dilation);
+  }
+  for (int i = 0; i < 3; ++i)
+    EMBER_CHECK(p[i] >= 0 && p[i] <= k[i] / 2,
+                "[{}] argument 'padding': expected non-negative values at most half the kernel size {}, got {}", op,
+                kernel_size, padding);
+  PoolGeom g{};
+  pool_input_geom(self, nd, g);
+  g.kD = k[0], g.kH = k[1], g.kW = k[2], g.sD = s[0], g.sH = s[1], g.sW = s[2];
+  g.pD = p[0], g.pH = p[1], g.pW = p[2], g.dD = d[0], g.dH = d[1], g.dW = d[2];
+  g.oD = pooled_size(g.D, k[0], p[0], s[0], d[0], ceil_mode);
+  g.oH = pooled_size(g.H, k[1], p[1], s[1], d[1], ceil_mode);
+  g.oW = pooled_size(g.W, k[2], p[2], s[2], d[2], ceil_mode);
+  const Dims3 o = {g.oD, g.oH, g.oW};
+  EMBER_CHECK(g.oD >= 1 && g.oH >= 1 && g.oW >= 1,
+              "[{}] given input of shape {}, the calculated output size {} is too small (kernel_size {}, stride {}, "
+              "padding {}, dilation {})",
+              op, self.sizes(), fmt::join(o.end() - nd, o.end(), "x"), kernel_size, stride, padding, dilation);
+  return g;
+}
+inline PoolGeom check_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  return check_pool(op, dev, self, 2, kernel_size, stride, padding, dilation, ceil_mode);
+}
+
+// avg_pool{1,2,3}d: check_pool with dilation 1, and a non-zero divisor_override.
+inline PoolGeom check_avg_pool(const char* op, DeviceType dev, const Tensor& self, int64_t nd, IntArrayRef kernel_size,
                                IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                                std::optional<int64_t> divisor_override) {
   const std::array<int64_t, 1> one = {1};
-  const PoolGeom g = check_pool(op, dev, self, kernel_size, stride, padding, IntArrayRef(one.data(), 1), ceil_mode);
+  const PoolGeom g = check_pool(op, dev, self, nd, kernel_size, stride, padding, IntArrayRef(one.data(), 1), ceil_mode);
   EMBER_CHECK(!divisor_override || *divisor_override != 0,
               "[{}] argument 'divisor_override': expected a non-zero value", op);
   return g;
 }
+inline PoolGeom check_avg_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef kernel_size,
+                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                               std::optional<int64_t> divisor_override) {
+  return check_avg_pool(op, dev, self, 2, kernel_size, stride, padding, ceil_mode, divisor_override);
+}
 
-// self's shape with the last two sizes replaced by the output's.
+// self's shape with the last nd sizes replaced by the output's (oD, oH, oW).
+inline std::vector<int64_t> pooled_shape(const Tensor& self, int64_t nd, const PoolGeom& g) {
+  std::vector<int64_t> s(self.sizes().begin(), self.sizes().end());
+  const Dims3 o = {g.oD, g.oH, g.oW};
+  for (int64_t i = 0; i < nd; ++i) s[s.size() - nd + i] = o[3 - nd + i];
+  return s;
+}
 inline std::vector<int64_t> pooled_shape(const Tensor& self, int64_t oH, int64_t oW) {
   std::vector<int64_t> s(self.sizes().begin(), self.sizes().end());
   s[s.size() - 2] = oH;
@@ -325,40 +381,73 @@ inline void check_pool_grad(const char* op, DeviceType dev, const Tensor& grad_o
                    self.dtype());
 }
 
-// max_pool2d_with_indices_backward: the forward's checks, grad_output and indices of the output's
-// shape. Returns the geometry.
+// Max-pool indices: an int64 tensor of the output's shape.
+inline void check_pool_indices(const char* op, DeviceType dev, const Tensor& indices, IntArrayRef shape) {
+  check_defined(op, indices, "indices");
+  check_on(op, dev, indices);
+  EMBER_CHECK(indices.sizes() == shape && indices.dtype() == kInt64,
+              "[{}] argument 'indices': expected an int64 tensor of shape {}, got {} of shape {}", op, shape,
+              indices.dtype(), indices.sizes());
+}
+
+// max_pool{2,3}d_with_indices_backward: the forward's checks, grad_output and indices of the
+// output's shape. Returns the geometry.
+inline PoolGeom check_max_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output, const Tensor& self,
+                                        int64_t nd, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                                        IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const PoolGeom g = check_pool(op, dev, self, nd, kernel_size, stride, padding, dilation, ceil_mode);
+  const auto shape = pooled_shape(self, nd, g);
+  check_pool_grad(op, dev, grad_output, self, shape);
+  check_pool_indices(op, dev, indices, shape);
+  return g;
+}
 inline PoolGeom check_max_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output, const Tensor& self,
                                         IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                                         IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
-  const PoolGeom g = check_pool(op, dev, self, kernel_size, stride, padding, dilation, ceil_mode);
-  const auto shape = pooled_shape(self, g.oH, g.oW);
-  check_pool_grad(op, dev, grad_output, self, shape);
-  check_defined(op, indices, "indices");
-  check_on(op, dev, indices);
-  EMBER_CHECK(indices.sizes() == IntArrayRef(shape) && indices.dtype() == kInt64,
-              "[{}] argument 'indices': expected an int64 tensor of shape {}, got {} of shape {}", op,
-              IntArrayRef(shape), indices.dtype(), indices.sizes());
+  return check_max_pool_backward(op, dev, grad_output, self, 2, kernel_size, stride, padding, dilation, ceil_mode,
+                                 indices);
+}
+
+// The adaptive pools: the geometry with the output size (oD, oH, oW) (window fields unused).
+inline PoolGeom check_adaptive_pool(const char* op, DeviceType dev, const Tensor& self, int64_t nd,
+                                    IntArrayRef output_size) {
+  static constexpr const char* kForms[] = {"", "one non-negative size", "two non-negative sizes",
+                                           "three non-negative sizes"};
+  check_pool_input(op, dev, self, nd);
+  bool ok = static_cast<int64_t>(output_size.size()) == nd;
+  for (int64_t v : output_size) ok = ok && v >= 0;
+  EMBER_CHECK(ok, "[{}] argument 'output_size': expected {}, got {}", op, kForms[nd], output_size);
+  PoolGeom g{};
+  pool_input_geom(self, nd, g);
+  Dims3 o = {1, 1, 1};
+  for (int64_t i = 0; i < nd; ++i) o[3 - nd + i] = output_size[i];
+  g.oD = o[0], g.oH = o[1], g.oW = o[2];
   return g;
 }
-
-// _adaptive_avg_pool2d: the output size [oH, oW].
 inline Pair check_adaptive_pool(const char* op, DeviceType dev, const Tensor& self, IntArrayRef output_size) {
-  check_pool_input(op, dev, self);
-  EMBER_CHECK(output_size.size() == 2 && output_size[0] >= 0 && output_size[1] >= 0,
-              "[{}] argument 'output_size': expected two non-negative sizes, got {}", op, output_size);
-  return {output_size[0], output_size[1]};
+  const PoolGeom g = check_adaptive_pool(op, dev, self, 2, output_size);
+  return {g.oH, g.oW};
 }
 
-// _adaptive_avg_pool2d_backward: the output size, read from grad_output.
-inline Pair check_adaptive_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output,
-                                         const Tensor& self) {
-  check_pool_input(op, dev, self);
+// The adaptive pools' backward: the geometry, the output size read from grad_output.
+inline PoolGeom check_adaptive_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output,
+                                             const Tensor& self, int64_t nd) {
+  check_pool_input(op, dev, self, nd);
   check_defined(op, grad_output, "grad_output");
   EMBER_CHECK(grad_output.dim() == self.dim(), "[{}] expected grad_output of {} dimensions like self, got shape {}", op,
               self.dim(), grad_output.sizes());
-  const Pair o{grad_output.size(-2), grad_output.size(-1)};
-  check_pool_grad(op, dev, grad_output, self, pooled_shape(self, o.h, o.w));
-  return o;
+  PoolGeom g{};
+  pool_input_geom(self, nd, g);
+  Dims3 o = {1, 1, 1};
+  for (int64_t i = 0; i < nd; ++i) o[3 - nd + i] = grad_output.size(grad_output.dim() - nd + i);
+  g.oD = o[0], g.oH = o[1], g.oW = o[2];
+  check_pool_grad(op, dev, grad_output, self, pooled_shape(self, nd, g));
+  return g;
+}
+inline Pair check_adaptive_pool_backward(const char* op, DeviceType dev, const Tensor& grad_output,
+                                         const Tensor& self) {
+  const PoolGeom g = check_adaptive_pool_backward(op, dev, grad_output, self, 2);
+  return {g.oH, g.oW};
 }
 
 // ---- batch norm: input viewed as [N, C, L] ------------------------------------------------------

@@ -217,6 +217,7 @@ struct MaxPoolFuncOptions {
 };
 using MaxPool1dFuncOptions = MaxPoolFuncOptions<1>;
 using MaxPool2dFuncOptions = MaxPoolFuncOptions<2>;
+using MaxPool3dFuncOptions = MaxPoolFuncOptions<3>;
 
 template <size_t D>
 struct AvgPoolFuncOptions {
@@ -230,6 +231,7 @@ struct AvgPoolFuncOptions {
 };
 using AvgPool1dFuncOptions = AvgPoolFuncOptions<1>;
 using AvgPool2dFuncOptions = AvgPoolFuncOptions<2>;
+using AvgPool3dFuncOptions = AvgPoolFuncOptions<3>;
 
 struct AdaptiveAvgPool1dFuncOptions {
   AdaptiveAvgPool1dFuncOptions(ExpandingArray<1> output_size) : output_size_(output_size) {}  // NOLINT
@@ -240,6 +242,32 @@ struct AdaptiveAvgPool2dFuncOptions {
   AdaptiveAvgPool2dFuncOptions(ExpandingArrayWithOptionalElem<2> output_size)  // NOLINT
       : output_size_(output_size) {}
   EMBER_ARG(ExpandingArrayWithOptionalElem<2>, output_size);
+};
+struct AdaptiveAvgPool3dFuncOptions {
+  AdaptiveAvgPool3dFuncOptions(ExpandingArrayWithOptionalElem<3> output_size)  // NOLINT
+      : output_size_(output_size) {}
+  EMBER_ARG(ExpandingArrayWithOptionalElem<3>, output_size);
+};
+struct AdaptiveMaxPool1dFuncOptions {
+  AdaptiveMaxPool1dFuncOptions(ExpandingArray<1> output_size) : output_size_(output_size) {}  // NOLINT
+  EMBER_ARG(ExpandingArray<1>, output_size);
+};
+struct AdaptiveMaxPool2dFuncOptions {
+  AdaptiveMaxPool2dFuncOptions(ExpandingArrayWithOptionalElem<2> output_size)  // NOLINT
+      : output_size_(output_size) {}
+  EMBER_ARG(ExpandingArrayWithOptionalElem<2>, output_size);
+};
+
+// ---- padding ----------------------------------------------------------------------------------
+
+struct PadFuncOptions {
+  using mode_t = std::variant<enumtype::kConstant, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+  PadFuncOptions(std::vector<int64_t> pad) : pad_(std::move(pad)) {}  // NOLINT
+  // (left, right) pairs from the last dimension backwards; negative values crop.
+  EMBER_ARG(std::vector<int64_t>, pad);
+  EMBER_ARG(mode_t, mode) = ember::kConstant;
+  // The fill value of kConstant (the other modes ignore it, as LibTorch's F::pad).
+  EMBER_ARG(double, value) = 0;
 };
 
 // ---- activations ------------------------------------------------------------------------------
@@ -430,6 +458,21 @@ EMBER_API Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& opt
 EMBER_API Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 EMBER_API Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
 EMBER_API Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
+EMBER_API Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, const MaxPool1dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, const MaxPool3dFuncOptions& options);
+EMBER_API Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
+EMBER_API Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
+EMBER_API Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input,
+                                                                      const AdaptiveMaxPool1dFuncOptions& options);
+EMBER_API Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+EMBER_API std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input,
+                                                                      const AdaptiveMaxPool2dFuncOptions& options);
+
+// Padding: kConstant pads any number of trailing dimensions (constant_pad_nd); kReflect,
+// kReplicate and kCircular the last 1, 2 or 3 of a 2-D to 5-D input.
+EMBER_API Tensor pad(const Tensor& input, const PadFuncOptions& options);
 
 // Activations.
 EMBER_API Tensor relu(Tensor input, const ReLUFuncOptions& options = {});

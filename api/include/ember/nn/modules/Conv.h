@@ -73,7 +73,7 @@ struct ConvOptions {
   EMBER_ARG(ExpandingArray<D>, dilation) = 1;
   EMBER_ARG(int64_t, groups) = 1;
   EMBER_ARG(bool, bias) = true;
-  // kZeros; kReflect, kReplicate and kCircular need a pad operator Ember does not have yet.
+  // kZeros, or kReflect / kReplicate / kCircular: the input padded by F::pad in that mode.
   EMBER_ARG(padding_mode_t, padding_mode) = ember::kZeros;
 
  public:
