@@ -212,3 +212,15 @@ VS_CASE("resample.grid_sample") {
   r.tensor("bilinear_reflection",
            F::grid_sample(x, grid, F::GridSampleFuncOptions().padding_mode(vs::kReflection).align_corners(false)));
 }
+
+VS_CASE("resample.out") {
+  vs::Tensor x = data({2, 3, 4, 5});
+  vs::Tensor a = vs::empty({0}), b = vs::empty({7}), c = vs::empty({0}), d = vs::empty({0}), e = vs::empty({0});
+  r.tensor("upsample_nearest2d", vs::upsample_nearest2d_out(a, x, {7, 9}));
+  r.tensor("upsample_bilinear2d", vs::upsample_bilinear2d_out(b, x, {7, 9}, true));
+  r.tensor("grid_sampler_2d", vs::grid_sampler_2d_out(c, x, data({2, 3, 6, 2}, 0.4) * 1.3, 2, 2, false));
+  r.tensor("im2col", vs::im2col_out(d, x, {2, 3}, {1, 1}, {1, 0}, {1, 2}));
+  r.tensor("col2im", vs::col2im_out(e, data({2, 18, 20}), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
+  vs::Tensor f64 = vs::empty({0}, vs::kFloat64);
+  r.raises("upsample_nearest2d_dtype", [&] { vs::upsample_nearest2d_out(f64, x, {7, 9}); });
+}
