@@ -663,62 +663,108 @@ int64_t cubic_tap(T pos, int64_t size, GridPadding padding, bool align) {
   return i >= 0 && i < size ? i : -1;
 }
 
+// Output pixels are taken kGridBlock at a time: their K taps (index into an image plane, or -1
+// outside it, and weight) are computed once, then every channel is read through them with
+// contiguous writes (a loop of gathers the compiler vectorizes).
+constexpr int64_t kGridBlock = 64;
+
+template <int K, class T>
+void grid_taps(const GridCtx<T>& c, const T* grid, int64_t count, int64_t* idx, T* w) {
+  for (int64_t q = 0; q < count; ++q) {
+    const T gx = grid[2 * q], gy = grid[2 * q + 1];
+    auto set = [&](int64_t k, int64_t y, int64_t x, T weight) {
+      const bool in = inside(y, x, c.H, c.W);
+      idx[k * kGridBlock + q] = in ? y * c.W + x : -1;
+      w[k * kGridBlock + q] = weight;
+    };
+    if constexpr (K == 1) {
+      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
+      set(0, static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)), T(1));
+    } else if constexpr (K == 4) {
+      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
+      const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
+      const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x0 + 1) - x, wy1 = y - static_cast<T>(y0),
+              wy0 = static_cast<T>(y0 + 1) - y;
+      set(0, y0, x0, wx0 * wy0);
+      set(1, y0, x0 + 1, wx1 * wy0);
+      set(2, y0 + 1, x0, wx0 * wy1);
+      set(3, y0 + 1, x0 + 1, wx1 * wy1);
+    } else {
+      const T x = safe_coord(unnormalize(gx, c.W, c.align)), y = safe_coord(unnormalize(gy, c.H, c.align));
+      const T fx = std::floor(x), fy = std::floor(y);
+      const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t yj = cubic_tap(fy - 1 + static_cast<T>(j), c.H, c.padding, c.align);
+        for (int64_t k = 0; k < 4; ++k) {
+          const int64_t xk = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
+          // cubic_tap gives -1 outside: inside() then rejects the tap.
+          set(j * 4 + k, yj, xk, wx[static_cast<size_t>(k)] * wy[static_cast<size_t>(j)]);
+        }
+      }
+    }
+  }
+}
+
+template <int K, class T>
+EMBER_ALWAYS_INLINE void grid_block_body(const GridCtx<T>& c, const T* __restrict img, T* __restrict dst, int64_t count,
+                                         const int64_t* __restrict idx, const T* __restrict w) {
+  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
+  for (int64_t ch = 0; ch < c.C; ++ch) {
+    const T* __restrict p = img + ch * HW;
+    T* __restrict o = dst + ch * oHW;
+    for (int64_t q = 0; q < count; ++q) {
+      T v = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t i = idx[k * kGridBlock + q];
+        v += i >= 0 ? p[i] * w[k * kGridBlock + q] : T(0);
+      }
+      o[q] = v;
+    }
+  }
+}
+
+template <int K, class T>
+EMBER_NOINLINE void grid_block_baseline(const GridCtx<T>& c, const T* img, T* dst, int64_t count, const int64_t* idx,
+                                        const T* w) {
+  grid_block_body<K>(c, img, dst, count, idx, w);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <int K, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void grid_block_avx512(const GridCtx<T>& c, const T* img, T* dst, int64_t count,
+                                                              const int64_t* idx, const T* w) {
+  grid_block_body<K>(c, img, dst, count, idx, w);
+}
+#endif
+
+template <int K, class T>
+void grid_forward_k(const GridCtx<T>& c, int64_t N, const T* in, const T* grid, T* out) {
+  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW, blocks_per_image = (oHW + kGridBlock - 1) / kGridBlock;
+  const int64_t work = kGridBlock * c.C * K;
+  parallel_for(0, N * blocks_per_image, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b0, int64_t b1) {
+    int64_t idx[K * kGridBlock];
+    T w[K * kGridBlock];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t n = b / blocks_per_image, o0 = (b % blocks_per_image) * kGridBlock;
+      const int64_t count = std::min(kGridBlock, oHW - o0);
+      grid_taps<K>(c, grid + 2 * (n * oHW + o0), count, idx, w);
+      const T* img = in + n * c.C * HW;
+      T* dst = out + n * c.C * oHW + o0;
+#if defined(EMBER_CPU_MULTI_ISA)
+      if (cpu_isa() == Isa::Avx512) {
+        grid_block_avx512<K>(c, img, dst, count, idx, w);
+        continue;
+      }
+#endif
+      grid_block_baseline<K>(c, img, dst, count, idx, w);
+    }
+  });
+}
+
 template <class T>
 void grid_forward(const GridCtx<T>& c, GridInterp mode, int64_t N, const T* in, const T* grid, T* out) {
-  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
-  parallel_for(
-      0, N * oHW, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(c.C * 4, 1)), [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-          const int64_t n = i / oHW, o = i % oHW;
-          const T gx = grid[2 * i], gy = grid[2 * i + 1];
-          const T* img = in + n * c.C * HW;
-          T* dst = out + n * c.C * oHW + o;
-          if (mode == GridInterp::Bilinear) {
-            const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
-            const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
-            const int64_t x1 = x0 + 1, y1 = y0 + 1;
-            const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x1) - x, wy1 = y - static_cast<T>(y0),
-                    wy0 = static_cast<T>(y1) - y;
-            const bool b00 = inside(y0, x0, c.H, c.W), b01 = inside(y0, x1, c.H, c.W), b10 = inside(y1, x0, c.H, c.W),
-                       b11 = inside(y1, x1, c.H, c.W);
-            for (int64_t ch = 0; ch < c.C; ++ch) {
-              const T* p = img + ch * HW;
-              T v = 0;
-              if (b00) v += p[y0 * c.W + x0] * wx0 * wy0;
-              if (b01) v += p[y0 * c.W + x1] * wx1 * wy0;
-              if (b10) v += p[y1 * c.W + x0] * wx0 * wy1;
-              if (b11) v += p[y1 * c.W + x1] * wx1 * wy1;
-              dst[ch * oHW] = v;
-            }
-          } else if (mode == GridInterp::Nearest) {
-            const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
-            const auto xi = static_cast<int64_t>(std::nearbyint(x)), yi = static_cast<int64_t>(std::nearbyint(y));
-            const bool b = inside(yi, xi, c.H, c.W);
-            for (int64_t ch = 0; ch < c.C; ++ch) dst[ch * oHW] = b ? img[ch * HW + yi * c.W + xi] : T(0);
-          } else {
-            const T x = safe_coord(unnormalize(gx, c.W, c.align)), y = safe_coord(unnormalize(gy, c.H, c.align));
-            const T fx = std::floor(x), fy = std::floor(y);
-            const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
-            int64_t xs[4], ys[4];
-            for (int64_t k = 0; k < 4; ++k) {
-              xs[k] = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
-              ys[k] = cubic_tap(fy - 1 + static_cast<T>(k), c.H, c.padding, c.align);
-            }
-            for (int64_t ch = 0; ch < c.C; ++ch) {
-              const T* p = img + ch * HW;
-              T v = 0;
-              for (int64_t j = 0; j < 4; ++j) {
-                if (ys[j] < 0) continue;
-                T r = 0;
-                for (int64_t k = 0; k < 4; ++k)
-                  if (xs[k] >= 0) r += p[ys[j] * c.W + xs[k]] * wx[static_cast<size_t>(k)];
-                v += r * wy[static_cast<size_t>(j)];
-              }
-              dst[ch * oHW] = v;
-            }
-          }
-        }
-      });
+  if (mode == GridInterp::Bilinear) return grid_forward_k<4>(c, N, in, grid, out);
+  if (mode == GridInterp::Nearest) return grid_forward_k<1>(c, N, in, grid, out);
+  grid_forward_k<16>(c, N, in, grid, out);
 }
 
 // grad_input (when gi) and grad_grid (when gg) of one image n.
