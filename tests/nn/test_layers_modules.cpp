@@ -160,13 +160,19 @@ TEST(NewLayers, UpsampleValues) {
                       kFloat64)
                    .view({1, 1, 3, 4}),
                1e-12);
-  EXPECT_NE(error_of_type<NotImplementedError>([&] {
-              nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}).mode(kBicubic))->forward(x);
-            }).find("upsample_bicubic2d"),
+  // LibTorch 1.13: F::interpolate(x, scale_factor {2, 2}, bicubic, align_corners false), first row.
+  expect_close(nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2, 2}).mode(kBicubic))
+                   ->forward(x)
+                   .select(2, 0),
+               tensor({-0.421875, -0.125, 0.3515625, 1.015625, 1.4921875, 1.7890625}, kFloat64).view({1, 1, 6}), 1e-12);
+  // As LibTorch: one scale factor per spatial dimension.
+  EXPECT_NE(error_of_type<ValueError>([&] {
+              nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}))->forward(x);
+            }).find("[interpolate] scale_factor: expected 2 factors"),
             std::string::npos);
   EXPECT_NE(error_of_type<ValueError>([] {
               nn::Upsample(nn::UpsampleOptions().scale_factor(std::vector<double>{2}))->forward(ones({2, 3}));
-            }).find("[Upsample] input"),
+            }).find("[interpolate] only 3-D, 4-D and 5-D inputs"),
             std::string::npos);
 }
 

@@ -2083,15 +2083,6 @@ std::map<std::string, OpInfo> build() {
   add("elu", [](SampleCtx& c) -> Samples {
     return {S({c.t({3, 4})}, "defaults"), S({c.t({2, 3, 4}), 0.5, 1.5, 2.0}, "alpha, scale, input_scale")};
   });
-  add("upsample_nearest2d", [](SampleCtx& c) -> Samples {
-    return {S({c.t({2, 3, 4, 5}), ints({7, 9})}, "up"), S({c.t({1, 2, 5, 6}), ints({3, 4})}, "down"),
-            S({c.t({1, 2, 3, 4}), ints({6, 8}), 2.0, 2.0}, "scales")};
-  });
-  add("upsample_bilinear2d", [](SampleCtx& c) -> Samples {
-    return {S({c.t({2, 3, 4, 5}), ints({7, 9}), false}, "up"),
-            S({c.t({1, 2, 5, 6}), ints({3, 4}), true}, "down, align_corners"),
-            S({c.t({1, 2, 3, 4}), ints({6, 8}), false, 2.0, 2.0}, "scales")};
-  });
   // Dropout: the mask is the generator's. In evaluation mode the in-place forms leave self alone,
   // its version unchanged (as PyTorch's), so they are sampled in training mode only.
   for (const char* op : {"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"}) {

@@ -66,6 +66,7 @@ def saved_value_type(a: gen.Arg) -> str:
     t = cpp_arg_type(a)
     return {"IntArrayRef": "std::vector<int64_t>", "ArrayRef<double>": "std::vector<double>",
             "std::optional<IntArrayRef>": "std::optional<std::vector<int64_t>>",
+            "std::optional<ArrayRef<double>>": "std::optional<std::vector<double>>",
             "std::string_view": "std::string",
             "std::optional<std::string_view>": "std::optional<std::string>"}.get(t, t.replace("const ", "").replace("&", ""))
 
@@ -76,6 +77,8 @@ def saved_value_init(a: gen.Arg) -> str:
         return f"{a.name}.vec()"
     if t == "std::optional<IntArrayRef>":
         return f"{a.name} ? std::optional<std::vector<int64_t>>({a.name}->vec()) : std::nullopt"
+    if t == "std::optional<ArrayRef<double>>":
+        return f"{a.name} ? std::optional<std::vector<double>>({a.name}->vec()) : std::nullopt"
     if t == "std::string_view":
         return f"std::string({a.name})"
     if t == "std::optional<std::string_view>":

@@ -31,6 +31,7 @@
 #include "ember/nn/Arg.h"
 #include "ember/nn/Enum.h"
 #include "ember/nn/ExpandingArray.h"
+#include "ember/nn/functional/resample.h"
 
 namespace ember::nn {
 

@@ -1,0 +1,1051 @@
+// Resampling on the CPU: upsample_{nearest,linear,bilinear,bicubic,trilinear}{1,2,3}d (+ .vec,
+// .out and backward), grid_sampler_2d (+ .out and backward), im2col and col2im (+ .out).
+//
+// Note [CPU upsample kernels]
+// Each spatial dimension gets a table of source indices and weights, built with LibTorch's rules
+// (aten/src/ATen/native/UpSample.h: nearest uses floor(dst * scale) in float32, with exact copies
+// for out == in and out == 2 * in; linear clamps the source index at 0 without align_corners;
+// bicubic takes 4 taps clamped at the borders, A = -0.75), in the compute dtype (float32 for
+// float16/bfloat16/float32, float64 for float64). The forward then reads, per output row (a
+// plane, a D index and an H index), the KD * KH input rows it needs and accumulates each row's
+// KW taps along W: a loop over the row whose gathers the compiler vectorizes (compiled per ISA,
+// Loops.h). Rows are split over the intra-op threads. Nearest is a pure gather in the input's own
+// dtype (uint8 too). The backward scatters grad_output through the same tables, one plane per
+// task (planes never share an input element). Inputs of any layout are made contiguous; outputs
+// are contiguous (Ember has no channels-last memory format).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "CPUKernels.h"
+#include "DtypeVisit.h"
+#include "NN.h"
+#include "ember/native/ResampleRules.h"
+#include "ember/native/Rules.h"
+
+namespace ember::cpu {
+namespace {
+
+namespace rs = native::resample;
+using rs::UpsampleGeom;
+using Scales = std::array<std::optional<double>, 3>;
+
+// ---- index and weight tables -------------------------------------------------------------------
+
+// Taps per output index along one dimension: index[k * out + o] and weight[k * out + o].
+template <class T>
+struct Table {
+  int64_t taps = 1;
+  std::vector<int64_t> index;
+  std::vector<T> weight;
+};
+
+// LibTorch's compute_scales_value / area_pixel_compute_scale in type T.
+template <class T>
+T scale_value(int64_t in, int64_t out, std::optional<double> scale) {
+  return scale && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+}
+
+template <class T>
+T area_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  return scale_value<T>(in, out, scale);
+}
+
+// LibTorch's area_pixel_compute_source_index (its half-pixel offset is computed in double).
+template <class T>
+T source_index(T scale, int64_t o, bool align_corners, bool cubic) {
+  if (align_corners) return scale * static_cast<T>(o);
+  const T src = static_cast<T>(static_cast<double>(scale) * (static_cast<double>(o) + 0.5) - 0.5);
+  return !cubic && src < T(0) ? T(0) : src;
+}
+
+// LibTorch's nearest_idx: float32 scale whatever the dtype.
+std::vector<int64_t> nearest_table(int64_t in, int64_t out, std::optional<double> scale) {
+  std::vector<int64_t> idx(static_cast<size_t>(out));
+  const float s = scale_value<float>(in, out, scale);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t i;
+    if (out == in)
+      i = o;
+    else if (out == 2 * in)
+      i = o >> 1;
+    else
+      i = std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
+    idx[static_cast<size_t>(o)] = i;
+  }
+  return idx;
+}
+
+template <class T>
+Table<T> linear_table(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  Table<T> t;
+  t.taps = 2;
+  t.index.resize(static_cast<size_t>(2 * out));
+  t.weight.resize(static_cast<size_t>(2 * out));
+  const T s = area_scale<T>(in, out, align_corners, scale);
+  for (int64_t o = 0; o < out; ++o) {
+    int64_t i0 = o, i1 = o;
+    T l1 = 0;
+    if (out != in) {
+      const T real = source_index<T>(s, o, align_corners, false);
+      i0 = static_cast<int64_t>(real);
+      i1 = i0 + (i0 < in - 1 ? 1 : 0);
+      l1 = std::min(std::max(real - static_cast<T>(i0), T(0)), T(1));
+    }
+    t.index[static_cast<size_t>(o)] = i0;
+    t.index[static_cast<size_t>(out + o)] = i1;
+    t.weight[static_cast<size_t>(o)] = T(1) - l1;
+    t.weight[static_cast<size_t>(out + o)] = l1;
+  }
+  return t;
+}
+
+// Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for a fraction x (A = -0.75).
+template <class T>
+std::array<T, 4> cubic_coefficients(T x) {
+  const T A = T(-0.75);
+  auto conv1 = [&](T v) { return ((A + T(2)) * v - (A + T(3))) * v * v + T(1); };
+  auto conv2 = [&](T v) { return ((A * v - T(5) * A) * v + T(8) * A) * v - T(4) * A; };
+  return {conv2(x + T(1)), conv1(x), conv1(T(1) - x), conv2(T(2) - x)};
+}
+
+// Their derivatives in x (grid_sampler_2d's bicubic backward).
+template <class T>
+std::array<T, 4> cubic_coefficients_grad(T t) {
+  const T A = T(-0.75);
+  T x = -T(1) - t;
+  const T c0 = (-T(3) * A * x - T(10) * A) * x - T(8) * A;
+  x = -t;
+  const T c1 = (-T(3) * (A + T(2)) * x - T(2) * (A + T(3))) * x;
+  x = T(1) - t;
+  const T c2 = (T(3) * (A + T(2)) * x - T(2) * (A + T(3))) * x;
+  x = T(2) - t;
+  const T c3 = (T(3) * A * x - T(10) * A) * x + T(8) * A;
+  return {c0, c1, c2, c3};
+}
+
+template <class T>
+Table<T> cubic_table(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  Table<T> t;
+  t.taps = 4;
+  t.index.resize(static_cast<size_t>(4 * out));
+  t.weight.resize(static_cast<size_t>(4 * out));
+  const T s = area_scale<T>(in, out, align_corners, scale);
+  for (int64_t o = 0; o < out; ++o) {
+    const T real = source_index<T>(s, o, align_corners, true);
+    const T fl = std::floor(real);
+    const auto i = static_cast<int64_t>(fl);
+    const auto w = cubic_coefficients<T>(real - fl);
+    for (int64_t k = 0; k < 4; ++k) {
+      t.index[static_cast<size_t>(k * out + o)] = std::clamp<int64_t>(i + k - 1, 0, in - 1);
+      t.weight[static_cast<size_t>(k * out + o)] = w[static_cast<size_t>(k)];
+    }
+  }
+  return t;
+}
+
+// A unit dimension's table (1 -> 1): one tap of weight 1.
+template <class T>
+Table<T> unit_table() {
+  return {1, {0}, {T(1)}};
+}
+
+enum class Interp { Linear, Cubic };
+
+// The three tables of a linear or cubic upsample (unit ones for the dimensions the call lacks).
+template <class T>
+std::array<Table<T>, 3> interp_tables(const UpsampleGeom& g, Interp mode, bool align_corners) {
+  std::array<Table<T>, 3> t;
+  for (size_t d = 0; d < 3; ++d) {
+    if (static_cast<int64_t>(d) < 3 - g.nd)
+      t[d] = unit_table<T>();
+    else if (mode == Interp::Linear)
+      t[d] = linear_table<T>(g.in[d], g.out[d], align_corners, g.scales[d]);
+    else
+      t[d] = cubic_table<T>(g.in[d], g.out[d], align_corners, g.scales[d]);
+  }
+  return t;
+}
+
+// ---- nearest -----------------------------------------------------------------------------------
+
+// Output rows [r0, r1) (row r = (plane, od, oh)) gathered from their source rows.
+template <class S>
+EMBER_ALWAYS_INLINE void nearest_rows_body(const UpsampleGeom& g, const int64_t* id, const int64_t* ih,
+                                           const int64_t* iw, const S* __restrict in, S* __restrict out, int64_t r0,
+                                           int64_t r1) {
+  const int64_t oD = g.out[0], oH = g.out[1], oW = g.out[2];
+  const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t p = r / (oD * oH), rem = r % (oD * oH), od = rem / oH, oh = rem % oH;
+    const S* src = in + ((p * ID + id[od]) * IH + ih[oh]) * IW;
+    S* dst = out + r * oW;
+    for (int64_t ow = 0; ow < oW; ++ow) dst[ow] = src[iw[ow]];
+  }
+}
+
+template <class S>
+EMBER_NOINLINE void nearest_rows_baseline(const UpsampleGeom& g, const int64_t* id, const int64_t* ih,
+                                          const int64_t* iw, const S* in, S* out, int64_t r0, int64_t r1) {
+  nearest_rows_body(g, id, ih, iw, in, out, r0, r1);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <class S>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void nearest_rows_avx512(const UpsampleGeom& g, const int64_t* id,
+                                                                const int64_t* ih, const int64_t* iw, const S* in,
+                                                                S* out, int64_t r0, int64_t r1) {
+  nearest_rows_body(g, id, ih, iw, in, out, r0, r1);
+}
+#endif
+
+template <class S>
+void nearest_forward(const UpsampleGeom& g, const S* in, S* out) {
+  const auto id = nearest_table(g.in[0], g.out[0], g.scales[0]), ih = nearest_table(g.in[1], g.out[1], g.scales[1]),
+             iw = nearest_table(g.in[2], g.out[2], g.scales[2]);
+  const int64_t rows = g.planes() * g.out[0] * g.out[1];
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / g.out[2]), [&](int64_t r0, int64_t r1) {
+#if defined(EMBER_CPU_MULTI_ISA)
+    if (cpu_isa() == Isa::Avx512) return nearest_rows_avx512(g, id.data(), ih.data(), iw.data(), in, out, r0, r1);
+#endif
+    nearest_rows_baseline(g, id.data(), ih.data(), iw.data(), in, out, r0, r1);
+  });
+}
+
+template <class T>
+void nearest_backward(const UpsampleGeom& g, const T* go, T* gi) {
+  const auto id = nearest_table(g.in[0], g.out[0], g.scales[0]), ih = nearest_table(g.in[1], g.out[1], g.scales[1]),
+             iw = nearest_table(g.in[2], g.out[2], g.scales[2]);
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
+  parallel_for(0, g.planes(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane, 1)),
+               [&](int64_t p0, int64_t p1) {
+                 for (int64_t p = p0; p < p1; ++p) {
+                   T* dst = gi + p * in_plane;
+                   const T* src = go + p * out_plane;
+                   for (int64_t od = 0; od < g.out[0]; ++od)
+                     for (int64_t oh = 0; oh < g.out[1]; ++oh) {
+                       T* row = dst + (id[static_cast<size_t>(od)] * g.in[1] + ih[static_cast<size_t>(oh)]) * g.in[2];
+                       const T* o = src + (od * g.out[1] + oh) * g.out[2];
+                       for (int64_t ow = 0; ow < g.out[2]; ++ow) row[iw[static_cast<size_t>(ow)]] += o[ow];
+                     }
+                 }
+               });
+}
+
+// ---- linear and cubic --------------------------------------------------------------------------
+
+// Output rows [r0, r1): for each of the KD * KH source rows, out_row += w_d * w_h * (taps along W).
+template <int KW, class T>
+EMBER_ALWAYS_INLINE void interp_rows_body(const UpsampleGeom& g, const std::array<Table<T>, 3>& t,
+                                          const T* __restrict in, T* __restrict out, int64_t r0, int64_t r1) {
+  const int64_t oD = g.out[0], oH = g.out[1], oW = g.out[2];
+  const int64_t ID = g.in[0], IH = g.in[1], IW = g.in[2];
+  const int64_t kd_n = t[0].taps, kh_n = t[1].taps;
+  const int64_t* __restrict iw = t[2].index.data();
+  const T* __restrict ww = t[2].weight.data();
+  for (int64_t r = r0; r < r1; ++r) {
+    const int64_t p = r / (oD * oH), rem = r % (oD * oH), od = rem / oH, oh = rem % oH;
+    T* __restrict dst = out + r * oW;
+    bool first = true;
+    for (int64_t kd = 0; kd < kd_n; ++kd) {
+      for (int64_t kh = 0; kh < kh_n; ++kh) {
+        const int64_t sd = t[0].index[static_cast<size_t>(kd * oD + od)];
+        const int64_t sh = t[1].index[static_cast<size_t>(kh * oH + oh)];
+        const T w = t[0].weight[static_cast<size_t>(kd * oD + od)] * t[1].weight[static_cast<size_t>(kh * oH + oh)];
+        const T* __restrict src = in + ((p * ID + sd) * IH + sh) * IW;
+        if (first) {
+          for (int64_t ow = 0; ow < oW; ++ow) {
+            T s = ww[ow] * src[iw[ow]];
+            for (int64_t k = 1; k < KW; ++k) s += ww[k * oW + ow] * src[iw[k * oW + ow]];
+            dst[ow] = w * s;
+          }
+          first = false;
+        } else {
+          for (int64_t ow = 0; ow < oW; ++ow) {
+            T s = ww[ow] * src[iw[ow]];
+            for (int64_t k = 1; k < KW; ++k) s += ww[k * oW + ow] * src[iw[k * oW + ow]];
+            dst[ow] += w * s;
+          }
+        }
+      }
+    }
+  }
+}
+
+template <int KW, class T>
+EMBER_NOINLINE void interp_rows_baseline(const UpsampleGeom& g, const std::array<Table<T>, 3>& t, const T* in, T* out,
+                                         int64_t r0, int64_t r1) {
+  interp_rows_body<KW>(g, t, in, out, r0, r1);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <int KW, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX2 void interp_rows_avx2(const UpsampleGeom& g, const std::array<Table<T>, 3>& t,
+                                                           const T* in, T* out, int64_t r0, int64_t r1) {
+  interp_rows_body<KW>(g, t, in, out, r0, r1);
+}
+template <int KW, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void interp_rows_avx512(const UpsampleGeom& g, const std::array<Table<T>, 3>& t,
+                                                               const T* in, T* out, int64_t r0, int64_t r1) {
+  interp_rows_body<KW>(g, t, in, out, r0, r1);
+}
+#endif
+
+template <int KW, class T>
+void interp_forward(const UpsampleGeom& g, const std::array<Table<T>, 3>& t, const T* in, T* out) {
+  const int64_t rows = g.planes() * g.out[0] * g.out[1];
+  const int64_t work = g.out[2] * KW * t[0].taps * t[1].taps;
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / work), [&](int64_t r0, int64_t r1) {
+#if defined(EMBER_CPU_MULTI_ISA)
+    if (cpu_isa() == Isa::Avx512) return interp_rows_avx512<KW>(g, t, in, out, r0, r1);
+    if (cpu_isa() == Isa::Avx2) return interp_rows_avx2<KW>(g, t, in, out, r0, r1);
+#endif
+    interp_rows_baseline<KW>(g, t, in, out, r0, r1);
+  });
+}
+
+template <class T>
+void interp_backward(const UpsampleGeom& g, const std::array<Table<T>, 3>& t, const T* go, T* gi) {
+  const int64_t in_plane = g.in[0] * g.in[1] * g.in[2], out_plane = g.out[0] * g.out[1] * g.out[2];
+  const int64_t oD = g.out[0], oH = g.out[1], oW = g.out[2], kw_n = t[2].taps;
+  parallel_for(0, g.planes(), std::max<int64_t>(1, kGrainSize / std::max<int64_t>(out_plane, 1)),
+               [&](int64_t p0, int64_t p1) {
+                 for (int64_t p = p0; p < p1; ++p) {
+                   T* dst = gi + p * in_plane;
+                   for (int64_t od = 0; od < oD; ++od)
+                     for (int64_t oh = 0; oh < oH; ++oh) {
+                       const T* o = go + p * out_plane + (od * oH + oh) * oW;
+                       for (int64_t kd = 0; kd < t[0].taps; ++kd)
+                         for (int64_t kh = 0; kh < t[1].taps; ++kh) {
+                           const size_t jd = static_cast<size_t>(kd * oD + od), jh = static_cast<size_t>(kh * oH + oh);
+                           const T w = t[0].weight[jd] * t[1].weight[jh];
+                           T* row = dst + (t[0].index[jd] * g.in[1] + t[1].index[jh]) * g.in[2];
+                           for (int64_t ow = 0; ow < oW; ++ow) {
+                             const T v = w * o[ow];
+                             for (int64_t k = 0; k < kw_n; ++k) {
+                               const auto j = static_cast<size_t>(k * oW + ow);
+                               row[t[2].index[j]] += t[2].weight[j] * v;
+                             }
+                           }
+                         }
+                     }
+                 }
+               });
+}
+
+// ---- the upsample entry points -----------------------------------------------------------------
+
+Tensor upsample_nearest(const char* op, const Tensor& self, IntArrayRef output_size, int64_t nd, Scales scales) {
+  const UpsampleGeom g = rs::check_upsample(op, kCPU, self, output_size, nd, scales, true);
+  const Tensor x = self.is_contiguous() ? self : materialize(self);
+  Tensor out = empty_cpu(g.output_sizes(), self.dtype());
+  if (out.numel() == 0) return out;
+  visit_dtype(self.dtype(), op, [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    nearest_forward<S>(g, x.data_ptr<S>(), out.data_ptr<S>());
+  });
+  return out;
+}
+
+Tensor upsample_nearest_backward(const char* op, const Tensor& grad_output, IntArrayRef output_size,
+                                 IntArrayRef input_size, int64_t nd, Scales scales) {
+  const UpsampleGeom g = rs::check_upsample_backward(op, kCPU, grad_output, output_size, input_size, nd, scales);
+  const ScalarType ct = nn::compute_float(grad_output, op, "grad_output");
+  const Tensor go = nn::compute_input(grad_output, ct);
+  Tensor gi = empty_cpu(g.input_sizes(), ct);
+  cpu::zero_(gi);
+  if (go.numel() > 0) {
+    if (ct == kFloat32)
+      nearest_backward(g, go.data_ptr<float>(), gi.data_ptr<float>());
+    else
+      nearest_backward(g, go.data_ptr<double>(), gi.data_ptr<double>());
+  }
+  return nn::to_dtype_of(gi, grad_output.dtype());
+}
+
+template <class T>
+void interp_forward_any(const UpsampleGeom& g, Interp mode, bool align_corners, const T* in, T* out) {
+  const auto t = interp_tables<T>(g, mode, align_corners);
+  if (mode == Interp::Linear)
+    interp_forward<2>(g, t, in, out);
+  else
+    interp_forward<4>(g, t, in, out);
+}
+
+Tensor upsample_interp(const char* op, const Tensor& self, IntArrayRef output_size, int64_t nd, Interp mode,
+                       bool align_corners, Scales scales) {
+  const UpsampleGeom g = rs::check_upsample(op, kCPU, self, output_size, nd, scales, false);
+  const ScalarType ct = nn::compute_float(self, op, "self");
+  const Tensor x = nn::compute_input(self, ct);
+  Tensor out = empty_cpu(g.output_sizes(), ct);
+  if (out.numel() > 0) {
+    if (ct == kFloat32)
+      interp_forward_any(g, mode, align_corners, x.data_ptr<float>(), out.data_ptr<float>());
+    else
+      interp_forward_any(g, mode, align_corners, x.data_ptr<double>(), out.data_ptr<double>());
+  }
+  return nn::to_dtype_of(out, self.dtype());
+}
+
+Tensor upsample_interp_backward(const char* op, const Tensor& grad_output, IntArrayRef output_size,
+                                IntArrayRef input_size, int64_t nd, Interp mode, bool align_corners, Scales scales) {
+  const UpsampleGeom g = rs::check_upsample_backward(op, kCPU, grad_output, output_size, input_size, nd, scales);
+  const ScalarType ct = nn::compute_float(grad_output, op, "grad_output");
+  const Tensor go = nn::compute_input(grad_output, ct);
+  Tensor gi = empty_cpu(g.input_sizes(), ct);
+  cpu::zero_(gi);
+  if (go.numel() > 0) {
+    if (ct == kFloat32)
+      interp_backward(g, interp_tables<float>(g, mode, align_corners), go.data_ptr<float>(), gi.data_ptr<float>());
+    else
+      interp_backward(g, interp_tables<double>(g, mode, align_corners), go.data_ptr<double>(), gi.data_ptr<double>());
+  }
+  return nn::to_dtype_of(gi, grad_output.dtype());
+}
+
+// An out= variant: the functional result written into out (resized; no dtype casting).
+Tensor& write_out(const char* op, const Tensor& result, Tensor& out) {
+  native::nn::check_on(op, kCPU, out);
+  rs::check_out_dtype(op, out, result.dtype());
+  resize_output(out, result.sizes(), op);
+  native::check_out_writable(op, out);
+  cpu::copy_(out, result, false);
+  return out;
+}
+
+}  // namespace
+
+// ---- upsample kernels ----------------------------------------------------------------------------
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+  return upsample_nearest("upsample_nearest1d", self, output_size, 1, rs::scales3({}, {}, scales));
+}
+
+Tensor upsample_nearest1d_vec(const Tensor& input, std::optional<IntArrayRef> output_size,
+                              std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_nearest1d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 1);
+  return upsample_nearest(op, input, a.output_size, 1, a.scales);
+}
+
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   std::optional<double> scales) {
+  return upsample_nearest_backward("upsample_nearest1d_backward", grad_output, output_size, input_size, 1,
+                                   rs::scales3({}, {}, scales));
+}
+
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
+  return upsample_nearest("upsample_nearest2d", self, output_size, 2, rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_nearest2d_vec(const Tensor& input, std::optional<IntArrayRef> output_size,
+                              std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_nearest2d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 2);
+  return upsample_nearest(op, input, a.output_size, 2, a.scales);
+}
+
+Tensor& upsample_nearest2d_out(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h,
+                               std::optional<double> scales_w, Tensor& out) {
+  return write_out("upsample_nearest2d", cpu::upsample_nearest2d(self, output_size, scales_h, scales_w), out);
+}
+
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_nearest_backward("upsample_nearest2d_backward", grad_output, output_size, input_size, 2,
+                                   rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_nearest3d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_d,
+                          std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_nearest("upsample_nearest3d", self, output_size, 3, rs::scales3(scales_d, scales_h, scales_w));
+}
+
+Tensor upsample_nearest3d_vec(const Tensor& input, std::optional<IntArrayRef> output_size,
+                              std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_nearest3d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 3);
+  return upsample_nearest(op, input, a.output_size, 3, a.scales);
+}
+
+Tensor upsample_nearest3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   std::optional<double> scales_d, std::optional<double> scales_h,
+                                   std::optional<double> scales_w) {
+  return upsample_nearest_backward("upsample_nearest3d_backward", grad_output, output_size, input_size, 3,
+                                   rs::scales3(scales_d, scales_h, scales_w));
+}
+
+Tensor upsample_linear1d(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                         std::optional<double> scales) {
+  return upsample_interp("upsample_linear1d", self, output_size, 1, Interp::Linear, align_corners,
+                         rs::scales3({}, {}, scales));
+}
+
+Tensor upsample_linear1d_vec(const Tensor& input, std::optional<IntArrayRef> output_size, bool align_corners,
+                             std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_linear1d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 1);
+  return upsample_interp(op, input, a.output_size, 1, Interp::Linear, align_corners, a.scales);
+}
+
+Tensor upsample_linear1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                  bool align_corners, std::optional<double> scales) {
+  return upsample_interp_backward("upsample_linear1d_backward", grad_output, output_size, input_size, 1, Interp::Linear,
+                                  align_corners, rs::scales3({}, {}, scales));
+}
+
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                           std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_interp("upsample_bilinear2d", self, output_size, 2, Interp::Linear, align_corners,
+                         rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_bilinear2d_vec(const Tensor& input, std::optional<IntArrayRef> output_size, bool align_corners,
+                               std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_bilinear2d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 2);
+  return upsample_interp(op, input, a.output_size, 2, Interp::Linear, align_corners, a.scales);
+}
+
+Tensor& upsample_bilinear2d_out(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                                std::optional<double> scales_h, std::optional<double> scales_w, Tensor& out) {
+  return write_out("upsample_bilinear2d",
+                   cpu::upsample_bilinear2d(self, output_size, align_corners, scales_h, scales_w), out);
+}
+
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                    bool align_corners, std::optional<double> scales_h,
+                                    std::optional<double> scales_w) {
+  return upsample_interp_backward("upsample_bilinear2d_backward", grad_output, output_size, input_size, 2,
+                                  Interp::Linear, align_corners, rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_bicubic2d(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                          std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_interp("upsample_bicubic2d", self, output_size, 2, Interp::Cubic, align_corners,
+                         rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_bicubic2d_vec(const Tensor& input, std::optional<IntArrayRef> output_size, bool align_corners,
+                              std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_bicubic2d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 2);
+  return upsample_interp(op, input, a.output_size, 2, Interp::Cubic, align_corners, a.scales);
+}
+
+Tensor upsample_bicubic2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   bool align_corners, std::optional<double> scales_h, std::optional<double> scales_w) {
+  return upsample_interp_backward("upsample_bicubic2d_backward", grad_output, output_size, input_size, 2, Interp::Cubic,
+                                  align_corners, rs::scales3({}, scales_h, scales_w));
+}
+
+Tensor upsample_trilinear3d(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                            std::optional<double> scales_d, std::optional<double> scales_h,
+                            std::optional<double> scales_w) {
+  return upsample_interp("upsample_trilinear3d", self, output_size, 3, Interp::Linear, align_corners,
+                         rs::scales3(scales_d, scales_h, scales_w));
+}
+
+Tensor upsample_trilinear3d_vec(const Tensor& input, std::optional<IntArrayRef> output_size, bool align_corners,
+                                std::optional<ArrayRef<double>> scale_factors) {
+  const char* op = "upsample_trilinear3d";
+  const auto a = rs::upsample_vec_args(op, input, output_size, scale_factors, 3);
+  return upsample_interp(op, input, a.output_size, 3, Interp::Linear, align_corners, a.scales);
+}
+
+Tensor upsample_trilinear3d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                     bool align_corners, std::optional<double> scales_d, std::optional<double> scales_h,
+                                     std::optional<double> scales_w) {
+  return upsample_interp_backward("upsample_trilinear3d_backward", grad_output, output_size, input_size, 3,
+                                  Interp::Linear, align_corners, rs::scales3(scales_d, scales_h, scales_w));
+}
+
+// ---- grid_sampler_2d -----------------------------------------------------------------------------
+
+namespace {
+
+using rs::GridInterp;
+using rs::GridPadding;
+
+// Note [CPU grid sampler]
+// PyTorch's GridSampler.h rules: a grid value in [-1, 1] is unnormalized to a pixel position
+// (align_corners: -1 and 1 are the corner pixels' centres; else their outer edges), then for
+// bilinear and nearest clipped (border) or reflected and clipped (reflection) to the image; zeros
+// padding reads 0 outside it. Bicubic unnormalizes only and pads each of its 16 taps. Nearest
+// rounds half to even. The backward also gives d(out)/d(grid) through the same chain (clip and
+// reflection derivatives, the unnormalization's factor). Computed in float32 or float64; output
+// pixels (n, h, w) are split over the threads; the input gradient scatters one image per task.
+template <class T>
+struct GridCtx {
+  int64_t C, H, W, oH, oW;
+  GridPadding padding;
+  bool align;
+};
+
+template <class T>
+T unnormalize(T coord, int64_t size, bool align, T* grad = nullptr) {
+  if (align) {
+    if (grad) *grad = static_cast<T>(size - 1) / 2;
+    return ((coord + 1) / 2) * static_cast<T>(size - 1);
+  }
+  if (grad) *grad = static_cast<T>(size) / 2;
+  return ((coord + 1) * static_cast<T>(size) - 1) / 2;
+}
+
+template <class T>
+T clip(T in, int64_t limit, T* grad = nullptr) {
+  const T hi = static_cast<T>(limit - 1);
+  if (grad) *grad = in > T(0) && in < hi ? T(1) : T(0);
+  return std::min(hi, std::max(in, T(0)));
+}
+
+template <class T>
+T reflect(T in, int64_t twice_low, int64_t twice_high, T* grad = nullptr) {
+  if (twice_low == twice_high) {
+    if (grad) *grad = 0;
+    return 0;
+  }
+  const T mn = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
+  in -= mn;
+  T mult = 1;
+  if (in < T(0)) mult = -1, in = -in;
+  const T extra = std::fmod(in, span);
+  const auto flips = static_cast<int64_t>(std::floor(in / span));
+  if (flips % 2 == 0) {
+    if (grad) *grad = mult;
+    return extra + mn;
+  }
+  if (grad) *grad = -mult;
+  return span - extra + mn;
+}
+
+// Keeps a coordinate where an int64 conversion is defined (NaN and huge values land outside).
+template <class T>
+T safe_coord(T x) {
+  return std::isfinite(x) && std::fabs(x) < T(1e15) ? x : T(-100);
+}
+
+// The padding applied to an unnormalized coordinate (PyTorch's compute_coordinates).
+template <class T>
+T pad_coord(T x, int64_t size, GridPadding padding, bool align, T* grad = nullptr) {
+  T g1 = 1, g2 = 1;
+  if (padding == GridPadding::Border) {
+    x = clip(x, size, grad ? &g1 : nullptr);
+  } else if (padding == GridPadding::Reflection) {
+    x = align ? reflect(x, 0, 2 * (size - 1), grad ? &g2 : nullptr)
+              : reflect(x, -1, 2 * size - 1, grad ? &g2 : nullptr);
+    x = clip(x, size, grad ? &g1 : nullptr);
+  }
+  if (grad) *grad = g1 * g2;
+  return safe_coord(x);
+}
+
+// grid value -> source position (bilinear, nearest), with d(position)/d(value) when asked.
+template <class T>
+T source_pos(T coord, int64_t size, GridPadding padding, bool align, T* grad = nullptr) {
+  T gu = 1, gp = 1;
+  const T x = unnormalize(coord, size, align, grad ? &gu : nullptr);
+  const T r = pad_coord(x, size, padding, align, grad ? &gp : nullptr);
+  if (grad) *grad = gu * gp;
+  return r;
+}
+
+inline bool inside(int64_t y, int64_t x, int64_t H, int64_t W) { return y >= 0 && y < H && x >= 0 && x < W; }
+
+// One bicubic tap's padded position in an image (or -1 outside for zeros padding).
+template <class T>
+int64_t cubic_tap(T pos, int64_t size, GridPadding padding, bool align) {
+  const T p = pad_coord(pos, size, padding, align);
+  const auto i = static_cast<int64_t>(p);
+  return i >= 0 && i < size ? i : -1;
+}
+
+// Output pixels are taken kGridBlock at a time: their K taps (index into an image plane, or -1
+// outside it, and weight) are computed once, then every channel is read through them with
+// contiguous writes (a loop of gathers the compiler vectorizes).
+constexpr int64_t kGridBlock = 64;
+
+template <int K, class T>
+void grid_taps(const GridCtx<T>& c, const T* grid, int64_t count, int64_t* idx, T* w) {
+  for (int64_t q = 0; q < count; ++q) {
+    const T gx = grid[2 * q], gy = grid[2 * q + 1];
+    auto set = [&](int64_t k, int64_t y, int64_t x, T weight) {
+      const bool in = inside(y, x, c.H, c.W);
+      idx[k * kGridBlock + q] = in ? y * c.W + x : -1;
+      w[k * kGridBlock + q] = weight;
+    };
+    if constexpr (K == 1) {
+      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
+      set(0, static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)), T(1));
+    } else if constexpr (K == 4) {
+      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
+      const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
+      const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x0 + 1) - x, wy1 = y - static_cast<T>(y0),
+              wy0 = static_cast<T>(y0 + 1) - y;
+      set(0, y0, x0, wx0 * wy0);
+      set(1, y0, x0 + 1, wx1 * wy0);
+      set(2, y0 + 1, x0, wx0 * wy1);
+      set(3, y0 + 1, x0 + 1, wx1 * wy1);
+    } else {
+      const T x = safe_coord(unnormalize(gx, c.W, c.align)), y = safe_coord(unnormalize(gy, c.H, c.align));
+      const T fx = std::floor(x), fy = std::floor(y);
+      const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
+      for (int64_t j = 0; j < 4; ++j) {
+        const int64_t yj = cubic_tap(fy - 1 + static_cast<T>(j), c.H, c.padding, c.align);
+        for (int64_t k = 0; k < 4; ++k) {
+          const int64_t xk = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
+          // cubic_tap gives -1 outside: inside() then rejects the tap.
+          set(j * 4 + k, yj, xk, wx[static_cast<size_t>(k)] * wy[static_cast<size_t>(j)]);
+        }
+      }
+    }
+  }
+}
+
+template <int K, class T>
+EMBER_ALWAYS_INLINE void grid_block_body(const GridCtx<T>& c, const T* __restrict img, T* __restrict dst, int64_t count,
+                                         const int64_t* __restrict idx, const T* __restrict w) {
+  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
+  for (int64_t ch = 0; ch < c.C; ++ch) {
+    const T* __restrict p = img + ch * HW;
+    T* __restrict o = dst + ch * oHW;
+    for (int64_t q = 0; q < count; ++q) {
+      T v = 0;
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t i = idx[k * kGridBlock + q];
+        v += i >= 0 ? p[i] * w[k * kGridBlock + q] : T(0);
+      }
+      o[q] = v;
+    }
+  }
+}
+
+template <int K, class T>
+EMBER_NOINLINE void grid_block_baseline(const GridCtx<T>& c, const T* img, T* dst, int64_t count, const int64_t* idx,
+                                        const T* w) {
+  grid_block_body<K>(c, img, dst, count, idx, w);
+}
+#if defined(EMBER_CPU_MULTI_ISA)
+template <int K, class T>
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void grid_block_avx512(const GridCtx<T>& c, const T* img, T* dst, int64_t count,
+                                                              const int64_t* idx, const T* w) {
+  grid_block_body<K>(c, img, dst, count, idx, w);
+}
+#endif
+
+template <int K, class T>
+void grid_forward_k(const GridCtx<T>& c, int64_t N, const T* in, const T* grid, T* out) {
+  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW, blocks_per_image = (oHW + kGridBlock - 1) / kGridBlock;
+  const int64_t work = kGridBlock * c.C * K;
+  parallel_for(0, N * blocks_per_image, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b0, int64_t b1) {
+    int64_t idx[K * kGridBlock];
+    T w[K * kGridBlock];
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t n = b / blocks_per_image, o0 = (b % blocks_per_image) * kGridBlock;
+      const int64_t count = std::min(kGridBlock, oHW - o0);
+      grid_taps<K>(c, grid + 2 * (n * oHW + o0), count, idx, w);
+      const T* img = in + n * c.C * HW;
+      T* dst = out + n * c.C * oHW + o0;
+#if defined(EMBER_CPU_MULTI_ISA)
+      if (cpu_isa() == Isa::Avx512) {
+        grid_block_avx512<K>(c, img, dst, count, idx, w);
+        continue;
+      }
+#endif
+      grid_block_baseline<K>(c, img, dst, count, idx, w);
+    }
+  });
+}
+
+template <class T>
+void grid_forward(const GridCtx<T>& c, GridInterp mode, int64_t N, const T* in, const T* grid, T* out) {
+  if (mode == GridInterp::Bilinear) return grid_forward_k<4>(c, N, in, grid, out);
+  if (mode == GridInterp::Nearest) return grid_forward_k<1>(c, N, in, grid, out);
+  grid_forward_k<16>(c, N, in, grid, out);
+}
+
+// grad_input (when gi) and grad_grid (when gg) of one image n.
+template <class T>
+void grid_backward_image(const GridCtx<T>& c, GridInterp mode, int64_t n, const T* go, const T* in, const T* grid,
+                         T* gi, T* gg) {
+  const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
+  const T* img = in + n * c.C * HW;
+  T* gimg = gi ? gi + n * c.C * HW : nullptr;
+  for (int64_t o = 0; o < oHW; ++o) {
+    const int64_t i = n * oHW + o;
+    const T gx = grid[2 * i], gy = grid[2 * i + 1];
+    const T* g = go + n * c.C * oHW + o;
+    T dx = 0, dy = 0;
+    if (mode == GridInterp::Bilinear) {
+      T mx, my;
+      const T x = source_pos(gx, c.W, c.padding, c.align, &mx), y = source_pos(gy, c.H, c.padding, c.align, &my);
+      const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
+      const int64_t x1 = x0 + 1, y1 = y0 + 1;
+      const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x1) - x, wy1 = y - static_cast<T>(y0),
+              wy0 = static_cast<T>(y1) - y;
+      const bool b00 = inside(y0, x0, c.H, c.W), b01 = inside(y0, x1, c.H, c.W), b10 = inside(y1, x0, c.H, c.W),
+                 b11 = inside(y1, x1, c.H, c.W);
+      for (int64_t ch = 0; ch < c.C; ++ch) {
+        const T v = g[ch * oHW];
+        const T* p = img + ch * HW;
+        T* q = gimg ? gimg + ch * HW : nullptr;
+        if (b00) {
+          if (q) q[y0 * c.W + x0] += wx0 * wy0 * v;
+          dx -= p[y0 * c.W + x0] * wy0 * v, dy -= p[y0 * c.W + x0] * wx0 * v;
+        }
+        if (b01) {
+          if (q) q[y0 * c.W + x1] += wx1 * wy0 * v;
+          dx += p[y0 * c.W + x1] * wy0 * v, dy -= p[y0 * c.W + x1] * wx1 * v;
+        }
+        if (b10) {
+          if (q) q[y1 * c.W + x0] += wx0 * wy1 * v;
+          dx -= p[y1 * c.W + x0] * wy1 * v, dy += p[y1 * c.W + x0] * wx0 * v;
+        }
+        if (b11) {
+          if (q) q[y1 * c.W + x1] += wx1 * wy1 * v;
+          dx += p[y1 * c.W + x1] * wy1 * v, dy += p[y1 * c.W + x1] * wx1 * v;
+        }
+      }
+      dx *= mx, dy *= my;
+    } else if (mode == GridInterp::Nearest) {
+      if (gimg) {
+        const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
+        const auto xi = static_cast<int64_t>(std::nearbyint(x)), yi = static_cast<int64_t>(std::nearbyint(y));
+        if (inside(yi, xi, c.H, c.W))
+          for (int64_t ch = 0; ch < c.C; ++ch) gimg[ch * HW + yi * c.W + xi] += g[ch * oHW];
+      }
+    } else {
+      T mx, my;
+      const T x = safe_coord(unnormalize(gx, c.W, c.align, &mx)), y = safe_coord(unnormalize(gy, c.H, c.align, &my));
+      const T fx = std::floor(x), fy = std::floor(y);
+      const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
+      const auto dwx = cubic_coefficients_grad<T>(x - fx), dwy = cubic_coefficients_grad<T>(y - fy);
+      int64_t xs[4], ys[4];
+      for (int64_t k = 0; k < 4; ++k) {
+        xs[k] = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
+        ys[k] = cubic_tap(fy - 1 + static_cast<T>(k), c.H, c.padding, c.align);
+      }
+      for (int64_t ch = 0; ch < c.C; ++ch) {
+        const T v = g[ch * oHW];
+        const T* p = img + ch * HW;
+        T* q = gimg ? gimg + ch * HW : nullptr;
+        for (int64_t j = 0; j < 4; ++j) {
+          if (ys[j] < 0) continue;
+          for (int64_t k = 0; k < 4; ++k) {
+            if (xs[k] < 0) continue;
+            const int64_t at = ys[j] * c.W + xs[k];
+            const T wxk = wx[static_cast<size_t>(k)], wyj = wy[static_cast<size_t>(j)];
+            if (q) q[at] += v * wxk * wyj;
+            dx -= p[at] * dwx[static_cast<size_t>(k)] * wyj * v;
+            dy -= p[at] * dwy[static_cast<size_t>(j)] * wxk * v;
+          }
+        }
+      }
+      dx *= mx, dy *= my;
+    }
+    if (gg) gg[2 * i] = dx, gg[2 * i + 1] = dy;
+  }
+}
+
+Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                            bool align_corners) {
+  const char* op = "grid_sampler_2d";
+  rs::check_grid_sampler_2d(op, kCPU, input, grid, interpolation_mode, padding_mode);
+  const ScalarType ct = input.dtype();
+  const Tensor x = nn::compute_input(input, ct), gr = nn::compute_input(grid, ct);
+  Tensor out = empty_cpu(rs::grid_sampler_2d_shape(input, grid), ct);
+  if (out.numel() == 0) return out;
+  const auto mode = static_cast<GridInterp>(interpolation_mode);
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
+                       grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
+                       align_corners};
+    grid_forward<T>(c, mode, input.size(0), x.data_ptr<T>(), gr.data_ptr<T>(), out.data_ptr<T>());
+  };
+  if (ct == kFloat32)
+    run(static_cast<float*>(nullptr));
+  else
+    run(static_cast<double*>(nullptr));
+  return out;
+}
+
+}  // namespace
+
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                       bool align_corners) {
+  return grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
+Tensor& grid_sampler_2d_out(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                            bool align_corners, Tensor& out) {
+  return write_out("grid_sampler_2d",
+                   grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners), out);
+}
+
+std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                                                    int64_t interpolation_mode, int64_t padding_mode,
+                                                    bool align_corners, std::array<bool, 2> output_mask) {
+  const char* op = "grid_sampler_2d_backward";
+  rs::check_grid_sampler_2d_backward(op, kCPU, grad_output, input, grid, interpolation_mode, padding_mode);
+  const ScalarType ct = input.dtype();
+  const Tensor go = nn::compute_input(grad_output, ct), x = nn::compute_input(input, ct),
+               gr = nn::compute_input(grid, ct);
+  Tensor gi, gg;
+  if (output_mask[0]) {
+    gi = empty_cpu(input.sizes(), ct);
+    cpu::zero_(gi);
+  }
+  if (output_mask[1]) {
+    gg = empty_cpu(grid.sizes(), ct);
+    cpu::zero_(gg);
+  }
+  if ((!gi.defined() && !gg.defined()) || go.numel() == 0) return {gi, gg};
+  const auto mode = static_cast<GridInterp>(interpolation_mode);
+  auto run = [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
+                       grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
+                       align_corners};
+    T* gip = gi.defined() ? gi.data_ptr<T>() : nullptr;
+    T* ggp = gg.defined() ? gg.data_ptr<T>() : nullptr;
+    parallel_for(0, input.size(0), 1, [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n)
+        grid_backward_image<T>(c, mode, n, go.data_ptr<T>(), x.data_ptr<T>(), gr.data_ptr<T>(), gip, ggp);
+    });
+  };
+  if (ct == kFloat32)
+    run(static_cast<float*>(nullptr));
+  else
+    run(static_cast<double*>(nullptr));
+  return {gi, gg};
+}
+
+// ---- im2col / col2im -----------------------------------------------------------------------------
+
+namespace {
+
+// Note [CPU im2col]
+// col[n, (c * kH + i) * kW + j, bh * bW + bw] = image[n, c, bh * sH - pH + i * dH, bw * sW - pW + j * dW]
+// (0 outside the image). im2col writes every column row once; col2im sums each column row back
+// into its image (channels are independent, so images and channels are split over the threads).
+template <class T>
+void im2col_plane(const rs::ColGeom& g, const T* img, T* col) {
+  const int64_t L = g.blocks();
+  for (int64_t i = 0; i < g.kH; ++i)
+    for (int64_t j = 0; j < g.kW; ++j) {
+      T* dst = col + (i * g.kW + j) * L;
+      for (int64_t bh = 0; bh < g.bH; ++bh) {
+        const int64_t y = bh * g.sH - g.pH + i * g.dH;
+        T* d = dst + bh * g.bW;
+        if (y < 0 || y >= g.H) {
+          std::fill(d, d + g.bW, T(0));
+          continue;
+        }
+        const T* row = img + y * g.W;
+        for (int64_t bw = 0; bw < g.bW; ++bw) {
+          const int64_t x = bw * g.sW - g.pW + j * g.dW;
+          d[bw] = x >= 0 && x < g.W ? row[x] : T(0);
+        }
+      }
+    }
+}
+
+template <class T>
+void col2im_plane(const rs::ColGeom& g, const T* col, T* img) {
+  const int64_t L = g.blocks();
+  for (int64_t i = 0; i < g.kH; ++i)
+    for (int64_t j = 0; j < g.kW; ++j) {
+      const T* src = col + (i * g.kW + j) * L;
+      for (int64_t bh = 0; bh < g.bH; ++bh) {
+        const int64_t y = bh * g.sH - g.pH + i * g.dH;
+        if (y < 0 || y >= g.H) continue;
+        T* row = img + y * g.W;
+        const T* s = src + bh * g.bW;
+        for (int64_t bw = 0; bw < g.bW; ++bw) {
+          const int64_t x = bw * g.sW - g.pW + j * g.dW;
+          if (x >= 0 && x < g.W) row[x] += s[bw];
+        }
+      }
+    }
+}
+
+Tensor im2col_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                   IntArrayRef stride) {
+  const char* op = "im2col";
+  const rs::ColGeom g = rs::check_im2col(op, kCPU, self, kernel_size, dilation, padding, stride);
+  const ScalarType ct = nn::compute_float(self, op, "self");
+  const Tensor x = nn::compute_input(self, ct);
+  Tensor col = empty_cpu(g.col_sizes(), ct);
+  const int64_t planes = g.N * g.C, HW = g.H * g.W, per = g.kH * g.kW * g.blocks();
+  if (col.numel() > 0) {
+    auto run = [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* in = x.data_ptr<T>();
+      T* out = col.data_ptr<T>();
+      parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per, 1)),
+                   [&](int64_t p0, int64_t p1) {
+                     for (int64_t p = p0; p < p1; ++p) im2col_plane<T>(g, in + p * HW, out + p * per);
+                   });
+    };
+    if (ct == kFloat32)
+      run(static_cast<float*>(nullptr));
+    else
+      run(static_cast<double*>(nullptr));
+  }
+  return nn::to_dtype_of(col, self.dtype());
+}
+
+Tensor col2im_impl(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+                   IntArrayRef padding, IntArrayRef stride) {
+  const char* op = "col2im";
+  const rs::ColGeom g = rs::check_col2im(op, kCPU, self, output_size, kernel_size, dilation, padding, stride);
+  const ScalarType ct = nn::compute_float(self, op, "self");
+  const Tensor x = nn::compute_input(self, ct);
+  Tensor img = empty_cpu(g.image_sizes(), ct);
+  cpu::zero_(img);
+  const int64_t planes = g.N * g.C, HW = g.H * g.W, per = g.kH * g.kW * g.blocks();
+  if (img.numel() > 0) {
+    auto run = [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* in = x.data_ptr<T>();
+      T* out = img.data_ptr<T>();
+      parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per, 1)),
+                   [&](int64_t p0, int64_t p1) {
+                     for (int64_t p = p0; p < p1; ++p) col2im_plane<T>(g, in + p * per, out + p * HW);
+                   });
+    };
+    if (ct == kFloat32)
+      run(static_cast<float*>(nullptr));
+    else
+      run(static_cast<double*>(nullptr));
+  }
+  return nn::to_dtype_of(img, self.dtype());
+}
+
+}  // namespace
+
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride) {
+  return im2col_impl(self, kernel_size, dilation, padding, stride);
+}
+
+Tensor& im2col_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                   IntArrayRef stride, Tensor& out) {
+  return write_out("im2col", im2col_impl(self, kernel_size, dilation, padding, stride), out);
+}
+
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  return col2im_impl(self, output_size, kernel_size, dilation, padding, stride);
+}
+
+Tensor& col2im_out(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+                   IntArrayRef padding, IntArrayRef stride, Tensor& out) {
+  return write_out("col2im", col2im_impl(self, output_size, kernel_size, dilation, padding, stride), out);
+}
+
+}  // namespace ember::cpu
