@@ -1289,6 +1289,8 @@ Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
   std::vector<int64_t> back(shifts.begin(), shifts.end());
   for (int64_t& s : back) s = -s;
   return grad.roll(back, dims);
+}
+
 // ---- linear algebra (Note [Linear algebra derivatives]) ------------------------------------------
 
 namespace {
@@ -1418,6 +1420,8 @@ Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& 
 
 Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
   return ember::linalg_solve(mT(A), scaled_eye(grad_logabsdet, A.size(-1)), true);
+}
+
 // ---- Core ATen nn kernels -------------------------------------------------------------------------
 
 Tensor softmax_double_backward(const Tensor& grad, const Tensor& grad_output, int64_t dim, const Tensor& output) {
