@@ -201,6 +201,7 @@ TEST(CpuUnaryMath, ConventionsAsLibTorch) {
   // round: half to even; round(x, decimals) scales by 10^|decimals| (in the tensor's dtype).
   expect_values(ember::round(ember::tensor({-2.5, -0.5, 0.5, 1.5, 2.5, 3.7})), {-2, -0.0, 0, 2, 2, 4}, "round");
   EXPECT_TRUE(std::signbit(values(ember::round(ember::tensor({-0.5})))[0]));
+  expect_values(ember::round(ember::tensor({0.5, 1.5, 2.5, -2.5, -3.5}, kFloat64)), {0, 2, 2, -2, -4}, "round float64");
   expect_values(ember::round(ember::tensor({0.5, 1.5, 2.5, -0.5, 2.675}), 2), {0.5, 1.5, 2.5, -0.5, 2.68},
                 "round, 2 decimals");
   expect_values(ember::round(ember::tensor({1234.5678, -1250.0, 1350.0}), -2), {1200, -1200, 1400},
