@@ -1211,10 +1211,14 @@ Tensor pad_to(Tensor g, IntArrayRef sizes) {
 }  // namespace
 
 std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
-                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                   const Tensor& index, const Tensor& src_in, std::string_view reduce,
                                                    bool include_self, const Tensor& result) {
   Tensor grad_self, grad_src;
-  if (index.numel() == 0) return {grad, zeros_like(src)};
+  if (index.numel() == 0) return {grad, zeros_like(src_in)};
+  // Only src's elements within the index's extent are read.
+  Tensor src = src_in;
+  for (int64_t d = 0; d < index.dim(); ++d)
+    if (src.size(d) > index.size(d)) src = src.narrow(d, 0, index.size(d));
   const ScalarType st = self.scalar_type();
   if (reduce == "sum") {
     grad_self = grad;
@@ -1249,7 +1253,7 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
     grad_src = src_is_result * distributed.gather(dim, index);
   }
   if (!include_self) grad_self = grad_self.scatter(dim, index, 0);
-  return {grad_self, pad_to(grad_src, src.sizes())};
+  return {grad_self, pad_to(grad_src, src_in.sizes())};
 }
 
 Tensor index_add_source_backward(const Tensor& grad, int64_t dim, const Tensor& index, int64_t source_dim,
