@@ -9,10 +9,12 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/nn.h"
 
 #include "OpTestUtil.h"
 
@@ -527,6 +529,37 @@ TEST(CpuPad, ComplexAndOutVariants) {
   Tensor out = ember::empty({3}, kFloat32);
   ember::replication_pad2d_out(out, ember::arange(4.0f).reshape({1, 2, 2}), {1, 0, 0, 1});
   expect_close(out, {0, 0, 1, 2, 2, 3, 2, 2, 3}, {1, 3, 3}, 0, "replication_pad2d out=");
+}
+
+TEST(CpuPad, FunctionalAndModules) {
+  namespace F = ember::nn::functional;
+  const Tensor x = ember::arange(6.0).reshape({1, 1, 6});
+  expect_close(F::pad(x, F::PadFuncOptions({2, 1}).mode(kReflect)), {2, 1, 0, 1, 2, 3, 4, 5, 4}, {1, 1, 9}, 0,
+               "F::pad reflect");
+  expect_close(F::pad(x, F::PadFuncOptions({1, 1}).mode(kCircular)), {5, 0, 1, 2, 3, 4, 5, 0}, {1, 1, 8}, 0,
+               "F::pad circular");
+  expect_close(F::pad(x, F::PadFuncOptions({1, 2}).value(-1)), {-1, 0, 1, 2, 3, 4, 5, -1, -1}, {1, 1, 9}, 0,
+               "F::pad constant");
+  nn::ReflectionPad1d rp(2);
+  nn::ConstantPad2d cp(nn::ConstantPad2dOptions({1, 0, 0, 1}, 3.5));
+  nn::ZeroPad2d zp(1);
+  expect_close(rp(x), {2, 1, 0, 1, 2, 3, 4, 5, 4, 3}, {1, 1, 10}, 0, "ReflectionPad1d");
+  EXPECT_EQ(cp(x).sizes(), IntArrayRef({1, 2, 7}));
+  EXPECT_EQ(zp(x).sizes(), IntArrayRef({1, 3, 8}));
+  std::ostringstream os;
+  os << *rp << "\n" << *cp << "\n" << *zp;
+  EXPECT_EQ(os.str(),
+            "ember::nn::ReflectionPad1d(padding=[2, 2])\nember::nn::ConstantPad2d(padding=[1, 0, 0, 1], value=3.5)\n"
+            "ember::nn::ZeroPad2d(padding=[1, 1, 1, 1])");
+  nn::AdaptiveMaxPool2d amp(nn::AdaptiveMaxPool2dOptions({2, std::nullopt}));
+  nn::AvgPool3d ap(2);
+  nn::MaxPool3d mp(nn::MaxPool3dOptions(2).stride(1));
+  EXPECT_EQ(amp(ember::arange(24.0).reshape({1, 4, 6})).sizes(), IntArrayRef({1, 2, 6}));
+  EXPECT_EQ(ap(ember::ones({1, 2, 4, 4, 4})).sizes(), IntArrayRef({1, 2, 2, 2, 2}));
+  EXPECT_EQ(mp(ember::ones({2, 3, 3, 3})).sizes(), IntArrayRef({2, 2, 2, 2}));
+  EXPECT_EQ(
+      F::adaptive_avg_pool3d(ember::ones({2, 4, 4, 4}), F::AdaptiveAvgPool3dFuncOptions({2, std::nullopt, 1})).sizes(),
+      IntArrayRef({2, 2, 4, 1}));
 }
 
 TEST(CpuPool, ThreadInvariant) {
