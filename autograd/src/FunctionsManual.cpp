@@ -1225,19 +1225,15 @@ std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Ten
     grad_src = grad.gather(dim, index);
   } else if (reduce == "prod") {
     // Exclusive products where a factor is zero: such a factor's gradient is the product of the others.
-    // Only src's leading index-shaped block takes part (src may be larger than index).
-    Tensor used = src;
-    for (int64_t d = 0; d < index.dim(); ++d)
-      if (used.size(d) != index.size(d)) used = used.narrow(d, 0, index.size(d));
     const Tensor masked_self = self.masked_fill(self == 0, 1);
-    grad_self = grad * masked_self.scatter_reduce(dim, index, used, reduce, include_self) / masked_self;
-    const Tensor src_zero = used == 0;
+    grad_self = grad * masked_self.scatter_reduce(dim, index, src, reduce, include_self) / masked_self;
+    const Tensor src_zero = src == 0;
     const Tensor src_num_zeros = zeros_like(self).scatter_add(dim, index, to_dtype(src_zero, st)).gather(dim, index);
     const Tensor src_single_zero = logical_and(src_zero, src_num_zeros == 1);
     const Tensor masked_src_result =
-        self.scatter_reduce(dim, index, used.masked_fill(src_single_zero, 1), reduce, include_self);
+        self.scatter_reduce(dim, index, src.masked_fill(src_single_zero, 1), reduce, include_self);
     grad_src = where(src_single_zero, (grad * masked_src_result).gather(dim, index),
-                     (grad * result).gather(dim, index) / used.masked_fill(src_zero, 1));
+                     (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1));
   } else if (reduce == "mean") {
     Tensor n = include_self ? ones_like(grad) : zeros_like(grad);
     n = n.scatter_add(dim, index, ones_like(src));
