@@ -36,6 +36,15 @@ inline Tensor optional_vector(const std::optional<Tensor>& t, int64_t n, ScalarT
   return compute_input(*t, ct);
 }
 
+// f(T{}) with T the compute dtype ct of Note [CPU CNN kernel dtypes]: float or double.
+template <class F>
+void visit_float(ScalarType ct, F&& f) {
+  if (ct == kFloat32)
+    f(float{});
+  else
+    f(double{});
+}
+
 // r converted to dtype dt (r itself when it has it).
 inline Tensor to_dtype_of(const Tensor& r, ScalarType dt) {
   if (!r.defined() || r.dtype() == dt) return r;

@@ -470,12 +470,11 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const 
   const Tensor x = nn::compute_input(input, ct), w = ln_param(weight, ct), b = ln_param(bias, ct);
   Tensor y = empty_cpu(input.sizes(), ct), mean = empty_cpu({N, group}, ct), rstd = empty_cpu({N, group}, ct);
   const GnShape s{N, C, HxW, group};
-  if (ct == kFloat32)
-    gn_forward(s, x.data_ptr<float>(), ptr_or_null<float>(w), ptr_or_null<float>(b), eps, y.data_ptr<float>(),
-               mean.data_ptr<float>(), rstd.data_ptr<float>());
-  else
-    gn_forward(s, x.data_ptr<double>(), ptr_or_null<double>(w), ptr_or_null<double>(b), eps, y.data_ptr<double>(),
-               mean.data_ptr<double>(), rstd.data_ptr<double>());
+  nn::visit_float(ct, [&](auto t) {
+    using T = decltype(t);
+    gn_forward(s, x.data_ptr<T>(), ptr_or_null<T>(w), ptr_or_null<T>(b), eps, y.data_ptr<T>(), mean.data_ptr<T>(),
+               rstd.data_ptr<T>());
+  });
   return {nn::to_dtype_of(y, dt), nn::to_dtype_of(mean, dt), nn::to_dtype_of(rstd, dt)};
 }
 
@@ -495,12 +494,11 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad
   Tensor gw = output_mask[1] ? empty_cpu({C}, ct) : Tensor();
   Tensor gb = output_mask[2] ? empty_cpu({C}, ct) : Tensor();
   const GnShape s{N, C, HxW, group};
-  if (ct == kFloat32)
-    gn_backward(s, dy.data_ptr<float>(), x.data_ptr<float>(), mt.data_ptr<float>(), rt.data_ptr<float>(),
-                ptr_or_null<float>(w), ptr_or_null<float>(gi), ptr_or_null<float>(gw), ptr_or_null<float>(gb));
-  else
-    gn_backward(s, dy.data_ptr<double>(), x.data_ptr<double>(), mt.data_ptr<double>(), rt.data_ptr<double>(),
-                ptr_or_null<double>(w), ptr_or_null<double>(gi), ptr_or_null<double>(gw), ptr_or_null<double>(gb));
+  nn::visit_float(ct, [&](auto t) {
+    using T = decltype(t);
+    gn_backward(s, dy.data_ptr<T>(), x.data_ptr<T>(), mt.data_ptr<T>(), rt.data_ptr<T>(), ptr_or_null<T>(w),
+                ptr_or_null<T>(gi), ptr_or_null<T>(gw), ptr_or_null<T>(gb));
+  });
   return {nn::to_dtype_of(gi, dt), nn::to_dtype_of(gw, dt), nn::to_dtype_of(gb, dt)};
 }
 

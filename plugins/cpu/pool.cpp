@@ -443,15 +443,6 @@ void scatter_indices(const char* op, const PoolGeom& g, const Tensor& go, const 
     scatter(gi.data_ptr<double>(), go.data_ptr<double>());
 }
 
-// f(float or double pointer tag) in the compute dtype ct.
-template <class F>
-void visit_float(ScalarType ct, F&& f) {
-  if (ct == kFloat32)
-    f(float{});
-  else
-    f(double{});
-}
-
 std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
                                          IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                          bool ceil_mode) {
@@ -461,7 +452,7 @@ std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int64_t nd, const Tenso
   const auto shape = pooled_shape(self, nd, g);
   Tensor out = empty_cpu(shape, ct), ind = empty_cpu(shape, kInt64);
   if (out.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       max_planes(g, x.data_ptr<T>(), out.data_ptr<T>(), ind.data_ptr<int64_t>());
     });
@@ -491,7 +482,7 @@ Tensor avg_pool_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef
   Tensor out = empty_cpu(pooled_shape(self, nd, g), ct);
   const AvgParams a{count_include_pad, divisor_override};
   if (out.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       avg_forward(g, a, x.data_ptr<T>(), out.data_ptr<T>());
     });
@@ -510,7 +501,7 @@ Tensor avg_pool_backward_impl(const char* op, int64_t nd, const Tensor& grad_out
   cpu::zero_(gi);
   const AvgParams a{count_include_pad, divisor_override};
   if (go.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       avg_backward(g, a, go.data_ptr<T>(), gi.data_ptr<T>());
     });
@@ -523,7 +514,7 @@ Tensor adaptive_avg_impl(const char* op, int64_t nd, const Tensor& self, IntArra
   const Tensor x = nn::compute_input(self, ct);
   Tensor out = empty_cpu(pooled_shape(self, nd, g), ct);
   if (out.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       adaptive_avg_forward(g, x.data_ptr<T>(), out.data_ptr<T>());
     });
@@ -537,7 +528,7 @@ Tensor adaptive_avg_backward_impl(const char* op, int64_t nd, const Tensor& grad
   Tensor gi = empty_cpu(self.sizes(), ct);
   cpu::zero_(gi);
   if (go.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       adaptive_avg_backward(g, go.data_ptr<T>(), gi.data_ptr<T>());
     });
@@ -659,7 +650,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef o
   const auto shape = pooled_shape(self, 2, g);
   Tensor out = empty_cpu(shape, ct), ind = empty_cpu(shape, kInt64);
   if (out.numel() > 0)
-    visit_float(ct, [&](auto t) {
+    nn::visit_float(ct, [&](auto t) {
       using T = decltype(t);
       adaptive_max_forward(g, x.data_ptr<T>(), out.data_ptr<T>(), ind.data_ptr<int64_t>());
     });

@@ -859,17 +859,13 @@ Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t int
   Tensor out = empty_cpu(rs::grid_sampler_2d_shape(input, grid), ct);
   if (out.numel() == 0) return out;
   const auto mode = static_cast<GridInterp>(interpolation_mode);
-  auto run = [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  nn::visit_float(ct, [&](auto tag) {
+    using T = decltype(tag);
     const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
                        grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
                        align_corners};
     grid_forward<T>(c, mode, input.size(0), x.data_ptr<T>(), gr.data_ptr<T>(), out.data_ptr<T>());
-  };
-  if (ct == kFloat32)
-    run(static_cast<float*>(nullptr));
-  else
-    run(static_cast<double*>(nullptr));
+  });
   return out;
 }
 
@@ -905,8 +901,8 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, c
   }
   if ((!gi.defined() && !gg.defined()) || go.numel() == 0) return {gi, gg};
   const auto mode = static_cast<GridInterp>(interpolation_mode);
-  auto run = [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
+  nn::visit_float(ct, [&](auto tag) {
+    using T = decltype(tag);
     const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
                        grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
                        align_corners};
@@ -916,11 +912,7 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, c
       for (int64_t n = n0; n < n1; ++n)
         grid_backward_image<T>(c, mode, n, go.data_ptr<T>(), x.data_ptr<T>(), gr.data_ptr<T>(), gip, ggp);
     });
-  };
-  if (ct == kFloat32)
-    run(static_cast<float*>(nullptr));
-  else
-    run(static_cast<double*>(nullptr));
+  });
   return {gi, gg};
 }
 
@@ -982,19 +974,15 @@ Tensor im2col_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dila
   Tensor col = empty_cpu(g.col_sizes(), ct);
   const int64_t planes = g.N * g.C, HW = g.H * g.W, per = g.kH * g.kW * g.blocks();
   if (col.numel() > 0) {
-    auto run = [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    nn::visit_float(ct, [&](auto tag) {
+      using T = decltype(tag);
       const T* in = x.data_ptr<T>();
       T* out = col.data_ptr<T>();
       parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per, 1)),
                    [&](int64_t p0, int64_t p1) {
                      for (int64_t p = p0; p < p1; ++p) im2col_plane<T>(g, in + p * HW, out + p * per);
                    });
-    };
-    if (ct == kFloat32)
-      run(static_cast<float*>(nullptr));
-    else
-      run(static_cast<double*>(nullptr));
+    });
   }
   return nn::to_dtype_of(col, self.dtype());
 }
@@ -1009,19 +997,15 @@ Tensor col2im_impl(const Tensor& self, IntArrayRef output_size, IntArrayRef kern
   cpu::zero_(img);
   const int64_t planes = g.N * g.C, HW = g.H * g.W, per = g.kH * g.kW * g.blocks();
   if (img.numel() > 0) {
-    auto run = [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
+    nn::visit_float(ct, [&](auto tag) {
+      using T = decltype(tag);
       const T* in = x.data_ptr<T>();
       T* out = img.data_ptr<T>();
       parallel_for(0, planes, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per, 1)),
                    [&](int64_t p0, int64_t p1) {
                      for (int64_t p = p0; p < p1; ++p) col2im_plane<T>(g, in + p * per, out + p * HW);
                    });
-    };
-    if (ct == kFloat32)
-      run(static_cast<float*>(nullptr));
-    else
-      run(static_cast<double*>(nullptr));
+    });
   }
   return nn::to_dtype_of(img, self.dtype());
 }

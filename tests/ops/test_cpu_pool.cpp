@@ -86,9 +86,6 @@ void expect_close(const Tensor& got, const Vec& want, const Shape& shape, double
     ASSERT_NEAR(g[i], want[i], tol * std::max(1.0, std::fabs(want[i]))) << what << " at " << i;
 }
 
-// Rounds v through dtype dt (what the kernel reads).
-Vec stored(const Vec& v, ScalarType dt) { return values(from_values({static_cast<int64_t>(v.size())}, dt, v)); }
-
 // ---- pooling reference -------------------------------------------------------------------------
 
 struct Pool {
