@@ -18,10 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
 namespace {
+
+using bench::random_tensor;
+using bench::to_torch;
 
 using bench::measure;
 using Stat = bench::Times;
@@ -49,16 +52,6 @@ void row(const char* what, const Stat& e, const Stat& t, double bytes = 0, const
   std::printf("\n");
 }
 
-ember::Tensor filled(std::vector<int64_t> shape) {
-  ember::Tensor t = ember::empty(shape);
-  bench::fill_random(t.data_ptr<float>(), t.numel(), 1);
-  return t;
-}
-
-at::Tensor to_torch(const ember::Tensor& t) {
-  return at::from_blob(t.data_ptr(), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), at::kFloat).clone();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,7 +64,7 @@ int main(int argc, char** argv) {
   std::printf("%-34s %22s  %22s  %6s\n", "", "ember best / median", "torch best / median", "e/t");
 
   for (int64_t n : {1, 100, 1000}) {
-    ember::Tensor a = filled({n}), b = filled({n});
+    ember::Tensor a = random_tensor({n}), b = random_tensor({n});
     at::Tensor ta = to_torch(a), tb = to_torch(b);
     const std::string sn = std::to_string(n);
     row(("add, " + sn).c_str(), measure([&] { keep(ember::add(a, b)); }), measure([&] { keep(at::add(ta, tb)); }));
@@ -82,7 +75,7 @@ int main(int argc, char** argv) {
 
   {
     const int64_t n = int64_t{1} << 24;
-    ember::Tensor a = filled({n}), b = filled({n}), out = ember::empty({n});
+    ember::Tensor a = random_tensor({n}), b = random_tensor({n}), out = ember::empty({n});
     at::Tensor ta = to_torch(a), tb = to_torch(b), tout = at::empty({n});
     const float* pa = a.data_ptr<float>();
     const float* pb = b.data_ptr<float>();
@@ -127,8 +120,8 @@ int main(int argc, char** argv) {
     // The pointwise-unary and pointwise-binary families: out= calls, so both sides write the same
     // preallocated buffer the raw loop writes.
     const int64_t n = int64_t{1} << 22;
-    ember::Tensor a = filled({n}), b = filled({n}), out = ember::empty({n});
-    // filled() draws from [-1, 1): shifted copies for the functions with a narrower domain.
+    ember::Tensor a = random_tensor({n}), b = random_tensor({n}), out = ember::empty({n});
+    // random_tensor() draws from [-1, 1): shifted copies for the functions with a narrower domain.
     ember::Tensor pos = a.abs() + 1.5f, unit = a * 0.99f;
     at::Tensor ta = to_torch(a), tb = to_torch(b), tpos = to_torch(pos), tunit = to_torch(unit), tout = at::empty({n});
     float* po = out.data_ptr<float>();
@@ -207,7 +200,7 @@ int main(int argc, char** argv) {
         measure([&] { at::leaky_relu_out(tout, ta); }), 8.0 * static_cast<double>(n), &raw_lrelu);
   }
   {
-    ember::Tensor x = filled({64, 32, 26, 26});
+    ember::Tensor x = random_tensor({64, 32, 26, 26});
     at::Tensor tx = to_torch(x);
     row("relu 64x32x26x26", measure([&] { keep(ember::relu(x)); }), measure([&] { keep(at::relu(tx)); }),
         8.0 * static_cast<double>(x.numel()));

@@ -13,19 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
-namespace {
-
-at::Tensor to_torch(const ember::Tensor& e) {
-  const ember::Tensor c = e.contiguous();
-  at::Tensor t = at::empty(std::vector<int64_t>(c.sizes().begin(), c.sizes().end()));
-  std::memcpy(t.data_ptr<float>(), c.data_ptr<float>(), c.numel() * sizeof(float));
-  return t;
-}
-
-}  // namespace
+using bench::to_torch;
 
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 1;

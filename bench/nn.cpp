@@ -12,28 +12,14 @@
 #include <cstdio>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
 namespace {
 
-ember::Tensor random_tensor(std::vector<int64_t> shape, unsigned seed) {
-  ember::Tensor t = ember::empty(shape, ember::kFloat32);
-  bench::fill_random(t.data_ptr<float>(), t.numel(), seed);
-  return t;
-}
-
-at::Tensor to_torch(const ember::Tensor& t) {
-  return at::from_blob(t.data_ptr(), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), at::kFloat).clone();
-}
-
-template <class F>
-bench::Times time_it(F&& f) {
-  return bench::measure([&] {
-    auto r = f();
-    asm volatile("" : : "g"(&r) : "memory");
-  });
-}
+using bench::random_tensor;
+using bench::to_torch;
+using bench::time_it;
 
 void row(const char* what, bench::Times e, bench::Times t) {
   std::printf("%-34s %8.3f / %-8.3f %8.3f / %-8.3f %8.2f\n", what, e.best * 1e3, e.median * 1e3, t.best * 1e3,

@@ -8,10 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
 namespace {
+
+using bench::random_tensor;
+using bench::to_torch;
 
 using bench::measure;
 using Stat = bench::Times;
@@ -26,16 +29,6 @@ void row(const char* what, const Stat& e, const Stat& t) {
               t.best * 1e3, t.median * 1e3, e.best / t.best);
 }
 
-ember::Tensor filled(std::vector<int64_t> shape, unsigned seed = 1) {
-  ember::Tensor t = ember::empty(shape);
-  bench::fill_random(t.data_ptr<float>(), t.numel(), seed);
-  return t;
-}
-
-at::Tensor to_torch(const ember::Tensor& t) {
-  return at::from_blob(t.data_ptr(), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), at::kFloat).clone();
-}
-
 }  // namespace
 
 int main() {
@@ -43,7 +36,7 @@ int main() {
   at::set_num_threads(1);
   std::printf("%-44s %27s  %27s  %6s\n", "op (1 thread)", "ember best / median", "torch best / median", "ratio");
 
-  const ember::Tensor x = filled({256, 4096});
+  const ember::Tensor x = random_tensor({256, 4096});
   const at::Tensor tx = to_torch(x);
   row("median.dim [256, 4096] dim 1", measure([&] { keep(std::get<0>(ember::median(x, 1))); }),
       measure([&] { keep(std::get<0>(at::median(tx, 1))); }));
@@ -51,20 +44,20 @@ int main() {
       measure([&] { keep(std::get<0>(at::kthvalue(tx, 100, 1))); }));
   row("median (all) 1M", measure([&] { keep(ember::median(x)); }), measure([&] { keep(at::median(tx)); }));
 
-  const ember::Tensor ints = (filled({1 << 20}, 3) * 2000).to(ember::kInt64);
-  const at::Tensor tints = to_torch(filled({1 << 20}, 3)).mul(2000).to(at::kLong);
+  const ember::Tensor ints = (random_tensor({1 << 20}, 3) * 2000).to(ember::kInt64);
+  const at::Tensor tints = to_torch(random_tensor({1 << 20}, 3)).mul(2000).to(at::kLong);
   row("_unique2 1M int64 (inverse, counts)",
       measure([&] { keep(std::get<0>(ember::_unique2(ints, true, true, true))); }),
       measure([&] { keep(std::get<0>(at::_unique2(tints, true, true, true))); }));
 
   const ember::Tensor bounds = ember::arange(4096, ember::kFloat32) / 4096.0 - 0.5;
   const at::Tensor tbounds = at::arange(4096, at::kFloat) / 4096.0 - 0.5;
-  const ember::Tensor vals = filled({1 << 20}, 5);
+  const ember::Tensor vals = random_tensor({1 << 20}, 5);
   const at::Tensor tvals = to_torch(vals);
   row("searchsorted 1M in 4096", measure([&] { keep(ember::searchsorted(bounds, vals)); }),
       measure([&] { keep(at::searchsorted(tbounds, tvals)); }));
 
-  const ember::Tensor a = filled({64, 128, 64}), b = filled({64, 64, 128}, 2);
+  const ember::Tensor a = random_tensor({64, 128, 64}), b = random_tensor({64, 64, 128}, 2);
   const at::Tensor ta = to_torch(a), tb = to_torch(b);
   row("einsum bij,bjk->bik [64,128,64]x[64,64,128]", measure([&] {
         keep(ember::einsum("bij,bjk->bik", {a, b}));
@@ -79,7 +72,7 @@ int main() {
         keep(at::einsum("ij,jk,kl->il", {ta.select(0, 0), tb.select(0, 0).t(), ta.select(0, 1)}));
       }));
 
-  const ember::Tensor p1 = filled({512, 64}), p2 = filled({512, 64}, 7);
+  const ember::Tensor p1 = random_tensor({512, 64}), p2 = random_tensor({512, 64}, 7);
   const at::Tensor tp1 = to_torch(p1), tp2 = to_torch(p2);
   for (double p : {2.0, 1.0, 3.0}) {
     const std::string what = "cdist p=" + std::to_string(static_cast<int>(p)) + " [512,64]x[512,64]";
@@ -87,7 +80,7 @@ int main() {
   }
   row("pdist p=2 [512, 64]", measure([&] { keep(ember::pdist(p1)); }), measure([&] { keep(at::pdist(tp1)); }));
 
-  const ember::Tensor g = filled({32, 64, 32, 32}), gw = filled({64}, 2), gb = filled({64}, 3);
+  const ember::Tensor g = random_tensor({32, 64, 32, 32}), gw = random_tensor({64}, 2), gb = random_tensor({64}, 3);
   const at::Tensor tg = to_torch(g), tgw = to_torch(gw), tgb = to_torch(gb);
   row("native_group_norm [32,64,32,32] 8 groups",
       measure([&] { keep(std::get<0>(ember::native_group_norm(g, gw, gb, 32, 64, 1024, 8, 1e-5))); }),

@@ -10,29 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
 namespace {
 
-ember::Tensor random_tensor(std::vector<int64_t> shape, unsigned seed) {
-  ember::Tensor t = ember::empty(shape, ember::kFloat32);
-  bench::fill_random(t.data_ptr<float>(), t.numel(), seed);
-  return t;
-}
-
-at::Tensor to_torch(const ember::Tensor& t) {
-  const ember::Tensor c = t.contiguous();
-  return at::from_blob(c.data_ptr(), std::vector<int64_t>(c.sizes().begin(), c.sizes().end()), at::kFloat).clone();
-}
-
-template <class F>
-bench::Times time_it(F&& f) {
-  return bench::measure([&] {
-    auto r = f();
-    asm volatile("" : : "g"(&r) : "memory");
-  });
-}
+using bench::random_tensor;
+using bench::to_torch;
+using bench::time_it;
 
 void compare(const std::string& what, const std::function<ember::Tensor()>& e, const std::function<at::Tensor()>& t) {
   const double diff = (to_torch(e()) - t()).abs().max().item<double>();

@@ -11,31 +11,17 @@
 #include <cstdio>
 #include <vector>
 
-#include "BenchUtil.h"
+#include "BenchTorch.h"
 #include "ember/ember.h"
 
 namespace {
 
+using bench::random_tensor;
+using bench::to_torch;
+using bench::time_it;
+
 namespace EF = ember::nn::functional;
 namespace TF = torch::nn::functional;
-
-ember::Tensor random_tensor(std::vector<int64_t> shape, unsigned seed) {
-  ember::Tensor t = ember::empty(shape, ember::kFloat32);
-  bench::fill_random(t.data_ptr<float>(), t.numel(), seed);
-  return t;
-}
-
-at::Tensor to_torch(const ember::Tensor& t) {
-  return at::from_blob(t.data_ptr(), std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), at::kFloat).clone();
-}
-
-template <class F>
-bench::Times time_it(F&& f) {
-  return bench::measure([&] {
-    auto r = f();
-    asm volatile("" : : "g"(&r) : "memory");
-  });
-}
 
 // Both sides' timings, their ratio, and the largest difference of their results.
 template <class E, class T>
