@@ -286,7 +286,12 @@ void clamp_scalar_impl(const char* name, Tensor& out, OutKind ok, const Tensor& 
 template <class C>
 struct LeakyReluOp {
   C slope;
-  EMBER_ALWAYS_INLINE C operator()(C a) const { return a > C(0) ? a : a * slope; }
+  // The product is formed unconditionally: a select of two computed values vectorises, where a
+  // multiply under the condition stays a (mispredicted) branch.
+  EMBER_ALWAYS_INLINE C operator()(C a) const {
+    const C scaled = a * slope;
+    return a > C(0) ? a : scaled;
+  }
 };
 template <class C>
 struct EluOp {
