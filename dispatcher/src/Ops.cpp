@@ -9,23 +9,36 @@ IValue default_ivalue(const FunctionSchema& s, const Argument& a) {
   const Type& t = *a.type();
   const Type& base = t.kind() == TypeKind::Optional ? *t.element() : t;
   switch (d->kind) {
-    case K::None: return IValue();
+    case K::None:
+      return IValue();
     case K::Int:
       if (base.kind() == TypeKind::Float) return IValue(static_cast<double>(d->i));
-      if (base.kind() == TypeKind::List) return IValue(std::vector<int64_t>(
-                                                 static_cast<size_t>(base.fixed_size().value_or(1)), d->i));
+      if (base.kind() == TypeKind::List)
+        return IValue(std::vector<int64_t>(static_cast<size_t>(base.fixed_size().value_or(1)), d->i));
       return IValue(d->i);
-    case K::Float: return IValue(d->f);
-    case K::Bool: return IValue(d->b);
-    case K::Str: return IValue(std::string_view(d->s));
-    case K::IntList: return IValue(d->ints);
-    case K::FloatList: return IValue(d->floats);
-    case K::BoolList: return IValue(d->bools);
+    case K::Float:
+      return IValue(d->f);
+    case K::Bool:
+      return IValue(d->b);
+    case K::Str:
+      return IValue(std::string_view(d->s));
+    case K::IntList:
+      return IValue(d->ints);
+    case K::FloatList:
+      return IValue(d->floats);
+    case K::BoolList:
+      return IValue(d->bools);
     case K::Ident:
       if (base.kind() == TypeKind::ScalarType) {
         auto st = parse_scalar_type(d->s);
         EMBER_CHECK(st.has_value(), "[{}] unknown dtype default '{}' for '{}'", s.operator_name(), d->s, a.name());
         return IValue(*st);
+      }
+      if (base.kind() == TypeKind::MemoryFormat) {  // PyTorch's spellings in schemas
+        if (d->s == "contiguous_format") return IValue(MemoryFormat::Contiguous);
+        if (d->s == "preserve_format") return IValue(MemoryFormat::Preserve);
+        if (d->s == "channels_last") return IValue(MemoryFormat::ChannelsLast);
+        if (d->s == "channels_last_3d") return IValue(MemoryFormat::ChannelsLast3d);
       }
       break;
   }
@@ -37,22 +50,32 @@ namespace {
 
 bool accepts(const Type& t, const IValue& v) {
   switch (t.kind()) {
-    case TypeKind::Optional: return v.isNone() || accepts(*t.element(), v);
-    case TypeKind::Tensor: return v.isTensor();
-    case TypeKind::Float: return v.isDouble() || v.isInt();
+    case TypeKind::Optional:
+      return v.isNone() || accepts(*t.element(), v);
+    case TypeKind::Tensor:
+      return v.isTensor();
+    case TypeKind::Float:
+      return v.isDouble() || v.isInt();
     case TypeKind::Int:
-    case TypeKind::SymInt: return v.isInt();
-    case TypeKind::Bool: return v.isBool();
-    case TypeKind::Scalar: return v.isScalar();
-    case TypeKind::Str: return v.isString();
-    case TypeKind::Device: return v.isDevice() || v.isString();
+    case TypeKind::SymInt:
+      return v.isInt();
+    case TypeKind::Bool:
+      return v.isBool();
+    case TypeKind::Scalar:
+      return v.isScalar();
+    case TypeKind::Str:
+      return v.isString();
+    case TypeKind::Device:
+      return v.isDevice() || v.isString();
     case TypeKind::Generator:
       return v.isGenerator();
     case TypeKind::Stream:
       return v.isStream();
     case TypeKind::ScalarType:
     case TypeKind::Layout:
-    case TypeKind::QScheme: return v.isInt();
+    case TypeKind::MemoryFormat:
+    case TypeKind::QScheme:
+      return v.isInt();
     case TypeKind::List: {
       const Type& e = *t.element();
       if (e.kind() == TypeKind::Int || e.kind() == TypeKind::SymInt) return v.isIntList() || v.isInt();
@@ -60,7 +83,8 @@ bool accepts(const Type& t, const IValue& v) {
       if (e.kind() == TypeKind::Bool) return v.isBoolList();
       return v.isTensorList() || v.isList();
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 

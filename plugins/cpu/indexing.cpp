@@ -16,8 +16,8 @@
 // section, which the meta kernels (plugins/meta/indexing.cpp) use too; the offsets are cpu-only.
 #include <cstring>
 
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/Rules.h"
 
@@ -28,19 +28,27 @@ namespace {
 template <class F>
 decltype(auto) visit_itemsize(size_t size, F&& f) {
   switch (size) {
-    case 1: return f(Tag<uint8_t>{});
-    case 2: return f(Tag<uint16_t>{});
-    case 4: return f(Tag<uint32_t>{});
-    default: EMBER_INTERNAL_ASSERT(size == 8, "unexpected element size {}", size); return f(Tag<uint64_t>{});
+    case 1:
+      return f(Tag<uint8_t>{});
+    case 2:
+      return f(Tag<uint16_t>{});
+    case 4:
+      return f(Tag<uint32_t>{});
+    default:
+      EMBER_INTERNAL_ASSERT(size == 8, "unexpected element size {}", size);
+      return f(Tag<uint64_t>{});
   }
 }
 
 // *dst += v in T (bool: or; float16/bfloat16 through float).
 template <class T>
 EMBER_ALWAYS_INLINE void add_into(T* dst, T v) {
-  if constexpr (std::is_same_v<T, bool>) *dst = *dst || v;
-  else if constexpr (is_reduced_float_v<T>) *dst = T(static_cast<float>(*dst) + static_cast<float>(v));
-  else *dst = static_cast<T>(*dst + v);
+  if constexpr (std::is_same_v<T, bool>)
+    *dst = *dst || v;
+  else if constexpr (is_reduced_float_v<T>)
+    *dst = T(static_cast<float>(*dst) + static_cast<float>(v));
+  else
+    *dst = static_cast<T>(*dst + v);
 }
 
 // Calls row(offsets, idx) for every run along the last dim of `sizes` (at least 1-d), in
@@ -141,7 +149,7 @@ IndexPlan plan_index(const IndexRules& rules, const Tensor& self, const std::vec
       native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
       Tensor nz = cpu::nonzero(t);
       const int64_t n = nz.size(0), k = nz.size(1);
-      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {k}, j));
+      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {nz.stride(0)}, j * nz.stride(1)));
       continue;
     }
     native::check_long_index(op, t);
@@ -287,18 +295,25 @@ Tensor nonzero(const Tensor& self) {
     } else {
       walk<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) { n += convert<bool>(p[o[0]]); });
     }
-    Tensor out = empty_cpu({n, nd}, kInt64);
+    // LibTorch's layout: [n, ndim] with strides [1, n] (column-major: one index row per dim).
+    Tensor out = empty_cpu({nd, n}, kInt64);
+    const int64_t col_strides[2] = {1, n};
+    const int64_t col_sizes[2] = {n, nd};
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(col_sizes, col_strides);
     if (n == 0 || nd == 0) return out;
     int64_t* o = out.data_ptr<int64_t>();
+    int64_t k = 0;  // the hit's row
     const int64_t last = self.size(nd - 1), ls = self.stride(nd - 1);
-    walk_rows<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
-      const T* r = p + off[0];
-      for (int64_t j = 0; j < last; ++j)
-        if (convert<bool>(r[j * ls])) {
-          for (int64_t d = 0; d < nd - 1; ++d) *o++ = idx[d];
-          *o++ = j;
-        }
-    });
+    walk_rows<1>(self.sizes(), {self.strides()},
+                 [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
+                   const T* r = p + off[0];
+                   for (int64_t j = 0; j < last; ++j)
+                     if (convert<bool>(r[j * ls])) {
+                       for (int64_t d = 0; d < nd - 1; ++d) o[d * n + k] = idx[d];
+                       o[(nd - 1) * n + k] = j;
+                       ++k;
+                     }
+                 });
     return out;
   });
 }
@@ -317,8 +332,8 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   IndexPlan p = plan_index({"index_put_", true}, self, indices);
   // values broadcast to the indexing result, copied first: they may alias self.
   const IntArrayRef vs = native::index_put_values_sizes(values, p.shape);
-  Tensor v = make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()),
-                       values.storage_offset());
+  Tensor v =
+      make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()), values.storage_offset());
   v = materialize(make_view(v, p.shape, broadcast_strides(v, p.shape), v.storage_offset()));
   visit_dtype(self.dtype(), "index_put_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -335,7 +350,6 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   });
   return self;
 }
-
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index_in, Tensor& out) {
   dim = native::check_index_select(kCPU, self, dim, index_in, out);
@@ -416,9 +430,6 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return scatter_impl("scatter_add_", self, dim, index, src, ScatterMode::Add);
 }
 
-
-
-
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const DimVector shape = native::check_masked_select(kCPU, self, mask);
   const DimVector sst = broadcast_strides(self, shape), mst = broadcast_strides(mask, shape);
@@ -463,8 +474,8 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
   int64_t n = 0;
   walk<1>(shape, {IntArrayRef(mst)}, [&](const std::array<int64_t, 1>& o) { n += m[o[0]] != 0; });
   EMBER_CHECK(source.numel() >= n,
-              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}",
-              n, source.numel());
+              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}", n,
+              source.numel());
   const Tensor src = source.is_contiguous() && !same_storage(source, self) ? source : materialize(source);
   visit_itemsize(self.itemsize(), [&](auto tag) {
     using U = typename decltype(tag)::type;

@@ -24,6 +24,7 @@ using ScalarType = c10::ScalarType;
 }  // namespace vs
 #define VS_SIDE "libtorch"
 #define VS_EMBER_MISSING(what) ((void)0)
+#define VS_NULLOPT c10::nullopt  // 1.13's c10::optional is not std::optional
 #else
 #include <ember/ember.h>
 namespace vs {
@@ -32,6 +33,7 @@ using Tensor = ember::Tensor;
 using ScalarType = ember::ScalarType;
 }  // namespace vs
 #define VS_SIDE "ember"
+#define VS_NULLOPT std::nullopt
    // Ember has no such operator yet: record it and leave the case.
 #define VS_EMBER_MISSING(what) \
   do {                         \

@@ -146,8 +146,13 @@ EMBER_ALWAYS_INLINE void add_device_key(DispatchKeySet& ks, const T& v) {
   }
 }
 
+template <class T>
+constexpr bool is_tensor_list_arg = std::is_same_v<std::decay_t<T>, std::vector<Tensor>>;
+
 // Tensor arguments decide; with none, the first Device argument does (a factory with no
-// device given runs on the CPU, as in LibTorch).
+// device given runs on the CPU, as in LibTorch). An operator taking a Tensor[] that is called
+// with an empty list (and nothing else to decide) runs on the CPU too, so its own check reports
+// it (cat({}): "expected a non-empty list of Tensors"), not a missing kernel.
 template <class... Args>
 EMBER_ALWAYS_INLINE DispatchKeySet extract_keyset(const Args&... a) {
   DispatchKeySet ks;
@@ -164,13 +169,16 @@ EMBER_ALWAYS_INLINE DispatchKeySet extract_keyset(const Args&... a) {
       (one(a), ...);
     }
   }
+  if constexpr ((is_tensor_list_arg<Args> || ...)) {
+    if (EMBER_UNLIKELY(ks.empty())) ks = backend_key_set(kCPU, kStrided, false);
+  }
   return ks;
 }
 
 // Slow path of a typed call whose kernel is boxed-only (a fallback) or missing.
 template <class Ret, class... Args>
-EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFunction& k,
-                                    DispatchKeySet ks, Args... args) {
+EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFunction& k, DispatchKeySet ks,
+                                    Args... args) {
   Stack s;
   (s.emplace_back(to_ivalue(args)), ...);
   k.boxed(k.functor, op, ks, &s);
@@ -198,22 +206,30 @@ EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFuncti
         }
       };
       (pick(args), ...);
-      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(*outs[I]...); }(std::make_index_sequence<n>{});
+      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(*outs[I]...); }
+      (std::make_index_sequence<n>{});
     } else {
-      return [&]<size_t... I>(std::index_sequence<I...>) {
-        return Ret(std::move(s[s.size() - n + I]).toTensor()...);
-      }(std::make_index_sequence<n>{});
+      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(std::move(s[s.size() - n + I]).toTensor()...); }
+      (std::make_index_sequence<n>{});
     }
   } else {
     IValue r = std::move(s.back());
-    if constexpr (std::is_same_v<Ret, Tensor>) return std::move(r).toTensor();
-    else if constexpr (std::is_same_v<Ret, Scalar>) return r.toScalar();
-    else if constexpr (std::is_same_v<Ret, double>) return r.toDouble();
-    else if constexpr (std::is_same_v<Ret, int64_t>) return r.toInt();
-    else if constexpr (std::is_same_v<Ret, bool>) return r.toBool();
-    else if constexpr (std::is_same_v<Ret, QScheme>) return r.toQScheme();
-    else if constexpr (std::is_same_v<Ret, std::vector<Tensor>>) return r.toTensorVector();
-    else static_assert(sizeof(Ret) == 0, "unsupported return type for a boxed kernel");
+    if constexpr (std::is_same_v<Ret, Tensor>)
+      return std::move(r).toTensor();
+    else if constexpr (std::is_same_v<Ret, Scalar>)
+      return r.toScalar();
+    else if constexpr (std::is_same_v<Ret, double>)
+      return r.toDouble();
+    else if constexpr (std::is_same_v<Ret, int64_t>)
+      return r.toInt();
+    else if constexpr (std::is_same_v<Ret, bool>)
+      return r.toBool();
+    else if constexpr (std::is_same_v<Ret, QScheme>)
+      return r.toQScheme();
+    else if constexpr (std::is_same_v<Ret, std::vector<Tensor>>)
+      return r.toTensorVector();
+    else
+      static_assert(sizeof(Ret) == 0, "unsupported return type for a boxed kernel");
   }
 }
 
@@ -229,9 +245,8 @@ EMBER_ALWAYS_INLINE Ret dispatch_typed(const OperatorEntry& e, DispatchKeySet ks
   return call_boxed_typed<Ret, Args...>(e.handle(), k, ks, std::forward<Args>(args)...);
 }
 
-[[noreturn]] EMBER_API void throw_signature_mismatch(const OperatorHandle& op,
-                                                    const CppSignature& sig,
-                                                    const std::string& why);
+[[noreturn]] EMBER_API void throw_signature_mismatch(const OperatorHandle& op, const CppSignature& sig,
+                                                     const std::string& why);
 
 }  // namespace detail
 
@@ -275,7 +290,6 @@ TypedOperatorHandle<Sig> OperatorHandle::typed() const {
   if (!why.empty()) detail::throw_signature_mismatch(*this, sig, why);
   return TypedOperatorHandle<Sig>(entry_);
 }
-
 
 class EMBER_API Dispatcher {
  public:
