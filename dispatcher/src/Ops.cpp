@@ -9,25 +9,18 @@ IValue default_ivalue(const FunctionSchema& s, const Argument& a) {
   const Type& t = *a.type();
   const Type& base = t.kind() == TypeKind::Optional ? *t.element() : t;
   switch (d->kind) {
-    case K::None:
-      return IValue();
+    case K::None: return IValue();
     case K::Int:
       if (base.kind() == TypeKind::Float) return IValue(static_cast<double>(d->i));
-      if (base.kind() == TypeKind::List)
-        return IValue(std::vector<int64_t>(static_cast<size_t>(base.fixed_size().value_or(1)), d->i));
+      if (base.kind() == TypeKind::List) return IValue(std::vector<int64_t>(
+                                                 static_cast<size_t>(base.fixed_size().value_or(1)), d->i));
       return IValue(d->i);
-    case K::Float:
-      return IValue(d->f);
-    case K::Bool:
-      return IValue(d->b);
-    case K::Str:
-      return IValue(std::string_view(d->s));
-    case K::IntList:
-      return IValue(d->ints);
-    case K::FloatList:
-      return IValue(d->floats);
-    case K::BoolList:
-      return IValue(d->bools);
+    case K::Float: return IValue(d->f);
+    case K::Bool: return IValue(d->b);
+    case K::Str: return IValue(std::string_view(d->s));
+    case K::IntList: return IValue(d->ints);
+    case K::FloatList: return IValue(d->floats);
+    case K::BoolList: return IValue(d->bools);
     case K::Ident:
       if (base.kind() == TypeKind::ScalarType) {
         auto st = parse_scalar_type(d->s);
@@ -50,23 +43,15 @@ namespace {
 
 bool accepts(const Type& t, const IValue& v) {
   switch (t.kind()) {
-    case TypeKind::Optional:
-      return v.isNone() || accepts(*t.element(), v);
-    case TypeKind::Tensor:
-      return v.isTensor();
-    case TypeKind::Float:
-      return v.isDouble() || v.isInt();
+    case TypeKind::Optional: return v.isNone() || accepts(*t.element(), v);
+    case TypeKind::Tensor: return v.isTensor();
+    case TypeKind::Float: return v.isDouble() || v.isInt();
     case TypeKind::Int:
-    case TypeKind::SymInt:
-      return v.isInt();
-    case TypeKind::Bool:
-      return v.isBool();
-    case TypeKind::Scalar:
-      return v.isScalar();
-    case TypeKind::Str:
-      return v.isString();
-    case TypeKind::Device:
-      return v.isDevice() || v.isString();
+    case TypeKind::SymInt: return v.isInt();
+    case TypeKind::Bool: return v.isBool();
+    case TypeKind::Scalar: return v.isScalar();
+    case TypeKind::Str: return v.isString();
+    case TypeKind::Device: return v.isDevice() || v.isString();
     case TypeKind::Generator:
       return v.isGenerator();
     case TypeKind::Stream:
@@ -83,8 +68,7 @@ bool accepts(const Type& t, const IValue& v) {
       if (e.kind() == TypeKind::Bool) return v.isBoolList();
       return v.isTensorList() || v.isList();
     }
-    default:
-      return true;
+    default: return true;
   }
 }
 

@@ -61,10 +61,8 @@ void TensorIter::compute_shape() {
     if (is_out && (o.will_allocate || o.resizable)) continue;
     if (!is_out) check_defined(op_, o.tensor, "input");
     check_device(*ref, o.tensor);
-    if (first)
-      full_shape_ = DimVector(o.tensor.sizes());
-    else
-      full_shape_ = broadcast_shapes(full_shape_, o.tensor.sizes(), op_);
+    if (first) full_shape_ = DimVector(o.tensor.sizes());
+    else full_shape_ = broadcast_shapes(full_shape_, o.tensor.sizes(), op_);
     first = false;
   }
   numel_ = 1;
@@ -77,8 +75,8 @@ void TensorIter::check_and_prepare_outputs() {
     if (o.will_allocate) continue;
     if (o.resizable && nops_ > nout_) check_device(ops_[nout_].tensor, o.tensor);
     if (o.tensor.sizes() != IntArrayRef(full_shape_)) {
-      EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_, o.tensor.sizes(),
-                  IntArrayRef(full_shape_));
+      EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_,
+                  o.tensor.sizes(), IntArrayRef(full_shape_));
       resize_output(*o.out, full_shape_, op_);
     }
     // PyTorch's compute_mem_overlaps: an output may not overlap itself, nor partially overlap an

@@ -2,21 +2,24 @@
 // ones, full and *_like are composites in libember (api/src/native/factories.cpp).
 #include <cmath>
 
-#include "CPUKernels.h"
 #include "Loops.h"
-#include "ember/generated/Functions.h"
+#include "CPUKernels.h"
 #include "ember/native/Rules.h"
+#include "ember/generated/Functions.h"
 
 namespace ember::cpu {
 namespace {
 
-const char* layout_name(Layout l) { return l == kStrided ? "strided" : l == kSparse ? "sparse" : "sparse_csr"; }
+const char* layout_name(Layout l) {
+  return l == kStrided ? "strided" : l == kSparse ? "sparse" : "sparse_csr";
+}
 
 void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
                               "[{}] layout {} is not supported by the cpu plugin (only strided)", op,
                               layout_name(*layout));
-  EMBER_CHECK(!device || device->type() == kCPU, "[{}] the cpu kernel was asked for a tensor on {}", op, *device);
+  EMBER_CHECK(!device || device->type() == kCPU, "[{}] the cpu kernel was asked for a tensor on {}", op,
+              *device);
   EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false),
                               "[{}] pin_memory=true needs a pinned-memory allocator (a GPU plugin); the cpu "
                               "plugin has none",
@@ -40,14 +43,14 @@ Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memo
   return self;
 }
 
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout, OptDevice device,
-                     OptBool pin_memory) {
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
+                     OptDevice device, OptBool pin_memory) {
   check_factory("empty_strided", layout, device, pin_memory);
   return empty_strided_cpu(size, stride, dtype ? *dtype : get_default_dtype());
 }
 
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype, OptLayout layout,
-              OptDevice device, OptBool pin_memory) {
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype,
+              OptLayout layout, OptDevice device, OptBool pin_memory) {
   check_factory("arange", layout, device, pin_memory);
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const ScalarType dt = dtype.value_or(integral ? kInt64 : get_default_dtype());
@@ -56,8 +59,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
     using T = typename decltype(tag)::type;
     // LibTorch's accumulate types: int64 for integers, double for float and double, float for
     // float16 and bfloat16; the length is computed in double from the Scalars except for int64.
-    using Acc =
-        std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_reduced_float_v<T>, float, double>>;
+    using Acc = std::conditional_t<std::is_integral_v<T>, int64_t,
+                                   std::conditional_t<is_reduced_float_v<T>, float, double>>;
     const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
     const Acc xs = scalar_to<Acc>(start), xstep = scalar_to<Acc>(step);
     Tensor out = empty_cpu({n}, dt);
@@ -102,5 +105,12 @@ Tensor& zero_(Tensor& self) {
   }
   return cpu::fill_(self, Scalar(int64_t{0}));
 }
+
+
+
+
+
+
+
 
 }  // namespace ember::cpu

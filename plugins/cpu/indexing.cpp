@@ -16,8 +16,8 @@
 // section, which the meta kernels (plugins/meta/indexing.cpp) use too; the offsets are cpu-only.
 #include <cstring>
 
-#include "CPUKernels.h"
 #include "Loops.h"
+#include "CPUKernels.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/Rules.h"
 
@@ -28,27 +28,19 @@ namespace {
 template <class F>
 decltype(auto) visit_itemsize(size_t size, F&& f) {
   switch (size) {
-    case 1:
-      return f(Tag<uint8_t>{});
-    case 2:
-      return f(Tag<uint16_t>{});
-    case 4:
-      return f(Tag<uint32_t>{});
-    default:
-      EMBER_INTERNAL_ASSERT(size == 8, "unexpected element size {}", size);
-      return f(Tag<uint64_t>{});
+    case 1: return f(Tag<uint8_t>{});
+    case 2: return f(Tag<uint16_t>{});
+    case 4: return f(Tag<uint32_t>{});
+    default: EMBER_INTERNAL_ASSERT(size == 8, "unexpected element size {}", size); return f(Tag<uint64_t>{});
   }
 }
 
 // *dst += v in T (bool: or; float16/bfloat16 through float).
 template <class T>
 EMBER_ALWAYS_INLINE void add_into(T* dst, T v) {
-  if constexpr (std::is_same_v<T, bool>)
-    *dst = *dst || v;
-  else if constexpr (is_reduced_float_v<T>)
-    *dst = T(static_cast<float>(*dst) + static_cast<float>(v));
-  else
-    *dst = static_cast<T>(*dst + v);
+  if constexpr (std::is_same_v<T, bool>) *dst = *dst || v;
+  else if constexpr (is_reduced_float_v<T>) *dst = T(static_cast<float>(*dst) + static_cast<float>(v));
+  else *dst = static_cast<T>(*dst + v);
 }
 
 // Calls row(offsets, idx) for every run along the last dim of `sizes` (at least 1-d), in
@@ -304,16 +296,15 @@ Tensor nonzero(const Tensor& self) {
     int64_t* o = out.data_ptr<int64_t>();
     int64_t k = 0;  // the hit's row
     const int64_t last = self.size(nd - 1), ls = self.stride(nd - 1);
-    walk_rows<1>(self.sizes(), {self.strides()},
-                 [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
-                   const T* r = p + off[0];
-                   for (int64_t j = 0; j < last; ++j)
-                     if (convert<bool>(r[j * ls])) {
-                       for (int64_t d = 0; d < nd - 1; ++d) o[d * n + k] = idx[d];
-                       o[(nd - 1) * n + k] = j;
-                       ++k;
-                     }
-                 });
+    walk_rows<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
+      const T* r = p + off[0];
+      for (int64_t j = 0; j < last; ++j)
+        if (convert<bool>(r[j * ls])) {
+          for (int64_t d = 0; d < nd - 1; ++d) o[d * n + k] = idx[d];
+          o[(nd - 1) * n + k] = j;
+          ++k;
+        }
+    });
     return out;
   });
 }
@@ -332,8 +323,8 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   IndexPlan p = plan_index({"index_put_", true}, self, indices);
   // values broadcast to the indexing result, copied first: they may alias self.
   const IntArrayRef vs = native::index_put_values_sizes(values, p.shape);
-  Tensor v =
-      make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()), values.storage_offset());
+  Tensor v = make_view(values, vs, IntArrayRef(values.strides()).slice(values.dim() - vs.size()),
+                       values.storage_offset());
   v = materialize(make_view(v, p.shape, broadcast_strides(v, p.shape), v.storage_offset()));
   visit_dtype(self.dtype(), "index_put_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -350,6 +341,7 @@ Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indic
   });
   return self;
 }
+
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index_in, Tensor& out) {
   dim = native::check_index_select(kCPU, self, dim, index_in, out);
@@ -430,6 +422,9 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   return scatter_impl("scatter_add_", self, dim, index, src, ScatterMode::Add);
 }
 
+
+
+
 Tensor masked_select(const Tensor& self, const Tensor& mask) {
   const DimVector shape = native::check_masked_select(kCPU, self, mask);
   const DimVector sst = broadcast_strides(self, shape), mst = broadcast_strides(mask, shape);
@@ -474,8 +469,8 @@ Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) 
   int64_t n = 0;
   walk<1>(shape, {IntArrayRef(mst)}, [&](const std::array<int64_t, 1>& o) { n += m[o[0]] != 0; });
   EMBER_CHECK(source.numel() >= n,
-              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}", n,
-              source.numel());
+              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}",
+              n, source.numel());
   const Tensor src = source.is_contiguous() && !same_storage(source, self) ? source : materialize(source);
   visit_itemsize(self.itemsize(), [&](auto tag) {
     using U = typename decltype(tag)::type;

@@ -177,8 +177,8 @@ EMBER_ALWAYS_INLINE DispatchKeySet extract_keyset(const Args&... a) {
 
 // Slow path of a typed call whose kernel is boxed-only (a fallback) or missing.
 template <class Ret, class... Args>
-EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFunction& k, DispatchKeySet ks,
-                                    Args... args) {
+EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFunction& k,
+                                    DispatchKeySet ks, Args... args) {
   Stack s;
   (s.emplace_back(to_ivalue(args)), ...);
   k.boxed(k.functor, op, ks, &s);
@@ -206,30 +206,22 @@ EMBER_NOINLINE Ret call_boxed_typed(const OperatorHandle& op, const KernelFuncti
         }
       };
       (pick(args), ...);
-      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(*outs[I]...); }
-      (std::make_index_sequence<n>{});
+      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(*outs[I]...); }(std::make_index_sequence<n>{});
     } else {
-      return [&]<size_t... I>(std::index_sequence<I...>) { return Ret(std::move(s[s.size() - n + I]).toTensor()...); }
-      (std::make_index_sequence<n>{});
+      return [&]<size_t... I>(std::index_sequence<I...>) {
+        return Ret(std::move(s[s.size() - n + I]).toTensor()...);
+      }(std::make_index_sequence<n>{});
     }
   } else {
     IValue r = std::move(s.back());
-    if constexpr (std::is_same_v<Ret, Tensor>)
-      return std::move(r).toTensor();
-    else if constexpr (std::is_same_v<Ret, Scalar>)
-      return r.toScalar();
-    else if constexpr (std::is_same_v<Ret, double>)
-      return r.toDouble();
-    else if constexpr (std::is_same_v<Ret, int64_t>)
-      return r.toInt();
-    else if constexpr (std::is_same_v<Ret, bool>)
-      return r.toBool();
-    else if constexpr (std::is_same_v<Ret, QScheme>)
-      return r.toQScheme();
-    else if constexpr (std::is_same_v<Ret, std::vector<Tensor>>)
-      return r.toTensorVector();
-    else
-      static_assert(sizeof(Ret) == 0, "unsupported return type for a boxed kernel");
+    if constexpr (std::is_same_v<Ret, Tensor>) return std::move(r).toTensor();
+    else if constexpr (std::is_same_v<Ret, Scalar>) return r.toScalar();
+    else if constexpr (std::is_same_v<Ret, double>) return r.toDouble();
+    else if constexpr (std::is_same_v<Ret, int64_t>) return r.toInt();
+    else if constexpr (std::is_same_v<Ret, bool>) return r.toBool();
+    else if constexpr (std::is_same_v<Ret, QScheme>) return r.toQScheme();
+    else if constexpr (std::is_same_v<Ret, std::vector<Tensor>>) return r.toTensorVector();
+    else static_assert(sizeof(Ret) == 0, "unsupported return type for a boxed kernel");
   }
 }
 
@@ -245,8 +237,9 @@ EMBER_ALWAYS_INLINE Ret dispatch_typed(const OperatorEntry& e, DispatchKeySet ks
   return call_boxed_typed<Ret, Args...>(e.handle(), k, ks, std::forward<Args>(args)...);
 }
 
-[[noreturn]] EMBER_API void throw_signature_mismatch(const OperatorHandle& op, const CppSignature& sig,
-                                                     const std::string& why);
+[[noreturn]] EMBER_API void throw_signature_mismatch(const OperatorHandle& op,
+                                                    const CppSignature& sig,
+                                                    const std::string& why);
 
 }  // namespace detail
 
@@ -290,6 +283,7 @@ TypedOperatorHandle<Sig> OperatorHandle::typed() const {
   if (!why.empty()) detail::throw_signature_mismatch(*this, sig, why);
   return TypedOperatorHandle<Sig>(entry_);
 }
+
 
 class EMBER_API Dispatcher {
  public:
