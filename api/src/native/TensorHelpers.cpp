@@ -131,9 +131,11 @@ MemOverlap get_overlap_status(const Tensor& a, const Tensor& b) {
   if (a.numel() == 0 || b.numel() == 0) return MemOverlap::No;
   if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return MemOverlap::TooHard;
   if (!same_storage(a, b)) return MemOverlap::No;
-  // Both dense: each covers exactly [first byte, first byte + nbytes).
-  const auto a0 = reinterpret_cast<uintptr_t>(a.data_ptr()), b0 = reinterpret_cast<uintptr_t>(b.data_ptr());
-  const uintptr_t a1 = a0 + a.nbytes(), b1 = b0 + b.nbytes();
+  // Both dense: each covers exactly [first byte, first byte + nbytes) of the shared storage
+  // (offsets, not data pointers: a meta storage has no data).
+  const auto off = [](const Tensor& t) { return t.storage_offset() * static_cast<int64_t>(t.itemsize()); };
+  const int64_t a0 = off(a), b0 = off(b);
+  const int64_t a1 = a0 + static_cast<int64_t>(a.nbytes()), b1 = b0 + static_cast<int64_t>(b.nbytes());
   if (a0 == b0 && a1 == b1) return a.strides() == b.strides() ? MemOverlap::Full : MemOverlap::Partial;
   return a0 < b1 && b0 < a1 ? MemOverlap::Partial : MemOverlap::No;
 }
