@@ -35,6 +35,8 @@ TEST(AutogradStates, EveryBuiltinOperatorHasOne) {
   for (const OperatorHandle& op : Dispatcher::singleton().operators()) {
     const std::string name = op.operator_name();
     if (name.rfind("aten::", 0) != 0) continue;
+    // Declared ahead of its kernels (ops.yaml `pending:`): nothing registered, nothing to wrap yet.
+    if (op.dump_table().find("registered:\ncomputed table:") != std::string::npos) continue;
     ++n;
     const std::string line = slot_line(op, "AutogradCPU");
     EXPECT_TRUE(served_by_autograd(line))

@@ -26,7 +26,7 @@ Tensor rnd(std::vector<int64_t> shape, uint64_t seed) {
 Tensor scalar(double v) { return full({}, v, kFloat64); }
 
 // The square matrix with v on its diagonal.
-Tensor diag(const Tensor& v) {
+Tensor diag_matrix(const Tensor& v) {
   Tensor d = zeros({v.numel(), v.numel()}, kFloat64);
   for (int64_t i = 0; i < v.numel(); ++i) d.select(0, i).select(0, i).fill_(v[i].item<double>());
   return d;
@@ -352,8 +352,8 @@ TEST(AutogradFunc, HessianOfAnMlpLossInOneParameterVector) {
 TEST(AutogradFunc, HessianWithArgnums) {
   const func::FnN f = [](const variable_list& v) { return (v[0] * v[0] * v[1]).sum(); };
   const Tensor x = rnd({3}, 43), y = rnd({3}, 44);
-  // d2/dx2 sum(x^2 y) = diag(2y); d2/dy2 = 0.
-  expect_close(func::hessian(f)({x, y}), diag(2 * y), 1e-12, "d2/dx2");
+  // d2/dx2 sum(x^2 y) = diag_matrix(2y); d2/dy2 = 0.
+  expect_close(func::hessian(f)({x, y}), diag_matrix(2 * y), 1e-12, "d2/dx2");
   expect_close(func::hessian(f, 1)({x, y}), zeros({3, 3}, kFloat64), 0, "d2/dy2");
 }
 
@@ -377,7 +377,7 @@ TEST(AutogradFunc, ACustomFunctionUnderGradOfGrad) {
   }
   const Tensor x = rnd({3}, 45);
   const Tensor h = func::hessian([](const Tensor& t) { return Cube::apply(t).sum(); })(x);
-  expect_close(h, diag(6 * x), 1e-12, "hessian of sum(Cube(x))");
+  expect_close(h, diag_matrix(6 * x), 1e-12, "hessian of sum(Cube(x))");
 }
 
 // ---- errors -------------------------------------------------------------------------------

@@ -33,7 +33,7 @@ class SlowDataset : public ember::data::Dataset {
     if (sleepy_) std::this_thread::sleep_for(std::chrono::microseconds((index * 7919 % 5) * 300));
     EMBER_CHECK(static_cast<int64_t>(index) != throw_at_, "[SlowDataset] sample {} is broken", index);
     const auto i = static_cast<double>(index);
-    return {ember::tensor({i, -i}, ember::kFloat32), ember::scalar_tensor(static_cast<int64_t>(index))};
+    return {ember::tensor({i, -i}, ember::kFloat32), ember::scalar_tensor(static_cast<int64_t>(index), ember::kInt64)};
   }
   size_t size() const override { return n_; }
   std::atomic<int64_t> gets{0};

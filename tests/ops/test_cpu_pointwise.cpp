@@ -311,7 +311,7 @@ TEST(CpuPointwise, ClampEveryDtypeAndLayout) {
   Tensor o = ember::empty({4}, kFloat64);
   ember::clamp_out(o, i, 1, 2);
   expect_values(o, {1, 1, 2, 2}, "clamp_out");
-  EXPECT_ERROR(ValueError, ember::clamp(i), "[clamp]", "'min'", "'max'", "None");
+  EXPECT_ERROR(ValueError, ember::clamp(i, std::optional<Scalar>(), std::optional<Scalar>()), "[clamp]", "'min'", "'max'", "None");
   EXPECT_ERROR(TypeError, i.clamp_(0.5), "[clamp_]", "float32", "int64");
   Tensor oi = ember::empty({4}, kInt32);
   EXPECT_ERROR(TypeError, ember::clamp_out(oi, ember::ones({4}), 0, 1), "[clamp]", "float32", "int32");

@@ -342,6 +342,7 @@ class Op:
     where: tuple[str, int] = ("", 0)  # (yaml file, line): the provenance of its registrations
     plugin: str = ""  # the plugin holding its composite kernel ("" for libember)
     no_default_args: list[str] = field(default_factory=list)  # cpp_no_default_args
+    pending: str = ""  # declared ahead of its kernels: the family that brings them
 
     @property
     def full_name(self) -> str:
@@ -594,6 +595,7 @@ def load_ops(path: str) -> list[Op]:
             elif "pending" in e:
                 if op.dispatch:
                     raise GenError("pending: an entry with kernels is not pending; drop the key")
+                op.pending = str(e["pending"])
             elif not op.dispatch:
                 raise GenError("no kernel: give `dispatch:` (a backend or composite kernel), "
                                "`structured_delegate:`, or `pending:`")

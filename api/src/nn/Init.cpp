@@ -40,7 +40,7 @@ Tensor polynomial(const Tensor& w, std::initializer_list<double> c) {
 // erfinv operator yet): Giles' single-precision approximation ("Approximating the erfinv
 // function", GPU Computing Gems, 2011), then two Newton steps on erf(y) = x, which bring it to
 // double precision.
-Tensor erfinv(const Tensor& x) {
+Tensor erfinv_f64(const Tensor& x) {
   const Tensor w = ((1 - x) * (1 + x)).log().neg();
   const Tensor central = polynomial(w - 2.5, {2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
                                               0.00021858087, -0.00125372503, -0.00417768164, 0.246640727, 1.50140941});
@@ -205,7 +205,7 @@ Tensor trunc_normal_(Tensor tensor, double mean, double std, double a, double b,
   const double l = norm_cdf((a - mean) / std), u = norm_cdf((b - mean) / std);
   tensor.uniform_(2 * l - 1, 2 * u - 1, std::move(generator));
   Tensor x = tensor.to(kFloat64).clamp(std::nextafter(-1.0, 0.0), std::nextafter(1.0, 0.0));
-  Tensor y = erfinv(x) * (std * std::sqrt(2.0)) + mean;
+  Tensor y = erfinv_f64(x) * (std * std::sqrt(2.0)) + mean;
   tensor.copy_(y.clamp(a, b));
   return tensor;
 }

@@ -14,7 +14,7 @@ namespace ember::optim {
 
 namespace {
 
-double dot(const Tensor& a, const Tensor& b) { return a.mul(b).sum().item<double>(); }
+double dot_value(const Tensor& a, const Tensor& b) { return a.mul(b).sum().item<double>(); }
 double abs_max(const Tensor& a) { return a.abs().max().item<double>(); }
 
 // The minimiser of the cubic through (x1, f1, g1) and (x2, f2, g2), clamped to the bounds
@@ -50,7 +50,7 @@ LineSearchResult strong_wolfe(ObjFunc&& obj_func, const std::vector<Tensor>& x, 
   const Tensor g = g_in.clone();
   auto [f_new, g_new] = obj_func(x, t, d);
   int64_t ls_func_evals = 1;
-  double gtd_new = dot(g_new, d);
+  double gtd_new = dot_value(g_new, d);
 
   // Bracket an interval containing a point satisfying the Wolfe criteria.
   double t_prev = 0, f_prev = f, gtd_prev = gtd;
@@ -95,7 +95,7 @@ LineSearchResult strong_wolfe(ObjFunc&& obj_func, const std::vector<Tensor>& x, 
     gtd_prev = gtd_new;
     std::tie(f_new, g_new) = obj_func(x, t, d);
     ls_func_evals += 1;
-    gtd_new = dot(g_new, d);
+    gtd_new = dot_value(g_new, d);
     ls_iter += 1;
   }
   // Reached the maximum number of iterations?
@@ -129,7 +129,7 @@ LineSearchResult strong_wolfe(ObjFunc&& obj_func, const std::vector<Tensor>& x, 
     }
     std::tie(f_new, g_new) = obj_func(x, t, d);
     ls_func_evals += 1;
-    gtd_new = dot(g_new, d);
+    gtd_new = dot_value(g_new, d);
     ls_iter += 1;
 
     if (f_new > (f + c1 * t * gtd) || f_new >= bracket_f[low_pos]) {
@@ -325,7 +325,7 @@ Tensor LBFGS::step(LossClosure closure) {
       // Update the memory.
       Tensor y = flat_grad.sub(prev_flat_grad);
       Tensor s = d.mul(t);
-      const double ys = dot(y, s);
+      const double ys = dot_value(y, s);
       if (ys > 1e-10) {
         if (old_dirs.size() == history_size) {  // drop the oldest pair
           old_dirs.pop_front();
@@ -335,19 +335,19 @@ Tensor LBFGS::step(LossClosure closure) {
         old_dirs.push_back(y);
         old_stps.push_back(s);
         ro.push_back(1.0 / ys);
-        H_diag = ys / dot(y, y);  // the scale of the initial Hessian approximation
+        H_diag = ys / dot_value(y, y);  // the scale of the initial Hessian approximation
       }
       // The two-loop recursion: d = -H * g.
       const size_t num_old = old_dirs.size();
       std::vector<double> al(num_old);
       Tensor q = flat_grad.neg();
       for (size_t k = num_old; k-- > 0;) {
-        al[k] = dot(old_stps[k], q) * ro[k];
+        al[k] = dot_value(old_stps[k], q) * ro[k];
         q.add_(old_dirs[k], -al[k]);
       }
       d = q.mul(H_diag);
       for (size_t k = 0; k < num_old; ++k) {
-        const double be_i = dot(old_dirs[k], d) * ro[k];
+        const double be_i = dot_value(old_dirs[k], d) * ro[k];
         d.add_(old_stps[k], al[k] - be_i);
       }
     }
@@ -359,7 +359,7 @@ Tensor LBFGS::step(LossClosure closure) {
 
     // The step length: lr, or on the very first iteration min(1, 1/|g|_1) * lr.
     t = state.n_iter() == 1 ? std::min(1.0, 1.0 / flat_grad.abs().sum().item<double>()) * lr : lr;
-    const double gtd = dot(flat_grad, d);  // the directional derivative
+    const double gtd = dot_value(flat_grad, d);  // the directional derivative
     if (gtd > -tolerance_change) break;
 
     int64_t ls_func_evals = 0;
