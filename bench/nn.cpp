@@ -2,6 +2,7 @@
 //   - conv2d N=8, 64->64 channels, 56x56, 3x3, padding 1, with bias (NCHW in and out): ember's
 //     oneDNN path (Note [CPU convolution paths]: Winograd for this shape) vs at::conv2d (oneDNN
 //     direct); the printed max difference is float32 rounding of the two algorithms.
+//   - the same conv2d on a channels-last input (the result is channels-last on both sides).
 //   - max_pool2d on 64x32x26x26 (NCHW), kernel 2 stride 2 and kernel 3 stride 2: ember's own
 //     kernel (Note [CPU max pooling]) vs at::max_pool2d, and vs ember::relu on the same tensor
 //     (a read-one-write-one pass: the memory-bound floor).
@@ -46,6 +47,12 @@ int main() {
     const bench::Times tt = time_it([&] { return at::conv2d(tx, tw, tb, 1, 1); });
     row("conv2d 8x64x56x56 3x3 pad 1", te, tt);
     std::printf("  (max |ember - torch| = %.2e)\n", diff);
+    // Channels-last in and out (LibTorch's layout rule; ember reorders around its NCHW path).
+    const ember::Tensor xc = x.contiguous(ember::MemoryFormat::ChannelsLast);
+    const at::Tensor txc = tx.contiguous(at::MemoryFormat::ChannelsLast);
+    const bench::Times tec = time_it([&] { return ember::conv2d(xc, w, b, 1, 1); });
+    const bench::Times ttc = time_it([&] { return at::conv2d(txc, tw, tb, 1, 1); });
+    row("conv2d channels-last", tec, ttc);
   }
 
   const ember::Tensor x = random_tensor({64, 32, 26, 26}, 4);

@@ -28,4 +28,18 @@ void TensorBase::check_dtype(ScalarType want, const char* what) const {
   EMBER_CHECK_TYPE(dtype() == want, "[{}] expected a tensor of dtype {} but it is {}", what, want, dtype());
 }
 
+bool TensorBase::is_contiguous_slow(MemoryFormat format) const {
+  return layout() == kStrided && is_channels_last_contiguous(sizes(), strides(), format);
+}
+
+MemoryFormat TensorBase::suggest_memory_format(bool channels_last_strides_exact_match) const {
+  if (layout() != kStrided) return MemoryFormat::Contiguous;
+  for (MemoryFormat f : {MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d}) {
+    if (!is_channels_last_strides(sizes(), strides(), f)) continue;
+    if (!channels_last_strides_exact_match || IntArrayRef(memory_format_strides(sizes(), f)) == strides()) return f;
+    break;
+  }
+  return MemoryFormat::Contiguous;
+}
+
 }  // namespace ember

@@ -21,6 +21,7 @@ std::optional<std::string> base_spelling(const Type& t) {
     case TypeKind::ScalarType: return "ScalarType";
     case TypeKind::Layout: return "Layout";
     case TypeKind::QScheme: return "QScheme";
+    case TypeKind::MemoryFormat: return "MemoryFormat";
     case TypeKind::Device: return "Device";
     case TypeKind::Complex: return "std::complex<double>";
     case TypeKind::Generator:

@@ -27,6 +27,12 @@ IValue default_ivalue(const FunctionSchema& s, const Argument& a) {
         EMBER_CHECK(st.has_value(), "[{}] unknown dtype default '{}' for '{}'", s.operator_name(), d->s, a.name());
         return IValue(*st);
       }
+      if (base.kind() == TypeKind::MemoryFormat) {  // PyTorch's spellings in schemas
+        if (d->s == "contiguous_format") return IValue(MemoryFormat::Contiguous);
+        if (d->s == "preserve_format") return IValue(MemoryFormat::Preserve);
+        if (d->s == "channels_last") return IValue(MemoryFormat::ChannelsLast);
+        if (d->s == "channels_last_3d") return IValue(MemoryFormat::ChannelsLast3d);
+      }
       break;
   }
   EMBER_THROW(NotImplementedError, "[{}] default '{}' of argument '{}' has no boxed value yet", s.operator_name(),
@@ -52,7 +58,9 @@ bool accepts(const Type& t, const IValue& v) {
       return v.isStream();
     case TypeKind::ScalarType:
     case TypeKind::Layout:
-    case TypeKind::QScheme: return v.isInt();
+    case TypeKind::MemoryFormat:
+    case TypeKind::QScheme:
+      return v.isInt();
     case TypeKind::List: {
       const Type& e = *t.element();
       if (e.kind() == TypeKind::Int || e.kind() == TypeKind::SymInt) return v.isIntList() || v.isInt();

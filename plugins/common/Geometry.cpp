@@ -79,14 +79,15 @@ void TensorIter::check_and_prepare_outputs() {
                   o.tensor.sizes(), IntArrayRef(full_shape_));
       resize_output(*o.out, full_shape_, op_);
     }
-    if (!reduction_ && check_overlap_)
-      EMBER_CHECK(!has_internal_overlap(o.tensor),
-                  "[{}] unsupported operation: more than one element of the written-to tensor refers "
-                  "to a single memory location. Please clone() the tensor before performing the "
-                  "operation.",
-                  op_);
-    // An input that partially overlaps the output is read from a copy, so that the result is as
-    // if every input were read before any output is written.
+    // PyTorch's compute_mem_overlaps: an output may not overlap itself, nor partially overlap an
+    // input (the same elements, x.add_(x), are fine).
+    if (!reduction_ && check_overlap_) {
+      assert_no_internal_overlap(op_, o.tensor);
+      for (int j = nout_; j < nops_; ++j) assert_no_partial_overlap(op_, o.tensor, ops_[j].tensor);
+    }
+    // An input that may still overlap the output (too hard to tell: a non-dense one, or a
+    // reduction's) is read from a copy, so that the result is as if every input were read before
+    // any output is written.
     for (int j = nout_; j < nops_; ++j)
       if (materialize_ && partially_overlaps(o.tensor, ops_[j].tensor)) ops_[j].tensor = materialize_(ops_[j].tensor);
   }

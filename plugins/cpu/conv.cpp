@@ -499,8 +499,14 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
   const ScalarType ct = nn::compute_float(input, op, "input");
   const Tensor x = nn::compute_input(input, ct), w = nn::compute_input(weight, ct);
   const Tensor b = bias && bias->defined() ? nn::compute_input(*bias, ct) : Tensor();
+  // LibTorch's layout rule (conv_output_format): computed in NCHW, then reordered.
+  const MemoryFormat format = native::nn::conv_output_format(g, input, weight);
+  auto finish = [&](const Tensor& o) {
+    const Tensor r = nn::to_dtype_of(o, input.dtype());
+    return format == MemoryFormat::Contiguous ? r : r.contiguous(format);
+  };
   Tensor out = empty_cpu(IntArrayRef(g.output_sizes()), ct);
-  if (out.numel() == 0) return nn::to_dtype_of(out, input.dtype());
+  if (out.numel() == 0) return finish(out);
   const int64_t out_plane = out.numel() / (out.size(0) * out.size(1));
   if (x.numel() == 0) {  // no input channels: the bias alone, as PyTorch
     cpu::zero_(out);
@@ -516,7 +522,7 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     if (b.defined() && ct == kFloat32) add_bias(b.data_ptr<float>(), g.N, g.C, out_plane, out.data_ptr<float>());
     if (b.defined() && ct == kFloat64) add_bias(b.data_ptr<double>(), g.N, g.C, out_plane, out.data_ptr<double>());
   }
-  return nn::to_dtype_of(out, input.dtype());
+  return finish(out);
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,

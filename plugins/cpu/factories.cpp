@@ -28,10 +28,19 @@ void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool p
 
 }  // namespace
 
-Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+             std::optional<MemoryFormat> memory_format) {
   if (EMBER_UNLIKELY(layout || pin_memory || (device && device->type() != kCPU)))
     check_factory("empty", layout, device, pin_memory);
-  return empty_cpu(size, dtype ? *dtype : get_default_dtype());
+  const ScalarType dt = dtype ? *dtype : get_default_dtype();
+  if (EMBER_UNLIKELY(memory_format && *memory_format != MemoryFormat::Contiguous))
+    return empty_strided_cpu(size, memory_format_strides(size, *memory_format, "empty"), dt);
+  return empty_cpu(size, dt);
+}
+
+Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  native::resize_tensor(self, size, memory_format);
+  return self;
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,

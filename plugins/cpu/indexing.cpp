@@ -144,7 +144,7 @@ IndexPlan plan_index(const IndexRules& rules, const Tensor& self, const std::vec
       native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
       Tensor nz = cpu::nonzero(t);
       const int64_t n = nz.size(0), k = nz.size(1);
-      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {k}, j));
+      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {nz.stride(0)}, j * nz.stride(1)));
       continue;
     }
     native::check_long_index(op, t);
@@ -290,16 +290,22 @@ Tensor nonzero(const Tensor& self) {
     } else {
       walk<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& o) { n += convert<bool>(p[o[0]]); });
     }
-    Tensor out = empty_cpu({n, nd}, kInt64);
+    // LibTorch's layout: [n, ndim] with strides [1, n] (column-major: one index row per dim).
+    Tensor out = empty_cpu({nd, n}, kInt64);
+    const int64_t col_strides[2] = {1, n};
+    const int64_t col_sizes[2] = {n, nd};
+    out.unsafeGetTensorImpl()->set_sizes_and_strides(col_sizes, col_strides);
     if (n == 0 || nd == 0) return out;
     int64_t* o = out.data_ptr<int64_t>();
+    int64_t k = 0;  // the hit's row
     const int64_t last = self.size(nd - 1), ls = self.stride(nd - 1);
     walk_rows<1>(self.sizes(), {self.strides()}, [&](const std::array<int64_t, 1>& off, const std::vector<int64_t>& idx) {
       const T* r = p + off[0];
       for (int64_t j = 0; j < last; ++j)
         if (convert<bool>(r[j * ls])) {
-          for (int64_t d = 0; d < nd - 1; ++d) *o++ = idx[d];
-          *o++ = j;
+          for (int64_t d = 0; d < nd - 1; ++d) o[d * n + k] = idx[d];
+          o[(nd - 1) * n + k] = j;
+          ++k;
         }
     });
     return out;

@@ -1,6 +1,7 @@
 // Meta convolution and its backward (plugins/cpu/conv.cpp): the cpu kernels' checks and output
-// shapes (ember/native/NNRules.h); results are contiguous and in the input's dtype, as the cpu
-// kernels' are (Note [CPU CNN kernel dtypes] in plugins/cpu/NN.h).
+// shapes (ember/native/NNRules.h); results are in the input's dtype and layout as the cpu
+// kernels' are (the forward's is channels-last as conv_output_format says, the rest contiguous) (Note [CPU CNN kernel
+// dtypes] in plugins/cpu/NN.h).
 #include "MetaHelpers.h"
 #include "ember/native/NNRules.h"
 
@@ -13,7 +14,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
                    int64_t groups) {
   const nn::ConvGeom g = nn::check_conv("convolution", kMeta, input, weight, bias, stride, padding, dilation,
                                         transposed, output_padding, groups);
-  return empty_meta(g.output_sizes(), input.dtype());
+  const auto sizes = g.output_sizes();
+  return native::empty_strided_on(kMeta, sizes,
+                                  memory_format_strides(sizes, nn::conv_output_format(g, input, weight), "convolution"),
+                                  input.dtype());
 }
 
 std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_output, const Tensor& input,

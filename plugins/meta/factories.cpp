@@ -4,9 +4,18 @@
 
 namespace ember::meta {
 
-Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+             std::optional<MemoryFormat> memory_format) {
   check_factory("empty", layout, device, pin_memory);
-  return empty_meta(size, dtype.value_or(get_default_dtype()));
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  if (memory_format && *memory_format != MemoryFormat::Contiguous)
+    return native::empty_strided_on(kMeta, size, memory_format_strides(size, *memory_format, "empty"), dt);
+  return empty_meta(size, dt);
+}
+
+Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  native::resize_tensor(self, size, memory_format);
+  return self;
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout, OptDevice device,

@@ -14,6 +14,8 @@
 #include "ember/core/Allocator.h"
 #include "ember/core/Exception.h"
 #include "ember/core/Half.h"
+#include "ember/core/MemoryFormat.h"
+#include "ember/core/OptionalArrayRef.h"
 #include "ember/core/Parallel.h"
 #include "ember/core/TensorBase.h"
 #include "ember/core/TypePromotion.h"
@@ -224,4 +226,42 @@ TEST(Threads, ParallelForSplitsOverTheThreadsNestsSeriallyAndRethrows) {
     EXPECT_STREQ(e.what(), "[test] chunk at 50000");
   }
   set_num_threads(saved);
+}
+
+namespace {
+// Note [OptionalIntArrayRef]: what a braced list, an int or a temporary vector converts to lives
+// until the caller's full-expression ends. Read through a call that is not inlined (under ASan,
+// scripts/test.sh --asan, a dangling list is a stack-use-after-scope; std::optional<IntArrayRef>
+// dangles this way at -O2).
+[[gnu::noinline]] int64_t sum_of(OptionalIntArrayRef d, bool, bool) {
+  int64_t s = 0;
+  for (int64_t v : d.value()) s += v;
+  return s;
+}
+}  // namespace
+
+TEST(OptionalIntArrayRef, ArgumentsLiveForTheCall) {
+  EXPECT_EQ(sum_of({1}, false, true), 1);
+  EXPECT_EQ(sum_of({0, 2}, false, true), 2);
+  EXPECT_EQ(sum_of(std::vector<int64_t>{3, 4}, false, true), 7);
+  const int d = 5;
+  EXPECT_EQ(sum_of(d, false, true), 5);
+  EXPECT_EQ(sum_of(int64_t{6}, false, true), 6);
+  EXPECT_FALSE(OptionalIntArrayRef(std::nullopt).has_value());
+  EXPECT_FALSE(OptionalIntArrayRef().has_value());
+}
+
+TEST(MemoryFormats, ChannelsLastGeometry) {
+  EXPECT_EQ(IntArrayRef(memory_format_strides({2, 3, 4, 5}, MemoryFormat::ChannelsLast)), IntArrayRef({60, 1, 15, 3}));
+  EXPECT_EQ(IntArrayRef(memory_format_strides({2, 3, 4, 5, 6}, MemoryFormat::ChannelsLast3d)),
+            IntArrayRef({360, 1, 90, 18, 3}));
+  EXPECT_EQ(IntArrayRef(memory_format_strides({2, 3}, MemoryFormat::Contiguous)), IntArrayRef({3, 1}));
+  EXPECT_TRUE(is_channels_last_contiguous({2, 3, 4, 5}, {60, 1, 15, 3}, MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(is_channels_last_contiguous({2, 3, 4, 5}, {60, 20, 5, 1}, MemoryFormat::ChannelsLast));
+  EXPECT_TRUE(is_channels_last_contiguous({1, 3, 1, 1}, {3, 1, 1, 1}, MemoryFormat::ChannelsLast));
+  EXPECT_FALSE(is_channels_last_strides({1, 3, 1, 1}, {3, 1, 1, 1}, MemoryFormat::ChannelsLast));  // N111: NCHW
+  EXPECT_TRUE(is_channels_last_strides({2, 3, 4, 4}, {96, 1, 24, 6}, MemoryFormat::ChannelsLast));  // not dense
+  EXPECT_FALSE(is_channels_last_strides({2, 3, 4, 5}, {60, 1, 15, 3}, MemoryFormat::ChannelsLast3d));
+  EXPECT_THROW(memory_format_strides({2, 3}, MemoryFormat::ChannelsLast, "x"), ValueError);
+  EXPECT_THROW(memory_format_strides({2, 3}, MemoryFormat::Preserve, "x"), ValueError);
 }

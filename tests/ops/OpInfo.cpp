@@ -330,13 +330,21 @@ std::map<std::string, OpInfo> build() {
 
   // ---- factories: the device argument names the backend (see run() in test_backend_ops.cpp)
   add(
-      "empty",
+      "empty.memory_format",
       [](SampleCtx& c) -> Samples {
         return {S({ints({2, 3}), c.dtype()}, "[2, 3]"), S({ints({0, 4}), c.dtype()}, "[0, 4]"),
-                S({ints({}), c.dtype()}, "0-d")};
+                S({ints({}), c.dtype()}, "0-d"),
+                S({ints({2, 3, 4, 5}), c.dtype(), kNone, kNone, kNone, IValue(MemoryFormat::ChannelsLast)},
+                  "channels-last"),
+                S({ints({2, 3, 1, 4, 5}), c.dtype(), kNone, kNone, kNone, IValue(MemoryFormat::ChannelsLast3d)},
+                  "channels-last 3-d")};
       },
       [](SampleCtx&) -> Errors {
-        return {E({ints({2, -1})}, "negative size", "ValueError", "[empty] negative dimension -1 in size [2, -1]")};
+        return {E({ints({2, -1})}, "negative size", "ValueError", "[empty] negative dimension -1 in size [2, -1]"),
+                E({ints({2, 3}), kNone, kNone, kNone, kNone, IValue(MemoryFormat::ChannelsLast)},
+                  "channels-last of 2-d", "ValueError", "[empty] required rank 4 tensor to use channels_last format"),
+                E({ints({2, 3}), kNone, kNone, kNone, kNone, IValue(MemoryFormat::Preserve)}, "Preserve", "ValueError",
+                  "[empty] unsupported memory format Preserve")};
       },
       Values::Uninitialized);
   add(
@@ -458,7 +466,10 @@ std::map<std::string, OpInfo> build() {
     add(
         name,
         [](SampleCtx& c) -> Samples {
-          return {S({c.t({3, 4})}, "[3, 4]"), S({c.t({2, 3, 4, 5}), kFloat64}, "4-d, float64"), S({c.t({})}, "0-d")};
+          return {
+              S({c.t({3, 4})}, "[3, 4]"), S({c.t({2, 3, 4, 5}), kFloat64}, "4-d, float64"), S({c.t({})}, "0-d"),
+              S({c.t({2, 3, 4, 5}), kNone, kNone, kNone, kNone, IValue(MemoryFormat::ChannelsLast)}, "channels-last"),
+              S({c.t({2, 3, 4, 5}).contiguous(MemoryFormat::ChannelsLast)}, "a channels-last input")};
         },
         {}, std::string(name) == "empty_like" ? Values::Uninitialized : Values::Compared);
   }
@@ -594,13 +605,26 @@ std::map<std::string, OpInfo> build() {
   });
   // The device argument is the backend's (run() in test_backend_ops.cpp).
   add("to.device", [](SampleCtx& c) -> Samples {
-    return {S({c.t({3, 4}), Device(kCPU)}, "same device: self"), S({c.t({3, 4}), Device(kCPU), kFloat64}, "float64"),
-            S({c.t({2, 3, 4, 5}), Device(kCPU), kNone, false, true}, "4-d, copy=true")};
+    return {S({c.t({3, 4}), Device(kCPU), c.dtype()}, "same device: self"),
+            S({c.t({3, 4}), Device(kCPU), kFloat64}, "float64"),
+            S({c.t({2, 3, 4, 5}), Device(kCPU), c.dtype(), false, true}, "4-d, copy=true"),
+            S({c.t({2, 3, 4, 5}), Device(kCPU), c.dtype(), false, false, IValue(MemoryFormat::ChannelsLast)},
+              "4-d, channels-last")};
   });
   // To the cpu: a backend without data cannot.
   add("cpu", [](SampleCtx& c) -> Samples { return {D({c.t({3, 4})}, "[3, 4]")}; });
-  add("clone", generic);
-  add("contiguous", generic);
+  add("clone", [](SampleCtx& c) -> Samples {
+    Samples s = c.generic();
+    s.push_back(S({c.t({2, 3, 4, 5}), IValue(MemoryFormat::ChannelsLast)}, "channels-last"));
+    s.push_back(S({c.t({2, 3, 4, 5}).contiguous(MemoryFormat::ChannelsLast)}, "a channels-last input"));
+    return s;
+  });
+  add("contiguous", [](SampleCtx& c) -> Samples {
+    Samples s = c.generic();
+    s.push_back(S({c.t({2, 3, 4, 5}), IValue(MemoryFormat::ChannelsLast)}, "channels-last"));
+    s.push_back(S({c.t({2, 3, 4, 5, 2}), IValue(MemoryFormat::ChannelsLast3d)}, "channels-last 3-d"));
+    return s;
+  });
 
   // ---- values out of a tensor: the result is the data
   add(
@@ -2214,13 +2238,14 @@ std::map<std::string, OpInfo> build() {
   });
 
   // Families whose tables live in their own files.
-#include "opinfo/pointwise_unary.inc"
+#include "opinfo/fidelity.inc"
+#include "opinfo/index_shape.inc"
+#include "opinfo/nn_core.inc"
 #include "opinfo/pointwise_binary.inc"
+#include "opinfo/pointwise_unary.inc"
+#include "opinfo/sort_linalg.inc"
 #include "opinfo/spatial_pool.inc"
 #include "opinfo/spatial_resample.inc"
-#include "opinfo/index_shape.inc"
-#include "opinfo/sort_linalg.inc"
-#include "opinfo/nn_core.inc"
   return db;
 }
 

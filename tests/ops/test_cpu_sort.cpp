@@ -250,7 +250,7 @@ TEST(CpuSort, Errors) {
   EXPECT_ERROR(IndexError, a.topk(3, 0), "[topk]", "k <= 2");
   EXPECT_ERROR(IndexError, ember::full({}, 1.0).topk(2), "[topk]", "k <= 1");
   EXPECT_ERROR(IndexError, a.sort(2), "[sort]", "dimension out of range");
-  EXPECT_ERROR(IndexError, a.argsort(-3), "[argsort]", "dimension out of range");
+  EXPECT_ERROR(IndexError, a.argsort(int64_t{-3}), "[argsort]", "dimension out of range");
   EXPECT_ERROR(IndexError, a.topk(1, 5), "[topk]", "dimension out of range");
 }
 

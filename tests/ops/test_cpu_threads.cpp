@@ -74,10 +74,11 @@ TEST(CpuThreads, InPlaceOnSelfAndOverlap) {
     x.mul_(3);
     return x;
   });
-  // An input that partially overlaps the output is read from a copy first, whatever the split.
+  // An input that may overlap the output (not dense: too hard to tell) is read from a copy first,
+  // whatever the split.
   expect_thread_invariant("overlapping add_", [&] {
     Tensor x = ember::arange(0, 200000, 1, kFloat64);
-    Tensor lhs = x.slice(0, 1, std::nullopt), rhs = x.slice(0, 0, 199999);
+    Tensor lhs = x.slice(0, 0, 200000, 2), rhs = x.slice(0, 1, 200000, 2);
     lhs.add_(rhs);
     return x;
   });

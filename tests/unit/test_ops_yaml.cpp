@@ -200,7 +200,7 @@ const std::set<std::string> kHandWritten = {
     "Tensor", "TensorBase", "operator=", "defined", "unsafeGetTensorImpl", "impl", "reset", "use_count", "is_same",
     // metadata
     "sizes", "strides", "size", "stride", "dim", "ndimension", "numel", "storage_offset", "element_size", "itemsize",
-    "nbytes", "scalar_type", "dtype", "device", "layout", "is_contiguous", "is_cpu", "is_cuda", "is_hip", "is_meta",
+    "nbytes", "scalar_type", "dtype", "device", "layout", "is_contiguous", "is_contiguous_slow", "suggest_memory_format", "is_cpu", "is_cuda", "is_hip", "is_meta",
     "is_sparse", "is_sparse_csr", "is_quantized", "is_floating_point", "is_complex", "key_set", "options", "_version",
     "has_storage", "get_device", "toString", "print", "name", "is_view", "_is_view", "_base",
     // data access

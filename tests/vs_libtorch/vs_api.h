@@ -24,9 +24,6 @@ using ScalarType = c10::ScalarType;
 inline constexpr auto none = c10::nullopt;  // an absent optional argument
 }  // namespace vs
 #define VS_SIDE "libtorch"
-namespace vs {
-inline constexpr auto none = c10::nullopt;  // an omitted optional argument (c10::optional's)
-}  // namespace vs
 #define VS_EMBER_MISSING(what) ((void)0)
 #else
 #include <ember/ember.h>
@@ -34,13 +31,10 @@ namespace vs {
 using namespace ember;
 using Tensor = ember::Tensor;
 using ScalarType = ember::ScalarType;
-inline constexpr auto none = std::nullopt;
+inline constexpr auto none = std::nullopt;  // an absent optional argument
 }  // namespace vs
 #define VS_SIDE "ember"
-namespace vs {
-inline constexpr auto none = std::nullopt;  // an omitted optional argument
-}  // namespace vs
-   // Ember has no such operator yet: record it and leave the case.
+// Ember has no such operator yet: record it and leave the case.
 #define VS_EMBER_MISSING(what) \
   do {                         \
     r.missing(what);           \

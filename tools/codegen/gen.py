@@ -223,7 +223,7 @@ def parse_schema(text: str) -> Schema:
 
 _CPP_VALUE = {"int": "int64_t", "float": "double", "bool": "bool", "str": "std::string_view",
               "ScalarType": "ScalarType", "Layout": "Layout", "Device": "Device",
-              "QScheme": "QScheme"}
+              "QScheme": "QScheme", "MemoryFormat": "MemoryFormat"}
 
 
 def cpp_arg_type(a: Arg) -> str:
@@ -292,7 +292,16 @@ def cpp_default(a: Arg) -> str:
         return cpp_string(d.value)
     if d.kind == "list" and all(x.kind == "num" for x in d.value):
         return "{" + ", ".join(x.value for x in d.value) + "}"
+    if d.kind == "ident" and a.type.kind == "MemoryFormat" and d.value in _MEMORY_FORMATS:
+        return _MEMORY_FORMATS[d.value]
     raise GenError(f"argument '{a.name}': unsupported default for '{a.type}'")
+
+
+# PyTorch's schema spellings of the memory formats (Note [Memory formats]).
+_MEMORY_FORMATS = {"contiguous_format": "MemoryFormat::Contiguous",
+                   "preserve_format": "MemoryFormat::Preserve",
+                   "channels_last": "MemoryFormat::ChannelsLast",
+                   "channels_last_3d": "MemoryFormat::ChannelsLast3d"}
 
 
 def cpp_string(s: str) -> str:
@@ -356,13 +365,25 @@ class Op:
         return f"{name}_{s.overload}" if s.overload else name
 
 
+def public_arg_type(a: Arg) -> str:
+    """A parameter's C++ type in the public API (Functions.h, TensorMethods.h): the kernel's,
+    except that an optional dims list is an OptionalIntArrayRef (Note [OptionalIntArrayRef])."""
+    t = a.type
+    if t.kind == "optional" and t.elem.kind == "list" and t.elem.elem.kind == "int":
+        return "OptionalIntArrayRef"
+    return cpp_arg_type(a)
+
+
 def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
-             fixed: dict | None = None) -> CppFn:
+             fixed: dict | None = None, public: bool = True,
+             types: dict | None = None) -> CppFn:
     """A C++ function taking the schema arguments named in `order` ("options" for the
     TensorOptions group). `defaults`: "all" keeps the schema's defaults, "options" only
     `options = {}`, "none" none. An argument not in `order` takes `fixed[name]`, else its
-    default."""
-    s, fixed = op.schema, fixed or {}
+    default. `public`: the public API's parameter types (else the kernels'). `types`: C++
+    parameter types replacing the schema's (a dims list taken as one `int`, as LibTorch's
+    hand-written var(int dim))."""
+    s, fixed, types = op.schema, fixed or {}, types or {}
     by_name = {a.name: a for a in s.args}
     group = {n for n, _ in OPTIONS_GROUP} if s.options_at() is not None else set()
     params = []
@@ -377,7 +398,8 @@ def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
             raise GenError(f"cpp_overloads: no argument '{n}' in the schema")
         a = by_name[n]
         keep = defaults == "all" and a.default is not None and n not in op.no_default_args
-        params.append(Param(cpp_arg_type(a), n, cpp_default(a) if keep else None))
+        ptype = types.get(n) or (public_arg_type(a) if public else cpp_arg_type(a))
+        params.append(Param(ptype, n, cpp_default(a) if keep else None))
     # C++ allows defaults only on trailing parameters (LibTorch drops the others too).
     required = [i for i, p in enumerate(params) if p.default is None]
     for p in params[:required[-1] if required else 0]:
@@ -391,6 +413,8 @@ def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
             # TensorOptions has no pin_memory: LibTorch passes none too.
             call_args.append("std::nullopt" if a.name == "pin_memory" else
                              f"options.{a.name}_opt()")
+        elif a.name in types and a.type.kind in ("list", "optional"):
+            call_args.append(f"IntArrayRef{{{a.name}}}")  # one dim: a list of one
         elif a.name in order:
             call_args.append(a.name)
         elif a.name in fixed:
@@ -418,8 +442,10 @@ def cpp_functions(op: Op, method: bool) -> list[CppFn]:
         first = grouped.index(OPTIONS_GROUP[0][0])
         grouped[first:first + len(OPTIONS_GROUP)] = ["options"]
     if op.cpp_overloads:
-        fns = [build_fn(op, s.name, [n for n in o["args"] if not (method and n == "self")],
-                        method, "options", o.get("set")) for o in op.cpp_overloads]
+        fns = [build_fn(op, s.name, grouped, method, "all") if o == "derived" else
+               build_fn(op, s.name, [n for n in o["args"] if not (method and n == "self")],
+                        method, "options", o.get("set"), types=o.get("types"))
+               for o in op.cpp_overloads]
     else:
         fns = [build_fn(op, s.name, grouped, method, "all")]
     if at is not None:  # and LibTorch's ungrouped overload, without defaults
@@ -527,10 +553,18 @@ def load_ops(path: str) -> list[Op]:
             if op.method and s.out_args:
                 raise GenError("out= operators are functions only (name_out / name_outf)")
             for o in op.cpp_overloads:
+                if o == "derived":
+                    continue
                 if not isinstance(o, dict) or not isinstance(o.get("args"), list) or \
-                        set(o) - {"args", "set"}:
-                    raise GenError("cpp_overloads: each item is "
-                                   "{args: [names], set: {name: value}}")
+                        set(o) - {"args", "set", "types"}:
+                    raise GenError("cpp_overloads: each item is `derived` or "
+                                   "{args: [names], set: {name: value}, types: {name: int}}")
+                for n, t in (o.get("types") or {}).items():
+                    a = next((x for x in s.args if x.name == n), None)
+                    if t != "int" or a is None or n not in o["args"] or \
+                            str(a.type).rstrip("?") not in ("int", "int[]", "int[1]"):
+                        raise GenError(f"cpp_overloads: types: '{n}: {t}': only an int or "
+                                       "int list argument listed in args may be taken as `int`")
             # Build every C++ function now, so that each error names its entry.
             for method in [m for m, on in ((False, op.function), (True, op.method)) if on]:
                 for fn in cpp_functions(op, method):
@@ -825,7 +859,8 @@ def render_register(ops: list[Op], keys: tuple[str, ...], header: str, yaml_name
 def redispatch_fn(op: Op) -> CppFn:
     s = op.schema
     names = [a.name for a in s.args]
-    fn = build_fn(op, s.name + ("_outf" if s.out_args else ""), names, False, "none")
+    fn = build_fn(op, s.name + ("_outf" if s.out_args else ""), names, False, "none",
+                  public=False)
     fn.params.insert(0, Param("DispatchKeySet", "ks"))
     fn.options = False
     return fn

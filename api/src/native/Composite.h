@@ -14,6 +14,7 @@ using OptDtype = std::optional<ScalarType>;
 using OptLayout = std::optional<Layout>;
 using OptDevice = std::optional<Device>;
 using OptBool = std::optional<bool>;
+using OptMemoryFormat = std::optional<MemoryFormat>;
 
 inline TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
   TensorOptions o;

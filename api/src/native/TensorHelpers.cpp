@@ -92,6 +92,68 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
   return true;
 }
 
+DimVector infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
+  const int64_t nd = static_cast<int64_t>(sizes.size());
+  DimVector perm(nd, 0);
+  for (int64_t i = 0; i < nd; ++i) perm[i] = nd - 1 - i;
+  // PyTorch's insertion sort with ambiguous comparisons: a stride of 0 decides nothing; equal
+  // strides put the smaller size first.
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    const int64_t s0 = strides[d0], s1 = strides[d1];
+    if (s0 == 0 || s1 == 0) return 0;
+    if (s0 < s1) return -1;
+    if (s0 > s1) return 1;
+    return sizes[d0] > sizes[d1] ? 1 : 0;
+  };
+  for (int64_t i = 1; i < nd; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      const int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  DimVector out(nd, 1);
+  int64_t acc = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    out[perm[i]] = acc;
+    if (sizes[perm[i]] > 1) acc *= sizes[perm[i]];
+  }
+  return out;
+}
+
+MemOverlap get_overlap_status(const Tensor& a, const Tensor& b) {
+  if (a.is_same(b)) return MemOverlap::Full;
+  if (a.numel() == 0 || b.numel() == 0) return MemOverlap::No;
+  if (!is_non_overlapping_and_dense(a) || !is_non_overlapping_and_dense(b)) return MemOverlap::TooHard;
+  if (!same_storage(a, b)) return MemOverlap::No;
+  // Both dense: each covers exactly [first byte, first byte + nbytes) of the shared storage
+  // (offsets, not data pointers: a meta storage has no data).
+  const auto off = [](const Tensor& t) { return t.storage_offset() * static_cast<int64_t>(t.itemsize()); };
+  const int64_t a0 = off(a), b0 = off(b);
+  const int64_t a1 = a0 + static_cast<int64_t>(a.nbytes()), b1 = b0 + static_cast<int64_t>(b.nbytes());
+  if (a0 == b0 && a1 == b1) return a.strides() == b.strides() ? MemOverlap::Full : MemOverlap::Partial;
+  return a0 < b1 && b0 < a1 ? MemOverlap::Partial : MemOverlap::No;
+}
+
+void assert_no_partial_overlap(const char* op, const Tensor& out, const Tensor& in) {
+  EMBER_CHECK(get_overlap_status(out, in) != MemOverlap::Partial,
+              "[{}] unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+              "single memory location. Please clone() the tensor before performing the operation.",
+              op);
+}
+
+void assert_no_internal_overlap(const char* op, const Tensor& out) {
+  EMBER_CHECK(!has_internal_overlap(out),
+              "[{}] unsupported operation: more than one element of the written-to tensor refers to a single memory "
+              "location. Please clone() the tensor before performing the operation.",
+              op);
+}
+
 void check_defined(const char* op, const Tensor& t, const char* name) {
   EMBER_CHECK(t.defined(), "[{}] expected a defined tensor for argument '{}'", op, name);
 }
@@ -150,6 +212,30 @@ void resize_output(Tensor& out, IntArrayRef sizes, const char* op) {
     st->set_data(p, need);
   }
   impl->set_sizes_contiguous(sizes);
+}
+
+void resize_tensor(const Tensor& self, IntArrayRef sizes, std::optional<MemoryFormat> format) {
+  check_defined("resize_", self, "self");
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "[resize_] Trying to create tensor with negative dimension {}: {}", s, sizes);
+  EMBER_CHECK(format != MemoryFormat::Preserve, "[resize_] Unsupported memory format Preserve");
+  if (self.sizes() == sizes && !format) return;
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  const Storage& st = impl->storage();
+  EMBER_CHECK_NOT_IMPLEMENTED(st != nullptr, "[resize_] a {} tensor has no storage to resize", self.layout());
+  auto strides = memory_format_strides(sizes, format.value_or(MemoryFormat::Contiguous), "resize_");
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  const size_t need = n == 0 ? 0 : static_cast<size_t>(impl->storage_offset() + n) * impl->itemsize();
+  if (st->nbytes() < need) {
+    EMBER_CHECK(st->resizable() && st->allocator() != nullptr,
+                "[resize_] Trying to resize storage that is not resizable (from {} to {})", self.sizes(), sizes);
+    DataPtr p = st->allocator()->allocate(need);
+    p.device = st->device();
+    if (st->nbytes() > 0 && st->data() != nullptr && p.ptr != nullptr) std::memcpy(p.ptr, st->data(), st->nbytes());
+    st->set_data(p, need);
+  }
+  impl->set_sizes_and_strides(sizes, strides);
 }
 
 void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b) {

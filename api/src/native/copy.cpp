@@ -1,50 +1,85 @@
-// Device-generic copies and conversions: _to_copy, clone (empty + copy_), and to, cpu,
-// contiguous (CompositeImplicitAutograd).
+// Device-generic copies and conversions: _to_copy, clone (empty_like + copy_), and to, cpu,
+// contiguous (CompositeImplicitAutograd). Memory formats: Note [Memory formats].
 #include "Composite.h"
 
 namespace ember::native {
 
+namespace {
+
+void check_strided_format(const char* op, const Tensor& self, OptMemoryFormat memory_format) {
+  EMBER_CHECK(self.layout() == kStrided || memory_format.value_or(MemoryFormat::Preserve) == MemoryFormat::Preserve,
+              "[{}] memory format option is only supported by strided tensors", op);
+}
+
+// LibTorch's to_impl: self itself when nothing would change, else _to_copy.
+Tensor to_impl(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+               bool non_blocking, bool copy, OptMemoryFormat memory_format) {
+  check_defined("to", self, "self");
+  const Device cur = self.device();
+  // A device without an index matches any index of its type; the CPU has only one.
+  const bool same_device =
+      !device || (cur.type() == device->type() &&
+                  (device->type() == kCPU || !device->has_index() || device->index() == cur.index()));
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  if (!copy && same_device && dtype.value_or(self.dtype()) == self.dtype() &&
+      layout.value_or(self.layout()) == self.layout() &&
+      (format == MemoryFormat::Preserve || self.suggest_memory_format() == format))
+    return self;
+  return ember::_to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format);
+}
+
+}  // namespace
+
 Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
-                bool non_blocking) {
+                bool non_blocking, OptMemoryFormat memory_format) {
   check_defined("_to_copy", self, "self");
+  check_strided_format("_to_copy", self, memory_format);
   if (self.layout() != kStrided) return sparse_to_copy(self, dtype, layout, device, pin_memory);
-  Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory);
+  Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   r.copy_(self, non_blocking);
   return r;
 }
 
-Tensor clone(const Tensor& self) {
+Tensor clone(const Tensor& self, OptMemoryFormat memory_format) {
   check_defined("clone", self, "self");
+  check_strided_format("clone", self, memory_format);
   if (self.layout() != kStrided) return sparse_to_copy(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt);
-  Tensor r = ember::empty_like(self);
+  Tensor r = ember::empty_like(self, {}, memory_format);
   r.copy_(self);
   return r;
 }
 
-Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
-  check_defined("to", self, "self");
-  if (self.dtype() == dtype && !copy) return self;
-  return ember::_to_copy(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking);
+Tensor to_dtype_layout(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+                       bool non_blocking, bool copy, OptMemoryFormat memory_format) {
+  return to_impl(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format);
 }
 
-Tensor to_device(const Tensor& self, Device device, OptDtype dtype, bool non_blocking, bool copy) {
-  check_defined("to", self, "self");
-  const ScalarType dt = dtype.value_or(self.dtype());
-  const Device cur = self.device();
-  // A device without an index matches any index of its type; the CPU has only one.
-  const bool same_device =
-      cur.type() == device.type() && (device.type() == kCPU || !device.has_index() || device.index() == cur.index());
-  if (same_device && dt == self.dtype() && !copy) return self;
-  return ember::_to_copy(self, dt, std::nullopt, device, std::nullopt, non_blocking);
+Tensor to_dtype(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy, OptMemoryFormat memory_format) {
+  return to_impl(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking, copy, memory_format);
 }
 
-Tensor to_cpu(const Tensor& self) { return native::to_device(self, Device(kCPU), std::nullopt, false, false); }
+Tensor to_device(const Tensor& self, Device device, ScalarType dtype, bool non_blocking, bool copy,
+                 OptMemoryFormat memory_format) {
+  return to_impl(self, dtype, std::nullopt, device, std::nullopt, non_blocking, copy, memory_format);
+}
 
-Tensor contiguous(const Tensor& self) {
+Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool copy, OptMemoryFormat memory_format) {
+  check_defined("to", other, "other");
+  return to_impl(self, other.dtype(), other.layout(), other.device(), std::nullopt, non_blocking, copy, memory_format);
+}
+
+Tensor to_cpu(const Tensor& self) {
+  return to_impl(self, std::nullopt, std::nullopt, Device(kCPU), std::nullopt, false, false, std::nullopt);
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   check_defined("contiguous", self, "self");
-  if (self.is_contiguous()) return self;
+  if (self.is_contiguous(memory_format)) return self;
+  EMBER_CHECK(memory_format != MemoryFormat::Preserve,
+              "[contiguous] preserve memory format is unsupported by the contiguous operator");
   // A quantized copy keeps the quantizer (empty_like of a quantized tensor is contiguous).
-  Tensor r = self.is_quantized() ? ember::empty_like(self) : ember::empty(self.sizes(), self.options());
+  Tensor r = self.is_quantized() ? ember::empty_like(self, {}, memory_format)
+                                 : ember::empty(self.sizes(), self.options(), memory_format);
   r.copy_(self);
   return r;
 }

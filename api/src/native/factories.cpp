@@ -57,15 +57,21 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayou
   return t;
 }
 
-Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+                  OptMemoryFormat memory_format) {
   check_defined("empty_like", self, "self");
   check_pin_memory("empty_like", pin_memory);
   const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
+  EMBER_CHECK(o.layout_opt().value_or(kStrided) == kStrided || !memory_format,
+              "[empty_like] memory format option is only supported by strided tensors");
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
   // A quantized result takes self's quantizer (LibTorch's empty_like): the quantized plugin's
   // factories make it.
   if (self.is_quantized() && is_quantized_type(o.dtype_or(self.dtype()))) {
     EMBER_CHECK(o.dtype_or(self.dtype()) == self.dtype(), "[empty_like] dtype {} differs from the quantized input's {}",
                 o.dtype_or(self.dtype()), self.dtype());
+    EMBER_CHECK_NOT_IMPLEMENTED(format == MemoryFormat::Preserve || format == MemoryFormat::Contiguous,
+                                "[empty_like] memory format {} for a quantized tensor", format);
     if (self.qscheme() == kPerTensorAffine)
       return ember::_empty_affine_quantized(self.sizes(), o, self.q_scale(), self.q_zero_point());
     if (self.qscheme() == kPerChannelAffine)
@@ -74,27 +80,34 @@ Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevic
     EMBER_THROW(NotImplementedError, "[empty_like] quantized tensors of qscheme {}", to_string(self.qscheme()));
   }
   // LibTorch's preserve_format: a dense tensor's strides are kept (a transposed input gives a
-  // transposed result); anything else gets contiguous strides.
-  if (self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided && is_non_overlapping_and_dense(self))
-    return ember::empty_strided(self.sizes(), self.strides(), o);
-  return ember::empty(self.sizes(), o);
+  // transposed result), a non-dense strided one gets dense strides in the same order; anything
+  // else the format suggest_memory_format() names.
+  const bool strided = self.layout() == kStrided && o.layout_opt().value_or(kStrided) == kStrided;
+  if (format == MemoryFormat::Preserve && strided) {
+    if (is_non_overlapping_and_dense(self)) return ember::empty_strided(self.sizes(), self.strides(), o);
+    return ember::empty_strided(self.sizes(), infer_dense_strides(self.sizes(), self.strides()), o);
+  }
+  if (format == MemoryFormat::Preserve) return ember::empty(self.sizes(), o, self.suggest_memory_format());
+  return ember::empty(self.sizes(), o, format);
 }
 
-Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+Tensor zeros_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+                  OptMemoryFormat memory_format) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   t.zero_();
   return t;
 }
 
-Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+Tensor ones_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+                 OptMemoryFormat memory_format) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   t.fill_(1);
   return t;
 }
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, OptDtype dtype, OptLayout layout, OptDevice device,
-                 OptBool pin_memory) {
-  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory);
+                 OptBool pin_memory, OptMemoryFormat memory_format) {
+  Tensor t = native::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   t.fill_(fill_value);
   return t;
 }

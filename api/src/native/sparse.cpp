@@ -160,7 +160,7 @@ Tensor sparse_to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptD
                               "[_to_copy] converting layout {} to {} is not supported", self.layout(), *layout);
   const Device dev = device.value_or(self.device());
   auto copy = [&](const Tensor& t, OptDtype dt) {
-    return ember::_to_copy(t, dt, std::nullopt, dev, std::nullopt, false);
+    return ember::_to_copy(t, dt, std::nullopt, dev, std::nullopt, false, std::nullopt);
   };
   if (self.layout() == kSparse) {
     const auto& s = sparse_coo_impl(self, "_to_copy");

@@ -298,7 +298,7 @@ void Module::convert_own_tensors(const std::function<Tensor(const Tensor&)>& fn)
 void Module::to(Device device, ScalarType dtype, bool non_blocking) {
   for (auto& child : children_) child.value()->to(device, dtype, non_blocking);
   convert_own_tensors([&](const Tensor& t) {
-    return t.is_floating_point() ? t.to(device, dtype, non_blocking) : t.to(device, std::nullopt, non_blocking);
+    return t.is_floating_point() ? t.to(device, dtype, non_blocking) : t.to(device, non_blocking);
   });
 }
 
@@ -309,7 +309,7 @@ void Module::to(ScalarType dtype, bool non_blocking) {
 
 void Module::to(Device device, bool non_blocking) {
   for (auto& child : children_) child.value()->to(device, non_blocking);
-  convert_own_tensors([&](const Tensor& t) { return t.to(device, std::nullopt, non_blocking); });
+  convert_own_tensors([&](const Tensor& t) { return t.to(device, non_blocking); });
 }
 
 void Module::zero_grad(bool set_to_none) {

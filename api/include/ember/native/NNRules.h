@@ -115,6 +115,17 @@ inline std::string spatial_str(std::array<int64_t, 3> v, int64_t nd) {
   return s;
 }
 
+// The layout of convolution's result (LibTorch 1.13's CPU rule, mkldnn and slow_conv2d alike): a
+// 2-d, non-transposed convolution whose input or weight is channels-last gives a channels-last
+// result; anything else a contiguous one (Note [Memory formats]).
+inline MemoryFormat conv_output_format(const ConvGeom& g, const Tensor& input, const Tensor& weight) {
+  if (g.transposed || g.nd != 2 || input.dim() != 4) return MemoryFormat::Contiguous;
+  return input.suggest_memory_format() == MemoryFormat::ChannelsLast ||
+                 weight.suggest_memory_format() == MemoryFormat::ChannelsLast
+             ? MemoryFormat::ChannelsLast
+             : MemoryFormat::Contiguous;
+}
+
 inline ConvGeom check_conv(const char* op, DeviceType dev, const Tensor& input, const Tensor& weight,
                            const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding,
                            IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups) {

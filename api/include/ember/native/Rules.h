@@ -485,7 +485,7 @@ struct CatShape {
 // cat's result; check_device(first, t) runs on every input.
 template <class CheckDevice>
 CatShape cat_shape(const std::vector<Tensor>& tensors, int64_t dim, CheckDevice&& check_device) {
-  EMBER_CHECK(!tensors.empty(), "[cat] expected a non-empty list of Tensors");
+  EMBER_CHECK(!tensors.empty(), "[cat] torch.cat(): expected a non-empty list of Tensors");
   ResultType rt;
   size_t valid = tensors.size();
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 
+#include "ember/core/MemoryFormat.h"
 #include "ember/core/TensorImpl.h"
 #include "ember/core/TensorOptions.h"
 
@@ -79,7 +80,14 @@ class EMBER_API TensorBase {
   ScalarType dtype() const { return impl_->dtype(); }
   Device device() const { return impl_->device(); }
   Layout layout() const { return impl_->layout(); }
-  bool is_contiguous() const { return impl_->is_contiguous(); }
+  // Contiguous in `format`'s layout (Note [Memory formats]); Preserve asks the plain question.
+  bool is_contiguous(MemoryFormat format = MemoryFormat::Contiguous) const {
+    return format == MemoryFormat::Contiguous || format == MemoryFormat::Preserve ? impl_->is_contiguous()
+                                                                                  : is_contiguous_slow(format);
+  }
+  // The layout self's strides follow: ChannelsLast(3d) when they are ordered as one (exactly its
+  // strides, size-1 dims included, with `channels_last_strides_exact_match`), else Contiguous.
+  MemoryFormat suggest_memory_format(bool channels_last_strides_exact_match = false) const;
   bool is_cpu() const { return device().type() == kCPU; }
   bool is_cuda() const { return device().type() == kCUDA; }
   bool is_meta() const { return device().type() == kMeta; }
@@ -132,6 +140,7 @@ class EMBER_API TensorBase {
     return d < 0 ? d + n : d;
   }
   void check_dtype(ScalarType want, const char* what) const;
+  bool is_contiguous_slow(MemoryFormat format) const;
 };
 
 // Wraps `dim` into [0, ndim) or throws IndexError naming `op`.

@@ -93,6 +93,10 @@ struct FromIValue<QScheme> {
   static QScheme get(IValue& v) { return v.toQScheme(); }
 };
 template <>
+struct FromIValue<MemoryFormat> {
+  static MemoryFormat get(IValue& v) { return v.toMemoryFormat(); }
+};
+template <>
 struct FromIValue<Device> {
   static Device get(IValue& v) { return v.toDevice(); }
 };

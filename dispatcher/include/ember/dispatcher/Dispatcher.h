@@ -146,8 +146,13 @@ EMBER_ALWAYS_INLINE void add_device_key(DispatchKeySet& ks, const T& v) {
   }
 }
 
+template <class T>
+constexpr bool is_tensor_list_arg = std::is_same_v<std::decay_t<T>, std::vector<Tensor>>;
+
 // Tensor arguments decide; with none, the first Device argument does (a factory with no
-// device given runs on the CPU, as in LibTorch).
+// device given runs on the CPU, as in LibTorch). An operator taking a Tensor[] that is called
+// with an empty list (and nothing else to decide) runs on the CPU too, so its own check reports
+// it (cat({}): "expected a non-empty list of Tensors"), not a missing kernel.
 template <class... Args>
 EMBER_ALWAYS_INLINE DispatchKeySet extract_keyset(const Args&... a) {
   DispatchKeySet ks;
@@ -163,6 +168,9 @@ EMBER_ALWAYS_INLINE DispatchKeySet extract_keyset(const Args&... a) {
       };
       (one(a), ...);
     }
+  }
+  if constexpr ((is_tensor_list_arg<Args> || ...)) {
+    if (EMBER_UNLIKELY(ks.empty())) ks = backend_key_set(kCPU, kStrided, false);
   }
   return ks;
 }

@@ -56,6 +56,7 @@ class EMBER_API IValue {
   IValue(ScalarType t) : IValue(static_cast<int64_t>(t)) {}  // NOLINT
   IValue(Layout l) : IValue(static_cast<int64_t>(l)) {}  // NOLINT
   IValue(QScheme q) : IValue(static_cast<int64_t>(q)) {}  // NOLINT
+  IValue(MemoryFormat f) : IValue(static_cast<int64_t>(f)) {}  // NOLINT
   IValue(Device d) : tag_(Tag::Device) {  // NOLINT
     pl_.i = 0;
     pl_.dev[0] = static_cast<int8_t>(d.type());
@@ -145,6 +146,7 @@ class EMBER_API IValue {
   ScalarType toScalarType() const { return static_cast<ScalarType>(toInt()); }
   Layout toLayout() const { return static_cast<Layout>(toInt()); }
   QScheme toQScheme() const { return static_cast<QScheme>(toInt()); }
+  MemoryFormat toMemoryFormat() const { return static_cast<MemoryFormat>(toInt()); }
   Device toDevice() const;
   Generator toGenerator() const;
   Stream toStream() const;

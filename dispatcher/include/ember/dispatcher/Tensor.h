@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ember/core/Generator.h"
+#include "ember/core/OptionalArrayRef.h"
 #include "ember/core/QScheme.h"
 #include "ember/core/Scalar.h"
 #include "ember/core/TensorBase.h"

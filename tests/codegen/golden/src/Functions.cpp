@@ -149,6 +149,12 @@ const auto& upsample_nearest2d_vec() {
   return h;
 }
 
+// aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+const auto& contiguous() {
+  static const auto h = lookup<Tensor(const Tensor&, MemoryFormat)>("aten::contiguous", "");
+  return h;
+}
+
 }  // namespace ops
 }  // namespace
 
@@ -286,12 +292,20 @@ Tensor Tensor::gelu(std::string_view approximate) const {
   return ops::gelu().call(*this, approximate);
 }
 
-Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
   return ops::var_dim().call(self, dim, unbiased, keepdim);
 }
 
-Tensor Tensor::var(std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) const {
+Tensor var(const Tensor& self, int dim) {
+  return ops::var_dim().call(self, IntArrayRef{dim}, true, false);
+}
+
+Tensor Tensor::var(OptionalIntArrayRef dim, bool unbiased, bool keepdim) const {
   return ops::var_dim().call(*this, dim, unbiased, keepdim);
+}
+
+Tensor Tensor::var(int dim) const {
+  return ops::var_dim().call(*this, IntArrayRef{dim}, true, false);
 }
 
 std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
@@ -306,8 +320,12 @@ std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keep
   return ops::max_dim_max().call(self, dim, keepdim, max, max_values);
 }
 
-Tensor upsample_nearest2d(const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors) {
+Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors) {
   return ops::upsample_nearest2d_vec().call(input, output_size, scale_factors);
+}
+
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  return ops::contiguous().call(*this, memory_format);
 }
 
 namespace redispatch {
@@ -400,6 +418,10 @@ Tensor upsample_nearest2d(DispatchKeySet ks, const Tensor& input, std::optional<
   return ops::upsample_nearest2d_vec().redispatch(ks, input, output_size, scale_factors);
 }
 
+Tensor contiguous(DispatchKeySet ks, const Tensor& self, MemoryFormat memory_format) {
+  return ops::contiguous().redispatch(ks, self, memory_format);
+}
+
 }  // namespace redispatch
 
 namespace detail {
@@ -426,6 +448,7 @@ void check_generated_ops() {
   ops::native_layer_norm_backward();
   ops::max_dim_max();
   ops::upsample_nearest2d_vec();
+  ops::contiguous();
 }
 }  // namespace detail
 

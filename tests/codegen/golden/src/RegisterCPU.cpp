@@ -48,6 +48,6 @@ EMBER_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("cat", EMBER_FN(ember::cpu::cat), {"codegen/golden_ops.yaml", 68});
   m.impl("gelu", EMBER_FN(ember::cpu::gelu), {"codegen/golden_ops.yaml", 90});
   m.impl("var.dim", EMBER_FN(ember::cpu::var_dim), {"codegen/golden_ops.yaml", 95});
-  m.impl("native_layer_norm_backward", EMBER_FN(ember::cpu::native_layer_norm_backward), {"codegen/golden_ops.yaml", 100});
-  m.impl("max.dim_max", EMBER_FN(wrapper_max_dim_max), {"codegen/golden_ops.yaml", 104});
+  m.impl("native_layer_norm_backward", EMBER_FN(ember::cpu::native_layer_norm_backward), {"codegen/golden_ops.yaml", 103});
+  m.impl("max.dim_max", EMBER_FN(wrapper_max_dim_max), {"codegen/golden_ops.yaml", 107});
 }

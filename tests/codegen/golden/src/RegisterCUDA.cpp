@@ -28,5 +28,5 @@ EMBER_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("add.Tensor", EMBER_FN(wrapper_add_Tensor), {"codegen/golden_ops.yaml", 24});
   m.impl("add_.Tensor", EMBER_FN(wrapper_add_inplace_Tensor), {"codegen/golden_ops.yaml", 29});
   m.impl("add.out", EMBER_FN(wrapper_add_out), {"codegen/golden_ops.yaml", 33});
-  m.impl("native_layer_norm_backward", EMBER_FN(ember::cuda::native_layer_norm_backward), {"codegen/golden_ops.yaml", 100});
+  m.impl("native_layer_norm_backward", EMBER_FN(ember::cuda::native_layer_norm_backward), {"codegen/golden_ops.yaml", 103});
 }

@@ -14,4 +14,5 @@ EMBER_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("to.device", EMBER_FN(ember::native::to_device), {"codegen/golden_ops.yaml", 39});
   m.impl("layer_norm", EMBER_FN(ember::native::layer_norm), {"codegen/golden_ops.yaml", 77});
   m.impl("max_pool2d", EMBER_FN(ember::native::max_pool2d), {"codegen/golden_ops.yaml", 86});
+  m.impl("contiguous", EMBER_FN(ember::native::contiguous), {"codegen/golden_ops.yaml", 115});
 }

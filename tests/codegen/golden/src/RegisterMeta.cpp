@@ -48,5 +48,5 @@ EMBER_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("cat", EMBER_FN(ember::meta::cat), {"codegen/golden_ops.yaml", 68});
   m.impl("gelu", EMBER_FN(ember::meta::gelu), {"codegen/golden_ops.yaml", 90});
   m.impl("var.dim", EMBER_FN(ember::meta::var_dim), {"codegen/golden_ops.yaml", 95});
-  m.impl("max.dim_max", EMBER_FN(wrapper_max_dim_max), {"codegen/golden_ops.yaml", 104});
+  m.impl("max.dim_max", EMBER_FN(wrapper_max_dim_max), {"codegen/golden_ops.yaml", 107});
 }

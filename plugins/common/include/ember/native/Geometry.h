@@ -49,7 +49,8 @@ class TensorIter {
     check_overlap_ = on;
     return *this;
   }
-  // Inputs that partially overlap an output are copied first.
+  // An output overlapping itself or partially overlapping an input raises (PyTorch's mem-overlap
+  // checks, unless check_mem_overlap(false)); inputs that may still overlap an output are copied.
   void build();
 
   const char* op() const { return op_; }

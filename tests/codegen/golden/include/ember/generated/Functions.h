@@ -65,7 +65,8 @@ EMBER_API Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArra
 EMBER_API Tensor gelu(const Tensor& self, std::string_view approximate = "none");
 
 // aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-EMBER_API Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false);
+EMBER_API Tensor var(const Tensor& self, int dim);
 
 // aten::native_layer_norm_backward(Tensor grad_out, Tensor input, int[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 EMBER_API std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask);
@@ -75,7 +76,7 @@ EMBER_API std::tuple<Tensor&, Tensor&> max_out(Tensor& max, Tensor& max_values, 
 EMBER_API std::tuple<Tensor&, Tensor&> max_outf(const Tensor& self, int64_t dim, bool keepdim, Tensor& max, Tensor& max_values);
 
 // aten::upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
-EMBER_API Tensor upsample_nearest2d(const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors);
+EMBER_API Tensor upsample_nearest2d(const Tensor& input, OptionalIntArrayRef output_size, std::optional<ArrayRef<double>> scale_factors);
 
 namespace detail {
 // Looks every operator above up and checks its C++ signature against its schema; throws

@@ -79,4 +79,7 @@ EMBER_API std::tuple<Tensor&, Tensor&> max_outf(DispatchKeySet ks, const Tensor&
 // aten::upsample_nearest2d.vec(Tensor input, int[]? output_size, float[]? scale_factors) -> Tensor
 EMBER_API Tensor upsample_nearest2d(DispatchKeySet ks, const Tensor& input, std::optional<IntArrayRef> output_size, std::optional<ArrayRef<double>> scale_factors);
 
+// aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+EMBER_API Tensor contiguous(DispatchKeySet ks, const Tensor& self, MemoryFormat memory_format);
+
 }  // namespace ember::redispatch

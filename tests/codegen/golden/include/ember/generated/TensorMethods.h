@@ -33,4 +33,8 @@ std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
 Tensor gelu(std::string_view approximate = "none") const;
 
 // aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-Tensor var(std::optional<IntArrayRef> dim, bool unbiased = true, bool keepdim = false) const;
+Tensor var(OptionalIntArrayRef dim, bool unbiased = true, bool keepdim = false) const;
+Tensor var(int dim) const;
+
+// aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
+Tensor contiguous(MemoryFormat memory_format = MemoryFormat::Contiguous) const;
