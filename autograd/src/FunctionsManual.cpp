@@ -1120,4 +1120,42 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
   return {gI, gG, ggO};
 }
 
+// ---- complex numbers and FFT -----------------------------------------------------------------------
+
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!self.is_complex()) return zeros_like(self);
+  // d angle = Im(dz / z): the gradient w.r.t. z is grad * i z / |z|^2 (z = 0 gives NaN here,
+  // where PyTorch gives 0).
+  return grad * self * Scalar(std::complex<double>(0.0, 1.0)) / self.abs().pow(2);
+}
+
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size) {
+  if (!onesided) return real(_fft_c2c(grad, dim, normalization, false));
+  const int64_t last = dim.back() < 0 ? dim.back() + grad.dim() : dim.back();
+  const int64_t pad = last_dim_size - grad.size(last);
+  Tensor full = grad;
+  if (pad > 0) {
+    std::vector<int64_t> shape(grad.sizes().begin(), grad.sizes().end());
+    shape[last] = pad;
+    full = cat({grad, zeros(shape, grad.options())}, last);
+  }
+  return real(_fft_c2c(full, dim, normalization, false));
+}
+
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization) {
+  Tensor gi = _fft_r2c(grad, dim, normalization, true);
+  const int64_t last = dim.back() < 0 ? dim.back() + grad.dim() : dim.back();
+  const int64_t double_length = grad.size(last) - gi.size(last);
+  if (double_length > 0) {
+    // Entries 1 .. double_length stand for themselves and their conjugate mirror.
+    std::vector<int64_t> shape(static_cast<size_t>(grad.dim()), 1);
+    shape[last] = gi.size(last);
+    Tensor w = ones({gi.size(last)}, TensorOptions().dtype(gi.scalar_type() == kComplex64 ? kFloat32 : kFloat64));
+    w.slice(0, 1, 1 + double_length).fill_(2);
+    gi = gi * w.reshape(shape);
+  }
+  return gi;
+}
+
 }  // namespace ember::autograd::generated::details

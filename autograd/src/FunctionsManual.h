@@ -213,4 +213,16 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
                                                               const Tensor& save_invstd, IntArrayRef normalized_shape,
                                                               std::array<bool, 3> output_mask);
 
+// ---- complex numbers and FFT -----------------------------------------------------------------------
+
+// PyTorch's angle_backward: zero for a real self; grad * i z / |z|^2 for a complex one.
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
+// PyTorch's fft_r2c_backward: the onesided spectrum's gradient padded with zeros to the full
+// length, then the real part of the inverse complex transform (unnormalised as the forward was).
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size);
+// PyTorch's fft_c2r_backward: the onesided r2c of grad, with the terms that stand for two
+// conjugate entries of the full spectrum doubled.
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
+
 }  // namespace ember::autograd::generated::details

@@ -21,7 +21,18 @@ Tensor scalar_tensor(const Scalar& s) {
 template <class C>
 struct PowOp {
   EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (is_complex_v<C>) {
+      // Small exponents by multiplication, as LibTorch's pow with a Scalar exponent (exact
+      // where exp(b log a) is not).
+      using R = real_of_t<C>;
+      if (b.imag() == R(0)) {
+        if (b.real() == R(2)) return a * a;
+        if (b.real() == R(3)) return a * a * a;
+        if (b.real() == R(0.5)) return std::sqrt(a);
+        if (b.real() == R(-1)) return C(1) / a;
+      }
+      return std::pow(a, b);
+    } else if constexpr (std::is_floating_point_v<C>) {
       return std::pow(a, b);
     } else {
       // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.
@@ -48,7 +59,7 @@ struct PowOp {
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
   const ScalarType result = native::pow_result(name, self, et, es);
   const ScalarType cdt = compute_dtype(result);
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
       EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);

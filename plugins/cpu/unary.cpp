@@ -63,12 +63,36 @@ constexpr int vec_op_of(U k) {
   }
 }
 
+// The kinds a complex input may take (Note [Complex tensors] in ember/native/Rules.h).
+template <U K>
+constexpr bool complex_ok_v = K == U::Neg || K == U::Abs || K == U::Exp || K == U::Log || K == U::Sqrt || K == U::Sin ||
+                              K == U::Cos || K == U::Tanh;
+
 // The functor of kind K computing in C (bool only reaches Sign and LogicalNot).
+
 template <U K, class C>
 struct UnaryOp {
   static constexpr int kVec = std::is_same_v<C, float> ? vec_op_of(K) : -1;
   EMBER_ALWAYS_INLINE auto operator()(C a) const {
-    if constexpr (K == U::LogicalNot) {
+    if constexpr (is_complex_v<C>) {
+      static_assert(complex_ok_v<K>);
+      if constexpr (K == U::Neg)
+        return -a;
+      else if constexpr (K == U::Abs)
+        return std::abs(a);
+      else if constexpr (K == U::Exp)
+        return std::exp(a);
+      else if constexpr (K == U::Log)
+        return std::log(a);
+      else if constexpr (K == U::Sqrt)
+        return std::sqrt(a);
+      else if constexpr (K == U::Sin)
+        return std::sin(a);
+      else if constexpr (K == U::Cos)
+        return std::cos(a);
+      else
+        return std::tanh(a);
+    } else if constexpr (K == U::LogicalNot) {
       return !(a != C(0));
     } else if constexpr (std::is_same_v<C, bool>) {
       return a;  // sign(bool) is the identity
@@ -131,18 +155,24 @@ template <U K>
 constexpr const native::UnaryRule& unary_rule() {
   namespace r = native::unary_rules;
   if constexpr (K == U::LogicalNot) return r::to_bool;
-  else if constexpr (K == U::Neg) return r::neg;
-  else if constexpr (K == U::Abs || K == U::Relu) return r::no_bool;
+  else if constexpr (K == U::Neg) return r::neg_c;
+  else if constexpr (K == U::Abs) return r::abs_c;
+  else if constexpr (K == U::Relu) return r::no_bool;
   else if constexpr (K == U::Sign) return r::same;
   else if constexpr (floating_only_v<K>) return r::floating_only;
+  else if constexpr (complex_ok_v<K>) return r::to_floating_c;
   else return r::to_floating;
 }
 
 template <U K>
 void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    if constexpr (K == U::LogicalNot) {
+    if constexpr (is_complex_v<C>) {
+      if constexpr (!complex_ok_v<K>) EMBER_INTERNAL_ASSERT(false, "[{}] rejects complex before running", name);
+      else if constexpr (K == U::Abs) run_nary<real_of_t<C>, C, 1>(it, UnaryOp<K, C>{});
+      else run_nary<C, C, 1>(it, UnaryOp<K, C>{});
+    } else if constexpr (K == U::LogicalNot) {
       run_nary<bool, C, 1>(it, UnaryOp<K, C>{});
     } else if constexpr (!keeps_dtype_v<K> && !std::is_floating_point_v<C>) {
       EMBER_INTERNAL_ASSERT(false, "[{}] computes in a floating dtype", name);
@@ -164,10 +194,13 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
     const ScalarType cdt = compute_dtype(K == U::LogicalNot ? dt : result);
     if (dt == cdt && (K == U::LogicalNot || result == cdt)) {
       out = empty_cpu(self.sizes(), result);
-      visit_compute(cdt, name, [&](auto tag) {
+      visit_compute_c(cdt, name, [&](auto tag) {
         using C = typename decltype(tag)::type;
         const C* in[1] = {static_cast<const C*>(self.data_ptr())};
-        if constexpr (K == U::LogicalNot) {
+        if constexpr (is_complex_v<C>) {
+          if constexpr (complex_ok_v<K> && K != U::Abs)
+            nary_loop<C, C, 1>(static_cast<C*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
+        } else if constexpr (K == U::LogicalNot) {
           nary_loop<bool, C, 1>(static_cast<bool*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});
         } else if constexpr ((keeps_dtype_v<K> || std::is_floating_point_v<C>)&&(!std::is_same_v<C, bool> ||
                                                                                  K == U::Sign)) {
@@ -180,7 +213,9 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
   // The family's metadata step (shared with its meta function), then the loops.
   TensorIter it(name);
   const ScalarType result = native::unary_meta(it, name, unary_rule<K>(), self, out, ok);
-  run_kind<K>(it, compute_dtype(K == U::LogicalNot ? self.dtype() : result), name);
+  // A complex input computes in its own dtype, also where the result is real (abs).
+  const ScalarType cdt = is_complex_type(self.dtype()) ? self.dtype() : result;
+  run_kind<K>(it, compute_dtype(K == U::LogicalNot ? self.dtype() : cdt), name);
 }
 
 }  // namespace

@@ -1988,6 +1988,111 @@ std::map<std::string, OpInfo> build() {
   add("to_sparse_csr", [](SampleCtx& c) -> Samples {
     return {SampleInput{{c.t({3, 4})}, "2-d", true}, SampleInput{{c.t({0, 3})}, "no rows", true}};
   });
+
+  // ---- complex numbers and FFT: a complex tensor of the float dtype under test (complex64 for
+  // float32, complex128 for float64); other dtypes pass a real tensor, which the complex-only
+  // operators reject on every backend alike.
+  auto cplx = [](SampleCtx& c, std::vector<int64_t> shape) -> Tensor {
+    if (c.dtype() != kFloat32 && c.dtype() != kFloat64) return c.t(shape);
+    return complex(c.t(shape), c.t(shape));
+  };
+  add("is_complex", [cplx](SampleCtx& c) -> Samples { return {S({c.t({3})}, "real"), S({cplx(c, {3})}, "complex")}; });
+  for (const char* op : {"complex", "polar"}) {
+    const std::string name(op);
+    add(
+        name,
+        [](SampleCtx& c) -> Samples {
+          return {S({c.t({3, 4}), c.t({3, 4})}, "[3, 4]"), S({c.t({3, 1}), c.t({4})}, "broadcast"),
+                  S({c.t({}), c.t({})}, "0-d")};
+        },
+        [name](SampleCtx& c) -> Errors {
+          return {E({c.t({3}), c.t({3}, kFloat64)}, "mixed dtypes", "TypeError",
+                    "[" + name + "] expected object of scalar type float32 but got scalar type float64"),
+                  E({c.t({3}, kInt64), c.t({3}, kInt64)}, "integers", "TypeError",
+                    "[" + name + "] expected both inputs to be float32 or float64")};
+        });
+  }
+  add(
+      "view_as_real",
+      [cplx](SampleCtx& c) -> Samples {
+        return {S({cplx(c, {3, 4})}, "[3, 4]"), S({cplx(c, {})}, "0-d"), S({cplx(c, {2, 0})}, "empty")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3})}, "a real input", "TypeError", "[view_as_real] is only supported for complex tensors")};
+      });
+  add(
+      "view_as_complex",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({3, 2})}, "[3, 2]"), S({c.t({2, 3, 2})}, "3-d")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3})}, "no pair dimension", "ValueError",
+                  "[view_as_complex] Tensor must have a last dimension of size 2"),
+                E({c.t({2, 3}).t()}, "a last stride of 2", "ValueError",
+                  "[view_as_complex] Tensor must have a last dimension with stride 1"),
+                E({c.t({}, kFloat32)}, "0-d", "ValueError", "[view_as_complex] Input tensor must have one or more")};
+      });
+  add("real", [cplx](SampleCtx& c) -> Samples { return {S({cplx(c, {3, 4})}, "complex"), S({c.t({3, 4})}, "real")}; });
+  add(
+      "imag",
+      [cplx](SampleCtx& c) -> Samples {
+        return {S({cplx(c, {3, 4})}, "complex")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3})}, "a real input", "TypeError",
+                  "[imag] is not implemented for tensors with non-complex dtypes.")};
+      });
+  for (const char* op : {"conj", "resolve_conj"})
+    add(op, [cplx](SampleCtx& c) -> Samples { return {S({cplx(c, {3, 4})}, "complex"), S({c.t({3, 4})}, "real")}; });
+  for (const char* op : {"conj_physical", "conj_physical_", "angle"})
+    add(op, [cplx](SampleCtx& c) {
+      Samples r = unary(c);
+      r.push_back(S({cplx(c, {3, 4})}, "complex"));
+      return r;
+    });
+  add("conj_physical.out", [](SampleCtx& c) { return unary(c); });
+  add("angle.out", [cplx](SampleCtx& c) {
+    Samples r = unary(c);
+    if (c.dtype() == kFloat32 || c.dtype() == kFloat64)
+      r.push_back(S(c.with_out({cplx(c, {3, 4})}, {c.t({3, 4})}), "complex, real out"));
+    return r;
+  });
+  add(
+      "_fft_r2c",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({4, 6}), ints({1}), 0, true}, "last dim"), S({c.t({4, 7}), ints({0, 1}), 2, true}, "2-d, by n"),
+                S({c.t({5}), ints({0}), 1, false}, "two-sided, by sqrt(n)"),
+                S({c.t({0, 4}), ints({1}), 0, true}, "empty batch")};
+      },
+      [cplx](SampleCtx& c) -> Errors {
+        return {E({cplx(c, {4}), ints({0}), 0, true}, "a complex input", "TypeError",
+                  "[_fft_r2c] expects a float32 or float64 input tensor, got complex64"),
+                E({c.t({4}), ints({0}), 3, true}, "normalization 3", "ValueError",
+                  "[_fft_r2c] normalization must be 0 (none), 1 (by sqrt(n)) or 2 (by n), got 3")};
+      });
+  add(
+      "_fft_c2r",
+      [cplx](SampleCtx& c) -> Samples {
+        return {S({cplx(c, {4, 4}), ints({1}), 0, 6}, "last dim, even"),
+                S({cplx(c, {3, 4}), ints({0, 1}), 2, 7}, "2-d, odd, by n")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({4}), ints({0}), 0, 6}, "a real input", "TypeError",
+                  "[_fft_c2r] expects a complex input tensor, got float32"),
+                E({complex(c.t({4}), c.t({4})), ints({0}), 0, 0}, "no points", "ValueError",
+                  "[_fft_c2r] Invalid number of data points (0) specified")};
+      });
+  add(
+      "_fft_c2c",
+      [cplx](SampleCtx& c) -> Samples {
+        return {S({cplx(c, {4, 6}), ints({1}), 0, true}, "last dim"),
+                S({cplx(c, {3, 5}), ints({0, 1}), 1, false}, "2-d, backward, by sqrt(n)"),
+                S({cplx(c, {8}), ints({}), 0, true}, "no dims")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({4}), ints({0}), 0, true}, "a real input", "TypeError",
+                  "[_fft_c2c] expects a complex input tensor, got float32")};
+      });
   return db;
 }
 
