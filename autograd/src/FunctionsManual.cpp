@@ -148,36 +148,42 @@ std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<
 
 // ---- arithmetic ----------------------------------------------------------------------------------
 
+// Complex operands enter conjugated (PyTorch's convention: the gradient is dL/d(conj z)); conj of
+// a real tensor is the tensor itself, and a complex gradient of a real input keeps its real part.
+namespace {
+Scalar conj_scalar(const Scalar& s) { return s.isComplex() ? Scalar(std::conj(s.toComplexDouble())) : s; }
+}  // namespace
+
 Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
-  return to_dtype(grad * other, self_st);
+  return to_dtype(grad * other.conj(), self_st);
 }
 
 Tensor mul_tensor_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
-  return to_dtype(grad * other, self_st);
+  return to_dtype(grad * conj_scalar(other), self_st);
 }
 
 Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
-  return to_dtype(grad / other, self_st);
+  return to_dtype(grad / other.conj(), self_st);
 }
 
 Tensor div_tensor_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
-  return to_dtype(grad / other, self_st);
+  return to_dtype(grad / conj_scalar(other), self_st);
 }
 
 Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
-  return to_dtype(grad.neg() * ((self / other) / other), other.scalar_type());
+  return to_dtype(grad.neg() * ((self / other) / other).conj(), other.scalar_type());
 }
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.toDouble() == 0.0) return zeros_like(self);
   const Scalar minus_one =
       exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1.0) : Scalar(exponent.to<int64_t>() - 1);
-  return to_dtype(grad * (self.pow(minus_one) * exponent), self.scalar_type());
+  return to_dtype(grad * (self.pow(minus_one) * exponent).conj(), self.scalar_type());
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
   const Tensor zero = zeros({}, grad.options());
-  return to_dtype(where(exponent == 0, zero, grad * (exponent * self.pow(exponent - 1))), self.scalar_type());
+  return to_dtype(where(exponent == 0, zero, grad * (exponent * self.pow(exponent - 1)).conj()), self.scalar_type());
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
@@ -207,7 +213,7 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
 
 Tensor log1p_backward(const Tensor& grad, const Tensor& self) { return grad / (self + 1); }
 
-Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (1 - result * result); }
+Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (1 - result * result).conj(); }
 
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * ((1 - result) * result); }
 
@@ -1156,6 +1162,12 @@ Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalizati
     gi = gi * w.reshape(shape);
   }
   return gi;
+}
+
+Tensor abs_backward(const Tensor& grad, const Tensor& self) {
+  // sgn(z) = z / |z| for a complex self (NaN at 0, where PyTorch's sgn gives 0).
+  if (self.is_complex()) return grad * (self / self.abs());
+  return grad * self.sign();
 }
 
 }  // namespace ember::autograd::generated::details

@@ -215,6 +215,8 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
 
 // ---- complex numbers and FFT -----------------------------------------------------------------------
 
+// abs: grad * sign(self), or grad * self / |self| for a complex self (PyTorch's sgn).
+Tensor abs_backward(const Tensor& grad, const Tensor& self);
 // PyTorch's angle_backward: zero for a real self; grad * i z / |z|^2 for a complex one.
 Tensor angle_backward(const Tensor& grad, const Tensor& self);
 // PyTorch's fft_r2c_backward: the onesided spectrum's gradient padded with zeros to the full

@@ -60,7 +60,17 @@ struct MulOp {
 };
 template <class C>
 struct DivOp {
-  C operator()(C a, C b) const { return a / b; }
+  C operator()(C a, C b) const {
+    if constexpr (is_complex_v<C>) {
+      // LibTorch 1.13's vectorised formula, (ac + bd) / |b|^2 + i (bc - ad) / |b|^2: x / 0 is NaN
+      // (std::complex's division gives inf there).
+      using R = real_of_t<C>;
+      const R n = b.real() * b.real() + b.imag() * b.imag();
+      return C((a.real() * b.real() + a.imag() * b.imag()) / n, (a.imag() * b.real() - a.real() * b.imag()) / n);
+    } else {
+      return a / b;
+    }
+  }
 };
 
 template <class C>

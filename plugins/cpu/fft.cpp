@@ -13,39 +13,63 @@
 namespace ember::cpu {
 namespace {
 
-// The lines of a contiguous tensor along dim d: `outer` blocks of n * inner elements, the line
-// (o, i) starting at o * n * inner + i with stride inner.
+// The lines of a contiguous tensor along dim d: `outer` blocks of len * inner elements, the line
+// (o, i) starting at o * len * inner + i with stride inner. Lines with inner > 1 are worked on in
+// blocks of kBlock adjacent ones (consecutive i): gathered row by row (kBlock contiguous elements
+// at a time) into contiguous buffers and scattered back the same way, since reading one line at
+// a time strides by inner elements and, for a power-of-two inner, thrashes the cache sets.
+constexpr int64_t kBlock = 16;
 struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-  Lines(IntArrayRef sizes, int64_t d) : n(sizes[d]) {
+  int64_t outer = 1, inner = 1, blocks_per_outer = 1;
+  Lines(IntArrayRef sizes, int64_t d) {
     for (int64_t k = 0; k < d; ++k) outer *= sizes[k];
     for (size_t k = static_cast<size_t>(d) + 1; k < sizes.size(); ++k) inner *= sizes[k];
+    blocks_per_outer = (inner + kBlock - 1) / kBlock;
   }
-  int64_t count() const { return outer * inner; }
-  int64_t start(int64_t line, int64_t len) const { return (line / inner) * len * inner + line % inner; }
+  int64_t blocks() const { return outer * blocks_per_outer; }
+  // Block w: its first element's offset in a tensor of `len` along d, and its number of lines.
+  int64_t offset(int64_t w, int64_t len) const {
+    return (w / blocks_per_outer) * len * inner + (w % blocks_per_outer) * kBlock;
+  }
+  int64_t width(int64_t w) const { return std::min(kBlock, inner - (w % blocks_per_outer) * kBlock); }
 };
 
-int64_t grain_for(int64_t n) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(n, 1)); }
+int64_t grain_for(int64_t work) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(work, 1)); }
+
+// buf[k * n + j] = p[j * inner + k], k < bw, j < n; and back.
+template <class V>
+void gather(const V* p, int64_t inner, int64_t n, int64_t bw, V* buf) {
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k < bw; ++k) buf[k * n + j] = p[j * inner + k];
+}
+template <class V>
+void scatter(const V* buf, int64_t inner, int64_t n, int64_t bw, V* p) {
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t k = 0; k < bw; ++k) p[j * inner + k] = buf[k * n + j];
+}
 
 // In place along dim d of a contiguous complex tensor x.
 template <class T>
 void c2c_dim(Tensor& x, int64_t d, bool forward) {
   using C = std::complex<T>;
+  const int64_t n = x.size(d);
   const Lines l(x.sizes(), d);
-  if (l.n <= 1 || x.numel() == 0) return;
-  const auto plan = fft::get_plan<T>(l.n);
+  if (n <= 1 || x.numel() == 0) return;
+  const auto plan = fft::get_plan<T>(n);
   C* data = static_cast<C*>(x.data_ptr());
-  parallel_for(0, l.count(), grain_for(l.n), [&](int64_t b, int64_t e) {
-    std::vector<C> buf(static_cast<size_t>(l.n)), scratch(static_cast<size_t>(plan->scratch_size()));
-    for (int64_t line = b; line < e; ++line) {
-      C* p = data + l.start(line, l.n);
+  parallel_for(0, l.blocks(), grain_for(n * std::min(kBlock, l.inner)), [&](int64_t b, int64_t e) {
+    std::vector<C> buf(static_cast<size_t>(l.inner > 1 ? n * kBlock : 0));
+    std::vector<C> scratch(static_cast<size_t>(plan->scratch_size()));
+    for (int64_t w = b; w < e; ++w) {
+      C* p = data + l.offset(w, n);
       if (l.inner == 1) {
         plan->exec(p, p, scratch.data(), forward);
         continue;
       }
-      for (int64_t j = 0; j < l.n; ++j) buf[j] = p[j * l.inner];
-      plan->exec(buf.data(), buf.data(), scratch.data(), forward);
-      for (int64_t j = 0; j < l.n; ++j) p[j * l.inner] = buf[j];
+      const int64_t bw = l.width(w);
+      gather(p, l.inner, n, bw, buf.data());
+      for (int64_t k = 0; k < bw; ++k) plan->exec(buf.data() + k * n, buf.data() + k * n, scratch.data(), forward);
+      scatter(buf.data(), l.inner, n, bw, p);
     }
   });
 }
@@ -54,24 +78,26 @@ void c2c_dim(Tensor& x, int64_t d, bool forward) {
 template <class T>
 void r2c_dim(const Tensor& x, Tensor& out, int64_t d) {
   using C = std::complex<T>;
+  const int64_t n = x.size(d), h1 = n / 2 + 1;
   const Lines l(x.sizes(), d);
-  const int64_t h1 = l.n / 2 + 1;
-  const auto plan = fft::get_real_plan<T>(l.n);
+  const auto plan = fft::get_real_plan<T>(n);
   const T* src = static_cast<const T*>(x.data_ptr());
   C* dst = static_cast<C*>(out.data_ptr());
-  parallel_for(0, l.count(), grain_for(l.n), [&](int64_t b, int64_t e) {
-    std::vector<T> rbuf(static_cast<size_t>(l.n));
-    std::vector<C> cbuf(static_cast<size_t>(h1)), scratch(static_cast<size_t>(plan->scratch_size()));
-    for (int64_t line = b; line < e; ++line) {
-      const T* p = src + l.start(line, l.n);
-      C* q = dst + l.start(line, h1);
+  parallel_for(0, l.blocks(), grain_for(n * std::min(kBlock, l.inner)), [&](int64_t b, int64_t e) {
+    const size_t bufs = static_cast<size_t>(l.inner > 1 ? kBlock : 0);
+    std::vector<T> rbuf(bufs * static_cast<size_t>(n));
+    std::vector<C> cbuf(bufs * static_cast<size_t>(h1)), scratch(static_cast<size_t>(plan->scratch_size()));
+    for (int64_t w = b; w < e; ++w) {
+      const T* p = src + l.offset(w, n);
+      C* q = dst + l.offset(w, h1);
       if (l.inner == 1) {
         plan->r2c(p, q, scratch.data());
         continue;
       }
-      for (int64_t j = 0; j < l.n; ++j) rbuf[j] = p[j * l.inner];
-      plan->r2c(rbuf.data(), cbuf.data(), scratch.data());
-      for (int64_t j = 0; j < h1; ++j) q[j * l.inner] = cbuf[j];
+      const int64_t bw = l.width(w);
+      gather(p, l.inner, n, bw, rbuf.data());
+      for (int64_t k = 0; k < bw; ++k) plan->r2c(rbuf.data() + k * n, cbuf.data() + k * h1, scratch.data());
+      scatter(cbuf.data(), l.inner, h1, bw, q);
     }
   });
 }
@@ -81,24 +107,27 @@ void r2c_dim(const Tensor& x, Tensor& out, int64_t d) {
 template <class T>
 void c2r_dim(const Tensor& x, Tensor& out, int64_t d, int64_t n) {
   using C = std::complex<T>;
-  const Lines in_l(x.sizes(), d);
-  const int64_t len = in_l.n, h1 = n / 2 + 1, used = std::min(len, h1);
+  const int64_t len = x.size(d), h1 = n / 2 + 1, used = std::min(len, h1);
+  const Lines l(x.sizes(), d);
   const auto plan = fft::get_real_plan<T>(n);
   const C* src = static_cast<const C*>(x.data_ptr());
   T* dst = static_cast<T*>(out.data_ptr());
-  parallel_for(0, in_l.count(), grain_for(n), [&](int64_t b, int64_t e) {
-    std::vector<C> cbuf(static_cast<size_t>(h1), C(0)), scratch(static_cast<size_t>(plan->scratch_size()));
-    std::vector<T> rbuf(static_cast<size_t>(n));
-    for (int64_t line = b; line < e; ++line) {
-      const C* p = src + in_l.start(line, len);
-      T* q = dst + in_l.start(line, n);
-      for (int64_t j = 0; j < used; ++j) cbuf[j] = p[j * in_l.inner];
-      if (in_l.inner == 1) {
+  parallel_for(0, l.blocks(), grain_for(n * std::min(kBlock, l.inner)), [&](int64_t b, int64_t e) {
+    // Terms past `used` stay zero: only the first `used` of each line are ever written.
+    std::vector<C> cbuf(static_cast<size_t>(kBlock * h1), C(0)), scratch(static_cast<size_t>(plan->scratch_size()));
+    std::vector<T> rbuf(static_cast<size_t>(l.inner > 1 ? kBlock * n : 0));
+    for (int64_t w = b; w < e; ++w) {
+      const C* p = src + l.offset(w, len);
+      T* q = dst + l.offset(w, n);
+      const int64_t bw = l.width(w);
+      for (int64_t j = 0; j < used; ++j)
+        for (int64_t k = 0; k < bw; ++k) cbuf[k * h1 + j] = p[j * l.inner + k];
+      if (l.inner == 1) {
         plan->c2r(cbuf.data(), q, scratch.data());
         continue;
       }
-      plan->c2r(cbuf.data(), rbuf.data(), scratch.data());
-      for (int64_t j = 0; j < n; ++j) q[j * in_l.inner] = rbuf[j];
+      for (int64_t k = 0; k < bw; ++k) plan->c2r(cbuf.data() + k * h1, rbuf.data() + k * n, scratch.data());
+      scatter(rbuf.data(), l.inner, n, bw, q);
     }
   });
 }

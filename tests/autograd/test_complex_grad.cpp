@@ -79,4 +79,24 @@ TEST(ComplexGrad, PublicFftFunctionsAndViews) {
                                   {rnd({3}, 15), rnd({3}, 16)}));
 }
 
+TEST(ComplexGrad, Arithmetic) {
+  // PyTorch's convention: a complex operand enters its partner's gradient conjugated.
+  auto c = [](const Tensor& x) { return view_as_complex(x); };
+  const Tensor a = rnd({3, 2}, 21), b = rnd({3, 2}, 22);
+  EXPECT_TRUE(autograd::gradcheck([&](const variable_list& v) { return view_as_real(c(v[0]) * c(v[1])); }, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck([&](const variable_list& v) { return view_as_real(c(v[0]) / c(v[1])); }, {a, b}));
+  EXPECT_TRUE(autograd::gradcheck(
+      [&](const Tensor& x) { return view_as_real(c(x) * Scalar(std::complex<double>(0.5, -2))); }, {a}));
+  for (auto f : {+[](const Tensor& z) { return z.exp(); }, +[](const Tensor& z) { return z.log(); },
+                 +[](const Tensor& z) { return z.sqrt(); }, +[](const Tensor& z) { return z.sin(); },
+                 +[](const Tensor& z) { return z.cos(); }, +[](const Tensor& z) { return z.tanh(); },
+                 +[](const Tensor& z) { return z.neg(); }})
+    EXPECT_TRUE(autograd::gradcheck([&](const Tensor& x) { return view_as_real(f(c(x))); }, {a}));
+  EXPECT_TRUE(autograd::gradcheck([&](const Tensor& x) { return c(x).abs(); }, {a}));
+  // A real tensor times a complex one: the real input's gradient is the real part.
+  EXPECT_TRUE(autograd::gradcheck(
+      [&](const variable_list& v) { return view_as_real(v[0] * c(v[1])); }, {rnd({3}, 23), b}));
+  EXPECT_TRUE(autograd::gradcheck([&](const Tensor& x) { return view_as_real(c(x).sum()); }, {a}));
+}
+
 }  // namespace

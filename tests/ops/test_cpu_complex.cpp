@@ -150,6 +150,9 @@ TEST(CpuComplex, ArithmeticAndPromotion) {
   EXPECT_EQ((ones({2}, kInt64) * c64).dtype(), kComplex64);
   EXPECT_EQ((ones({2}, kFloat32) * Scalar(cd(1, 1))).dtype(), kComplex64);
   expect_near(read(tensor({2.0f, 3.0f}) * make_c({{1, 1}, {0, -1}}, kComplex64)), {{2, 2}, {0, -3}}, 0);
+  // x / 0 is NaN in both parts (LibTorch 1.13's formula; std::complex would give inf).
+  const auto q = read(make_c({{1, 2}}) / make_c({{0, 0}}));
+  EXPECT_TRUE(std::isnan(q[0].real()) && std::isnan(q[0].imag()));
   // Writing a complex result into a real tensor is refused.
   Tensor r = ones({2});
   EXPECT_ERROR(TypeError, r.add_(c64), "[add_] result type complex64 can't be cast to the desired output type float32");

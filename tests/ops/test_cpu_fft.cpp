@@ -180,6 +180,14 @@ TEST(CpuFft, ManyDimsBatchesAndLayouts) {
   EXPECT_EQ(r2.sizes(), IntArrayRef({5, 5}));
   EXPECT_TRUE(allclose(r2, _fft_c2c(r.to(kComplex128), {0, 1}, 0, true).slice(1, 0, 5), 1e-12, 1e-12));
   EXPECT_TRUE(allclose(_fft_c2r(r2, {0, 1}, 2, 8), r, 1e-12, 1e-12));
+  // r2c and c2r along a leading dim (lines gathered in blocks of adjacent ones, the last block
+  // partial), against the last-dim transforms of the transpose.
+  const Tensor q = randn({9, 37}, kFloat64);
+  const Tensor qs = _fft_r2c(q, {0}, 0, true);
+  EXPECT_EQ(qs.sizes(), IntArrayRef({5, 37}));
+  EXPECT_TRUE(allclose(qs, _fft_r2c(q.t().contiguous(), {1}, 0, true).t(), 1e-12, 1e-12));
+  EXPECT_TRUE(allclose(_fft_c2r(qs, {0}, 2, 9), q, 1e-12, 1e-12));
+  EXPECT_TRUE(allclose(_fft_c2r(qs, {0}, 2, 8), _fft_c2r(qs.t().contiguous(), {1}, 2, 8).t(), 1e-12, 1e-12));
 }
 
 TEST(CpuFft, Normalization) {
