@@ -2221,6 +2221,7 @@ std::map<std::string, OpInfo> build() {
 #include "opinfo/index_shape.inc"
 #include "opinfo/sort_linalg.inc"
 #include "opinfo/nn_core.inc"
+#include "opinfo/complex_fft.inc"
   return db;
 }
 

@@ -22,6 +22,7 @@ using namespace torch;
 using Tensor = at::Tensor;
 using ScalarType = c10::ScalarType;
 inline constexpr auto none = c10::nullopt;  // an absent optional argument
+inline constexpr ScalarType kC64 = kComplexFloat, kC128 = kComplexDouble;
 }  // namespace vs
 #define VS_SIDE "libtorch"
 namespace vs {
