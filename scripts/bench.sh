@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Benchmarks beside LibTorch 1.13 in the same process (installs libtorch-dev and the OpenMP
 # OpenBLAS that "tuned" LibTorch uses). Reported as ratios Ember / LibTorch.
-#   scripts/bench.sh            dispatch, GEMM, nn (conv2d, max_pool2d) and linalg on one core (linalg
-#                               on two too); elementwise on one and two threads, LibTorch stock and
-#                               tuned; autograd (small ops and a chain on one core, an MLP step on one
-#                               and two threads)
+#   scripts/bench.sh            dispatch, GEMM, nn (conv2d, max_pool2d), linalg and fft on one core
+#                               (linalg and fft on two too); elementwise on one and two threads,
+#                               LibTorch stock and tuned; autograd (small ops and a chain on one core,
+#                               an MLP step on one and two threads)
 # Tuned (perf-anchors.md §0): environment-only fixes that make LibTorch fair: the OpenMP build of
 # OpenBLAS, OPENBLAS_CORETYPE unset, malloc asking for huge pages.
 set -euo pipefail
@@ -31,6 +31,8 @@ done
 echo "== bench/nn (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_nn"
 echo "== bench/linalg (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_linalg" 1
 echo "== bench/linalg (2 threads)"; "$bin/bench_linalg" 2
+echo "== bench/fft (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_fft" 1
+echo "== bench/fft (2 threads)"; "$bin/bench_fft" 2
 echo "== bench/sparse (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_sparse" 1
 echo "== bench/sparse (2 threads)"; "$bin/bench_sparse" 2
 echo "== bench/quantized (1 thread)"; OMP_NUM_THREADS=1 taskset -c 1 "$bin/bench_quantized" 1

@@ -148,36 +148,42 @@ std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<
 
 // ---- arithmetic ----------------------------------------------------------------------------------
 
+// Complex operands enter conjugated (PyTorch's convention: the gradient is dL/d(conj z)); conj of
+// a real tensor is the tensor itself, and a complex gradient of a real input keeps its real part.
+namespace {
+Scalar conj_scalar(const Scalar& s) { return s.isComplex() ? Scalar(std::conj(s.toComplexDouble())) : s; }
+}  // namespace
+
 Tensor mul_tensor_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
-  return to_dtype(grad * other, self_st);
+  return to_dtype(grad * other.conj(), self_st);
 }
 
 Tensor mul_tensor_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
-  return to_dtype(grad * other, self_st);
+  return to_dtype(grad * conj_scalar(other), self_st);
 }
 
 Tensor div_tensor_self_backward(const Tensor& grad, const Tensor& other, ScalarType self_st) {
-  return to_dtype(grad / other, self_st);
+  return to_dtype(grad / other.conj(), self_st);
 }
 
 Tensor div_tensor_self_backward(const Tensor& grad, const Scalar& other, ScalarType self_st) {
-  return to_dtype(grad / other, self_st);
+  return to_dtype(grad / conj_scalar(other), self_st);
 }
 
 Tensor div_tensor_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
-  return to_dtype(grad.neg() * ((self / other) / other), other.scalar_type());
+  return to_dtype(grad.neg() * ((self / other) / other).conj(), other.scalar_type());
 }
 
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
   if (exponent.toDouble() == 0.0) return zeros_like(self);
   const Scalar minus_one =
       exponent.isFloatingPoint() ? Scalar(exponent.toDouble() - 1.0) : Scalar(exponent.to<int64_t>() - 1);
-  return to_dtype(grad * (self.pow(minus_one) * exponent), self.scalar_type());
+  return to_dtype(grad * (self.pow(minus_one) * exponent).conj(), self.scalar_type());
 }
 
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
   const Tensor zero = zeros({}, grad.options());
-  return to_dtype(where(exponent == 0, zero, grad * (exponent * self.pow(exponent - 1))), self.scalar_type());
+  return to_dtype(where(exponent == 0, zero, grad * (exponent * self.pow(exponent - 1)).conj()), self.scalar_type());
 }
 
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
@@ -239,7 +245,7 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
 
 Tensor log1p_backward(const Tensor& grad, const Tensor& self) { return grad / (self + 1); }
 
-Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (1 - result * result); }
+Tensor tanh_backward(const Tensor& grad, const Tensor& result) { return grad * (1 - result * result).conj(); }
 
 Tensor sigmoid_backward(const Tensor& grad, const Tensor& result) { return grad * ((1 - result) * result); }
 
@@ -1576,6 +1582,48 @@ Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, doubl
   const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
   const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
   return zeros_like(self).index_put({I}, gf, true).index_put({J}, gf.neg(), true);
+// ---- complex numbers and FFT -----------------------------------------------------------------------
+
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!self.is_complex()) return zeros_like(self);
+  // d angle = Im(dz / z): the gradient w.r.t. z is grad * i z / |z|^2 (z = 0 gives NaN here,
+  // where PyTorch gives 0).
+  return grad * self * Scalar(std::complex<double>(0.0, 1.0)) / self.abs().pow(2);
+}
+
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size) {
+  if (!onesided) return real(_fft_c2c(grad, dim, normalization, false));
+  const int64_t last = dim.back() < 0 ? dim.back() + grad.dim() : dim.back();
+  const int64_t pad = last_dim_size - grad.size(last);
+  Tensor full = grad;
+  if (pad > 0) {
+    std::vector<int64_t> shape(grad.sizes().begin(), grad.sizes().end());
+    shape[last] = pad;
+    full = cat({grad, zeros(shape, grad.options())}, last);
+  }
+  return real(_fft_c2c(full, dim, normalization, false));
+}
+
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization) {
+  Tensor gi = _fft_r2c(grad, dim, normalization, true);
+  const int64_t last = dim.back() < 0 ? dim.back() + grad.dim() : dim.back();
+  const int64_t double_length = grad.size(last) - gi.size(last);
+  if (double_length > 0) {
+    // Entries 1 .. double_length stand for themselves and their conjugate mirror.
+    std::vector<int64_t> shape(static_cast<size_t>(grad.dim()), 1);
+    shape[last] = gi.size(last);
+    Tensor w = ones({gi.size(last)}, TensorOptions().dtype(gi.scalar_type() == kComplex64 ? kFloat32 : kFloat64));
+    w.slice(0, 1, 1 + double_length).fill_(2);
+    gi = gi * w.reshape(shape);
+  }
+  return gi;
+}
+
+Tensor abs_backward(const Tensor& grad, const Tensor& self) {
+  // sgn(z) = z / |z| for a complex self (NaN at 0, where PyTorch's sgn gives 0).
+  if (self.is_complex()) return grad * (self / self.abs());
+  return grad * self.sign();
 }
 
 }  // namespace ember::autograd::generated::details

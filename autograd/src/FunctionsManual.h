@@ -304,5 +304,18 @@ Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad
 Tensor cdist_backward_for_autograd(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                                    const Tensor& result, bool for_x1);
 Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, double p, const Tensor& result);
+// ---- complex numbers and FFT -----------------------------------------------------------------------
+
+// abs: grad * sign(self), or grad * self / |self| for a complex self (PyTorch's sgn).
+Tensor abs_backward(const Tensor& grad, const Tensor& self);
+// PyTorch's angle_backward: zero for a real self; grad * i z / |z|^2 for a complex one.
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
+// PyTorch's fft_r2c_backward: the onesided spectrum's gradient padded with zeros to the full
+// length, then the real part of the inverse complex transform (unnormalised as the forward was).
+Tensor fft_r2c_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization, bool onesided,
+                        int64_t last_dim_size);
+// PyTorch's fft_c2r_backward: the onesided r2c of grad, with the terms that stand for two
+// conjugate entries of the full spectrum doubled.
+Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalization);
 
 }  // namespace ember::autograd::generated::details

@@ -15,6 +15,11 @@ void check_out(const char* name, OutKind kind, const Tensor& out, ScalarType res
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,
                       OutKind kind) {
   const ScalarType result = unary_result(name, rule, self);
+  if (kind == OutKind::InPlace && rule.complex == UnaryRule::ToReal && is_complex_type(self.dtype())) {
+    std::string_view op(name);
+    if (!op.empty() && op.back() == '_') op.remove_suffix(1);
+    EMBER_THROW(TypeError, "[{}] In-place {} is not supported for complex tensors.", name, op);
+  }
   if (kind != OutKind::Functional) {
     // logical_not writes 0/1 in any output dtype.
     if (rule.result != UnaryRule::Bool)
@@ -113,17 +118,17 @@ TensorIter meta_iter(const char* name) { return TensorIter(name, kMeta, nullptr)
     TensorIter it = meta_iter(op);                                  \
     unary_meta(it, op, unary_rules::rule, self, out, kind);         \
   }
-EMBER_META_UNARY(neg, neg)
-EMBER_META_UNARY(abs, no_bool)
+EMBER_META_UNARY(neg, neg_c)
+EMBER_META_UNARY(abs, abs_c)
 EMBER_META_UNARY(sign, same)
-EMBER_META_UNARY(exp, to_floating)
-EMBER_META_UNARY(log, to_floating)
+EMBER_META_UNARY(exp, to_floating_c)
+EMBER_META_UNARY(log, to_floating_c)
 EMBER_META_UNARY(log1p, to_floating)
-EMBER_META_UNARY(sqrt, to_floating)
+EMBER_META_UNARY(sqrt, to_floating_c)
 EMBER_META_UNARY(rsqrt, to_floating)
-EMBER_META_UNARY(sin, to_floating)
-EMBER_META_UNARY(cos, to_floating)
-EMBER_META_UNARY(tanh, to_floating)
+EMBER_META_UNARY(sin, to_floating_c)
+EMBER_META_UNARY(cos, to_floating_c)
+EMBER_META_UNARY(tanh, to_floating_c)
 EMBER_META_UNARY(sigmoid, to_floating)
 EMBER_META_UNARY(erf, to_floating)
 EMBER_META_UNARY(silu, floating_only)
@@ -152,6 +157,8 @@ EMBER_META_UNARY(frac, floating_only)
 EMBER_META_UNARY(bitwise_not, integral_only)
 EMBER_META_UNARY(isnan, to_bool)
 EMBER_META_UNARY(isinf, to_bool)
+EMBER_META_UNARY(angle, angle)
+EMBER_META_UNARY(conj_physical, conj_physical)
 #undef EMBER_META_UNARY
 
 void meta_round_decimals(const Tensor& self, int64_t /*decimals*/, Tensor& out, OutKind kind) {

@@ -2,6 +2,7 @@
 // Dtype dispatch of the CPU kernels: a switch from ScalarType to its C++ type. Header-only, so
 // the plugins whose loops run on the CPU with their own layouts (sparse) share it by relative
 // include without linking the CPU plugin.
+#include <complex>
 #include <cstdint>
 #include <utility>
 
@@ -70,5 +71,40 @@ template <class F>
 EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {
   return detail::visit_real<false>(t, op, std::forward<F>(f));
 }
+
+// visit_dtype and visit_compute that also take complex64 and complex128 (std::complex<float>,
+// std::complex<double>): for the kernels that support complex (Note [Complex tensors] in
+// ember/native/Rules.h); the others keep rejecting them through the two above.
+template <class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_dtype_c(ScalarType t, const char* op, F&& f) {
+  if (t == ScalarType::Complex64) return f(Tag<std::complex<float>>{});
+  if (t == ScalarType::Complex128) return f(Tag<std::complex<double>>{});
+  return detail::visit_real<true>(t, op, std::forward<F>(f));
+}
+template <class F>
+EMBER_ALWAYS_INLINE decltype(auto) visit_compute_c(ScalarType t, const char* op, F&& f) {
+  if (t == ScalarType::Complex64) return f(Tag<std::complex<float>>{});
+  if (t == ScalarType::Complex128) return f(Tag<std::complex<double>>{});
+  return detail::visit_real<false>(t, op, std::forward<F>(f));
+}
+
+template <class T>
+struct is_complex_t : std::false_type {};
+template <class T>
+struct is_complex_t<std::complex<T>> : std::true_type {};
+template <class T>
+constexpr bool is_complex_v = is_complex_t<T>::value;
+
+// The real type of T: float for std::complex<float>, T itself otherwise.
+template <class T>
+struct real_of {
+  using type = T;
+};
+template <class T>
+struct real_of<std::complex<T>> {
+  using type = T;
+};
+template <class T>
+using real_of_t = typename real_of<T>::type;
 
 }  // namespace ember::cpu

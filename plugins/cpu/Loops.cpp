@@ -43,4 +43,26 @@ Tensor materialize(const Tensor& t) {
   return r;
 }
 
+Tensor real_view(const Tensor& t) {
+  EMBER_INTERNAL_ASSERT(is_complex_type(t.dtype()), "real_view of a {} tensor", t.dtype());
+  DimVector sizes(t.sizes()), strides;
+  for (int64_t s : t.strides()) strides.push_back(2 * s);
+  sizes.push_back(2);
+  strides.push_back(1);
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), native::complex_to_real(t.dtype()), sizes, strides,
+                                           2 * t.storage_offset(), kStrided));
+}
+
+Tensor complex_view(const Tensor& t) {
+  EMBER_INTERNAL_ASSERT((t.dtype() == kFloat32 || t.dtype() == kFloat64) && t.dim() > 0 && t.size(-1) == 2 &&
+                            t.stride(-1) == 1 && t.storage_offset() % 2 == 0,
+                        "complex_view of an unsuitable tensor");
+  DimVector sizes(t.sizes()), strides(t.strides());
+  sizes.pop_back();
+  strides.pop_back();
+  for (auto& s : strides) s /= 2;
+  return Tensor(make_intrusive<TensorImpl>(t.impl()->storage(), t.dtype() == kFloat32 ? kComplex64 : kComplex128, sizes,
+                                           strides, t.storage_offset() / 2, kStrided));
+}
+
 }  // namespace ember::cpu

@@ -48,6 +48,17 @@ template <class To, class From>
 EMBER_ALWAYS_INLINE To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
+  } else if constexpr (is_complex_v<From>) {
+    // complex -> complex keeps both parts; -> bool tests both; -> real drops the imaginary part
+    // (LibTorch 1.13 warns, then does the same).
+    if constexpr (is_complex_v<To>)
+      return To(static_cast<typename To::value_type>(v.real()), static_cast<typename To::value_type>(v.imag()));
+    else if constexpr (std::is_same_v<To, bool>)
+      return v.real() != 0 || v.imag() != 0;
+    else
+      return convert<To>(v.real());
+  } else if constexpr (is_complex_v<To>) {
+    return To(convert<typename To::value_type>(v), typename To::value_type(0));
   } else if constexpr (is_reduced_float_v<From>) {
     return convert<To>(static_cast<float>(v));
   } else if constexpr (std::is_same_v<To, bool>) {
@@ -63,7 +74,9 @@ EMBER_ALWAYS_INLINE To convert(From v) {
 
 template <class T>
 EMBER_ALWAYS_INLINE T scalar_to(const Scalar& s) {
-  if constexpr (std::is_same_v<T, bool>)
+  if constexpr (is_complex_v<T>)
+    return T(s.toComplexDouble());
+  else if constexpr (std::is_same_v<T, bool>)
     return s.toBool();
   else if constexpr (std::is_integral_v<T>) {
     // Through int64 (wrapping), or from the double for a floating Scalar.
@@ -214,6 +227,10 @@ inline Tensor empty_strided_cpu(IntArrayRef sizes, IntArrayRef strides, ScalarTy
 }
 // A contiguous copy of t (any dtype kept), used to break aliasing.
 Tensor materialize(const Tensor& t);
+// Kernel-internal views (no view record) of a complex tensor as its real parts with a trailing
+// dimension of 2, and of such a real tensor (last stride 1, others even) as complex.
+Tensor real_view(const Tensor& t);
+Tensor complex_view(const Tensor& t);
 
 // ---- TensorIter -----------------------------------------------------------------------------
 

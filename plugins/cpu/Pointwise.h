@@ -133,7 +133,18 @@ void run_nary(const TensorIter& it, const Op& op) {
 template <class C>
 struct PowOp {
   EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
-    if constexpr (std::is_floating_point_v<C>) {
+    if constexpr (is_complex_v<C>) {
+      // Small exponents by multiplication, as LibTorch's pow with a Scalar exponent (exact
+      // where exp(b log a) is not).
+      using R = real_of_t<C>;
+      if (b.imag() == R(0)) {
+        if (b.real() == R(2)) return a * a;
+        if (b.real() == R(3)) return a * a * a;
+        if (b.real() == R(0.5)) return std::sqrt(a);
+        if (b.real() == R(-1)) return C(1) / a;
+      }
+      return std::pow(a, b);
+    } else if constexpr (std::is_floating_point_v<C>) {
       return std::pow(a, b);
     } else {
       // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.

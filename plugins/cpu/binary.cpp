@@ -60,7 +60,17 @@ struct MulOp {
 };
 template <class C>
 struct DivOp {
-  C operator()(C a, C b) const { return a / b; }
+  C operator()(C a, C b) const {
+    if constexpr (is_complex_v<C>) {
+      // LibTorch 1.13's vectorised formula, (ac + bd) / |b|^2 + i (bc - ad) / |b|^2: x / 0 is NaN
+      // (std::complex's division gives inf there).
+      using R = real_of_t<C>;
+      const R n = b.real() * b.real() + b.imag() * b.imag();
+      return C((a.real() * b.real() + a.imag() * b.imag()) / n, (a.imag() * b.real() - a.real() * b.imag()) / n);
+    } else {
+      return a / b;
+    }
+  }
 };
 
 template <class C>
@@ -108,20 +118,28 @@ EMBER_ALWAYS_INLINE void with_arith_op(Arith kind, const Scalar& alpha, F&& f) {
     case Arith::Mul:
       return f(MulOp<C>{});
     case Arith::Div:
-      if constexpr (std::is_floating_point_v<C>) return f(DivOp<C>{});
+      if constexpr (std::is_floating_point_v<C> || is_complex_v<C>) return f(DivOp<C>{});
       EMBER_INTERNAL_ASSERT(false, "div computes in a floating dtype");
   }
 }
 
 template <class C, class F>
 EMBER_ALWAYS_INLINE void with_cmp_op(Cmp kind, F&& f) {
-  switch (kind) {
-    case Cmp::Eq: return f(EqOp<C>{});
-    case Cmp::Ne: return f(NeOp<C>{});
-    case Cmp::Lt: return f(LtOp<C>{});
-    case Cmp::Le: return f(LeOp<C>{});
-    case Cmp::Gt: return f(GtOp<C>{});
-    case Cmp::Ge: return f(GeOp<C>{});
+  if constexpr (is_complex_v<C>) {
+    // Complex numbers are not ordered: eq and ne only (LibTorch's "lt_cpu not implemented").
+    if (kind == Cmp::Eq) return f(EqOp<C>{});
+    if (kind == Cmp::Ne) return f(NeOp<C>{});
+    const char* op = kind == Cmp::Lt ? "lt" : kind == Cmp::Le ? "le" : kind == Cmp::Gt ? "gt" : "ge";
+    throw_unsupported_dtype(op, scalar_type_of<C>);
+  } else {
+    switch (kind) {
+      case Cmp::Eq: return f(EqOp<C>{});
+      case Cmp::Ne: return f(NeOp<C>{});
+      case Cmp::Lt: return f(LtOp<C>{});
+      case Cmp::Le: return f(LeOp<C>{});
+      case Cmp::Gt: return f(GtOp<C>{});
+      case Cmp::Ge: return f(GeOp<C>{});
+    }
   }
 }
 
@@ -204,7 +222,7 @@ void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& 
   // 0-dim tensor of the compute dtype.
   const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
   const ScalarType cdt = compute_dtype(result);
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;
     if (bs) {
@@ -246,7 +264,7 @@ void compare(const char* name, Cmp kind, Tensor& out, OutKind ok, const Tensor& 
   // Layers 2 and 3: the family's metadata step; a Scalar operand becomes a 0-dim tensor of the
   // compute dtype.
   const ScalarType cdt = compute_dtype(native::compare_result(name, a, bt, bs));
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     Tensor b;
     if (bs) {

@@ -54,9 +54,9 @@ void cast_loop(const char* src, int64_t ss, char* dst, int64_t ds, int64_t n) {
 }  // namespace
 
 CastFn cast_fn(ScalarType from, ScalarType to) {
-  return visit_dtype(from, "copy_", [&](auto s) -> CastFn {
+  return visit_dtype_c(from, "copy_", [&](auto s) -> CastFn {
     using S = typename decltype(s)::type;
-    return visit_dtype(to, "copy_", [&](auto d) -> CastFn {
+    return visit_dtype_c(to, "copy_", [&](auto d) -> CastFn {
       using D = typename decltype(d)::type;
       return &cast_loop<S, D>;
     });

@@ -73,7 +73,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
 Tensor& fill_(Tensor& self, const Scalar& value) {
   check_defined("fill_", self, "self");
   check_cpu("fill_", self);
-  visit_dtype(self.dtype(), "fill_", [&](auto tag) {
+  visit_dtype_c(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = checked_scalar_to<T>(value, "fill_");
     if (self.is_contiguous()) {

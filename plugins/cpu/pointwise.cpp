@@ -23,7 +23,7 @@ Tensor scalar_tensor(const Scalar& s) {
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
   const ScalarType result = native::pow_result(name, self, et, es);
   const ScalarType cdt = compute_dtype(result);
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {
       EMBER_INTERNAL_ASSERT(false, "[{}] bool was rejected", name);

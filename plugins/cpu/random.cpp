@@ -83,6 +83,11 @@ Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> 
   check_cpu("uniform_", self);
   CPUGeneratorImpl* gen = cpu_generator(generator, "uniform_");
   native::check_uniform(self, from, to);
+  if (is_complex_type(self.dtype())) {  // each part uniform, as LibTorch
+    Tensor parts = real_view(self);
+    uniform_(parts, from, to, generator);
+    return self;
+  }
   visit_dtype(self.dtype(), "uniform_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {
@@ -117,6 +122,11 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
   check_cpu("normal_", self);
   CPUGeneratorImpl* gen = cpu_generator(generator, "normal_");
   native::check_normal(self, std);
+  if (is_complex_type(self.dtype())) {  // each part normal with variance std^2 / 2, as LibTorch
+    Tensor parts = real_view(self);
+    normal_(parts, mean, std / std::sqrt(2.0), generator);
+    return self;
+  }
   visit_dtype(self.dtype(), "normal_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T> || is_reduced_float_v<T>) {

@@ -378,6 +378,18 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, std::option
   int64_t count = 1;
   for (int64_t d = 0; d < self.dim(); ++d)
     if (red[d]) count *= self.size(d);
+  if (is_complex_type(out_dt)) {
+    // The complex sum (each part summed in double), divided part by part.
+    Tensor s = sum_impl(self, dims, keepdim, out_dt, false, o);
+    visit_dtype_c(out_dt, "mean", [&](auto tag) {
+      using C = typename decltype(tag)::type;
+      if constexpr (is_complex_v<C>) {
+        auto* p = static_cast<C*>(s.data_ptr());
+        for (int64_t i = 0; i < s.numel(); ++i) p[i] /= static_cast<real_of_t<C>>(count);
+      }
+    });
+    return s;
+  }
   // The input is converted only for an explicit dtype; float inputs sum in double anyway.
   // The sum's float64 accumulator is the result (out itself) for a float64 mean.
   Tensor s = sum_impl(converted(self, dtype), dims, keepdim, std::nullopt, true, out_dt == kFloat64 ? o : nullptr);

@@ -171,11 +171,43 @@ void accumulate_run(char* acc, int64_t sa, const char* in, int64_t si, int64_t n
 
 }  // namespace
 
+namespace {
+// A complex sum: the sum of the real view over the same dimensions, each part independently
+// (Note [Complex tensors]).
+Tensor complex_sum(const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType out_dt, const OutArg* o) {
+  const Tensor in = self.dtype() != out_dt ? [&] {
+    Tensor c = empty_cpu(self.sizes(), out_dt);
+    cpu::copy_(c, self, false);
+    return c;
+  }() : self;
+  const int64_t nd = in.dim();
+  const SmallVector<bool, 8> reduced = native::reduced_mask(in, dims, "sum");
+  DimVector rdims, shape;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (reduced[d]) rdims.push_back(d);
+    if (!reduced[d])
+      shape.push_back(in.size(d));
+    else if (keepdim)
+      shape.push_back(1);
+  }
+  Tensor out = result_tensor(o, shape, out_dt);
+  if (rdims.empty()) {  // a 0-dim input: nothing to reduce
+    cpu::copy_(out, in, false);
+    return out;
+  }
+  const Tensor parts = real_view(in);
+  const Tensor r = sum_impl(parts, rdims, keepdim, std::nullopt, false, nullptr);
+  cpu::copy_(out, complex_view(r), false);
+  return out;
+}
+}  // namespace
+
 // `acc_out`: return the accumulator (int64 or float64) itself, not converted to the sum's dtype.
 Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype, bool acc_out, const OutArg* o) {
   check_defined("sum", self, "self");
   check_cpu("sum", self);
-  ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
+  ScalarType out_dt = native::sum_like_dtype("sum", self, dtype, !acc_out);
+  if (is_complex_type(out_dt)) return complex_sum(self, dims, keepdim, out_dt, o);
   if (acc_out) out_dt = is_integral_type(out_dt, true) ? kInt64 : kFloat64;
   // As in PyTorch, an explicit dtype converts the input before summing.
   const Tensor in = dtype && *dtype != self.dtype() ? [&] {

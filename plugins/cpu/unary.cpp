@@ -121,12 +121,35 @@ constexpr int vec_op_of(U k) {
   }
 }
 
+// The kinds a complex input may take (Note [Complex tensors] in ember/native/Rules.h).
+template <U K>
+constexpr bool complex_ok_v = K == U::Neg || K == U::Abs || K == U::Exp || K == U::Log || K == U::Sqrt || K == U::Sin ||
+                              K == U::Cos || K == U::Tanh;
+
 // The functor of kind K computing in C (bool only reaches Sign, BitwiseNot and the kBool kinds).
 template <U K, class C>
 struct UnaryOp {
   static constexpr int kVec = std::is_same_v<C, float> ? vec_op_of(K) : -1;
   EMBER_ALWAYS_INLINE auto operator()(C a) const {
-    if constexpr (K == U::LogicalNot) {
+    if constexpr (is_complex_v<C>) {
+      static_assert(complex_ok_v<K>);
+      if constexpr (K == U::Neg)
+        return -a;
+      else if constexpr (K == U::Abs)
+        return std::abs(a);
+      else if constexpr (K == U::Exp)
+        return std::exp(a);
+      else if constexpr (K == U::Log)
+        return std::log(a);
+      else if constexpr (K == U::Sqrt)
+        return std::sqrt(a);
+      else if constexpr (K == U::Sin)
+        return std::sin(a);
+      else if constexpr (K == U::Cos)
+        return std::cos(a);
+      else
+        return std::tanh(a);
+    } else if constexpr (K == U::LogicalNot) {
       return !(a != C(0));
     } else if constexpr (to_bool_v<K>) {
       if constexpr (!std::is_floating_point_v<C>)
@@ -253,8 +276,10 @@ constexpr const native::UnaryRule& unary_rule() {
   if constexpr (to_bool_v<K>)
     return r::to_bool;
   else if constexpr (K == U::Neg)
-    return r::neg;
-  else if constexpr (K == U::Abs || K == U::Relu || rounding_v<K>)
+    return r::neg_c;
+  else if constexpr (K == U::Abs)
+    return r::abs_c;
+  else if constexpr (K == U::Relu || rounding_v<K>)
     return r::no_bool;
   else if constexpr (K == U::Sign)
     return r::same;
@@ -262,19 +287,27 @@ constexpr const native::UnaryRule& unary_rule() {
     return r::integral_only;
   else if constexpr (floating_only_v<K>)
     return r::floating_only;
+  else if constexpr (complex_ok_v<K>)
+    return r::to_floating_c;
   else
     return r::to_floating;
 }
 
 // Whether kind K runs on compute type C (the dtype rule rejects the other inputs first).
 template <U K, class C>
-constexpr bool runs_on_v = to_bool_v<K> || (std::is_same_v<C, bool> ? K == U::Sign || K == U::BitwiseNot
-                                                                    : keeps_dtype_v<K> || std::is_floating_point_v<C>);
+constexpr bool runs_on_v =
+    is_complex_v<C> ? complex_ok_v<K>
+                    : to_bool_v<K> || (std::is_same_v<C, bool> ? K == U::Sign || K == U::BitwiseNot
+                                                               : keeps_dtype_v<K> || std::is_floating_point_v<C>);
 
-// The kBool kinds compute in the input's type, the others in the result's.
+// The result type of kind K computing in C: bool for the kBool kinds, real for abs of a complex.
+template <U K, class C>
+using result_of_t = std::conditional_t<to_bool_v<K>, bool, std::conditional_t<K == U::Abs, real_of_t<C>, C>>;
+
+// The kBool kinds and complex inputs compute in the input's type, the others in the result's.
 template <U K>
 ScalarType compute_of(ScalarType input, ScalarType result) {
-  return compute_dtype(to_bool_v<K> ? input : result);
+  return compute_dtype(to_bool_v<K> || is_complex_type(input) ? input : result);
 }
 
 template <U K, class R, class C, class Op>
@@ -287,10 +320,9 @@ void run_typed(const TensorIter& it, const Op& op, const char* name) {
 
 template <U K>
 void run_kind(const TensorIter& it, ScalarType cdt, const char* name) {
-  visit_compute(cdt, name, [&](auto tag) {
+  visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
-    using R = std::conditional_t<to_bool_v<K>, bool, C>;
-    run_typed<K, R, C>(it, UnaryOp<K, C>{}, name);
+    run_typed<K, result_of_t<K, C>, C>(it, UnaryOp<K, C>{}, name);
   });
 }
 
@@ -304,9 +336,9 @@ void unary(const char* name, Tensor& out, OutKind ok, const Tensor& self) {
     const ScalarType cdt = compute_of<K>(dt, result);
     if (dt == cdt && (to_bool_v<K> || result == cdt)) {
       out = empty_cpu(self.sizes(), result);
-      visit_compute(cdt, name, [&](auto tag) {
+      visit_compute_c(cdt, name, [&](auto tag) {
         using C = typename decltype(tag)::type;
-        using R = std::conditional_t<to_bool_v<K>, bool, C>;
+        using R = result_of_t<K, C>;
         const C* in[1] = {static_cast<const C*>(self.data_ptr())};
         if constexpr (runs_on_v<K, C>)
           nary_loop<R, C, 1>(static_cast<R*>(out.data_ptr()), in, self.numel(), UnaryOp<K, C>{});

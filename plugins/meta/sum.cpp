@@ -7,7 +7,7 @@ namespace ember::meta {
 Tensor sum(const Tensor& self, OptDtype dtype) { return meta::sum_dim(self, {}, false, dtype); }
 Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
   native::check_defined("sum", self, "self");
-  return reduce("sum", self, dim, keepdim, native::sum_like_dtype("sum", self, dtype));
+  return reduce("sum", self, dim, keepdim, native::sum_like_dtype("sum", self, dtype, true));
 }
 
 // The cpu kernels' argument errors first (a 2-element item is a ValueError, as PyTorch's meta

@@ -2238,6 +2238,7 @@ std::map<std::string, OpInfo> build() {
   });
 
   // Families whose tables live in their own files.
+#include "opinfo/complex_fft.inc"
 #include "opinfo/fidelity.inc"
 #include "opinfo/index_shape.inc"
 #include "opinfo/nn_core.inc"

@@ -58,6 +58,8 @@ inline void write_elem(void* p, ScalarType t, double v) {
 inline std::vector<double> values(const Tensor& t) {
   std::vector<double> out;
   if (t.numel() == 0) return out;
+  // A complex tensor: each element's real and imaginary parts, in turn.
+  if (is_complex_type(t.dtype())) return values(view_as_real(t));
   out.reserve(static_cast<size_t>(t.numel()));
   const char* base = static_cast<const char*>(t.data_ptr());
   const auto isz = static_cast<int64_t>(t.itemsize());

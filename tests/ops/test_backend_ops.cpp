@@ -311,7 +311,7 @@ struct Comparer {
     if (b.device() != want_dev) fail(where, "on " + b.device().str() + ", expected " + want_dev.str());
     if (!compare_values || !be.computes_values || b.device() != want_dev) return;
     const auto cv = values(c), bv = values(b.device().type() == kCPU ? b : b.cpu());
-    auto [rt, at] = tolerances(c.dtype());
+    auto [rt, at] = tolerances(is_complex_type(c.dtype()) ? (c.dtype() == kComplex64 ? kFloat32 : kFloat64) : c.dtype());
     rt = std::max(rt, rtol);
     at = std::max(at, atol);
     for (size_t i = 0; i < cv.size(); ++i) {

@@ -22,6 +22,7 @@ using namespace torch;
 using Tensor = at::Tensor;
 using ScalarType = c10::ScalarType;
 inline constexpr auto none = c10::nullopt;  // an absent optional argument
+inline constexpr ScalarType kC64 = kComplexFloat, kC128 = kComplexDouble;
 }  // namespace vs
 #define VS_SIDE "libtorch"
 #define VS_EMBER_MISSING(what) ((void)0)
@@ -32,6 +33,7 @@ using namespace ember;
 using Tensor = ember::Tensor;
 using ScalarType = ember::ScalarType;
 inline constexpr auto none = std::nullopt;  // an absent optional argument
+inline constexpr ScalarType kC64 = kComplex64, kC128 = kComplex128;
 }  // namespace vs
 #define VS_SIDE "ember"
 // Ember has no such operator yet: record it and leave the case.

@@ -25,6 +25,7 @@
 #include "ember/dispatcher/Ops.h"
 #include "ember/dispatcher/Plugins.h"
 #include "ember/dispatcher/Tensor.h"
+#include "ember/fft.h"
 #include "ember/generated/Functions.h"
 #include "ember/linalg.h"
 #include "ember/optim/optim.h"

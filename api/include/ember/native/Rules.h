@@ -110,17 +110,39 @@ inline void check_out_dtype(const char* name, bool out_arg, const Tensor& out, S
 
 // ---- unary elementwise ----------------------------------------------------------------------------
 
+// Note [Complex tensors]
+// ~~~~~~~~~~~~~~~~~~~~~~
+// complex64/complex128 are std::complex<float/double>, interleaved (real, imag) as in LibTorch,
+// so view_as_real/view_as_complex, real and imag are views. Complex support is opt-in per
+// kernel: the CPU's visit_dtype_c/visit_compute_c take complex, visit_dtype/visit_compute keep
+// rejecting it with "[op] not implemented for dtype complex64", and a unary rule says what a
+// complex input gives (rejected, same dtype, or its real dtype for abs and angle). What takes
+// complex: copies and casts (complex -> real drops the imaginary part, as LibTorch 1.13 does
+// after a warning), fill_, rand/randn (each part uniform / normal with variance 1/2), add sub mul
+// div pow neg exp log sqrt sin cos tanh abs angle conj_physical, eq ne, sum mean, and the FFTs.
+// There is no conjugate bit: conj returns a materialised conjugate (LibTorch a lazy view) and
+// resolve_conj is the identity.
 struct UnaryRule {
   enum Result : uint8_t { Same, Floating, Bool } result = Same;  // Floating: integers -> default dtype
   const char* bool_error = nullptr;  // bool inputs rejected with this message (after "[op] ")
   bool floating_only = false;        // non-floating inputs rejected
+  enum Complex : uint8_t { Reject, Keep, ToReal } complex = Reject;  // what a complex input gives
   bool integral_only = false;        // floating inputs rejected (bitwise_not)
 };
+
+// The real dtype of a complex one (float32 for complex64).
+constexpr ScalarType complex_to_real(ScalarType t) {
+  return t == kComplex64 ? kFloat32 : t == kComplex128 ? kFloat64 : t;
+}
 
 inline ScalarType unary_result(const char* name, const UnaryRule& r, const Tensor& self) {
   check_defined(name, self, "self");
   const ScalarType dt = self.dtype();
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] not implemented for dtype {} on the CPU", name, dt);
+  if (is_complex_type(dt)) {
+    EMBER_CHECK_NOT_IMPLEMENTED(r.complex != UnaryRule::Reject, "[{}] not implemented for dtype {} on the CPU", name,
+                                dt);
+    return r.complex == UnaryRule::ToReal ? complex_to_real(dt) : dt;
+  }
   if (r.bool_error) EMBER_CHECK_TYPE(dt != kBool, "[{}] {}", name, r.bool_error);
   if (r.floating_only)
     EMBER_CHECK_TYPE(is_floating_type(dt), "[{}] expected a floating point tensor for argument 'self', got {}", name,
@@ -144,7 +166,13 @@ inline constexpr UnaryRule no_bool{UnaryRule::Same, "boolean inputs are not supp
 inline constexpr UnaryRule to_floating{UnaryRule::Floating, nullptr, false};                     // exp, sin, ...
 inline constexpr UnaryRule floating_only{UnaryRule::Floating, nullptr, true};                    // gelu, silu
 inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not, isnan
-inline constexpr UnaryRule integral_only{UnaryRule::Same, nullptr, false, true};                  // bitwise_not
+inline constexpr UnaryRule integral_only{UnaryRule::Same, nullptr, false, UnaryRule::Reject, true};  // bitwise_not
+// The complex-taking forms (Note [Complex tensors]).
+inline constexpr UnaryRule neg_c{neg.result, neg.bool_error, false, UnaryRule::Keep};
+inline constexpr UnaryRule abs_c{UnaryRule::Same, no_bool.bool_error, false, UnaryRule::ToReal};
+inline constexpr UnaryRule to_floating_c{UnaryRule::Floating, nullptr, false, UnaryRule::Keep};  // exp, log, sin, ...
+inline constexpr UnaryRule angle{UnaryRule::Floating, nullptr, false, UnaryRule::ToReal};
+inline constexpr UnaryRule conj_physical{UnaryRule::Same, nullptr, false, UnaryRule::Keep};
 }  // namespace unary_rules
 
 // True for approximate='tanh'; anything but 'none' or 'tanh' is an error.
@@ -157,8 +185,11 @@ inline bool gelu_tanh(const char* name, std::string_view approximate) {
 // ---- reductions -----------------------------------------------------------------------------------
 
 // sum, prod and cumsum: integers and bool accumulate to int64 unless a dtype is given.
-inline ScalarType sum_like_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
+// complex_ok: sum takes complex (Note [Complex tensors]); prod and cumsum do not yet.
+inline ScalarType sum_like_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype,
+                                 bool complex_ok = false) {
   const ScalarType out_dt = dtype ? *dtype : (is_integral_type(self.dtype(), true) ? kInt64 : self.dtype());
+  if (complex_ok && is_complex_type(out_dt)) return out_dt;
   EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(out_dt) && !is_complex_type(self.dtype()),
                               "[{}] not implemented for dtype {} on the CPU", op,
                               is_complex_type(out_dt) ? out_dt : self.dtype());
@@ -167,7 +198,7 @@ inline ScalarType sum_like_dtype(const char* op, const Tensor& self, std::option
 
 inline ScalarType mean_dtype(const Tensor& self, std::optional<ScalarType> dtype) {
   const ScalarType out_dt = dtype ? *dtype : self.dtype();
-  EMBER_CHECK_TYPE(is_floating_type(out_dt),
+  EMBER_CHECK_TYPE(is_floating_type(out_dt) || is_complex_type(out_dt),
                    "[mean] could not infer output dtype. {} dtype must be either a floating point or "
                    "complex dtype. Got: {}",
                    dtype ? "Optional" : "Input", out_dt);
@@ -530,7 +561,8 @@ CatShape cat_shape(const std::vector<Tensor>& tensors, int64_t dim, CheckDevice&
 // ---- random fills ---------------------------------------------------------------------------------
 
 inline void check_floating_fill(const char* op, ScalarType t) {
-  EMBER_CHECK_T(TypeError, is_floating_type(t), "[{}] expects a floating point dtype, got {}", op, t);
+  EMBER_CHECK_T(TypeError, is_floating_type(t) || is_complex_type(t),
+                "[{}] expects a floating point dtype (or complex), got {}", op, t);
 }
 
 inline void check_uniform(const Tensor& self, double from, double to) {
