@@ -1582,6 +1582,8 @@ Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, doubl
   const Tensor dist = p == 0 ? result.unsqueeze(-1) : linalg_vector_norm(diff, p, IntArrayRef(kLastDim), true);
   const Tensor gf = grad.unsqueeze(-1) * dist_grad_factor(diff, dist, p);
   return zeros_like(self).index_put({I}, gf, true).index_put({J}, gf.neg(), true);
+}
+
 // ---- complex numbers and FFT -----------------------------------------------------------------------
 
 Tensor angle_backward(const Tensor& grad, const Tensor& self) {

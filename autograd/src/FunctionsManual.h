@@ -304,6 +304,7 @@ Tensor embedding_bag_per_sample_weights_backward_for_autograd(const Tensor& grad
 Tensor cdist_backward_for_autograd(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p,
                                    const Tensor& result, bool for_x1);
 Tensor pdist_backward_for_autograd(const Tensor& grad, const Tensor& self, double p, const Tensor& result);
+
 // ---- complex numbers and FFT -----------------------------------------------------------------------
 
 // abs: grad * sign(self), or grad * self / |self| for a complex self (PyTorch's sgn).

@@ -506,7 +506,10 @@ Tensor convolution(const Tensor& input, const Tensor& weight, const std::optiona
     return format == MemoryFormat::Contiguous ? r : r.contiguous(format);
   };
   Tensor out = empty_cpu(IntArrayRef(g.output_sizes()), ct);
-  if (out.numel() == 0) return finish(out);
+  if (out.numel() == 0) {  // nothing to reorder: the format's strides directly (contiguous() keeps an empty tensor's)
+    const auto sizes = g.output_sizes();
+    return empty_strided_cpu(sizes, memory_format_strides(sizes, format, "convolution"), input.dtype());
+  }
   const int64_t out_plane = out.numel() / (out.size(0) * out.size(1));
   if (x.numel() == 0) {  // no input channels: the bias alone, as PyTorch
     cpu::zero_(out);

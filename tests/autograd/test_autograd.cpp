@@ -590,3 +590,16 @@ TEST(AutogradCustomOps, RegisteredFormula) {
   y.sum().backward();
   EXPECT_EQ(vals(x.grad()), (std::vector<double>{6, 8}));
 }
+
+// LibTorch refuses to resize a variable that requires grad; so does Ember, naming the operator.
+TEST(AutogradFidelity, ResizeOfATensorThatRequiresGradRaises) {
+  Tensor x = t64({1, 2, 3}).requires_grad_();
+  std::string e = error_of([&] { x.resize_({2}); });
+  EXPECT_HAS(e, "[aten::resize_]");
+  EXPECT_HAS(e, "cannot resize variables that require grad");
+  EXPECT_THROW(x.resize_({2}), NotImplementedError);
+  EXPECT_EQ(x.sizes(), IntArrayRef({3}));  // left as it was
+  Tensor y = t64({1, 2, 3});
+  y.resize_({2});  // no grad: fine
+  EXPECT_EQ(vals(y), (std::vector<double>{1, 2}));
+}
