@@ -26,6 +26,7 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
       check_out(name, kind, out, result);
     else
       check_defined(name, out, kind == OutKind::Out ? "out" : "self");
+    if (kind == OutKind::Out && rule.out_contiguous) resize_output(out, self.sizes(), name);
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
@@ -48,6 +49,15 @@ void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tens
   it.add_output(&out, result, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
   it.build();
+}
+
+void pow_scalar_meta(TensorIter& it, ScalarType result, const Tensor& base_operand, const Tensor& exponent,
+                     Tensor& out, OutKind kind) {
+  if (kind == OutKind::Functional && exponent.defined()) {
+    out = empty_on(exponent.device().type(), exponent.sizes(), result);
+    kind = OutKind::Out;
+  }
+  binary_meta(it, "pow", result, base_operand, &exponent, out, kind);
 }
 
 void clamp_tensor_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& self, const Tensor* min,
@@ -155,8 +165,8 @@ EMBER_META_UNARY(trunc, no_bool)
 EMBER_META_UNARY(round, no_bool)
 EMBER_META_UNARY(frac, floating_only)
 EMBER_META_UNARY(bitwise_not, integral_only)
-EMBER_META_UNARY(isnan, to_bool)
-EMBER_META_UNARY(isinf, to_bool)
+EMBER_META_UNARY(isnan, to_bool_autogen_out)
+EMBER_META_UNARY(isinf, to_bool_autogen_out)
 EMBER_META_UNARY(angle, angle)
 EMBER_META_UNARY(conj_physical, conj_physical)
 #undef EMBER_META_UNARY
@@ -332,7 +342,8 @@ void meta_div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional
 
 void meta_pow_Scalar(const Scalar& self, const Tensor& exponent, Tensor& out, OutKind kind) {
   TensorIter it = meta_iter("pow");
-  binary_meta(it, "pow", pow_scalar_base_result("pow", self, exponent), exponent, nullptr, out, kind);
+  const ScalarType result = pow_scalar_base_result("pow", self, exponent);
+  pow_scalar_meta(it, result, empty_on(kMeta, {}, result), exponent, out, kind);
 }
 
 void meta_clamp_Tensor(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,

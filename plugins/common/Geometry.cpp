@@ -78,6 +78,7 @@ void TensorIter::check_and_prepare_outputs() {
       EMBER_CHECK(o.resizable, "[{}] output with shape {} doesn't match the broadcast shape {}", op_,
                   o.tensor.sizes(), IntArrayRef(full_shape_));
       resize_output(*o.out, full_shape_, op_);
+      o.will_resize = true;
     }
     // PyTorch's compute_mem_overlaps: an output may not overlap itself, nor partially overlap an
     // input (the same elements, x.add_(x), are fine).
@@ -133,7 +134,7 @@ void TensorIter::reorder_dimensions() {
   auto should_swap = [&](int64_t d0, int64_t d1) {
     for (int j = 0; j < nops_; ++j) {
       const Operand& o = ops_[j];
-      if (o.will_allocate || (reduction_ && j < nout_)) continue;
+      if (o.will_allocate || o.will_resize || (reduction_ && j < nout_)) continue;
       const int64_t s0 = o.strides[d0], s1 = o.strides[d1];
       if (s0 == 0 || s1 == 0) continue;
       if (s0 < s1) return -1;
@@ -172,21 +173,31 @@ void TensorIter::allocate_outputs() {
   const int nd = ndim();
   for (int j = 0; j < nout_; ++j) {
     Operand& o = ops_[j];
-    if (!o.will_allocate) continue;
+    if (!o.will_allocate && !o.will_resize) continue;
     const int64_t isz = static_cast<int64_t>(element_size(o.dtype));
     bool identity = true;
     for (int k = 0; k < nd; ++k) identity = identity && perm_[k] == k;
+    // Dense in iteration order, which follows the inputs' memory order (as PyTorch, the strides
+    // outside a dimension of size 0 are 0).
+    DimVector st(nd, 0);
+    int64_t next = 1;
+    for (int k = 0; k < nd; ++k) {
+      st[nd - 1 - perm_[k]] = next;
+      next *= shape_[k];
+    }
+    if (o.will_resize) {
+      // PyTorch's set_output_raw_strided for a resized out=: the allocation's layout, in the
+      // storage resize_output made room in (the same number of elements).
+      if (!identity) o.tensor.unsafeGetTensorImpl()->set_sizes_and_strides(full_shape_, st);
+      o.will_resize = false;
+      o.strides.resize(nd);
+      IntArrayRef tst = o.tensor.strides();
+      for (int k = 0; k < nd; ++k) o.strides[k] = tst[nd - 1 - perm_[k]] * isz;
+      continue;
+    }
     if (identity) {
       o.tensor = empty_on(device_, full_shape_, o.dtype);
     } else {
-      // Dense in iteration order, which follows the inputs' memory order (as PyTorch, the
-      // strides outside a dimension of size 0 are 0).
-      DimVector st(nd, 0);
-      int64_t next = 1;
-      for (int k = 0; k < nd; ++k) {
-        st[nd - 1 - perm_[k]] = next;
-        next *= shape_[k];
-      }
       o.tensor = empty_strided_on(device_, full_shape_, st, o.dtype);
     }
     o.strides.resize(nd);

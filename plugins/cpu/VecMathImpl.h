@@ -35,9 +35,7 @@ EMBER_VM_FN(cos)
 EMBER_VM_FN(tanh)
 EMBER_VM_FN(erf)
 EMBER_VM_FN(acos)
-EMBER_VM_FN(acosh)
 EMBER_VM_FN(asin)
-EMBER_VM_FN(asinh)
 EMBER_VM_FN(atan)
 EMBER_VM_FN(atanh)
 EMBER_VM_FN(tan)
@@ -48,6 +46,18 @@ EMBER_VM_FN(log2)
 EMBER_VM_FN(log10)
 EMBER_VM_FN(lgamma)
 #undef EMBER_VM_FN
+// SLEEF's single-precision acosh and asinh hold only for |x| < 1.84e19 (they overflow to inf
+// above); there log(2|x|) = log|x| + ln 2 is the value to float precision.
+inline V vacosh(V x) {
+  const V big = vlog(x) + splat(0.693147180559945309f);
+  return select((I)(x > splat(1e18f)), big, (V)EMBER_VM_SLEEF(acosh)((EMBER_VM_NATIVE)x));
+}
+inline V vasinh(V x) {
+  const V ax = select((I)(x < splat(0.0f)), -x, x);
+  const V big = vlog(ax) + splat(0.693147180559945309f);
+  const V sbig = select((I)(x < splat(0.0f)), -big, big);
+  return select((I)(ax > splat(1e18f)), sbig, (V)EMBER_VM_SLEEF(asinh)((EMBER_VM_NATIVE)x));
+}
 inline V vatan2(V y, V x) { return (V)EMBER_VM_SLEEF(atan2)((EMBER_VM_NATIVE)y, (EMBER_VM_NATIVE)x); }
 inline V vfmod(V x, V y) { return (V)EMBER_VM_SLEEF_EXACT(fmod)((EMBER_VM_NATIVE)x, (EMBER_VM_NATIVE)y); }
 // The exact ones (no ULP suffix).

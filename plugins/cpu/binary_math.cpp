@@ -399,7 +399,7 @@ void pow_scalar_out(const Scalar& self, const Tensor& exponent, Tensor& out, Out
     if constexpr (!std::is_same_v<C, bool>) {
       const Tensor base = scalar_operand<C>(self);
       TensorIter it(name);
-      native::binary_meta(it, name, result, base, &exponent, out, kind);
+      native::pow_scalar_meta(it, result, base, exponent, out, kind);
       run_binary<C, C>(it, PowOp<C>{});
     }
   });

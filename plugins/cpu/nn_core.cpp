@@ -458,6 +458,11 @@ double dist_of(const double* a, const double* b, int64_t m, double p) {
 // grad_a += g * d dist(a, b) / d a (Note [Distance p cases]).
 void add_dist_grad(double* ga, const double* a, const double* b, int64_t m, double p, double dist, double g) {
   if (p == 0 || dist == 0 || g == 0) return;
+  // p = inf: the largest |a - b| gets the gradient. Recomputed here in double: `dist` is the forward's
+  // result in the input's dtype, which a float32 difference need not equal once widened.
+  double dmax = 0;
+  if (std::isinf(p))
+    for (int64_t k = 0; k < m; ++k) dmax = std::max(dmax, std::abs(a[k] - b[k]));
   for (int64_t k = 0; k < m; ++k) {
     const double d = a[k] - b[k];
     double f;
@@ -466,7 +471,7 @@ void add_dist_grad(double* ga, const double* a, const double* b, int64_t m, doub
     else if (p == 2)
       f = d / dist;
     else if (std::isinf(p))
-      f = std::abs(d) == dist ? static_cast<double>((d > 0) - (d < 0)) : 0.0;
+      f = std::abs(d) == dmax ? static_cast<double>((d > 0) - (d < 0)) : 0.0;
     else
       f = d * std::pow(std::abs(d), p - 2) / std::pow(dist, p - 1);
     ga[k] += g * f;

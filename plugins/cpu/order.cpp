@@ -278,7 +278,8 @@ std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& s
     const int64_t k = static_cast<int64_t>(starts.size());
     for (int64_t j = 0; j < k; ++j)
       cnt.push_back((j + 1 < k ? starts[static_cast<size_t>(j + 1)] : n) - starts[static_cast<size_t>(j)]);
-    // The unique slices, w first, then written into a result of self's dim order.
+    // The unique slices, w first, then viewed in self's dim order (LibTorch's layout: its stack of
+    // the slices moved back to dim w).
     DimVector tsz(sz);
     tsz[0] = k;
     Tensor tmp = empty_cpu(tsz, self.dtype());
@@ -287,19 +288,12 @@ std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& s
       const T* src = x + ord[static_cast<size_t>(starts[static_cast<size_t>(j)])] * len;
       std::copy(src, src + len, to + j * len);
     }
-    DimVector osz;
-    for (int64_t d = 0; d < self.dim(); ++d) osz.push_back(d == w ? k : self.size(d));
-    values = empty_cpu(osz, self.dtype());
-    DimVector vsz, vst;
-    vsz.push_back(k);
-    vst.push_back(values.stride(w));
-    for (int64_t d = 0; d < self.dim(); ++d)
-      if (d != w) {
-        vsz.push_back(values.size(d));
-        vst.push_back(values.stride(d));
-      }
-    Tensor vv = make_view(values, vsz, vst, 0);
-    cpu::copy_(vv, tmp, false);
+    DimVector osz, ost;
+    for (int64_t d = 0, j = 1; d < self.dim(); ++d) {
+      osz.push_back(d == w ? k : self.size(d));
+      ost.push_back(d == w ? tmp.stride(0) : tmp.stride(j++));
+    }
+    values = make_view(tmp, osz, ost, 0);
     inverse = int64_from(inv, {n});
     counts = int64_from(cnt, {k});
   });

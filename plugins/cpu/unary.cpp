@@ -273,7 +273,9 @@ struct UnaryOp {
 template <U K>
 constexpr const native::UnaryRule& unary_rule() {
   namespace r = native::unary_rules;
-  if constexpr (to_bool_v<K>)
+  if constexpr (K == U::IsNan || K == U::IsInf)
+    return r::to_bool_autogen_out;
+  else if constexpr (to_bool_v<K>)
     return r::to_bool;
   else if constexpr (K == U::Neg)
     return r::neg_c;

@@ -45,51 +45,67 @@ VS_CASE("resample.upsample_nearest") {
   }
 }
 
-VS_CASE("resample.upsample_interp") {
-  for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kBFloat16}) {
-    const std::string d = name_of(dt);
-    vs::Tensor x1 = data({2, 3, 5}, 0, dt), x2 = data({2, 3, 4, 5}, 0, dt), x3 = data({2, 2, 3, 4, 3}, 0, dt);
-    for (bool ac : {false, true}) {
-      const std::string a = d + (ac ? "_ac" : "");
-      r.tensor("linear1d_up_" + a, vs::upsample_linear1d(x1, vs::IntArrayRef{8}, ac));
-      r.tensor("linear1d_down_" + a, vs::upsample_linear1d(x1, vs::IntArrayRef{3}, ac));
-      r.tensor("bilinear2d_up_" + a, vs::upsample_bilinear2d(x2, {7, 9}, ac));
-      r.tensor("bilinear2d_down_" + a, vs::upsample_bilinear2d(x2, {3, 2}, ac));
-      r.tensor("bilinear2d_nc_" + a, vs::upsample_bilinear2d(transposed({2, 3, 4, 5}, dt), {7, 9}, ac));
-      r.tensor("bicubic2d_up_" + a, vs::upsample_bicubic2d(x2, {7, 9}, ac));
-      r.tensor("bicubic2d_down_" + a, vs::upsample_bicubic2d(x2, {3, 2}, ac));
-      r.tensor("bicubic2d_nc_" + a, vs::upsample_bicubic2d(transposed({2, 3, 4, 5}, dt), {5, 8}, ac));
-      r.tensor("trilinear3d_up_" + a, vs::upsample_trilinear3d(x3, {5, 6, 4}, ac));
-      r.tensor("trilinear3d_down_" + a, vs::upsample_trilinear3d(x3, {2, 3, 2}, ac));
-    }
-    r.tensor("linear1d_scale_" + d, vs::upsample_linear1d(x1, vs::IntArrayRef{8}, false, 1.7));
-    r.tensor("bilinear2d_scales_" + d, vs::upsample_bilinear2d(x2, {10, 3}, false, 2.5, 0.7));
-    r.tensor("bicubic2d_scales_" + d, vs::upsample_bicubic2d(x2, {10, 3}, false, 2.5, 0.7));
-    r.tensor("trilinear3d_scales_" + d, vs::upsample_trilinear3d(x3, {4, 5, 7}, false, 1.5, 1.3, 2.5));
-    r.tensor("bilinear2d_vec_" + d, vs::upsample_bilinear2d(x2, {}, false, std::vector<double>{1.5, 2.5}));
-    r.tensor("bicubic2d_vec_" + d, vs::upsample_bicubic2d(x2, {}, true, std::vector<double>{0.6, 1.4}));
+static void interp_of(vs_test::Recorder& r, vs::ScalarType dt) {
+  const std::string d = name_of(dt);
+  vs::Tensor x1 = data({2, 3, 5}, 0, dt), x2 = data({2, 3, 4, 5}, 0, dt), x3 = data({2, 2, 3, 4, 3}, 0, dt);
+  for (bool ac : {false, true}) {
+    const std::string a = d + (ac ? "_ac" : "");
+    r.tensor("linear1d_up_" + a, vs::upsample_linear1d(x1, vs::IntArrayRef{8}, ac));
+    r.tensor("linear1d_down_" + a, vs::upsample_linear1d(x1, vs::IntArrayRef{3}, ac));
+    r.tensor("bilinear2d_up_" + a, vs::upsample_bilinear2d(x2, {7, 9}, ac));
+    r.tensor("bilinear2d_down_" + a, vs::upsample_bilinear2d(x2, {3, 2}, ac));
+    r.tensor("bilinear2d_nc_" + a, vs::upsample_bilinear2d(transposed({2, 3, 4, 5}, dt), {7, 9}, ac));
+    r.tensor("bicubic2d_up_" + a, vs::upsample_bicubic2d(x2, {7, 9}, ac));
+    r.tensor("bicubic2d_down_" + a, vs::upsample_bicubic2d(x2, {3, 2}, ac));
+    r.tensor("bicubic2d_nc_" + a, vs::upsample_bicubic2d(transposed({2, 3, 4, 5}, dt), {5, 8}, ac));
+    r.tensor("trilinear3d_up_" + a, vs::upsample_trilinear3d(x3, {5, 6, 4}, ac));
+    r.tensor("trilinear3d_down_" + a, vs::upsample_trilinear3d(x3, {2, 3, 2}, ac));
   }
+  r.tensor("linear1d_scale_" + d, vs::upsample_linear1d(x1, vs::IntArrayRef{8}, false, 1.7));
+  r.tensor("bilinear2d_scales_" + d, vs::upsample_bilinear2d(x2, {10, 3}, false, 2.5, 0.7));
+  r.tensor("bicubic2d_scales_" + d, vs::upsample_bicubic2d(x2, {10, 3}, false, 2.5, 0.7));
+  r.tensor("trilinear3d_scales_" + d, vs::upsample_trilinear3d(x3, {4, 5, 7}, false, 1.5, 1.3, 2.5));
+  r.tensor("bilinear2d_vec_" + d, vs::upsample_bilinear2d(x2, {}, false, std::vector<double>{1.5, 2.5}));
+  r.tensor("bicubic2d_vec_" + d, vs::upsample_bicubic2d(x2, {}, true, std::vector<double>{0.6, 1.4}));
+}
+
+VS_CASE("resample.upsample_interp") {
+  for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64}) interp_of(r, dt);
+}
+
+// Ember accumulates in float, LibTorch 1.13 in bfloat16 (compare both with the float64 records).
+VS_CASE("resample.upsample_interp_bf16") {
+  r.expect_diff("bfloat16 accumulated in float (LibTorch 1.13: in bfloat16)");
+  interp_of(r, vs::kBFloat16);
+}
+
+static void backward_of(vs_test::Recorder& r, vs::ScalarType dt) {
+  const std::string d = name_of(dt);
+  r.tensor("nearest1d_" + d, vs::upsample_nearest1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
+                                                             vs::IntArrayRef{2, 3, 5}, 1.7));
+  r.tensor("nearest2d_" + d, vs::upsample_nearest2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}));
+  r.tensor("nearest3d_" + d,
+           vs::upsample_nearest3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}));
+  r.tensor("linear1d_" + d, vs::upsample_linear1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
+                                                           vs::IntArrayRef{2, 3, 5}, true));
+  r.tensor("bilinear2d_" + d,
+           vs::upsample_bilinear2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false));
+  r.tensor("bilinear2d_nc_" + d,
+           vs::upsample_bilinear2d_backward(transposed({2, 3, 3, 2}, dt), {3, 2}, {2, 3, 4, 5}, true));
+  r.tensor("bicubic2d_" + d,
+           vs::upsample_bicubic2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false, 1.9, 2.1));
+  r.tensor("trilinear3d_" + d,
+           vs::upsample_trilinear3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}, false));
 }
 
 VS_CASE("resample.upsample_backward") {
-  for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kBFloat16}) {
-    const std::string d = name_of(dt);
-    r.tensor("nearest1d_" + d, vs::upsample_nearest1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
-                                                               vs::IntArrayRef{2, 3, 5}, 1.7));
-    r.tensor("nearest2d_" + d, vs::upsample_nearest2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}));
-    r.tensor("nearest3d_" + d,
-             vs::upsample_nearest3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}));
-    r.tensor("linear1d_" + d, vs::upsample_linear1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
-                                                             vs::IntArrayRef{2, 3, 5}, true));
-    r.tensor("bilinear2d_" + d,
-             vs::upsample_bilinear2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false));
-    r.tensor("bilinear2d_nc_" + d,
-             vs::upsample_bilinear2d_backward(transposed({2, 3, 3, 2}, dt), {3, 2}, {2, 3, 4, 5}, true));
-    r.tensor("bicubic2d_" + d,
-             vs::upsample_bicubic2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false, 1.9, 2.1));
-    r.tensor("trilinear3d_" + d,
-             vs::upsample_trilinear3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}, false));
-  }
+  for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64}) backward_of(r, dt);
+}
+
+// Ember accumulates in float, LibTorch 1.13 in bfloat16 (compare both with the float64 records).
+VS_CASE("resample.upsample_backward_bf16") {
+  r.expect_diff("bfloat16 accumulated in float (LibTorch 1.13: in bfloat16)");
+  backward_of(r, vs::kBFloat16);
 }
 
 VS_CASE("resample.upsample_errors") {
@@ -153,6 +169,13 @@ VS_CASE("resample.affine_grid") {
   r.raises("size_0", [&] { F::affine_grid(data({1, 2, 3}), {1, 1, 0, 3}); });
 }
 
+static void col2im_of(vs_test::Recorder& r, vs::ScalarType dt, const std::string& d) {
+  r.tensor("col2im_" + d, vs::col2im(data({2, 18, 15}, 0, dt), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
+  r.tensor("col2im_all_" + d, vs::col2im(data({2, 18, 9}, 0, dt), {7, 6}, {3, 2}, {2, 1}, {1, 2}, {2, 3}));
+  r.tensor("col2im_unbatched_" + d, vs::col2im(data({12, 30}, 0, dt), {5, 4}, {2, 2}, {1, 1}, {1, 1}, {1, 1}));
+  r.tensor("col2im_nc_" + d, vs::col2im(transposed({2, 18, 15}, dt), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
+}
+
 VS_CASE("resample.im2col") {
   for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64, vs::kBFloat16, vs::kFloat16}) {
     const std::string d = dt == vs::kFloat16 ? "f16" : name_of(dt);
@@ -161,14 +184,11 @@ VS_CASE("resample.im2col") {
     r.tensor("im2col_all_" + d, vs::im2col(x, {3, 2}, {2, 1}, {1, 2}, {2, 3}));
     r.tensor("im2col_unbatched_" + d, vs::im2col(data({3, 5, 4}, 0, dt), {2, 2}, {1, 1}, {1, 1}, {1, 1}));
     r.tensor("im2col_nc_" + d, vs::im2col(transposed({2, 3, 6, 5}, dt), {2, 2}, {1, 1}, {0, 0}, {1, 1}));
-    r.tensor("col2im_" + d, vs::col2im(data({2, 18, 20}, 0, dt), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
-    r.tensor("col2im_all_" + d, vs::col2im(data({2, 18, 12}, 0, dt), {7, 6}, {3, 2}, {2, 1}, {1, 2}, {2, 3}));
-    r.tensor("col2im_unbatched_" + d, vs::col2im(data({12, 30}, 0, dt), {5, 4}, {2, 2}, {1, 1}, {1, 1}, {1, 1}));
-    r.tensor("col2im_nc_" + d, vs::col2im(transposed({18, 2, 20}, dt), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
+    if (dt == vs::kFloat32 || dt == vs::kFloat64) col2im_of(r, dt, d);
   }
   vs::Tensor x = data({2, 3, 6, 5});
   r.tensor("F_unfold", F::unfold(x, F::UnfoldFuncOptions({2, 3}).dilation({2, 1}).padding(1).stride({1, 2})));
-  r.tensor("F_fold", F::fold(data({2, 12, 12}), F::FoldFuncOptions({4, 5}, {2, 2}).padding({1, 0}).stride(1)));
+  r.tensor("F_fold", F::fold(data({2, 12, 20}), F::FoldFuncOptions({4, 5}, {2, 2}).padding({1, 0}).stride(1)));
   r.raises("im2col_kernel_0", [&] { vs::im2col(x, {0, 2}, {1, 1}, {0, 0}, {1, 1}); });
   r.raises("im2col_padding", [&] { vs::im2col(x, {2, 2}, {1, 1}, {-1, 0}, {1, 1}); });
   r.raises("im2col_too_big", [&] { vs::im2col(x, {7, 2}, {1, 1}, {0, 0}, {1, 1}); });
@@ -177,6 +197,13 @@ VS_CASE("resample.im2col") {
   r.raises("col2im_channels", [&] { vs::col2im(data({1, 7, 9}), {4, 4}, {2, 2}, {1, 1}, {0, 0}, {1, 1}); });
   r.raises("col2im_blocks", [&] { vs::col2im(data({1, 8, 8}), {4, 4}, {2, 2}, {1, 1}, {0, 0}, {1, 1}); });
   r.raises("col2im_4d", [&] { vs::col2im(data({1, 8, 9, 1}), {4, 4}, {2, 2}, {1, 1}, {0, 0}, {1, 1}); });
+}
+
+// col2im sums overlapping patches: in float in Ember, in the 16-bit dtype in LibTorch 1.13.
+VS_CASE("resample.col2im_16bit") {
+  r.expect_diff("16-bit col2im accumulated in float (LibTorch 1.13: in float16/bfloat16)");
+  col2im_of(r, vs::kFloat16, "f16");
+  col2im_of(r, vs::kBFloat16, "bf16");
 }
 
 VS_CASE("resample.interpolate") {
@@ -220,7 +247,7 @@ VS_CASE("resample.out") {
   r.tensor("upsample_bilinear2d", vs::upsample_bilinear2d_out(b, x, {7, 9}, true));
   r.tensor("grid_sampler_2d", vs::grid_sampler_2d_out(c, x, data({2, 3, 6, 2}, 0.4) * 1.3, 2, 2, false));
   r.tensor("im2col", vs::im2col_out(d, x, {2, 3}, {1, 1}, {1, 0}, {1, 2}));
-  r.tensor("col2im", vs::col2im_out(e, data({2, 18, 20}), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
+  r.tensor("col2im", vs::col2im_out(e, data({2, 18, 15}), {6, 5}, {2, 3}, {1, 1}, {0, 0}, {1, 1}));
   vs::Tensor f64 = vs::empty({0}, vs::kFloat64);
   r.raises("upsample_nearest2d_dtype", [&] { vs::upsample_nearest2d_out(f64, x, {7, 9}); });
 }

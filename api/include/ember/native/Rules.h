@@ -128,6 +128,9 @@ struct UnaryRule {
   bool floating_only = false;        // non-floating inputs rejected
   enum Complex : uint8_t { Reject, Keep, ToReal } complex = Reject;  // what a complex input gives
   bool integral_only = false;        // floating inputs rejected (bitwise_not)
+  // out= resized contiguous before the call (PyTorch's generated out= of a functional kernel:
+  // isnan, isinf), not laid out as the input.
+  bool out_contiguous = false;
 };
 
 // The real dtype of a complex one (float32 for complex64).
@@ -165,7 +168,8 @@ inline constexpr UnaryRule neg{UnaryRule::Same,
 inline constexpr UnaryRule no_bool{UnaryRule::Same, "boolean inputs are not supported", false};  // abs, relu
 inline constexpr UnaryRule to_floating{UnaryRule::Floating, nullptr, false};                     // exp, sin, ...
 inline constexpr UnaryRule floating_only{UnaryRule::Floating, nullptr, true};                    // gelu, silu
-inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not, isnan
+inline constexpr UnaryRule to_bool{UnaryRule::Bool, nullptr, false};                             // logical_not
+inline constexpr UnaryRule to_bool_autogen_out{UnaryRule::Bool, nullptr, false, UnaryRule::Reject, false, true};  // isnan
 inline constexpr UnaryRule integral_only{UnaryRule::Same, nullptr, false, UnaryRule::Reject, true};  // bitwise_not
 // The complex-taking forms (Note [Complex tensors]).
 inline constexpr UnaryRule neg_c{neg.result, neg.bool_error, false, UnaryRule::Keep};

@@ -19,6 +19,11 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
                       OutKind kind);
 // out = nan_to_num(self): self's dtype, and out= of exactly that dtype (LibTorch's rule).
 ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind);
+// pow(Scalar base, exponent): binary_meta over the base's operand and the exponent, except that a
+// functional call's result is contiguous (LibTorch's pow.Scalar meta, not the exponent's layout).
+void pow_scalar_meta(TensorIter& it, ScalarType result, const Tensor& base_operand, const Tensor& exponent,
+                     Tensor& out, OutKind kind);
+
 // out = f(a, b) for add/sub/mul/div, pow and clamp: the out checks and `it` over a and
 // `b_operand` (a backend's 0-dim tensor for a Scalar; null: a only), for the `result` dtype the
 // family's rule (arith_result, pow_result, clamp_result in ember/native/Rules.h) gave. The caller

@@ -85,6 +85,7 @@ class TensorIter {
     ScalarType dtype = ScalarType::Undefined;
     bool resizable = false;
     bool will_allocate = false;
+    bool will_resize = false;  // an out= tensor of another shape: resized, then laid out as an allocation
     DimVector strides;  // bytes, iteration order
   };
   void check_device(const Tensor& ref, const Tensor& t) const;
