@@ -6,29 +6,32 @@
 
 namespace ember {
 
-inline Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-inline Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
-inline Tensor operator+(const Scalar& a, const Tensor& b) { return add(b, a); }
-inline Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-inline Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
-inline Tensor operator-(const Scalar& a, const Tensor& b) { return add(mul(b, -1), a); }
-inline Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-inline Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
-inline Tensor operator*(const Scalar& a, const Tensor& b) { return mul(b, a); }
-inline Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-inline Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
-inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
-inline Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
-inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
-inline Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
-inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
-inline Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
-inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
-inline Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
-inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
-inline Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
-inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
-inline Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+// LibTorch's TensorOperators.h: each binary operator for (Tensor, Tensor), (Tensor, Scalar) and
+// (Scalar, Tensor). A Scalar on the left of a non-commutative operator fills a tensor like the right
+// operand first (so `2.5 - int_tensor` keeps the integer dtype, as LibTorch's does).
+#define EMBER_BINARY_OPERATOR(op, body, reverse_scalar_body)                   \
+  inline Tensor operator op(const Tensor& x, const Tensor& y) { return body; } \
+  inline Tensor operator op(const Tensor& x, const Scalar& y) { return body; } \
+  inline Tensor operator op(const Scalar& x, const Tensor& y) { return reverse_scalar_body; }
+EMBER_BINARY_OPERATOR(+, x.add(y), y.add(x))
+EMBER_BINARY_OPERATOR(*, x.mul(y), y.mul(x))
+EMBER_BINARY_OPERATOR(-, x.sub(y), empty_like(y, TensorOptions{}, MemoryFormat::Preserve).fill_(x).sub_(y))
+EMBER_BINARY_OPERATOR(/, x.div(y), empty_like(y, TensorOptions{}, MemoryFormat::Preserve).fill_(x).div_(y))
+EMBER_BINARY_OPERATOR(%, x.remainder(y), empty_like(y, TensorOptions{}, MemoryFormat::Preserve).fill_(x).remainder_(y))
+EMBER_BINARY_OPERATOR(&, x.bitwise_and(y), y.bitwise_and(x))
+EMBER_BINARY_OPERATOR(|, x.bitwise_or(y), y.bitwise_or(x))
+EMBER_BINARY_OPERATOR(^, x.bitwise_xor(y), y.bitwise_xor(x))
+EMBER_BINARY_OPERATOR(<, x.lt(y), y.gt(x))
+EMBER_BINARY_OPERATOR(<=, x.le(y), y.ge(x))
+EMBER_BINARY_OPERATOR(>, x.gt(y), y.lt(x))
+EMBER_BINARY_OPERATOR(>=, x.ge(y), y.le(x))
+EMBER_BINARY_OPERATOR(==, x.eq(y), y.eq(x))
+EMBER_BINARY_OPERATOR(!=, x.ne(y), y.ne(x))
+#undef EMBER_BINARY_OPERATOR
+
+// TensorBody.h's unary and compound-assignment operators.
+inline Tensor operator-(const Tensor& x) { return x.neg(); }
+inline Tensor operator~(const Tensor& x) { return x.bitwise_not(); }
 inline Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 inline Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
 inline Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
@@ -37,6 +40,12 @@ inline Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
 inline Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
 inline Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
 inline Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+inline Tensor& operator&=(Tensor& a, const Tensor& b) { return a.bitwise_and_(b); }
+inline Tensor& operator&=(Tensor& a, const Scalar& b) { return a.bitwise_and_(b); }
+inline Tensor& operator|=(Tensor& a, const Tensor& b) { return a.bitwise_or_(b); }
+inline Tensor& operator|=(Tensor& a, const Scalar& b) { return a.bitwise_or_(b); }
+inline Tensor& operator^=(Tensor& a, const Tensor& b) { return a.bitwise_xor_(b); }
+inline Tensor& operator^=(Tensor& a, const Scalar& b) { return a.bitwise_xor_(b); }
 
 // A tensor from (nested) braced lists: bool -> kBool, integers -> kInt64, floating -> the default
 // dtype (API.md). Nested lists must be rectangular.
