@@ -59,7 +59,7 @@ VS_CASE("operators.compound") {
   a &= j();
   r.tensor("and_eq", a);
   vs::Tensor o = i();
-  o |= 16;
+  o |= vs::full_like(o, 16);
   r.tensor("or_eq", o);
   vs::Tensor x = b();
   x ^= b().logical_not();
