@@ -443,6 +443,14 @@ void scatter_indices(const char* op, const PoolGeom& g, const Tensor& go, const 
     scatter(gi.data_ptr<double>(), go.data_ptr<double>());
 }
 
+// t in the layout LibTorch gives a pooled tensor (Note [Pooled layouts] in NNRules.h).
+Tensor pool_layout(const Tensor& t, bool channels_last) {
+  if (!channels_last) return t;
+  Tensor r = empty_strided_cpu(t.sizes(), native::nn::pooled_strides(t.sizes(), true), t.dtype());
+  cpu::copy_(r, t, false);
+  return r;
+}
+
 std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
                                          IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                          bool ceil_mode) {
@@ -456,7 +464,8 @@ std::tuple<Tensor, Tensor> max_pool_impl(const char* op, int64_t nd, const Tenso
       using T = decltype(t);
       max_planes(g, x.data_ptr<T>(), out.data_ptr<T>(), ind.data_ptr<int64_t>());
     });
-  return {nn::to_dtype_of(out, self.dtype()), ind};
+  const bool cl = native::nn::pool_keeps_channels_last(self, nd);
+  return {pool_layout(nn::to_dtype_of(out, self.dtype()), cl), pool_layout(ind, cl)};
 }
 
 Tensor max_pool_backward_impl(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
@@ -469,7 +478,7 @@ Tensor max_pool_backward_impl(const char* op, int64_t nd, const Tensor& grad_out
   Tensor gi = empty_cpu(self.sizes(), ct);
   cpu::zero_(gi);
   scatter_indices(op, g, go, idx, gi);
-  return nn::to_dtype_of(gi, self.dtype());
+  return pool_layout(nn::to_dtype_of(gi, self.dtype()), native::nn::pool_keeps_channels_last(self, nd));
 }
 
 Tensor avg_pool_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
@@ -486,7 +495,7 @@ Tensor avg_pool_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef
       using T = decltype(t);
       avg_forward(g, a, x.data_ptr<T>(), out.data_ptr<T>());
     });
-  return nn::to_dtype_of(out, self.dtype());
+  return pool_layout(nn::to_dtype_of(out, self.dtype()), native::nn::pool_keeps_channels_last(self, nd));
 }
 
 Tensor avg_pool_backward_impl(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
@@ -505,7 +514,7 @@ Tensor avg_pool_backward_impl(const char* op, int64_t nd, const Tensor& grad_out
       using T = decltype(t);
       avg_backward(g, a, go.data_ptr<T>(), gi.data_ptr<T>());
     });
-  return nn::to_dtype_of(gi, self.dtype());
+  return pool_layout(nn::to_dtype_of(gi, self.dtype()), native::nn::pool_keeps_channels_last(self, nd));
 }
 
 Tensor adaptive_avg_impl(const char* op, int64_t nd, const Tensor& self, IntArrayRef output_size) {
@@ -518,7 +527,7 @@ Tensor adaptive_avg_impl(const char* op, int64_t nd, const Tensor& self, IntArra
       using T = decltype(t);
       adaptive_avg_forward(g, x.data_ptr<T>(), out.data_ptr<T>());
     });
-  return nn::to_dtype_of(out, self.dtype());
+  return pool_layout(nn::to_dtype_of(out, self.dtype()), native::nn::pool_keeps_channels_last(self, nd));
 }
 
 Tensor adaptive_avg_backward_impl(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self) {
@@ -532,7 +541,7 @@ Tensor adaptive_avg_backward_impl(const char* op, int64_t nd, const Tensor& grad
       using T = decltype(t);
       adaptive_avg_backward(g, go.data_ptr<T>(), gi.data_ptr<T>());
     });
-  return nn::to_dtype_of(gi, self.dtype());
+  return pool_layout(nn::to_dtype_of(gi, self.dtype()), native::nn::pool_keeps_channels_last(self, nd));
 }
 
 }  // namespace
@@ -654,7 +663,8 @@ std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef o
       using T = decltype(t);
       adaptive_max_forward(g, x.data_ptr<T>(), out.data_ptr<T>(), ind.data_ptr<int64_t>());
     });
-  return {nn::to_dtype_of(out, self.dtype()), ind};
+  const bool cl = native::nn::pool_keeps_channels_last(self, 2);
+  return {pool_layout(nn::to_dtype_of(out, self.dtype()), cl), pool_layout(ind, cl)};
 }
 
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
@@ -666,7 +676,7 @@ Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& sel
   Tensor gi = empty_cpu(self.sizes(), ct);
   cpu::zero_(gi);
   scatter_indices(op, g, go, idx, gi);
-  return nn::to_dtype_of(gi, self.dtype());
+  return pool_layout(nn::to_dtype_of(gi, self.dtype()), native::nn::pool_keeps_channels_last(self, 2));
 }
 
 }  // namespace ember::cpu

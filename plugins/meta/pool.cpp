@@ -1,6 +1,6 @@
 // Meta pooling over 1 to 3 dimensions (plugins/cpu/pool.cpp): the max, average and adaptive
 // pools and their backwards, with the cpu kernels' checks and output shapes
-// (ember/native/NNRules.h); results are contiguous and in the input's dtype.
+// (ember/native/NNRules.h); results in the input's dtype and LibTorch's layout (Note [Pooled layouts]).
 #include "MetaHelpers.h"
 #include "ember/native/NNRules.h"
 
@@ -10,18 +10,24 @@ namespace nn = native::nn;
 
 namespace {
 
+// An uninitialised pooled tensor in LibTorch's layout (Note [Pooled layouts] in NNRules.h).
+Tensor pooled_meta(IntArrayRef sizes, ScalarType dtype, const Tensor& self, int64_t nd) {
+  return native::empty_strided_on(kMeta, sizes, nn::pooled_strides(sizes, nn::pool_keeps_channels_last(self, nd)),
+                                  dtype);
+}
+
 std::tuple<Tensor, Tensor> max_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
                                     IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const nn::PoolGeom g = nn::check_pool(op, kMeta, self, nd, kernel_size, stride, padding, dilation, ceil_mode);
   const auto shape = nn::pooled_shape(self, nd, g);
-  return {empty_meta(shape, self.dtype()), empty_meta(shape, kInt64)};
+  return {pooled_meta(shape, self.dtype(), self, nd), pooled_meta(shape, kInt64, self, nd)};
 }
 
 Tensor avg_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
                 IntArrayRef padding, bool ceil_mode, std::optional<int64_t> divisor_override) {
   const nn::PoolGeom g =
       nn::check_avg_pool(op, kMeta, self, nd, kernel_size, stride, padding, ceil_mode, divisor_override);
-  return empty_meta(nn::pooled_shape(self, nd, g), self.dtype());
+  return pooled_meta(nn::pooled_shape(self, nd, g), self.dtype(), self, nd);
 }
 
 Tensor avg_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
@@ -30,12 +36,12 @@ Tensor avg_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, 
   const nn::PoolGeom g =
       nn::check_avg_pool(op, kMeta, self, nd, kernel_size, stride, padding, ceil_mode, divisor_override);
   nn::check_pool_grad(op, kMeta, grad_output, self, nn::pooled_shape(self, nd, g));
-  return empty_meta(self.sizes(), self.dtype());
+  return pooled_meta(self.sizes(), self.dtype(), self, nd);
 }
 
 Tensor adaptive_avg(const char* op, int64_t nd, const Tensor& self, IntArrayRef output_size) {
   const nn::PoolGeom g = nn::check_adaptive_pool(op, kMeta, self, nd, output_size);
-  return empty_meta(nn::pooled_shape(self, nd, g), self.dtype());
+  return pooled_meta(nn::pooled_shape(self, nd, g), self.dtype(), self, nd);
 }
 
 }  // namespace
@@ -68,7 +74,7 @@ Tensor max_pool2d_with_indices_backward(const Tensor& grad_output, const Tensor&
                                         const Tensor& indices) {
   nn::check_max_pool_backward("max_pool2d_with_indices_backward", kMeta, grad_output, self, 2, kernel_size, stride,
                               padding, dilation, ceil_mode, indices);
-  return empty_meta(self.sizes(), self.dtype());
+  return pooled_meta(self.sizes(), self.dtype(), self, 2);
 }
 
 Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
@@ -138,7 +144,7 @@ Tensor& _adaptive_avg_pool3d_out(const Tensor& self, IntArrayRef output_size, Te
 
 Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   nn::check_adaptive_pool_backward("adaptive_avg_pool2d_backward", kMeta, grad_output, self, 2);
-  return empty_meta(self.sizes(), self.dtype());
+  return pooled_meta(self.sizes(), self.dtype(), self, 2);
 }
 
 Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
@@ -149,14 +155,14 @@ Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& se
 std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
   const nn::PoolGeom g = nn::check_adaptive_pool("adaptive_max_pool2d", kMeta, self, 2, output_size);
   const auto shape = nn::pooled_shape(self, 2, g);
-  return {empty_meta(shape, self.dtype()), empty_meta(shape, kInt64)};
+  return {pooled_meta(shape, self.dtype(), self, 2), pooled_meta(shape, kInt64, self, 2)};
 }
 
 Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
   const char* op = "adaptive_max_pool2d_backward";
   nn::check_adaptive_pool_backward(op, kMeta, grad_output, self, 2);
   nn::check_pool_indices(op, kMeta, indices, grad_output.sizes());
-  return empty_meta(self.sizes(), self.dtype());
+  return pooled_meta(self.sizes(), self.dtype(), self, 2);
 }
 
 }  // namespace ember::meta

@@ -44,9 +44,8 @@ VS_CASE("pool_pad.pool1d") {
 }
 
 // LibTorch pools 1-d through 2-d: an input whose channels are innermost ([N, C, L] with strides
-// [C L, 1, C]) is channels-last there, and so is its result. Ember's pools write contiguous results.
+// [C L, 1, C]) is channels-last there, and so is its result (Note [Pooled layouts]).
 VS_CASE("pool_pad.pool1d_channels_innermost") {
-  r.expect_diff("pool results are contiguous, where LibTorch keeps a channels-last layout");
   for (vs::ScalarType dt : {vs::kFloat32, vs::kFloat64}) {
     const std::string t = dt == vs::kFloat32 ? "f32" : "f64";
     vs::Tensor xt = transposed({2, 3, 9}, 1, dt);
@@ -56,6 +55,33 @@ VS_CASE("pool_pad.pool1d_channels_innermost") {
     r.tensor("adaptive_max_pool1d_" + t, v);
     r.tensor("adaptive_max_pool1d_idx_" + t, i);
   }
+}
+
+// A channels-last input keeps its layout through the 2-d pools, their indices and gradients; a
+// channels-last-3d one does not through the 3-d pools (LibTorch 1.13's CPU kernels).
+VS_CASE("pool_pad.channels_last") {
+  const vs::Tensor x = data({2, 3, 6, 7}).contiguous(vs::MemoryFormat::ChannelsLast);
+  auto [m, mi] = vs::max_pool2d_with_indices(x, {2, 2}, {2, 2});
+  r.tensor("max_pool2d", m);
+  r.tensor("max_pool2d_idx", mi);
+  r.tensor("max_pool2d_bw", vs::max_pool2d_with_indices_backward(data(m.sizes(), 1), x, {2, 2}, {2, 2}, {0, 0},
+                                                                  {1, 1}, false, mi));
+  r.tensor("avg_pool2d", vs::avg_pool2d(x, {3, 2}, {2, 1}, {1, 0}));
+  r.tensor("avg_pool2d_bw", vs::avg_pool2d_backward(data({2, 3, 4, 6}, 1), x, {3, 2}, {2, 1}, {1, 0}, false, true,
+                                                   vs::none));
+  r.tensor("adaptive_avg_pool2d", vs::_adaptive_avg_pool2d(x, {3, 4}));
+  r.tensor("adaptive_avg_pool2d_bw", vs::_adaptive_avg_pool2d_backward(data({2, 3, 3, 4}, 1), x));
+  auto [am, ai] = vs::adaptive_max_pool2d(x, {3, 4});
+  r.tensor("adaptive_max_pool2d", am);
+  r.tensor("adaptive_max_pool2d_idx", ai);
+  r.tensor("adaptive_max_pool2d_bw", vs::adaptive_max_pool2d_backward(data({2, 3, 3, 4}, 1), x, ai));
+  r.tensor("max_pool2d_fn", vs::max_pool2d(x, {2, 3}));
+  const vs::Tensor x5 = data({2, 3, 4, 6, 5}).contiguous(vs::MemoryFormat::ChannelsLast3d);
+  r.tensor("max_pool3d", std::get<0>(vs::max_pool3d_with_indices(x5, {2, 2, 2}, {2, 2, 2})));
+  r.tensor("avg_pool3d", vs::avg_pool3d(x5, {2, 2, 2}));
+  r.tensor("adaptive_avg_pool3d", vs::_adaptive_avg_pool3d(x5, {2, 3, 4}));
+  const vs::Tensor xt = data({2, 9, 3}).transpose(1, 2);  // [2, 3, 9], channels innermost
+  r.tensor("max_pool1d_plain", vs::max_pool1d(xt, {2}));  // LibTorch's own kernel: contiguous
 }
 
 VS_CASE("pool_pad.max_pool1d_small_output") {

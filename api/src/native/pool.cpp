@@ -23,7 +23,8 @@ Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   nn::check_pool(op, self.device().type(), self, 1, kernel_size, stride, padding, dilation, ceil_mode);
   const auto k = widen(kernel_size, 1), s = widen(stride.empty() ? kernel_size : stride, 1), p = widen(padding, 0),
              d = widen(dilation, 1);
-  return std::get<0>(ember::max_pool2d_with_indices(self.unsqueeze(-2), k, s, p, d, ceil_mode)).squeeze(-2);
+  // Contiguous, as LibTorch's own max_pool1d kernel (its 2-d pool keeps a channels-last layout).
+  return std::get<0>(ember::max_pool2d_with_indices(self.unsqueeze(-2), k, s, p, d, ceil_mode)).squeeze(-2).contiguous();
 }
 
 Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

@@ -367,6 +367,31 @@ inline PoolGeom check_avg_pool(const char* op, DeviceType dev, const Tensor& sel
   return check_avg_pool(op, dev, self, 2, kernel_size, stride, padding, ceil_mode, divisor_override);
 }
 
+// Note [Pooled layouts]
+// LibTorch 1.13's CPU pools keep a channels-last input's layout in their results, indices and
+// gradients when they pool 2 dimensions of a 4-d input, and in the 1-d pools it runs as 2-d ones
+// (an [N, C, L] input whose channels are innermost gives [C L, 1, C] strides). 3-d pools, unbatched
+// inputs and everything else give contiguous tensors. The cpu kernels compute contiguously and
+// reorder a channels-last result (a copy); the meta kernels give the same strides.
+inline bool pool_keeps_channels_last(const Tensor& self, int64_t nd) {
+  if (nd == 2 && self.dim() == 4) return self.suggest_memory_format() == MemoryFormat::ChannelsLast;
+  if (nd == 1 && self.dim() == 3) return self.unsqueeze(-2).suggest_memory_format() == MemoryFormat::ChannelsLast;
+  return false;
+}
+// The strides of a pooled tensor of `sizes` (4-d or 3-d when channels_last; see the Note).
+inline std::vector<int64_t> pooled_strides(IntArrayRef sizes, bool channels_last) {
+  const auto n = sizes.size();
+  std::vector<int64_t> st(n, 1);
+  for (size_t i = n - 1; i > 0; --i) st[i - 1] = st[i] * std::max<int64_t>(sizes[i], 1);
+  if (!channels_last) return st;
+  if (n == 4) {
+    const auto cl = memory_format_strides(sizes, MemoryFormat::ChannelsLast, "pool");
+    return {cl.begin(), cl.end()};
+  }
+  const int64_t C = std::max<int64_t>(sizes[1], 1), L = std::max<int64_t>(sizes[2], 1);
+  return {C * L, 1, C};
+}
+
 // self's shape with the last nd sizes replaced by the output's (oD, oH, oW).
 inline std::vector<int64_t> pooled_shape(const Tensor& self, int64_t nd, const PoolGeom& g) {
   std::vector<int64_t> s(self.sizes().begin(), self.sizes().end());
