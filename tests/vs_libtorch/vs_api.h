@@ -59,3 +59,14 @@ inline std::tuple<Tensor, Tensor, Tensor> bn_legit(const Tensor& x, const Tensor
 }
 #endif
 }  // namespace vs
+
+// A Tensor?[] argument (index_put): LibTorch takes a c10::List, Ember a std::vector.
+namespace vs {
+#ifdef VS_LIBTORCH
+inline c10::List<c10::optional<Tensor>> opt_tensors(std::initializer_list<c10::optional<Tensor>> ts) {
+  return c10::List<c10::optional<Tensor>>(ts);
+}
+#else
+inline std::vector<std::optional<Tensor>> opt_tensors(std::initializer_list<std::optional<Tensor>> ts) { return ts; }
+#endif
+}  // namespace vs

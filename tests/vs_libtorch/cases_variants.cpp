@@ -1,0 +1,718 @@
+// The out= and in-place variants of the pointwise, comparison, logical, bitwise and reduction ops
+// against LibTorch 1.13: in place on a transposed view (the write must land in its base), out= of
+// size 0 (resized), out= of the right size and another dtype, a transposed out= (written through
+// its strides), integer inputs, and what LibTorch rejects (an integer out= or in-place self for a
+// float result).
+#include <string>
+#include <vector>
+
+#include "vs_record.h"
+
+namespace {
+
+// [-2.75, 3) in steps of 0.25, a contiguous [6, 4] base whose transpose is the operand.
+vs::Tensor base(vs::ScalarType dt) { return (vs::arange(24, vs::kFloat64) * 0.25 - 2.75).reshape({6, 4}).to(dt); }
+vs::Tensor grid(vs::ScalarType dt) { return base(dt).t(); }
+// (0, 1) and [1.25, 7): inside the domains of asin/atanh/erfinv and acosh/log.
+vs::Tensor unit(vs::ScalarType dt) { return (vs::arange(24, vs::kFloat64) / 25 + 0.02).reshape({6, 4}).t().to(dt); }
+vs::Tensor big(vs::ScalarType dt) { return (vs::arange(24, vs::kFloat64) * 0.25 + 1.25).reshape({6, 4}).t().to(dt); }
+// A [6] row that broadcasts against the [4, 6] operands; no zeros.
+vs::Tensor row(vs::ScalarType dt) { return vs::tensor({-2.5, -1.0, 0.75, 1.5, 2.0, -0.5}, vs::kFloat64).to(dt); }
+vs::Tensor ibase() { return vs::arange(-9, 15, vs::kInt64).reshape({6, 4}); }
+vs::Tensor ints() { return ibase().t(); }
+vs::Tensor irow() { return vs::tensor({-4, -3, 2, 5, 7, -1}, vs::kInt64); }
+
+}  // namespace
+
+// In place on base.t(), then out= resized from size 0, an out= of dtype odt from float32 (float64
+// where the op computes in the out's dtype; the others want the input's) and a transposed float64
+// out= of the right size; `in` makes the input (grid/unit/big).
+#define VS_UNARY_VARIANTS(op, in, odt)                                                 \
+  {                                                                                 \
+    vs::Tensor b = in(vs::kFloat32).t().contiguous();                               \
+    vs::Tensor v = b.t();                                                           \
+    r.tensor(#op "_", v.op##_());                                                   \
+    r.tensor(#op "_base", b);                                                       \
+    vs::Tensor o0 = vs::empty({0}, vs::kFloat32);                                   \
+    r.tensor(#op "_out_resized", vs::op##_out(o0, in(vs::kFloat32)));               \
+    r.result(#op "_out_sized", [&] {                                                \
+      vs::Tensor o1 = vs::empty({4, 6}, odt);                                       \
+      return vs::op##_out(o1, in(vs::kFloat32));                                    \
+    });                                                                             \
+    vs::Tensor ob = vs::zeros({6, 4}, vs::kFloat64), ot = ob.t();                   \
+    vs::op##_out(ot, in(vs::kFloat64));                                             \
+    r.tensor(#op "_out_transposed_base", ob);                                       \
+  }
+
+VS_CASE("variants.unary_float") {
+  VS_UNARY_VARIANTS(abs, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(acosh, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(asin, unit, vs::kFloat64)
+  VS_UNARY_VARIANTS(asinh, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(atan, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(atanh, unit, vs::kFloat64)
+  VS_UNARY_VARIANTS(ceil, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(conj_physical, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(cos, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(cosh, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(digamma, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(erf, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(erfinv, unit, vs::kFloat64)
+  VS_UNARY_VARIANTS(exp, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(expm1, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(floor, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(frac, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(lgamma, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(log, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(log10, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(log1p, unit, vs::kFloat64)
+  VS_UNARY_VARIANTS(log2, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(neg, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(reciprocal, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(round, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(rsqrt, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(sigmoid, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(sign, grid, vs::kFloat32)
+  VS_UNARY_VARIANTS(sin, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(sinh, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(sqrt, big, vs::kFloat64)
+  VS_UNARY_VARIANTS(tan, unit, vs::kFloat64)
+  VS_UNARY_VARIANTS(tanh, grid, vs::kFloat64)
+  VS_UNARY_VARIANTS(trunc, grid, vs::kFloat32)
+}
+
+VS_CASE("variants.unary_domains") {
+  // Values outside the domains give NaN/inf through the out= path too.
+  vs::Tensor o = vs::empty({0}, vs::kFloat64);
+  r.tensor("log_out_signed", vs::log_out(o, grid(vs::kFloat64)));
+  vs::Tensor o2 = vs::empty({0}, vs::kFloat32);
+  r.tensor("sqrt_out_signed", vs::sqrt_out(o2, grid(vs::kFloat32)));
+  vs::Tensor g = grid(vs::kFloat32).clone();
+  r.tensor("acosh_signed_", g.acosh_());
+  vs::Tensor o3 = vs::empty({0}, vs::kFloat32);
+  r.tensor("reciprocal_out_zero", vs::reciprocal_out(o3, vs::tensor({0.0, -0.0, 2.0}, vs::kFloat32)));
+  vs::Tensor o4 = vs::empty({0}, vs::kFloat32);
+  r.tensor("rsqrt_out_zero", vs::rsqrt_out(o4, vs::tensor({0.0, -0.0, 4.0, -1.0}, vs::kFloat32)));
+  vs::Tensor o5 = vs::empty({0}, vs::kFloat64);
+  r.tensor("round_decimals_out", vs::round_out(o5, grid(vs::kFloat64) / 3, 2));
+  vs::Tensor o6 = vs::empty({0}, vs::kFloat32);
+  r.tensor("round_decimals_out_neg", vs::round_out(o6, grid(vs::kFloat32) * 123, -1));
+  vs::Tensor o7 = vs::empty({0}, vs::kFloat32);
+  r.tensor("angle_out", vs::angle_out(o7, grid(vs::kFloat32)));
+  vs::Tensor o8 = vs::empty({0}, vs::kFloat32);
+  r.tensor("angle_out_int", vs::angle_out(o8, ints()));
+  vs::Tensor o9 = vs::empty({0}, vs::kBool);
+  r.tensor("isinf_out", vs::isinf_out(o9, grid(vs::kFloat32).log().reciprocal()));
+  vs::Tensor oi32 = vs::empty({0}, vs::kInt32);
+  r.tensor("isinf_out_int32", vs::isinf_out(oi32, grid(vs::kFloat32).reciprocal()));
+  vs::Tensor o10 = vs::empty({4, 6}, vs::kBool);
+  r.tensor("isinf_out_sized", vs::isinf_out(o10, grid(vs::kFloat64).reciprocal()));
+  vs::Tensor b = base(vs::kFloat32), v = b.t();
+  vs::relu_(v);
+  r.tensor("relu_base", b);
+  vs::Tensor i = ints();
+  r.tensor("relu_int_", i.clone().relu_());
+}
+
+VS_CASE("variants.unary_int") {
+  // Integer in place where the result stays integral, out= float from integer input.
+  vs::Tensor b = ibase(), v = b.t();
+  v.abs_();
+  r.tensor("abs_int_base", b);
+  vs::Tensor b2 = ibase(), v2 = b2.t();
+  v2.neg_();
+  r.tensor("neg_int_base", b2);
+  r.tensor("sign_int_", ints().clone().sign_());
+  r.tensor("ceil_int_", ints().clone().ceil_());
+  r.tensor("trunc_int_", ints().clone().trunc_());
+  vs::Tensor bn = ibase(), vn = bn.t();
+  vn.bitwise_not_();
+  r.tensor("bitwise_not_base", bn);
+  vs::Tensor o = vs::empty({0}, vs::kInt64);
+  r.tensor("bitwise_not_out", vs::bitwise_not_out(o, ints()));
+  vs::Tensor ob = vs::empty({0}, vs::kBool);
+  r.tensor("bitwise_not_out_bool", vs::bitwise_not_out(ob, ints() > 0));
+  vs::Tensor o32 = vs::empty({4, 6}, vs::kInt32);
+  r.tensor("bitwise_not_out_int32", vs::bitwise_not_out(o32, ints().to(vs::kInt32)));
+  vs::Tensor of = vs::empty({0}, vs::kFloat32);
+  r.tensor("sin_out_from_int", vs::sin_out(of, ints()));
+  vs::Tensor of2 = vs::empty({0}, vs::kFloat64);
+  r.tensor("sqrt_out_from_int", vs::sqrt_out(of2, ints().abs()));
+  vs::Tensor oi = vs::empty({0}, vs::kInt64);
+  r.tensor("abs_out_int", vs::abs_out(oi, ints()));
+  vs::Tensor oi2 = vs::empty({0}, vs::kInt64);
+  r.tensor("floor_out_int", vs::floor_out(oi2, ints()));
+  vs::Tensor oi3 = vs::empty({0}, vs::kInt64);
+  r.tensor("sign_out_int", vs::sign_out(oi3, ints()));
+  vs::Tensor oc = vs::empty({0}, vs::kInt64);
+  r.tensor("conj_physical_out_int", vs::conj_physical_out(oc, ints()));
+  r.tensor("conj_physical_int_", ints().clone().conj_physical_());
+}
+
+VS_CASE("variants.unary_errors") {
+  vs::Tensor f = grid(vs::kFloat32);
+  r.raises("sin_int_inplace", [&] { ints().clone().sin_(); });
+  r.raises("exp_int_inplace", [&] { ints().clone().exp_(); });
+  r.raises("log_int_inplace", [&] { ints().clone().log_(); });
+  r.raises("sqrt_int_inplace", [&] { ints().clone().sqrt_(); });
+  r.raises("sigmoid_int_inplace", [&] { ints().clone().sigmoid_(); });
+  r.raises("erf_int_inplace", [&] { ints().clone().erf_(); });
+  r.raises("tanh_bool_inplace", [&] { (ints() > 0).tanh_(); });
+  r.raises("frac_int_inplace", [&] { ints().clone().frac_(); });
+  r.raises("bitwise_not_float_inplace", [&] { f.clone().bitwise_not_(); });
+  r.raises("bitwise_not_out_float", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat32);
+    vs::bitwise_not_out(o, f);
+  });
+  r.raises("sin_out_int", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::sin_out(o, f);
+  });
+  r.raises("sqrt_out_int_from_int", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::sqrt_out(o, ints());
+  });
+  r.raises("abs_out_float_to_int", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::abs_out(o, f);
+  });
+
+  r.raises("sign_bool_out_float", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kBool);
+    vs::sign_out(o, f);
+  });
+}
+
+// Binary: in place on base.t() with a broadcast row, out= resized and out= float64, both Tensor
+// and Scalar other.
+#define VS_BINARY_VARIANTS(op, other)                               \
+  {                                                                 \
+    vs::Tensor b = base(vs::kFloat32), v = b.t();                   \
+    r.tensor(#op "_", v.op##_(row(vs::kFloat32)));                  \
+    r.tensor(#op "_base", b);                                       \
+    r.tensor(#op "_scalar_", grid(vs::kFloat64).clone().op##_(other)); \
+    vs::Tensor o0 = vs::empty({0}, vs::kFloat32);                   \
+    r.tensor(#op "_out", vs::op##_out(o0, grid(vs::kFloat32), row(vs::kFloat32))); \
+    r.result(#op "_out_f64", [&] {                                  \
+      vs::Tensor o1 = vs::empty({4, 6}, vs::kFloat64);              \
+      return vs::op##_out(o1, grid(vs::kFloat32), row(vs::kFloat32)); \
+    });                                                             \
+  }
+
+VS_CASE("variants.binary_float") {
+  VS_BINARY_VARIANTS(atan2, vs::scalar_tensor(1.5, vs::kFloat64))
+  VS_BINARY_VARIANTS(div, 0.75)
+  VS_BINARY_VARIANTS(floor_divide, -0.75)
+  VS_BINARY_VARIANTS(fmod, 1.5)
+  VS_BINARY_VARIANTS(remainder, -1.5)
+  VS_BINARY_VARIANTS(mul, 2.5)
+  VS_BINARY_VARIANTS(sub, 2.5)
+  VS_BINARY_VARIANTS(pow, 2)
+  VS_BINARY_VARIANTS(clamp_min, 0.5)
+  VS_BINARY_VARIANTS(clamp_max, -0.5)
+}
+
+VS_CASE("variants.binary_more") {
+  vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32);
+  r.tensor("sub_tensor", vs::sub(x, y));
+  r.tensor("sub_alpha", vs::sub(x, y, 2.5));
+  r.tensor("sub_scalar", vs::sub(x, 1.5));
+  r.tensor("sub_scalar_alpha", vs::sub(x, 1.5, -2));
+  r.tensor("sub_method", x.sub(y, 0.5));
+  r.tensor("sub_int", vs::sub(ints(), irow(), 3));
+  r.tensor("sub_int_float_scalar", vs::sub(ints(), 0.5));
+  r.tensor("sub_int_", ints().clone().sub_(irow(), 2));
+  vs::Tensor o = vs::empty({0}, vs::kFloat64);
+  r.tensor("sub_out_alpha", vs::sub_out(o, x, y, 3));
+  vs::Tensor b = base(vs::kFloat64), v = b.t();
+  v.sub_(1.25, 2);
+  r.tensor("sub_scalar_base", b);
+  // div with rounding modes, out=.
+  vs::Tensor d1 = vs::empty({0}, vs::kFloat32);
+  r.tensor("div_out_floor", vs::div_out(d1, x, y, "floor"));
+  vs::Tensor d2 = vs::empty({0}, vs::kFloat64);
+  r.tensor("div_out_trunc", vs::div_out(d2, x, y, "trunc"));
+  vs::Tensor d3 = vs::empty({0}, vs::kInt64);
+  r.tensor("div_out_int_floor", vs::div_out(d3, ints(), irow(), "floor"));
+  vs::Tensor d4 = vs::empty({0}, vs::kFloat32);
+  r.tensor("div_out_int_true", vs::div_out(d4, ints(), irow()));
+  vs::Tensor d5 = vs::empty({0}, vs::kFloat32);
+  r.tensor("div_scalar_mode_out", vs::div_out(d5, x.contiguous(), vs::Scalar(0.75), "floor"));
+  vs::Tensor d6 = vs::empty({4, 6}, vs::kInt64);
+  r.tensor("div_scalar_mode_out_int", vs::div_out(d6, ints(), vs::Scalar(4), "trunc"));
+  vs::Tensor fd = vs::empty({0}, vs::kInt64);
+  r.tensor("floor_divide_out_int", vs::floor_divide_out(fd, ints(), irow()));
+  r.tensor("floor_divide_int_", ints().clone().floor_divide_(irow()));
+  r.tensor("floor_divide_int_scalar_", ints().clone().floor_divide_(-4));
+  r.tensor("fmod_int_", ints().clone().fmod_(irow()));
+  r.tensor("fmod_int_scalar_", ints().clone().fmod_(4));
+  vs::Tensor rm = vs::empty({0}, vs::kInt64);
+  r.tensor("remainder_out_int", vs::remainder_out(rm, ints(), irow()));
+  vs::Tensor rm2 = vs::empty({0}, vs::kFloat32);
+  r.tensor("remainder_out_scalar", vs::remainder_out(rm2, x, vs::Scalar(-1.5)));
+  vs::Tensor rm3 = vs::empty({0}, vs::kFloat32);
+  r.tensor("remainder_out_scalar_tensor", vs::remainder_out(rm3, vs::Scalar(2.5), y));
+  vs::Tensor rm4 = vs::empty({0}, vs::kInt64);
+  r.tensor("remainder_out_scalar_tensor_int", vs::remainder_out(rm4, vs::Scalar(7), irow()));
+  // pow: every overload's out= and in place.
+  vs::Tensor p1 = vs::empty({0}, vs::kFloat32);
+  r.tensor("pow_out_tensor_tensor", vs::pow_out(p1, x.abs(), y));
+  vs::Tensor p2b = vs::empty({0}, vs::kFloat32);
+  r.tensor("pow_out_tensor_scalar", vs::pow_out(p2b, x, vs::Scalar(3)));
+  vs::Tensor p3 = vs::empty({4, 6}, vs::kFloat32);
+  r.tensor("pow_out_scalar_tensor", vs::pow_out(p3, vs::Scalar(2.5), x));
+  vs::Tensor p4 = vs::empty({0}, vs::kInt64);
+  r.tensor("pow_out_int", vs::pow_out(p4, ints(), vs::Scalar(2)));
+  vs::Tensor p5 = vs::empty({0}, vs::kFloat32);
+  r.tensor("pow_out_tensor_half", vs::pow_out(p5, x, vs::Scalar(0.5)));
+  r.tensor("pow_int_", ints().clone().pow_(irow().abs()));
+  r.tensor("pow_int_scalar_", ints().clone().pow_(3));
+  vs::Tensor pb = base(vs::kFloat32), pv = pb.t();
+  pv.pow_(vs::tensor({2.0, 3.0, 0.5, -1.0, 0.0, 1.0}, vs::kFloat32));
+  r.tensor("pow_tensor_base", pb);
+  // minimum/mul out= on integers and mixed.
+  vs::Tensor mf = vs::empty({0}, vs::kFloat32);
+  r.tensor("minimum_out", vs::minimum_out(mf, x, y));
+  vs::Tensor mf2 = vs::empty({4, 6}, vs::kFloat64);
+  r.tensor("minimum_out_f64_scalar_tensor", vs::minimum_out(mf2, x, vs::scalar_tensor(0.5, vs::kFloat64)));
+  vs::Tensor mi = vs::empty({0}, vs::kInt64);
+  r.tensor("minimum_out_int", vs::minimum_out(mi, ints(), irow()));
+  vs::Tensor mu = vs::empty({0}, vs::kFloat32);
+  r.tensor("mul_out_mixed", vs::mul_out(mu, ints(), y));
+  vs::Tensor mb = vs::empty({0}, vs::kBool);
+  r.tensor("mul_out_bool", vs::mul_out(mb, ints() > 0, irow() > 0));
+  // clamp_min/clamp_max with tensor bounds: out= and in place.
+  vs::Tensor c1 = vs::empty({0}, vs::kFloat32);
+  r.tensor("clamp_min_tensor_out", vs::clamp_min_out(c1, x, y));
+  vs::Tensor c2 = vs::empty({0}, vs::kFloat64);
+  r.tensor("clamp_max_tensor_out", vs::clamp_max_out(c2, x, y));
+  vs::Tensor c3 = vs::empty({0}, vs::kInt64);
+  r.tensor("clamp_min_scalar_out_int", vs::clamp_min_out(c3, ints(), -2));
+  vs::Tensor c4 = vs::empty({0}, vs::kInt64);
+  r.tensor("clamp_max_scalar_out_int", vs::clamp_max_out(c4, ints(), 3));
+  r.tensor("clamp_min_int_", ints().clone().clamp_min_(irow()));
+  r.tensor("clamp_max_int_scalar_", ints().clone().clamp_max_(0));
+}
+
+VS_CASE("variants.binary_errors") {
+  vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32);
+  r.raises("sub_bool", [&] { vs::sub(ints() > 0, irow() > 0); });
+  r.raises("sub_int_float_inplace", [&] { ints().clone().sub_(y); });
+  r.raises("div_int_inplace", [&] { ints().clone().div_(irow()); });
+  r.raises("atan2_out_int", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::atan2_out(o, x, y);
+  });
+  r.raises("div_out_int_true", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::div_out(o, ints(), irow());
+  });
+  r.raises("mul_out_float_to_int", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::mul_out(o, x, y);
+  });
+  r.raises("pow_int_negative_exponent", [&] { ints().clone().pow_(-2); });
+  r.raises("pow_out_int_float", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::pow_out(o, ints(), vs::Scalar(0.5));
+  });
+  r.raises("floor_divide_int_zero_", [&] { ints().clone().floor_divide_(0); });
+  r.raises("remainder_out_int_zero", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::remainder_out(o, ints(), vs::zeros({6}, vs::kInt64));
+  });
+  r.raises("fmod_int_float_inplace", [&] { ints().clone().fmod_(y); });
+  r.raises("clamp_min_int_float_inplace", [&] { ints().clone().clamp_min_(y); });
+  r.raises("inplace_broadcast_self", [&] { row(vs::kFloat32).clone().mul_(x); });
+  r.raises("minimum_out_shape", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat32);
+    vs::minimum_out(o, x, vs::zeros({5}));
+  });
+}
+
+// Comparisons: Tensor and Scalar out= (bool, resized; and a float out=), and in place (the self
+// dtype is kept: 1/0).
+#define VS_COMPARE_VARIANTS(op)                                                         \
+  {                                                                                     \
+    vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32);                           \
+    vs::Tensor o0 = vs::empty({0}, vs::kBool);                                          \
+    r.tensor(#op "_out", vs::op##_out(o0, x, y));                                       \
+    vs::Tensor o1 = vs::empty({0}, vs::kBool);                                          \
+    r.tensor(#op "_scalar_out", vs::op##_out(o1, x, 0.5));                              \
+    vs::Tensor o2 = vs::empty({4, 6}, vs::kFloat32);                                    \
+    r.tensor(#op "_out_float", vs::op##_out(o2, ints(), irow()));                       \
+    vs::Tensor b = base(vs::kFloat32), v = b.t();                                       \
+    r.tensor(#op "_", v.op##_(y));                                                      \
+    r.tensor(#op "_base", b);                                                           \
+    r.tensor(#op "_scalar_int_", ints().clone().op##_(2));                              \
+    r.tensor(#op "_tensor_int_", ints().clone().op##_(irow()));                          \
+    r.tensor(#op "_func_scalar", vs::op(x, -1.0));                                      \
+    r.tensor(#op "_func_tensor", vs::op(ints(), irow()));                               \
+  }
+
+VS_CASE("variants.compare") {
+  VS_COMPARE_VARIANTS(eq)
+  VS_COMPARE_VARIANTS(ne)
+  VS_COMPARE_VARIANTS(lt)
+  VS_COMPARE_VARIANTS(le)
+  VS_COMPARE_VARIANTS(gt)
+  VS_COMPARE_VARIANTS(ge)
+  r.tensor("le_method_scalar", grid(vs::kFloat64).le(0.25));
+  r.tensor("le_nan", vs::le(vs::tensor({0.0, 1.0, 2.0}), vs::tensor({0.0, 0.0 / 0.0, 3.0})));
+  r.tensor("eq_bool_inplace", (ints() > 0).eq_(irow() > 0));
+}
+
+VS_CASE("variants.logical_bitwise") {
+  vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32);
+  vs::Tensor i = ints(), j = irow();
+  r.tensor("logical_or", vs::logical_or(x, y));
+  r.tensor("logical_xor", vs::logical_xor(x, y));
+  r.tensor("logical_or_int", vs::logical_or(i, j));
+  r.tensor("logical_xor_method", i.logical_xor(j > 0));
+  vs::Tensor o1 = vs::empty({0}, vs::kBool);
+  r.tensor("logical_and_out", vs::logical_and_out(o1, x, y));
+  vs::Tensor o2 = vs::empty({0}, vs::kFloat32);
+  r.tensor("logical_or_out_float", vs::logical_or_out(o2, x, y));
+  vs::Tensor o3 = vs::empty({0}, vs::kInt64);
+  r.tensor("logical_xor_out_int", vs::logical_xor_out(o3, i, j));
+  vs::Tensor o4 = vs::empty({0}, vs::kBool);
+  r.tensor("logical_not_out", vs::logical_not_out(o4, x));
+  vs::Tensor o5 = vs::empty({4, 6}, vs::kFloat64);
+  r.tensor("logical_not_out_f64", vs::logical_not_out(o5, i));
+  vs::Tensor b = base(vs::kFloat32), v = b.t();
+  v.logical_and_(y);
+  r.tensor("logical_and_base", b);
+  r.tensor("logical_or_int_", i.clone().logical_or_(j));
+  r.tensor("logical_xor_float_", x.clone().logical_xor_(y));
+  r.tensor("logical_not_int_", i.clone().logical_not_());
+  r.tensor("logical_not_bool_", (i > 0).logical_not_());
+  // Bitwise: in place (Tensor and Scalar) on a transposed view, out= (Tensor and Scalar).
+  vs::Tensor ba = ibase(), va = ba.t();
+  va.bitwise_and_(j);
+  r.tensor("bitwise_and_base", ba);
+  r.tensor("bitwise_and_scalar_", i.clone().bitwise_and_(6));
+  r.tensor("bitwise_or_", i.clone().bitwise_or_(j));
+  r.tensor("bitwise_or_scalar_", i.clone().bitwise_or_(3));
+  r.tensor("bitwise_xor_", i.clone().bitwise_xor_(j));
+  r.tensor("bitwise_xor_scalar_", i.clone().bitwise_xor_(-1));
+  r.tensor("bitwise_xor_bool_", (i > 0).bitwise_xor_(j > 0));
+  vs::Tensor bo1 = vs::empty({0}, vs::kInt64);
+  r.tensor("bitwise_or_out", vs::bitwise_or_out(bo1, i, j));
+  vs::Tensor bo2 = vs::empty({0}, vs::kInt64);
+  r.tensor("bitwise_or_scalar_out", vs::bitwise_or_out(bo2, i, 12));
+  vs::Tensor bo3 = vs::empty({0}, vs::kInt32);
+  r.tensor("bitwise_xor_out_int32", vs::bitwise_xor_out(bo3, i.to(vs::kInt32), j.to(vs::kInt32)));
+  vs::Tensor bo4 = vs::empty({0}, vs::kInt64);
+  r.tensor("bitwise_xor_scalar_out", vs::bitwise_xor_out(bo4, i, 5));
+  vs::Tensor bo5 = vs::empty({0}, vs::kBool);
+  r.tensor("bitwise_or_out_bool", vs::bitwise_or_out(bo5, i > 0, j > 0));
+  r.raises("bitwise_or_float_", [&] { x.clone().bitwise_or_(y); });
+  r.raises("bitwise_xor_out_float", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat32);
+    vs::bitwise_xor_out(o, x, y);
+  });
+  r.raises("bitwise_and_int_bool_out", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kBool);
+    vs::bitwise_and_out(o, i, j);
+  });
+  r.raises("bitwise_or_int_float_scalar_", [&] { i.clone().bitwise_or_(1.5); });
+  r.raises("logical_and_broadcast_self_", [&] { (j > 0).logical_and_(i); });
+}
+
+VS_CASE("variants.addcmul_lerp") {
+  vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32), z = unit(vs::kFloat32);
+  r.tensor("addcmul", vs::addcmul(x, y, z));
+  r.tensor("addcmul_value", vs::addcmul(x, y, z, -0.5));
+  r.tensor("addcmul_int", vs::addcmul(ints(), irow(), ints(), 2));
+  vs::Tensor o = vs::empty({0}, vs::kFloat32);
+  r.tensor("addcmul_out", vs::addcmul_out(o, x, y, z, 2));
+  vs::Tensor o64 = vs::empty({4, 6}, vs::kFloat64);
+  r.tensor("addcmul_out_f64_inputs", vs::addcmul_out(o64, grid(vs::kFloat64), row(vs::kFloat64), unit(vs::kFloat64)));
+  vs::Tensor b = base(vs::kFloat32), v = b.t();
+  v.addcmul_(y, z, 3);
+  r.tensor("addcmul_base", b);
+  r.tensor("lerp_scalar", vs::lerp(x, z, 0.25));
+  r.tensor("lerp_scalar_high", vs::lerp(x, y, 0.75));
+  r.tensor("lerp_scalar_f64", vs::lerp(grid(vs::kFloat64), row(vs::kFloat64), -1.5));
+  vs::Tensor lo = vs::empty({0}, vs::kFloat32);
+  r.tensor("lerp_out", vs::lerp_out(lo, x, y, 0.3));
+  vs::Tensor lb = base(vs::kFloat32), lv = lb.t();
+  lv.lerp_(y, 0.6);
+  r.tensor("lerp_base", lb);
+  r.tensor("addcmul_int_float_value", vs::addcmul(ints(), irow(), ints(), 0.5));
+  r.raises("addcmul_inplace_broadcast", [&] { row(vs::kFloat32).clone().addcmul_(x, z); });
+  r.raises("lerp_int", [&] { vs::lerp(ints(), ints(), 0.5); });
+  r.raises("lerp_dtype", [&] { vs::lerp(x, row(vs::kFloat64), 0.5); });
+  r.raises("lerp_out_int", [&] {
+    vs::Tensor o2 = vs::empty({0}, vs::kInt64);
+    vs::lerp_out(o2, x, y, 0.5);
+  });
+}
+
+VS_CASE("variants.reductions_out") {
+  vs::Tensor x = grid(vs::kFloat32), i = ints();
+  vs::Tensor o1 = vs::empty({0}, vs::kFloat32);
+  r.tensor("amax_out", vs::amax_out(o1, x, {1}));
+  vs::Tensor o2 = vs::empty({0}, vs::kInt64);
+  r.tensor("amin_out_int_keepdim", vs::amin_out(o2, i, {0}, true));
+  vs::Tensor o3 = vs::empty({0}, vs::kInt64);
+  r.tensor("argmax_out", vs::argmax_out(o3, x, 1));
+  vs::Tensor o4 = vs::empty({0}, vs::kInt64);
+  r.tensor("argmin_out_keepdim", vs::argmin_out(o4, x, 0, true));
+  vs::Tensor o4b = vs::empty({0}, vs::kInt64);
+  r.tensor("argmax_out_flat", vs::argmax_out(o4b, x));
+  vs::Tensor o5 = vs::empty({0}, vs::kFloat64);
+  r.tensor("cumsum_out", vs::cumsum_out(o5, x, 1));
+  vs::Tensor o6 = vs::empty({0}, vs::kInt64);
+  r.tensor("cumsum_out_int", vs::cumsum_out(o6, i, 0));
+  vs::Tensor o7 = vs::empty({0}, vs::kFloat32);
+  r.tensor("cumprod_out", vs::cumprod_out(o7, x, 0));
+  vs::Tensor o8 = vs::empty({0}, vs::kFloat32);
+  r.tensor("logsumexp_out", vs::logsumexp_out(o8, x, {1}));
+  vs::Tensor o9 = vs::empty({0}, vs::kFloat64);
+  r.tensor("logsumexp_out_keepdim_f64", vs::logsumexp_out(o9, grid(vs::kFloat64) * 300, {0}, true));
+  vs::Tensor o10 = vs::empty({0}, vs::kFloat32);
+  r.tensor("mean_out", vs::mean_out(o10, x, {0}));
+  vs::Tensor o11 = vs::empty({0}, vs::kFloat64);
+  r.tensor("mean_out_dtype", vs::mean_out(o11, x, std::vector<int64_t>{0, 1}, true, vs::kFloat64));
+  vs::Tensor o12 = vs::empty({0}, vs::kFloat32);
+  r.tensor("prod_out", vs::prod_out(o12, x, 1));
+  vs::Tensor o13 = vs::empty({0}, vs::kInt64);
+  r.tensor("prod_out_int_keepdim", vs::prod_out(o13, i, 0, true));
+  vs::Tensor o14 = vs::empty({0}, vs::kBool);
+  r.tensor("all_out", vs::all_out(o14, x, {1}));
+  vs::Tensor o15 = vs::empty({0}, vs::kBool);
+  r.tensor("any_out_keepdim", vs::any_out(o15, i > 5, {0}, true));
+  vs::Tensor o16 = vs::empty({0}, vs::kUInt8);
+  r.tensor("all_out_uint8", vs::all_out(o16, i.to(vs::kUInt8), {0}));
+  // max/min with dim into (values, indices) out=.
+  vs::Tensor mv = vs::empty({0}, vs::kFloat32), mi = vs::empty({0}, vs::kInt64);
+  vs::max_out(mv, mi, x, 1);
+  r.tensor("max_dim_out_values", mv);
+  r.tensor("max_dim_out_indices", mi);
+  vs::Tensor nv = vs::empty({0}, vs::kInt64), ni = vs::empty({0}, vs::kInt64);
+  vs::min_out(nv, ni, i, 0, true);
+  r.tensor("min_dim_out_values", nv);
+  r.tensor("min_dim_out_indices", ni);
+  r.tensor("min", vs::min(x));
+  r.tensor("min_int", vs::min(i));
+  r.tensor("min_dim_values", std::get<0>(vs::min(x, 0)));
+  r.tensor("min_dim_indices", std::get<1>(vs::min(x, 0)));
+  r.tensor("min_dim_keepdim_indices", std::get<1>(x.min(1, true)));
+  r.tensor("min_nan", vs::min(vs::tensor({1.0, 0.0 / 0.0, -3.0})));
+  // norm(Scalar p) and norm(p, dim).
+  r.tensor("norm", vs::norm(x));
+  r.tensor("norm_p3", vs::norm(x, 3));
+  r.tensor("norm_p1_method", x.norm(1));
+  r.tensor("norm_inf", vs::norm(x, INFINITY));
+  r.tensor("norm_dim", vs::norm(x, 2, {1}));
+  r.tensor("norm_dim_keepdim", vs::norm(x, 1, {0}, true));
+  r.tensor("norm_p0_dim", vs::norm(x, 0, {1}));
+  // sort/topk into (values, indices) out=.
+  vs::Tensor sv = vs::empty({0}, vs::kFloat32), si = vs::empty({0}, vs::kInt64);
+  vs::sort_out(sv, si, x.contiguous(), 1, true);
+  r.tensor("sort_out_values", sv);
+  r.tensor("sort_out_indices", si);
+  vs::Tensor sv2 = vs::empty({4, 6}, vs::kFloat32).t(), si2 = vs::empty({4, 6}, vs::kInt64).t();
+  vs::sort_out(sv2, si2, x.t(), 0);
+  r.tensor("sort_out_transposed_outs_values", sv2);
+  r.tensor("sort_out_transposed_outs_indices", si2);
+  vs::Tensor tv = vs::empty({0}, vs::kFloat32), ti = vs::empty({0}, vs::kInt64);
+  vs::topk_out(tv, ti, x, 3, 1);
+  r.tensor("topk_out_values", tv);
+  r.tensor("topk_out_indices", ti);
+  vs::Tensor tv2 = vs::empty({0}, vs::kInt64), ti2 = vs::empty({0}, vs::kInt64);
+  vs::topk_out(tv2, ti2, i, 2, 0, false);
+  r.tensor("topk_out_smallest_values", tv2);
+  r.tensor("topk_out_smallest_indices", ti2);
+  r.raises("argmax_out_float", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat32);
+    vs::argmax_out(o, x, 1);
+  });
+  r.raises("mean_out_int_input", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    vs::mean_out(o, i, {0});
+  });
+  r.raises("topk_out_k_too_big", [&] {
+    vs::Tensor a = vs::empty({0}), b = vs::empty({0}, vs::kInt64);
+    vs::topk_out(a, b, x, 9, 1);
+  });
+  r.raises("max_out_indices_dtype", [&] {
+    vs::Tensor a = vs::empty({0}), b = vs::empty({0}, vs::kInt32);
+    vs::max_out(a, b, x, 1);
+  });
+  r.raises("min_empty", [&] { vs::min(vs::empty({0})); });
+  r.raises("amax_out_dtype", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat64);
+    vs::amax_out(o, x, {1});
+  });
+}
+
+VS_CASE("variants.linear_index_out") {
+  vs::Tensor a = (vs::arange(12, vs::kFloat32) * 0.5 - 2).reshape({4, 3}).t();  // [3, 4]
+  vs::Tensor bm = (vs::arange(8, vs::kFloat32) - 3).reshape({4, 2});
+  vs::Tensor vec = vs::tensor({1.0, -2.0, 0.5, 3.0}, vs::kFloat32);
+  vs::Tensor o1 = vs::empty({0}, vs::kFloat32);
+  r.tensor("mm_out", vs::mm_out(o1, a, bm));
+  vs::Tensor o1t = vs::zeros({2, 3}, vs::kFloat32), o1v = o1t.t();
+  vs::mm_out(o1v, a, bm);
+  r.tensor("mm_out_transposed_base", o1t);
+  vs::Tensor o2 = vs::empty({0}, vs::kFloat32);
+  r.tensor("mv_out", vs::mv_out(o2, a, vec));
+  vs::Tensor o3 = vs::empty({0}, vs::kFloat32);
+  r.tensor("dot_out", vs::dot_out(o3, vec, vec.flip(0)));
+  vs::Tensor o3i = vs::empty({0}, vs::kInt64);
+  r.tensor("dot_out_int", vs::dot_out(o3i, irow(), irow()));
+  vs::Tensor idx = vs::tensor({2, 0, 2}, vs::kInt64);
+  vs::Tensor o4 = vs::empty({0}, vs::kFloat32);
+  r.tensor("index_select_out", vs::index_select_out(o4, a, 1, idx));
+  vs::Tensor o5 = vs::empty({0}, vs::kInt64);
+  r.tensor("index_select_out_int", vs::index_select_out(o5, ints(), 0, idx));
+  r.raises("mm_out_dtype", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat64);
+    vs::mm_out(o, a, bm);
+  });
+  r.raises("mv_out_shape", [&] {
+    vs::Tensor o = vs::empty({0});
+    vs::mv_out(o, a, vs::ones({3}));
+  });
+  r.raises("dot_out_shape", [&] {
+    vs::Tensor o = vs::empty({0});
+    vs::dot_out(o, vec, vs::ones({3}));
+  });
+  r.raises("index_select_out_oob", [&] {
+    vs::Tensor o = vs::empty({0});
+    vs::index_select_out(o, a, 1, vs::tensor({4}, vs::kInt64));
+  });
+}
+
+VS_CASE("variants.scatter_index") {
+  vs::Tensor self = vs::zeros({3, 5}, vs::kFloat32);
+  vs::Tensor index = vs::tensor({0, 1, 2, 0, 4, 2}, vs::kInt64).reshape({2, 3});
+  vs::Tensor src = (vs::arange(6, vs::kFloat32) + 1).reshape({2, 3});
+  r.tensor("scatter_src_dim1", vs::scatter(self, 1, index, src));
+  r.tensor("scatter_src_dim0", vs::scatter(self, 0, index.remainder(3), src));
+  r.tensor("scatter_value", vs::scatter(self, 1, index, 7.5));
+  r.tensor("scatter_method_f64", self.to(vs::kFloat64).scatter(1, index, src.to(vs::kFloat64)));
+  vs::Tensor s1 = vs::ones({5, 3}), v1 = s1.t();
+  v1.scatter_(1, index, src);
+  r.tensor("scatter_src_base", s1);
+  vs::Tensor s2 = vs::ones({3, 5}, vs::kInt64);
+  r.tensor("scatter_value_int_", s2.scatter_(0, index.remainder(3), -4));
+  r.tensor("scatter_add", vs::scatter_add(self, 1, vs::tensor({0, 0, 1, 4, 4, 4}, vs::kInt64).reshape({2, 3}), src));
+  vs::Tensor s3 = vs::ones({5, 3}), v3 = s3.t();
+  v3.scatter_add_(1, vs::tensor({3, 3, 3, 0, 1, 0}, vs::kInt64).reshape({2, 3}), src);
+  r.tensor("scatter_add_base", s3);
+  vs::Tensor s4 = vs::zeros({4}, vs::kInt64);
+  r.tensor("scatter_add_int_", s4.scatter_add_(0, vs::tensor({1, 1, 3}, vs::kInt64), vs::tensor({5, 6, 7}, vs::kInt64)));
+  // index_put (functional and in place, with accumulate), index_fill_, masked_fill_, masked_scatter_.
+  vs::Tensor x = grid(vs::kFloat32);  // [4, 6], transposed
+  vs::Tensor rows = vs::tensor({0, 2, 2}, vs::kInt64), cols = vs::tensor({1, 5, 5}, vs::kInt64);
+  r.tensor("index_put", vs::index_put(x, vs::opt_tensors({rows, cols}), vs::tensor({10.0f, 20.0f, 30.0f})));
+  r.tensor("index_put_accumulate",
+           vs::index_put(x, vs::opt_tensors({rows, cols}), vs::tensor({10.0f, 20.0f, 30.0f}), true));
+  r.tensor("index_put_row", vs::index_put(x, vs::opt_tensors({rows}), vs::tensor({-1.0f})));
+  r.tensor("index_put_mask", vs::index_put(x, vs::opt_tensors({x > 1}), vs::tensor({0.0f})));
+  r.tensor("index_put_none_first", vs::index_put(x, vs::opt_tensors({vs::none, cols}), vs::tensor({9.0f})));
+  vs::Tensor b = base(vs::kFloat32), v = b.t();
+  vs::index_put_(v, vs::opt_tensors({rows, cols}), vs::tensor({1.0f, 2.0f, 3.0f}), true);
+  r.tensor("index_put_base", b);
+  vs::Tensor ip = ints().clone();
+  r.tensor("index_put_int_", vs::index_put_(ip, vs::opt_tensors({rows}), vs::tensor({7}, vs::kInt64)));
+  vs::Tensor fb = base(vs::kFloat32), fv = fb.t();
+  fv.index_fill_(1, vs::tensor({0, 3}, vs::kInt64), -8.5);
+  r.tensor("index_fill_base", fb);
+  r.tensor("index_fill_int_", ints().clone().index_fill_(0, vs::tensor({1}, vs::kInt64), 99));
+  vs::Tensor mb = base(vs::kFloat32), mv = mb.t();
+  mv.masked_fill_(mv < 0, 0.25);
+  r.tensor("masked_fill_base", mb);
+  r.tensor("masked_fill_broadcast_", grid(vs::kFloat64).clone().masked_fill_(row(vs::kFloat32) > 0, -1));
+  vs::Tensor sb = base(vs::kFloat32);
+  sb.masked_scatter_(sb > 0.5, vs::arange(24, vs::kFloat32) * 100);
+  r.tensor("masked_scatter_", sb);
+  r.tensor("masked_scatter_broadcast_",
+           base(vs::kFloat64).masked_scatter_(vs::tensor({true, false, true, true}), vs::arange(24, vs::kFloat64).neg()));
+  r.raises("scatter_index_oob", [&] { vs::scatter(self, 1, vs::full({1, 1}, 5, vs::kInt64), src); });
+  r.raises("scatter_index_dtype", [&] { vs::scatter(self, 1, index.to(vs::kInt32), src); });
+  r.raises("scatter_src_dtype", [&] { vs::scatter(self, 1, index, src.to(vs::kFloat64)); });
+  r.raises("scatter_add_inplace_dtype", [&] { vs::ones({3, 5}).scatter_add_(1, index, src.to(vs::kInt64)); });
+  r.raises("index_put_shape", [&] {
+    vs::index_put(x, vs::opt_tensors({rows, cols}), vs::tensor({1.0f, 2.0f}));
+  });
+  r.raises("index_put_oob", [&] { vs::index_put(x, vs::opt_tensors({vs::tensor({4}, vs::kInt64)}), vs::tensor({1.0f})); });
+  r.raises("index_put_too_many", [&] {
+    vs::index_put(x, vs::opt_tensors({rows, cols, rows}), vs::tensor({1.0f}));
+  });
+  r.raises("index_fill_oob", [&] { ints().clone().index_fill_(0, vs::tensor({6}, vs::kInt64), 1); });
+  r.raises("masked_fill_mask_dtype", [&] { grid(vs::kFloat32).clone().masked_fill_(ints(), 1.0); });
+  r.raises("masked_fill_broadcast_self", [&] { row(vs::kFloat32).clone().masked_fill_(grid(vs::kFloat32) > 0, 1.0); });
+  r.raises("masked_scatter_source_small", [&] {
+    grid(vs::kFloat32).clone().masked_scatter_(grid(vs::kFloat32) > -10, vs::zeros({3}));
+  });
+}
+
+VS_CASE("variants.threshold_backward") {
+  vs::Tensor g = grid(vs::kFloat32) + 3, x = grid(vs::kFloat32);
+  r.tensor("threshold_backward", vs::threshold_backward(g, x, 0.5));
+  r.tensor("threshold_backward_zero_f64", vs::threshold_backward(g.to(vs::kFloat64), x.to(vs::kFloat64), 0));
+  r.tensor("threshold_backward_broadcast", vs::threshold_backward(g, row(vs::kFloat32), -1));
+  vs::Tensor o = vs::empty({0}, vs::kFloat32);
+  r.tensor("threshold_backward_out", vs::threshold_backward_out(o, g, x, -0.25));
+  vs::Tensor o2 = vs::empty({0}, vs::kFloat64);
+  r.tensor("threshold_backward_out_f64", vs::threshold_backward_out(o2, g, x, 1));
+  r.raises("threshold_backward_shape", [&] { vs::threshold_backward(g, vs::zeros({5}), 0); });
+}
+
+// PyTorch 2.1 (pytorch/pytorch#100232) fixed masked_scatter_ on a non-contiguous self: LibTorch 1.13
+// takes the source in self's memory order, Ember and PyTorch 2.x in row-major (logical) order.
+VS_CASE("variants.masked_scatter_noncontiguous") {
+  r.follows_pytorch2("masked_scatter_ on a non-contiguous self takes source elements in logical order");
+  vs::Tensor sb = base(vs::kFloat32), sv = sb.t();
+  sv.masked_scatter_(sv > 0.5, vs::arange(24, vs::kFloat32) * 100);
+  r.tensor("masked_scatter_transposed_base", sb);
+}
+
+VS_CASE("variants.sort_out_resized_layout") {
+  r.expect_diff("sort_out into size-0 outs of a transposed input: LibTorch lays the outs out like the input "
+                "(strides [1, 4]), Ember contiguous ([6, 1])");
+  vs::Tensor x = grid(vs::kFloat32);
+  vs::Tensor sv = vs::empty({0}, vs::kFloat32), si = vs::empty({0}, vs::kInt64);
+  vs::sort_out(sv, si, x, 1, true);
+  r.tensor("sort_out_values", sv);
+  r.tensor("sort_out_indices", si);
+}
+
+// LibTorch computes these in the input's dtype and refuses another out= dtype ("Found dtype Double
+// but expected Float"); Ember casts into the out.
+VS_CASE("variants.out_dtype_same_as_input") {
+  r.expect_diff("abs/ceil/floor/frac/neg/round/sign/trunc/conj_physical_out and pow_out(Tensor, Scalar) "
+                "accept a float64 out= for a float32 input; LibTorch raises");
+  vs::Tensor x = grid(vs::kFloat32);
+#define VS_F64_OUT(op) r.result(#op "_out_f64", [&] { vs::Tensor o = vs::empty({4, 6}, vs::kFloat64); return vs::op##_out(o, x); })
+  VS_F64_OUT(abs);
+  VS_F64_OUT(ceil);
+  VS_F64_OUT(floor);
+  VS_F64_OUT(frac);
+  VS_F64_OUT(neg);
+  VS_F64_OUT(round);
+  VS_F64_OUT(sign);
+  VS_F64_OUT(trunc);
+  VS_F64_OUT(conj_physical);
+#undef VS_F64_OUT
+  r.result("pow_out_tensor_scalar_f64", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat64);
+    return vs::pow_out(o, x, vs::Scalar(3));
+  });
+}
+
+// div_out(Tensor, Scalar, mode) and pow_out(Scalar, Tensor) are composites in LibTorch: a size-0 out=
+// is resized contiguous; Ember lays it out like the (transposed) input.
+VS_CASE("variants.scalar_overload_out_layout") {
+  r.expect_diff("div_out(out, x, Scalar, mode) and pow_out(out, Scalar, x) resize a size-0 out= like the "
+                "transposed input (strides [1, 4]); LibTorch contiguous ([6, 1])");
+  vs::Tensor x = grid(vs::kFloat32);
+  vs::Tensor d = vs::empty({0}, vs::kFloat32);
+  r.tensor("div_scalar_mode_out", vs::div_out(d, x, vs::Scalar(0.75), "floor"));
+  vs::Tensor p = vs::empty({0}, vs::kFloat32);
+  r.tensor("pow_out_scalar_tensor", vs::pow_out(p, vs::Scalar(2.5), x));
+}
