@@ -27,6 +27,10 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
     else
       check_defined(name, out, kind == OutKind::Out ? "out" : "self");
     if (kind == OutKind::Out && rule.out_contiguous) resize_output(out, self.sizes(), name);
+    // The dtype-keeping and floating-only families are LibTorch's build_borrowing_unary_op: an out=
+    // of another dtype raises (the promoting family, build_borrowing_unary_float_op, casts).
+    if (kind == OutKind::Out && (rule.result == UnaryRule::Same || rule.floating_only))
+      EMBER_CHECK_TYPE(out.dtype() == result, "[{}] Found dtype {} but expected {}", name, out.dtype(), result);
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
@@ -51,11 +55,19 @@ void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tens
   it.build();
 }
 
+void resize_out_contiguous(const char* name, Tensor& out, ScalarType result, const Tensor& like) {
+  check_out(name, OutKind::Out, out, result);
+  check_defined(name, like, "self");
+  resize_output(out, like.sizes(), name);
+}
+
 void pow_scalar_meta(TensorIter& it, ScalarType result, const Tensor& base_operand, const Tensor& exponent,
                      Tensor& out, OutKind kind) {
   if (kind == OutKind::Functional && exponent.defined()) {
     out = empty_on(exponent.device().type(), exponent.sizes(), result);
     kind = OutKind::Out;
+  } else if (kind == OutKind::Out) {
+    resize_out_contiguous("pow", out, result, exponent);
   }
   binary_meta(it, "pow", result, base_operand, &exponent, out, kind);
 }
@@ -335,9 +347,10 @@ void meta_div_out_mode(const Tensor& self, const Tensor& other, std::optional<st
 void meta_div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode,
                           Tensor& out, OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("div", kind);
+  const ScalarType result = div_mode_result(name, div_mode(name, rounding_mode), self, nullptr, &other);
+  if (kind == OutKind::Out) resize_out_contiguous(name, out, result, self);  // as the cpu kernel
   TensorIter it = meta_iter(name);
-  binary_meta(it, name, div_mode_result(name, div_mode(name, rounding_mode), self, nullptr, &other), self, nullptr, out,
-              kind);
+  binary_meta(it, name, result, self, nullptr, out, kind);
 }
 
 void meta_pow_Scalar(const Scalar& self, const Tensor& exponent, Tensor& out, OutKind kind) {

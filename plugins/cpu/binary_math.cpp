@@ -174,6 +174,8 @@ void div_mode_impl(const char* name, const std::optional<std::string_view>& mode
                    const Tensor& self, const Tensor* bt, const Scalar* bs) {
   const DivMode m = native::div_mode(name, mode);
   const ScalarType result = native::div_mode_result(name, m, self, bt, bs);
+  // div.Scalar_mode.out is a generated out= in LibTorch: the result is resized contiguous.
+  if (bs && ok == OutKind::Out) native::resize_out_contiguous(name, out, result, self);
   if (m == DivMode::True) {
     const Scalar* s = bs;
     Tensor b;
