@@ -44,10 +44,12 @@ EMBER_ALWAYS_INLINE C div_floor_floating(C a, C b) {
 
 template <B K, class C>
 struct BinOp {
-  // float32 atan2 and fmod through SLEEF (Note [CPU vector math]).
+  // float32 atan2, fmod, remainder and floor division through SLEEF (Note [CPU vector math]).
   static constexpr int kVec2 = !std::is_same_v<C, float> ? -1
                                : K == B::Atan2           ? static_cast<int>(VecOp2::Atan2)
                                : K == B::Fmod            ? static_cast<int>(VecOp2::Fmod)
+                               : K == B::Remainder       ? static_cast<int>(VecOp2::Remainder)
+                               : K == B::DivFloor        ? static_cast<int>(VecOp2::DivFloor)
                                                          : -1;
   EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
     if constexpr (K == B::Maximum) {
