@@ -27,10 +27,9 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
     else
       check_defined(name, out, kind == OutKind::Out ? "out" : "self");
     if (kind == OutKind::Out && rule.out_contiguous) resize_output(out, self.sizes(), name);
-    // The dtype-keeping and floating-only families are LibTorch's build_borrowing_unary_op: an out=
-    // of another dtype raises (the promoting family, build_borrowing_unary_float_op, casts).
-    if (kind == OutKind::Out && (rule.result == UnaryRule::Same || rule.floating_only))
-      EMBER_CHECK_TYPE(out.dtype() == result, "[{}] Found dtype {} but expected {}", name, out.dtype(), result);
+    // The dtype-keeping and floating-only families are LibTorch's build_borrowing_unary_op (the
+    // promoting family, build_borrowing_unary_float_op, casts).
+    if (rule.result == UnaryRule::Same || rule.floating_only) check_same_dtype_out(name, kind, out, result);
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
@@ -53,6 +52,11 @@ void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tens
   it.add_output(&out, result, kind == OutKind::Out).add_input(a);
   if (b_operand) it.add_input(*b_operand);
   it.build();
+}
+
+void check_same_dtype_out(const char* name, OutKind kind, const Tensor& out, ScalarType result) {
+  if (kind == OutKind::Out)
+    EMBER_CHECK_TYPE(out.dtype() == result, "[{}] Found dtype {} but expected {}", name, out.dtype(), result);
 }
 
 void resize_out_contiguous(const char* name, Tensor& out, ScalarType result, const Tensor& like) {
@@ -262,8 +266,11 @@ void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& 
 }
 void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("pow", kind);
+  const ScalarType result = pow_result(op, self, nullptr, &exponent);
+  if (kind == OutKind::Out) check_defined(op, out, "out");
+  check_same_dtype_out(op, kind, out, result);  // LibTorch's pow.Tensor_Scalar is a unary op on self
   TensorIter it = meta_iter(op);
-  binary_meta(it, op, pow_result(op, self, nullptr, &exponent), self, nullptr, out, kind);
+  binary_meta(it, op, result, self, nullptr, out, kind);
 }
 
 void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,

@@ -19,6 +19,10 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
                       OutKind kind);
 // out = nan_to_num(self): self's dtype, and out= of exactly that dtype (LibTorch's rule).
 ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind);
+// LibTorch's unary_op configuration (check_all_same_dtype): an out= must have the result's dtype
+// exactly, where the promoting families cast into it.
+void check_same_dtype_out(const char* name, OutKind kind, const Tensor& out, ScalarType result);
+
 // LibTorch's layout for an out= it resizes without the inputs' strides (a generated out=, or a
 // meta function that gives no strides): out checked for `result`, then resized contiguous to
 // like's sizes (kept as it is when they match).
