@@ -27,6 +27,9 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
     else
       check_defined(name, out, kind == OutKind::Out ? "out" : "self");
     if (kind == OutKind::Out && rule.out_contiguous) resize_output(out, self.sizes(), name);
+    // The dtype-keeping and floating-only families are LibTorch's build_borrowing_unary_op (the
+    // promoting family, build_borrowing_unary_float_op, casts).
+    if (rule.result == UnaryRule::Same || rule.floating_only) check_same_dtype_out(name, kind, out, result);
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
@@ -51,11 +54,24 @@ void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tens
   it.build();
 }
 
+void check_same_dtype_out(const char* name, OutKind kind, const Tensor& out, ScalarType result) {
+  if (kind == OutKind::Out)
+    EMBER_CHECK_TYPE(out.dtype() == result, "[{}] Found dtype {} but expected {}", name, out.dtype(), result);
+}
+
+void resize_out_contiguous(const char* name, Tensor& out, ScalarType result, const Tensor& like) {
+  check_out(name, OutKind::Out, out, result);
+  check_defined(name, like, "self");
+  resize_output(out, like.sizes(), name);
+}
+
 void pow_scalar_meta(TensorIter& it, ScalarType result, const Tensor& base_operand, const Tensor& exponent,
                      Tensor& out, OutKind kind) {
   if (kind == OutKind::Functional && exponent.defined()) {
     out = empty_on(exponent.device().type(), exponent.sizes(), result);
     kind = OutKind::Out;
+  } else if (kind == OutKind::Out) {
+    resize_out_contiguous("pow", out, result, exponent);
   }
   binary_meta(it, "pow", result, base_operand, &exponent, out, kind);
 }
@@ -250,8 +266,11 @@ void meta_pow_Tensor_Tensor(const Tensor& self, const Tensor& exponent, Tensor& 
 }
 void meta_pow_Tensor_Scalar(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
   const char* op = EMBER_VARIANT_NAME("pow", kind);
+  const ScalarType result = pow_result(op, self, nullptr, &exponent);
+  if (kind == OutKind::Out) check_defined(op, out, "out");
+  check_same_dtype_out(op, kind, out, result);  // LibTorch's pow.Tensor_Scalar is a unary op on self
   TensorIter it = meta_iter(op);
-  binary_meta(it, op, pow_result(op, self, nullptr, &exponent), self, nullptr, out, kind);
+  binary_meta(it, op, result, self, nullptr, out, kind);
 }
 
 void meta_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
@@ -335,9 +354,10 @@ void meta_div_out_mode(const Tensor& self, const Tensor& other, std::optional<st
 void meta_div_Scalar_mode(const Tensor& self, const Scalar& other, std::optional<std::string_view> rounding_mode,
                           Tensor& out, OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("div", kind);
+  const ScalarType result = div_mode_result(name, div_mode(name, rounding_mode), self, nullptr, &other);
+  if (kind == OutKind::Out) resize_out_contiguous(name, out, result, self);  // as the cpu kernel
   TensorIter it = meta_iter(name);
-  binary_meta(it, name, div_mode_result(name, div_mode(name, rounding_mode), self, nullptr, &other), self, nullptr, out,
-              kind);
+  binary_meta(it, name, result, self, nullptr, out, kind);
 }
 
 void meta_pow_Scalar(const Scalar& self, const Tensor& exponent, Tensor& out, OutKind kind) {

@@ -49,7 +49,7 @@ enum class VecOp : uint8_t {
 // y[i] = op(x[i]) for i < n (x == y allowed). False when this CPU has no vector version.
 bool vec_unary_f32(VecOp op, const float* x, float* y, int64_t n);
 
-enum class VecOp2 : uint8_t { Atan2, Fmod };
+enum class VecOp2 : uint8_t { Atan2, Fmod, Remainder, DivFloor };  // remainder, div floor: Python's
 // y[i] = op(a[i], b[i]) for i < n; an operand whose flag is false is its first value repeated.
 bool vec_binary_f32(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool a_vec, bool b_vec);
 

@@ -69,6 +69,26 @@ EMBER_VM_EXACT(trunc)
 EMBER_VM_EXACT(rint)
 #undef EMBER_VM_EXACT
 
+// Python's remainder and floor division (binary_math.cpp's scalar forms, lane by lane): the
+// remainder takes the divisor's sign; the quotient is exact for quotients of integers, its zero
+// signed as a / b, and a / b itself for a zero divisor.
+inline V vremainder(V a, V b) {
+  const V m = vfmod(a, b);
+  const I adj = (I)(m != splat(0.0f)) & ((I)(b < splat(0.0f)) ^ (I)(m < splat(0.0f)));
+  return select(adj, m + b, m);
+}
+inline V vdiv_floor(V a, V b) {
+  const V q = a / b, m = vfmod(a, b);
+  const I adj = (I)(m != splat(0.0f)) & ((I)(b < splat(0.0f)) ^ (I)(m < splat(0.0f)));
+  V div = (a - m) / b;
+  div = select(adj, div - splat(1.0f), div);
+  V fl = vfloor(div);
+  fl = select((I)(div - fl > splat(0.5f)), fl + splat(1.0f), fl);
+  const V signed_zero = (V)((I)q & (I)splat(-0.0f));
+  fl = select((I)(div == splat(0.0f)), signed_zero, fl);
+  return select((I)(b == splat(0.0f)), q, fl);
+}
+
 inline V apply(VecOp op, V x) {
   const V one = splat(1.0f), half = splat(0.5f);
   switch (op) {
@@ -127,7 +147,15 @@ void unary(VecOp op, const float* x, float* y, int64_t n) {
 }
 
 void binary(VecOp2 op, const float* a, const float* b, float* y, int64_t n, bool a_vec, bool b_vec) {
-  auto f = [op](V u, V v) { return op == VecOp2::Atan2 ? vatan2(u, v) : vfmod(u, v); };
+  auto f = [op](V u, V v) {
+    switch (op) {
+      case VecOp2::Atan2: return vatan2(u, v);
+      case VecOp2::Fmod: return vfmod(u, v);
+      case VecOp2::Remainder: return vremainder(u, v);
+      case VecOp2::DivFloor: return vdiv_floor(u, v);
+    }
+    return vfmod(u, v);
+  };
   const V as = splat(*a), bs = splat(*b);
   int64_t i = 0;
   for (; i + W <= n; i += W) store(y + i, f(a_vec ? load(a + i) : as, b_vec ? load(b + i) : bs));

@@ -44,10 +44,12 @@ EMBER_ALWAYS_INLINE C div_floor_floating(C a, C b) {
 
 template <B K, class C>
 struct BinOp {
-  // float32 atan2 and fmod through SLEEF (Note [CPU vector math]).
+  // float32 atan2, fmod, remainder and floor division through SLEEF (Note [CPU vector math]).
   static constexpr int kVec2 = !std::is_same_v<C, float> ? -1
                                : K == B::Atan2           ? static_cast<int>(VecOp2::Atan2)
                                : K == B::Fmod            ? static_cast<int>(VecOp2::Fmod)
+                               : K == B::Remainder       ? static_cast<int>(VecOp2::Remainder)
+                               : K == B::DivFloor        ? static_cast<int>(VecOp2::DivFloor)
                                                          : -1;
   EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
     if constexpr (K == B::Maximum) {
@@ -174,6 +176,8 @@ void div_mode_impl(const char* name, const std::optional<std::string_view>& mode
                    const Tensor& self, const Tensor* bt, const Scalar* bs) {
   const DivMode m = native::div_mode(name, mode);
   const ScalarType result = native::div_mode_result(name, m, self, bt, bs);
+  // div.Scalar_mode.out is a generated out= in LibTorch: the result is resized contiguous.
+  if (bs && ok == OutKind::Out) native::resize_out_contiguous(name, out, result, self);
   if (m == DivMode::True) {
     const Scalar* s = bs;
     Tensor b;
@@ -338,6 +342,38 @@ void activation(const char* name, Tensor& out, OutKind ok, const Tensor& self, M
   });
 }
 
+// The transcendental activations (elu, softplus, mish) on float32 whose iteration is one dense
+// run: chunk by chunk with SLEEF's vector functions (Note [CPU vector math]) and a branch-free
+// select, instead of a scalar libm call per element. `chunk(x, y, buf, n)` writes y from x (y may
+// be x) using buf; false (nothing written) when the iteration or the CPU does not fit.
+constexpr int64_t kActChunk = 1024;
+template <class Chunk>
+bool activation_f32_dense(const TensorIter& it, const Chunk& chunk) {
+  if (!has_vec_math() || it.ntensors() != 2 || it.tensor(0).dtype() != kFloat32 || it.tensor(1).dtype() != kFloat32 ||
+      it.ndim() > 1 || (it.ndim() == 1 && (it.strides(0)[0] != 4 || it.strides(1)[0] != 4)))
+    return false;
+  float* y0 = reinterpret_cast<float*>(it.data(0));
+  const float* x0 = reinterpret_cast<const float*>(it.data(1));
+  parallel_for(0, it.numel(), kGrainSize, [&](int64_t b, int64_t e) {
+    float buf[kActChunk];
+    for (int64_t c = b; c < e; c += kActChunk) chunk(x0 + c, y0 + c, buf, std::min(kActChunk, e - c));
+  });
+  return true;
+}
+
+// activation() with a float32 dense fast path.
+template <class Make, class Chunk>
+void activation_vec(const char* name, Tensor& out, OutKind ok, const Tensor& self, Make&& make, const Chunk& chunk) {
+  const ScalarType result = native::activation_result(name, self);
+  TensorIter it(name);
+  native::binary_meta(it, name, result, self, nullptr, out, ok);
+  if (activation_f32_dense(it, chunk)) return;
+  visit_compute(compute_dtype(result), name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) run_nary<C, C, 1>(it, make(tag));
+  });
+}
+
 }  // namespace
 
 // ---- the kernels ------------------------------------------------------------------------------------
@@ -443,17 +479,34 @@ void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, Tensor& ou
 
 void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, Tensor& out,
              OutKind kind) {
-  activation(EMBER_VARIANT_NAME("elu", kind), out, kind, self, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    return EluOp<C>{scalar_to<C>(alpha), scalar_to<C>(scale), scalar_to<C>(input_scale)};
-  });
+  const float fa = scalar_to<float>(alpha), fs = scalar_to<float>(scale), fi = scalar_to<float>(input_scale);
+  activation_vec(
+      EMBER_VARIANT_NAME("elu", kind), out, kind, self,
+      [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        return EluOp<C>{scalar_to<C>(alpha), scalar_to<C>(scale), scalar_to<C>(input_scale)};
+      },
+      [&](const float* x, float* y, float* buf, int64_t n) {
+        for (int64_t k = 0; k < n; ++k) buf[k] = x[k] * fi;
+        vec_unary_f32(VecOp::Expm1, buf, buf, n);
+        for (int64_t k = 0; k < n; ++k) y[k] = x[k] > 0.0f ? x[k] * fs : buf[k] * fa * fs;
+      });
 }
 
 void softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, Tensor& out, OutKind kind) {
-  activation("softplus", out, kind, self, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    return SoftplusOp<C>{scalar_to<C>(beta), scalar_to<C>(threshold)};
-  });
+  const float fb = scalar_to<float>(beta), ft = scalar_to<float>(threshold);
+  activation_vec(
+      "softplus", out, kind, self,
+      [&](auto tag) {
+        using C = typename decltype(tag)::type;
+        return SoftplusOp<C>{scalar_to<C>(beta), scalar_to<C>(threshold)};
+      },
+      [&](const float* x, float* y, float* buf, int64_t n) {
+        for (int64_t k = 0; k < n; ++k) buf[k] = x[k] * fb;
+        vec_unary_f32(VecOp::Exp, buf, buf, n);
+        vec_unary_f32(VecOp::Log1p, buf, buf, n);
+        for (int64_t k = 0; k < n; ++k) y[k] = x[k] * fb > ft ? x[k] : buf[k] / fb;
+      });
 }
 
 #define EMBER_CPU_DEFINE_ACT(op, Op)                                          \
@@ -465,7 +518,21 @@ void softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshol
   }
 EMBER_CPU_DEFINE_ACT(hardswish, HardswishOp)
 EMBER_CPU_DEFINE_ACT(hardsigmoid, HardsigmoidOp)
-EMBER_CPU_DEFINE_ACT(mish, MishOp)
 #undef EMBER_CPU_DEFINE_ACT
+
+void mish_out(const Tensor& self, Tensor& out, OutKind kind) {
+  activation_vec(
+      EMBER_VARIANT_NAME("mish", kind), out, kind, self,
+      [](auto tag) {
+        using C = typename decltype(tag)::type;
+        return MishOp<C>{};
+      },
+      [](const float* x, float* y, float* buf, int64_t n) {
+        vec_unary_f32(VecOp::Exp, x, buf, n);
+        vec_unary_f32(VecOp::Log1p, buf, buf, n);
+        vec_unary_f32(VecOp::Tanh, buf, buf, n);
+        for (int64_t k = 0; k < n; ++k) y[k] = x[k] * buf[k];
+      });
+}
 
 }  // namespace ember::cpu

@@ -616,7 +616,18 @@ Tensor& scatter_reduce__two(Tensor& self, int64_t dim, const Tensor& index, cons
       walk_scatter(op, self, d, index, none, [&](int64_t so, int64_t) { out[so] = init; });
     }
     if (kind != native::ScatterReduce::Mean) {
-      walk_scatter(op, self, d, index, srcst, [&](int64_t so, int64_t oo) { out[so] = reduce_step(kind, out[so], s[oo]); });
+      // The reduction as a template argument: no switch per element.
+      auto run = [&](auto k) {
+        walk_scatter(op, self, d, index, srcst,
+                     [&](int64_t so, int64_t oo) { out[so] = reduce_step(decltype(k)::value, out[so], s[oo]); });
+      };
+      using R = native::ScatterReduce;
+      switch (kind) {
+        case R::Prod: run(std::integral_constant<R, R::Prod>{}); break;
+        case R::Amax: run(std::integral_constant<R, R::Amax>{}); break;
+        case R::Amin: run(std::integral_constant<R, R::Amin>{}); break;
+        default: run(std::integral_constant<R, R::Sum>{}); break;
+      }
       return;
     }
     // mean: sums and counts per position of self, then one division per position reached.

@@ -17,6 +17,7 @@
 #include "Loops.h"
 #include "NN.h"
 #include "Reduce.h"
+#include "VecMath.h"
 #include "ember/native/NNCoreRules.h"
 
 namespace ember::cpu {
@@ -74,15 +75,22 @@ Tensor softmax_backward_impl(const char* op, const Tensor& grad_output, const Te
       const float* gi = gp + i * len;
       const float* yi = yp + i * len;
       float* ri = rp + i * len;
+      // 16 float partial sums (independent lanes, so the loop vectorises), added up in double.
+      float part[16] = {};
+      int64_t k = 0;
+      for (; k + 16 <= len; k += 16)
+        for (int j = 0; j < 16; ++j) part[j] += Log ? gi[k + j] : gi[k + j] * yi[k + j];
       double acc = 0;
+      for (float p : part) acc += p;
+      for (; k < len; ++k) acc += Log ? gi[k] : static_cast<double>(gi[k]) * yi[k];
+      const float s = static_cast<float>(acc);
       if (Log) {
-        for (int64_t k = 0; k < len; ++k) acc += gi[k];
-        const float s = static_cast<float>(acc);
-        for (int64_t k = 0; k < len; ++k) ri[k] = gi[k] - std::exp(yi[k]) * s;
+        // exp(y) in vector form where the CPU has it.
+        if (!vec_unary_f32(VecOp::Exp, yi, ri, len))
+          for (int64_t q = 0; q < len; ++q) ri[q] = std::exp(yi[q]);
+        for (int64_t q = 0; q < len; ++q) ri[q] = gi[q] - ri[q] * s;
       } else {
-        for (int64_t k = 0; k < len; ++k) acc += static_cast<double>(gi[k]) * yi[k];
-        const float s = static_cast<float>(acc);
-        for (int64_t k = 0; k < len; ++k) ri[k] = (gi[k] - s) * yi[k];
+        for (int64_t q = 0; q < len; ++q) ri[q] = (gi[q] - s) * yi[q];
       }
     });
     return r;
@@ -433,20 +441,26 @@ namespace {
 // p = 0; sign(d) for p = 1; d |d|^(p-2) / dist^(p-1) for general p (d / dist for p = 2);
 // sign(d) where |d| equals dist for inf; all 0 where dist is 0. The composite double backward in
 // the autograd plugin (FunctionsManual.cpp) differentiates the same expressions.
+// sum f(a[k], b[k]) in 8 independent lanes, so that the loop vectorises (one running sum is a
+// serial chain of adds); the order is fixed, so results do not depend on the ISA.
+template <class F>
+double lane_sum(const double* a, const double* b, int64_t m, const F& f) {
+  constexpr int kLanes = 8;
+  double l[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= m; k += kLanes)
+    for (int j = 0; j < kLanes; ++j) l[j] += f(a[k + j], b[k + j]);
+  double s = 0;
+  for (double v : l) s += v;
+  for (; k < m; ++k) s += f(a[k], b[k]);
+  return s;
+}
+
 double dist_of(const double* a, const double* b, int64_t m, double p) {
   double s = 0;
-  if (p == 0) {
-    for (int64_t k = 0; k < m; ++k) s += a[k] != b[k] ? 1.0 : 0.0;
-    return s;
-  }
-  if (p == 1) {
-    for (int64_t k = 0; k < m; ++k) s += std::abs(a[k] - b[k]);
-    return s;
-  }
-  if (p == 2) {
-    for (int64_t k = 0; k < m; ++k) s += (a[k] - b[k]) * (a[k] - b[k]);
-    return std::sqrt(s);
-  }
+  if (p == 0) return lane_sum(a, b, m, [](double x, double y) { return x != y ? 1.0 : 0.0; });
+  if (p == 1) return lane_sum(a, b, m, [](double x, double y) { return std::abs(x - y); });
+  if (p == 2) return std::sqrt(lane_sum(a, b, m, [](double x, double y) { return (x - y) * (x - y); }));
   if (std::isinf(p)) {
     for (int64_t k = 0; k < m; ++k) s = std::max(s, std::abs(a[k] - b[k]));
     return s;

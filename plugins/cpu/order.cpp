@@ -187,18 +187,21 @@ SortedRuns<T> sorted_runs(const T* x, int64_t n, bool sort) {
   using C = CmpOf<T>;
   SortedRuns<T> r;
   r.order.resize(static_cast<size_t>(n));
-  std::iota(r.order.begin(), r.order.end(), int64_t{0});
-  auto less = [&](int64_t a, int64_t b) {
-    const C va = static_cast<C>(x[a]), vb = static_cast<C>(x[b]);
-    if (is_nan(va) || is_nan(vb)) return !is_nan(va);
-    return va < vb;
-  };
-  if (sort) std::stable_sort(r.order.begin(), r.order.end(), less);
   r.run_of.resize(static_cast<size_t>(n));
+  // (value, index) pairs sorted in place: the index breaks ties, so the order is the stable one
+  // without stable_sort's indirect comparisons (a cache miss each); NaNs last.
+  std::vector<std::pair<C, int64_t>> p(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = {static_cast<C>(x[i]), i};
+  if (sort)
+    std::sort(p.begin(), p.end(), [](const std::pair<C, int64_t>& a, const std::pair<C, int64_t>& b) {
+      const bool na = is_nan(a.first), nb = is_nan(b.first);
+      if (na || nb) return na == nb ? a.second < b.second : nb;
+      return a.first < b.first || (a.first == b.first && a.second < b.second);
+    });
   for (int64_t i = 0; i < n; ++i) {
-    const int64_t e = r.order[static_cast<size_t>(i)];
-    if (i == 0 || !(static_cast<C>(x[r.order[static_cast<size_t>(i - 1)]]) == static_cast<C>(x[e])))
-      r.starts.push_back(i);
+    const auto& [v, e] = p[static_cast<size_t>(i)];
+    r.order[static_cast<size_t>(i)] = e;
+    if (i == 0 || !(p[static_cast<size_t>(i - 1)].first == v)) r.starts.push_back(i);
     r.run_of[static_cast<size_t>(e)] = static_cast<int64_t>(r.starts.size()) - 1;
   }
   return r;

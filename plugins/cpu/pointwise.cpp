@@ -22,6 +22,10 @@ Tensor scalar_tensor(const Scalar& s) {
 // becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
   const ScalarType result = native::pow_result(name, self, et, es);
+  if (es && ok == OutKind::Out) {
+    native::check_defined(name, out, "out");
+    native::check_same_dtype_out(name, ok, out, result);  // LibTorch's pow.Tensor_Scalar is a unary op on self
+  }
   const ScalarType cdt = compute_dtype(result);
   visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;

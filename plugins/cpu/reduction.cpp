@@ -469,12 +469,72 @@ bool softmax_last_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, co
   return true;
 }
 
+// float32 softmax along a dim that is not the last one, of a contiguous tensor: the L slices
+// along dim are rows of `inner` contiguous elements, so the max, exp and sum run elementwise
+// across rows in vector form (LibTorch's vectorised inner-dim kernel does the same). Work splits
+// over (outer, column-chunk) pairs so that one outer block (softmax over dim 0) still threads.
+template <bool Log>
+bool softmax_inner_dim_f32(const Tensor& self, int64_t dim, ScalarType out_dt, const char* op, Tensor& out) {
+  if (self.dtype() != kFloat32 || out_dt != kFloat32 || !self.is_cpu() || self.dim() == 0 || self.numel() == 0 ||
+      !self.is_contiguous() || !has_vec_math())
+    return false;
+  const int64_t d = maybe_wrap_dim(dim, self.dim(), op);
+  if (d == self.dim() - 1) return false;
+  const int64_t L = self.size(d);
+  int64_t inner = 1;
+  for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.size(k);
+  const int64_t outer = self.numel() / (L * inner);
+  out = empty_cpu(self.sizes(), kFloat32);
+  constexpr int64_t kChunk = 512;  // columns per task: m and s stay in L1
+  const int64_t chunks = (inner + kChunk - 1) / kChunk;
+  const float* x0 = static_cast<const float*>(self.data_ptr());
+  float* y0 = static_cast<float*>(out.data_ptr());
+  parallel_for(0, outer * chunks, std::max<int64_t>(1, kGrainSize / (L * kChunk)), [&](int64_t b, int64_t e) {
+    float m[kChunk], s[kChunk];
+    for (int64_t t = b; t < e; ++t) {
+      const int64_t o = t / chunks, j0 = (t % chunks) * kChunk, n = std::min(kChunk, inner - j0);
+      const float* x = x0 + o * L * inner + j0;
+      float* y = y0 + o * L * inner + j0;
+      for (int64_t j = 0; j < n; ++j) m[j] = x[j];
+      for (int64_t k = 1; k < L; ++k) {
+        const float* xr = x + k * inner;
+        for (int64_t j = 0; j < n; ++j) m[j] = (xr[j] > m[j] || xr[j] != xr[j]) ? xr[j] : m[j];  // NaN wins
+      }
+      for (int64_t j = 0; j < n; ++j) s[j] = 0.0f;
+      for (int64_t k = 0; k < L; ++k) {
+        const float* xr = x + k * inner;
+        float* yr = y + k * inner;
+        for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - m[j];
+        vec_unary_f32(VecOp::Exp, yr, yr, n);
+        for (int64_t j = 0; j < n; ++j) s[j] += yr[j];
+      }
+      if (Log) {
+        for (int64_t j = 0; j < n; ++j) s[j] = std::log(s[j]);
+        for (int64_t k = 0; k < L; ++k) {
+          const float* xr = x + k * inner;
+          float* yr = y + k * inner;
+          // (x - m) first: exact for nearby values (as the last-dim path).
+          for (int64_t j = 0; j < n; ++j) yr[j] = (xr[j] - m[j]) - s[j];
+        }
+      } else {
+        for (int64_t j = 0; j < n; ++j) s[j] = 1.0f / s[j];
+        for (int64_t k = 0; k < L; ++k) {
+          float* yr = y + k * inner;
+          for (int64_t j = 0; j < n; ++j) yr[j] *= s[j];
+        }
+      }
+    }
+  });
+  return true;
+}
+
 template <bool Log>
 Tensor softmax_impl(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const char* op) {
   check_defined(op, self, "self");
   // As PyTorch, the kernel exists for floating types only; a dtype converts the input first.
   const ScalarType out_dt = native::softmax_dtype(op, self, dtype);
   if (Tensor fast; softmax_last_dim_f32<Log>(self, dim, out_dt, op, fast)) return fast;
+  if (Tensor fast; softmax_inner_dim_f32<Log>(self, dim, out_dt, op, fast)) return fast;
   return along_dim<double>(converted(self, dtype), dim, out_dt, op, [](const double* x, double* y, int64_t n) {
     const double m = row_max(x, n);
     double s = 0;

@@ -158,8 +158,8 @@ void select_rows(const T* p, int64_t outer, int64_t len, int64_t k, bool sorted,
 }
 
 // The first k elements along dim (all of them when k is nullopt), in the order of Note [CPU sort
-// order]: (values, indices), contiguous, of self's shape with k along dim (into the out=
-// arguments ov, oi when given: Note [CPU out= results]).
+// order]: (values, indices) of self's shape with k along dim (into the out= arguments ov, oi when
+// given: Note [CPU out= results]).
 std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool desc, std::optional<int64_t> k,
                                         bool sorted, const char* op, const OutArg* ov = nullptr,
                                         const OutArg* oi = nullptr) {
@@ -169,10 +169,18 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
   const int64_t w = ss.dim, kk = ss.k;
   const DimVector& shape = ss.sizes;
   Rows r = prepare(self, one_dim(w), true, op, false);
-  Tensor values = result_tensor(ov, shape, self.dtype());
-  Tensor indices = result_tensor(oi, shape, kInt64);
-  // Results are computed with dim last; when dim is not last they go through a permuted view.
-  const bool last = self.dim() == 0 || w == self.dim() - 1;
+  // The results' layout (native::sort_strides): a resized out= takes it too.
+  const DimVector st = native::sort_strides(self, k);
+  auto result = [&](const OutArg* o, ScalarType dt) {
+    if (st.empty()) return result_tensor(o, shape, dt);
+    if (!o || !o->out) return empty_strided_cpu(shape, st, dt);
+    native::resize_sort_out(*o->out, shape, st, op);
+    return result_tensor(o, shape, dt);  // out itself when contiguous, else written back by the caller
+  };
+  Tensor values = result(ov, self.dtype());
+  Tensor indices = result(oi, kInt64);
+  // Results are computed with dim last into contiguous rows; otherwise through a permuted view.
+  const bool last = (self.dim() == 0 || w == self.dim() - 1) && values.is_contiguous() && indices.is_contiguous();
   Tensor vview = dim_last_view(values, w), iview = dim_last_view(indices, w);
   Tensor vt = last ? values : empty_cpu(vview.sizes(), self.dtype());
   Tensor it = last ? indices : empty_cpu(iview.sizes(), kInt64);

@@ -7,7 +7,10 @@ namespace {
 std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, std::optional<int64_t> k, const char* op) {
   native::check_defined(op, self, "self");
   const native::SortShape s = native::sort_shape(op, self, dim, k);
-  return {empty_meta(s.sizes, self.dtype()), empty_meta(s.sizes, kInt64)};
+  const auto st = native::sort_strides(self, k);
+  if (st.empty()) return {empty_meta(s.sizes, self.dtype()), empty_meta(s.sizes, kInt64)};
+  return {native::empty_strided_on(kMeta, s.sizes, st, self.dtype()),
+          native::empty_strided_on(kMeta, s.sizes, st, kInt64)};
 }
 
 std::tuple<Tensor&, Tensor&> sorted_out(const Tensor& self, int64_t dim, std::optional<int64_t> k, Tensor& values,
@@ -16,6 +19,9 @@ std::tuple<Tensor&, Tensor&> sorted_out(const Tensor& self, int64_t dim, std::op
   check_out(op, values, self.dtype(), "values");
   check_out(op, indices, kInt64, "indices");
   const auto [v, i] = sorted_along(self, dim, k, op);
+  const auto st = native::sort_strides(self, k);
+  native::resize_sort_out(values, v.sizes(), st, op);
+  native::resize_sort_out(indices, i.sizes(), st, op);
   write_out(values, v, op);
   write_out(indices, i, op);
   return {values, indices};

@@ -89,6 +89,35 @@ TEST(CpuNNCore, SoftmaxMatchesNaiveAndBackwardData) {
   expect_near_all(out, yv, 1e-12, "softmax out");
 }
 
+// The float32 vector paths against float64: softmax along a middle dim whose inner size spans
+// two column chunks (with a NaN column and large values), and the backward along a last dim long
+// enough for the partial sums and their tail.
+TEST(CpuNNCore, SoftmaxFloat32VectorPathsMatchFloat64) {
+  Tensor x64 = f64({2, 3, 700}, 7) * 30;
+  x64.select(2, 5).select(1, 1).fill_(std::numeric_limits<double>::quiet_NaN());
+  const Tensor x = x64.to(kFloat32), xr = x.to(kFloat64);  // the float32 values, widened
+  for (int64_t dim : {0, 1}) {
+    const auto want = values(_softmax(xr, dim, false)), lwant = values(_log_softmax(xr, dim, false));
+    const auto got = values(_softmax(x, dim, false)), lgot = values(_log_softmax(x, dim, false));
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i]) && std::isnan(lgot[i])) << "dim " << dim << " at " << i;
+        continue;
+      }
+      EXPECT_NEAR(got[i], want[i], 1e-6 + 1e-5 * want[i]) << "softmax dim " << dim << " at " << i;
+      EXPECT_NEAR(lgot[i], lwant[i], 1e-4 + 1e-6 * std::fabs(lwant[i])) << "log_softmax dim " << dim << " at " << i;
+    }
+  }
+  const Tensor g = f64({3, 37}, 8).to(kFloat32), y = _softmax(f64({3, 37}, 9), 1, false).to(kFloat32);
+  const Tensor ly = _log_softmax(f64({3, 37}, 9), 1, false).to(kFloat32);
+  expect_near_all(_softmax_backward_data(g, y, 1, kFloat32),
+                  values(_softmax_backward_data(g.to(kFloat64), y.to(kFloat64), 1, kFloat64)), 1e-6, "softmax bw");
+  expect_near_all(_log_softmax_backward_data(g, ly, 1, kFloat32),
+                  values(_log_softmax_backward_data(g.to(kFloat64), ly.to(kFloat64), 1, kFloat64)), 1e-5,
+                  "log_softmax bw");
+}
+
 TEST(CpuNNCore, SoftmaxErrors) {
   EXPECT_ERROR(NotImplementedError, _softmax(ones({2, 3}, kInt64), 1, false),
                "[_softmax] not implemented for dtype int64 on the CPU");

@@ -99,6 +99,47 @@ TEST(CpuVecMath, MatchesFloat64Within4Ulps) {
   }
 }
 
+// Python's remainder and floor division in float32 (the SLEEF vector forms where the CPU has
+// them) against the scalar formula in float, bit for bit: signs of zero, a zero divisor, exact
+// integer quotients, infinities and NaN, in the vector body and the tail.
+TEST(CpuVecMath, RemainderAndFloorDivisionMatchTheScalarFormula) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  std::vector<double> a, b;
+  const float as[] = {7.0f, -7.0f, 0.0f, -0.0f, 5.5f, -5.5f, 1e30f, 3.0f, inf, nan, 1.0f, -1e-30f, 6.0f};
+  const float bs[] = {2.0f, -2.0f, 0.0f, -0.0f, 2.5f, -0.75f, 3.0f, inf, 1e-30f, nan, -3.0f, 6.0f};
+  for (float x : as)
+    for (float y : bs) {
+      a.push_back(x);
+      b.push_back(y);
+    }
+  const int64_t n = static_cast<int64_t>(a.size());
+  const Tensor ta = from_values({n}, kFloat32, a), tb = from_values({n}, kFloat32, b);
+  const std::vector<double> rem = values(ta.remainder(tb)), fdiv = values(ta.div(tb, "floor"));
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(a[i]), y = static_cast<float>(b[i]);
+    float m = std::fmod(x, y);
+    const bool adj = m != 0.0f && ((y < 0.0f) != (m < 0.0f));
+    const float want_rem = adj ? m + y : m;
+    float want_div;
+    if (y == 0.0f) {
+      want_div = x / y;
+    } else {
+      float div = (x - m) / y;
+      if (adj) div -= 1.0f;
+      if (div == 0.0f) {
+        want_div = std::copysign(0.0f, x / y);
+      } else {
+        float fl = std::floor(div);
+        if (div - fl > 0.5f) fl += 1.0f;
+        want_div = fl;
+      }
+    }
+    auto same = [](double g, float w) { return (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w)); };
+    EXPECT_TRUE(same(rem[static_cast<size_t>(i)], want_rem)) << "remainder(" << x << ", " << y << "): got " << rem[static_cast<size_t>(i)] << " want " << want_rem;
+    EXPECT_TRUE(same(fdiv[static_cast<size_t>(i)], want_div)) << "div floor(" << x << ", " << y << "): got " << fdiv[static_cast<size_t>(i)] << " want " << want_div;
+  }
+}
+
 TEST(CpuVecMath, SoftmaxRowsAgainstFloat64) {
   // Rows longer and shorter than a vector, with -inf entries and a NaN row.
   const double inf = std::numeric_limits<double>::infinity();

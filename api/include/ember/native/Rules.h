@@ -916,6 +916,20 @@ inline SortShape sort_shape(const char* op, const Tensor& self, int64_t dim, std
   return s;
 }
 
+// sort and argsort lay their results out as self (dense strides in self's order: LibTorch's
+// sort.stable meta), for a functional result and an out= they resize alike; topk's results, and
+// those of a sort of at most one dimension, are contiguous. Empty strides: contiguous.
+inline DimVector sort_strides(const Tensor& self, std::optional<int64_t> k) {
+  if (k || self.dim() <= 1) return {};
+  return infer_dense_strides(self.sizes(), self.strides());
+}
+// An out= of sort: resized (when its sizes differ) to `sizes` with sort_strides' layout.
+inline void resize_sort_out(Tensor& out, IntArrayRef sizes, const DimVector& strides, const char* op) {
+  if (out.sizes() == sizes) return;
+  resize_output(out, sizes, op);
+  if (!strides.empty()) out.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides);
+}
+
 // norm and linalg_vector_norm: floating inputs only; the result dtype.
 inline ScalarType norm_dtype(const char* op, const Tensor& self, std::optional<ScalarType> dtype) {
   EMBER_CHECK_TYPE(is_floating_type(self.dtype()),

@@ -19,8 +19,17 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
                       OutKind kind);
 // out = nan_to_num(self): self's dtype, and out= of exactly that dtype (LibTorch's rule).
 ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind);
-// pow(Scalar base, exponent): binary_meta over the base's operand and the exponent, except that a
-// functional call's result is contiguous (LibTorch's pow.Scalar meta, not the exponent's layout).
+// LibTorch's unary_op configuration (check_all_same_dtype): an out= must have the result's dtype
+// exactly, where the promoting families cast into it.
+void check_same_dtype_out(const char* name, OutKind kind, const Tensor& out, ScalarType result);
+
+// LibTorch's layout for an out= it resizes without the inputs' strides (a generated out=, or a
+// meta function that gives no strides): out checked for `result`, then resized contiguous to
+// like's sizes (kept as it is when they match).
+void resize_out_contiguous(const char* name, Tensor& out, ScalarType result, const Tensor& like);
+
+// pow(Scalar base, exponent): binary_meta over the base's operand and the exponent, except that
+// the result is contiguous, functional or out= (LibTorch's pow.Scalar meta gives no strides).
 void pow_scalar_meta(TensorIter& it, ScalarType result, const Tensor& base_operand, const Tensor& exponent,
                      Tensor& out, OutKind kind);
 
