@@ -768,3 +768,50 @@ VS_CASE("variants.scalar_overload_out_layout") {
   vs::Tensor p = vs::empty({0}, vs::kFloat32);
   r.tensor("pow_out_scalar_tensor", vs::pow_out(p, vs::Scalar(2.5), x));
 }
+
+// out= tensors of the wrong non-empty size or shape (resized, as LibTorch), out= aliasing an input
+// exactly (allowed) or partly (refused), and an out= that is an expanded view (refused).
+VS_CASE("variants.out_resize_alias") {
+  vs::Tensor x = grid(vs::kFloat32), y = row(vs::kFloat32);
+  vs::Tensor o1 = vs::zeros({6, 4});  // same numel, other shape
+  r.tensor("sin_out_other_shape", vs::sin_out(o1, x));
+  vs::Tensor o2 = vs::zeros({30});  // more elements
+  r.tensor("exp_out_bigger", vs::exp_out(o2, x));
+  vs::Tensor o3 = vs::zeros({4, 6}).t().contiguous().t();  // right shape, transposed: kept
+  r.tensor("mul_out_transposed_kept", vs::mul_out(o3, x, y));
+  vs::Tensor o4 = vs::zeros({3}, vs::kInt64);
+  r.tensor("eq_out_int_resized", vs::eq_out(o4, x, y));
+  vs::Tensor o5 = vs::zeros({2, 2});
+  r.tensor("amax_out_resized", vs::amax_out(o5, x, {0}));
+  vs::Tensor o6 = vs::zeros({7});
+  r.tensor("mm_out_resized", vs::mm_out(o6, x, x.t()));
+  vs::Tensor a = base(vs::kFloat32).clone(), av = a.t();
+  vs::sin_out(av, av);
+  r.tensor("sin_out_self_alias_base", a);
+  vs::Tensor b = base(vs::kFloat32).clone();
+  vs::add_out(b, b, b, 2);
+  r.tensor("add_out_self_alias", b);
+  vs::Tensor c = base(vs::kFloat32).t().clone();
+  vs::sub_out(c, c, y);
+  r.tensor("sub_out_self_alias", c);
+  r.raises("sin_out_partial_overlap", [&] {
+    vs::Tensor s = vs::arange(10, vs::kFloat32);
+    vs::Tensor o = s.narrow(0, 1, 9);
+    vs::sin_out(o, s.narrow(0, 0, 9));
+  });
+  r.raises("add_out_partial_overlap", [&] {
+    vs::Tensor s = vs::arange(10, vs::kFloat32);
+    vs::Tensor o = s.narrow(0, 0, 8);
+    vs::add_out(o, s.narrow(0, 2, 8), vs::ones({8}));
+  });
+  r.raises("abs_out_expanded", [&] {
+    vs::Tensor o = vs::zeros({6}).expand({4, 6});
+    vs::abs_out(o, x);
+  });
+  r.raises("mul_inplace_expanded_self", [&] { vs::zeros({6}).expand({4, 6}).mul_(x); });
+  r.raises("clamp_min_out_overlap_other", [&] {
+    vs::Tensor s = vs::arange(12, vs::kFloat32);
+    vs::Tensor o = s.narrow(0, 0, 6);
+    vs::clamp_min_out(o, s.narrow(0, 6, 6), s.narrow(0, 3, 6));
+  });
+}
