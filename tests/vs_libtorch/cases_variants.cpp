@@ -815,3 +815,96 @@ VS_CASE("variants.out_resize_alias") {
     vs::clamp_min_out(o, s.narrow(0, 6, 6), s.narrow(0, 3, 6));
   });
 }
+
+// Type promotion and edge values through the in-place and out= forms: the self dtype kept in
+// place, narrow integer wrap-around, Scalar values outside the self dtype's range, NaN and inf
+// through the reductions' out=, negative indices and bool masks in index_put_.
+VS_CASE("variants.promotion_edges") {
+  vs::Tensor i = ints(), j = irow();
+  r.result("int_eq_float_scalar_", [&] { return i.clone().eq_(2.5); });
+  r.result("int_lt_float_tensor_", [&] { return i.clone().lt_(row(vs::kFloat32)); });
+  r.result("uint8_sub_wraps_", [&] { return i.abs().to(vs::kUInt8).sub_(12); });
+  r.result("int8_mul_wraps_", [&] { return (i * 9).to(vs::kInt8).mul_(7); });
+  r.result("int32_mul_int64_", [&] { return i.to(vs::kInt32).mul_(j); });
+  r.result("f32_add_f64_zero_dim_", [&] { return grid(vs::kFloat32).clone().add_(vs::scalar_tensor(1e-9, vs::kFloat64)); });
+  r.result("bool_logical_and_float_", [&] { return (i > 0).logical_and_(row(vs::kFloat32)); });
+  r.result("int8_bitwise_and_big_scalar_", [&] { return i.to(vs::kInt8).bitwise_and_(300); });
+  r.result("uint8_bitwise_or_negative_scalar_", [&] { return i.abs().to(vs::kUInt8).bitwise_or_(-1); });
+  r.result("bool_bitwise_xor_int_", [&] { return (i > 0).bitwise_xor_(j); });
+  r.result("int_floor_divide_float_scalar_", [&] { return i.clone().floor_divide_(2.5); });
+  r.result("float_floor_divide_neg_zero", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::floor_divide_out(o, vs::tensor({-0.0f, 0.0f, -1.0f, 1.0f}), vs::tensor({3.0f, -3.0f, 1e30f, -1e30f}));
+  });
+  r.result("int_pow_zero_", [&] { return vs::tensor({0, 2, -3, 0}, vs::kInt64).pow_(vs::tensor({0, 0, 0, 3}, vs::kInt64)); });
+  r.result("float_remainder_neg_", [&] { return grid(vs::kFloat64).clone().remainder_(-0.75); });
+  r.result("clamp_min_nan_scalar_", [&] { return grid(vs::kFloat32).clone().clamp_min_(0.0 / 0.0); });
+  r.result("clamp_max_nan_input_", [&] { return vs::tensor({0.0f / 0.0f, 1.0f, -1.0f}).clamp_max_(0.5); });
+  r.result("cumsum_out_int32_to_int64", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    return vs::cumsum_out(o, i.to(vs::kInt32), 1);
+  });
+  r.result("cumsum_out_int32_to_int32", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt32);
+    return vs::cumsum_out(o, i.to(vs::kInt32), 1);
+  });
+  r.result("cumprod_out_bool", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    return vs::cumprod_out(o, i > -3, 0);
+  });
+  r.result("prod_out_int32_default", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    return vs::prod_out(o, i.to(vs::kInt32), 0);
+  });
+  r.result("mean_out_int_dtype", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat64);
+    return vs::mean_out(o, i, {1}, false, vs::kFloat64);
+  });
+  r.result("logsumexp_out_infs", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::logsumexp_out(o, vs::tensor({-1.0f / 0.0f, -1.0f / 0.0f, 1.0f / 0.0f, 1.0f, 0.0f / 0.0f, 2.0f}).reshape({3, 2}), {1});
+  });
+  r.result("logsumexp_out_int", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::logsumexp_out(o, i, {0});
+  });
+  r.result("amax_out_nan", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::amax_out(o, vs::tensor({1.0f, 0.0f / 0.0f, 3.0f, 2.0f}).reshape({2, 2}), {1});
+  });
+  r.result("argmin_out_nan", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    return vs::argmin_out(o, vs::tensor({1.0f, 0.0f / 0.0f, 3.0f, -2.0f}), 0);
+  });
+  r.result("min_dim_nan_indices", [&] { return std::get<1>(vs::min(vs::tensor({1.0f, 0.0f / 0.0f, -3.0f, 0.0f / 0.0f}), 0)); });
+  r.result("min_bool", [&] { return vs::min(i > 0); });
+  r.result("norm_int", [&] { return vs::norm(i); });
+  r.result("norm_out_dtype_keepdim", [&] { return vs::norm(grid(vs::kFloat64), 2.5, std::vector<int64_t>{0, 1}, true); });
+  r.result("index_put_negative_index_", [&] {
+    vs::Tensor t = grid(vs::kFloat32).clone();
+    return vs::index_put_(t, vs::opt_tensors({vs::tensor({-1, -4}, vs::kInt64)}), vs::tensor({5.0f}), true);
+  });
+  r.result("index_put_bool_mask_accumulate_", [&] {
+    vs::Tensor t = vs::zeros({4});
+    return vs::index_put_(t, vs::opt_tensors({vs::tensor({true, false, true, true})}), vs::tensor({1.0f, 2.0f, 3.0f}), true);
+  });
+  r.result("index_put_int_values_into_float", [&] {
+    return vs::index_put(grid(vs::kFloat32), vs::opt_tensors({vs::tensor({1}, vs::kInt64)}), vs::tensor({3}, vs::kInt64));
+  });
+  r.result("index_fill_negative_dim_", [&] { return grid(vs::kFloat64).clone().index_fill_(-1, vs::tensor({-1}, vs::kInt64), 2); });
+  r.result("masked_fill_int_with_float_", [&] { return i.clone().masked_fill_(i > 0, 2.5); });
+  r.result("masked_fill_bool_", [&] { return (i > 0).masked_fill_(i < 3, true); });
+  r.result("scatter_add_broadcast_index_", [&] {
+    return vs::zeros({2, 3}).scatter_add_(1, vs::tensor({0, 0, 2, 1, 1, 1}, vs::kInt64).reshape({2, 3}),
+                                          vs::ones({2, 4}));
+  });
+  r.result("scatter_negative_dim", [&] {
+    return vs::scatter(vs::zeros({2, 3}), -1, vs::tensor({2, 0}, vs::kInt64).reshape({2, 1}), 9.0);
+  });
+  r.result("threshold_backward_int", [&] { return vs::threshold_backward(i, j, 0); });
+  r.result("addcmul_out_int_value", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kInt64);
+    return vs::addcmul_out(o, i, j, i, 3);
+  });
+  r.result("lerp_f64_tensor_scalar_weight_", [&] { return grid(vs::kFloat64).clone().lerp_(row(vs::kFloat64), 2.0); });
+}
