@@ -293,3 +293,83 @@ VS_CASE("nn_extra.attention") {
                                      out_b, false);
   });
 }
+
+// Edge values and dtypes: extreme logits, zero targets in kl_div, inf in the regression losses,
+// float32 non-contiguous norms, string padding, and the reductions of empty batches.
+VS_CASE("nn_extra.edges") {
+  vs::Tensor big = vs::tensor({-100.0, -30.0, 0.0, 30.0, 100.0}, vs::kFloat64);
+  vs::Tensor tgt = vs::tensor({0.0, 1.0, 0.5, 0.0, 1.0}, vs::kFloat64);
+  r.result("bce_logits_extreme", [&] { return vs::binary_cross_entropy_with_logits(big, tgt, vs::none, vs::none, 0); });
+  r.result("bce_logits_extreme_f32", [&] {
+    return vs::binary_cross_entropy_with_logits(big.to(vs::kFloat32), tgt.to(vs::kFloat32), vs::none, vs::none, 0);
+  });
+  r.result("bce_logits_pos_weight_broadcast", [&] {
+    return vs::binary_cross_entropy_with_logits(wave({2, 5}), (wave({2, 5}, 0.4) > 0).to(vs::kFloat64), vs::none,
+                                                vs::scalar_tensor(3.0, vs::kFloat64), 2);
+  });
+  r.result("kl_div_zero_target", [&] { return vs::kl_div(tgt.log_softmax(0), tgt, 0); });
+  r.result("kl_div_log_target_neg_inf", [&] {
+    return vs::kl_div(tgt.log_softmax(0), vs::tensor({-1.0 / 0.0, 0.0, -1.0, -2.0, -1.0 / 0.0}, vs::kFloat64), 0, true);
+  });
+  r.result("huber_inf", [&] { return vs::huber_loss(vs::tensor({1.0 / 0.0, 1.0, -1.0 / 0.0}), vs::zeros({3}), 0); });
+  r.result("smooth_l1_inf_mean", [&] { return vs::smooth_l1_loss(vs::tensor({1.0 / 0.0, 1.0}), vs::zeros({2})); });
+  r.result("huber_broadcast", [&] { return vs::huber_loss(wave({3, 4}), wave({4}, 0.3), 0); });
+  r.result("huber_empty_mean", [&] { return vs::huber_loss(vs::zeros({0}), vs::zeros({0})); });
+  r.result("triplet_broadcast_rank", [&] { return vs::triplet_margin_loss(wave({5}), wave({5}, 0.2), wave({5}, 0.9)); });
+  r.result("bce_weight_broadcast", [&] {
+    return vs::binary_cross_entropy(wave({3, 4}).sigmoid(), wave({3, 4}, 0.6).sigmoid(), wave({4}).abs(), 0);
+  });
+  r.result("nll_loss2d_all_ignored_mean", [&] {
+    return vs::nll_loss2d(wave({1, 3, 2, 2}), vs::full({1, 2, 2}, 1, vs::kInt64), vs::none, 1, 1);
+  });
+  r.result("nll_loss_nd_float_target", [&] { return vs::nll_loss_nd(wave({3, 3}), vs::zeros({3})); });
+  vs::Tensor x32 = wave({4, 5, 3}).to(vs::kFloat32).transpose(1, 2);  // [4, 3, 5] non-contiguous
+  r.result("layer_norm_f32_noncontig", [&] {
+    return std::get<0>(vs::native_layer_norm(x32, {5}, vs::ones({5}), vs::zeros({5}), 1e-5));
+  });
+  r.result("layer_norm_f32_rstd", [&] {
+    return std::get<2>(vs::native_layer_norm(x32, {3, 5}, vs::none, vs::none, 1e-5));
+  });
+  r.result("batch_norm_f32_noncontig", [&] {
+    vs::Tensor rm = vs::zeros({3}), rv = vs::ones({3});
+    return std::get<0>(vs::native_batch_norm(x32, vs::none, vs::none, rm, rv, true, 0.1, 1e-5));
+  });
+  r.result("batch_norm_f32_save_invstd", [&] {
+    return std::get<2>(vs::native_batch_norm(x32, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5));
+  });
+  r.result("batch_norm_single_value_per_channel", [&] {
+    return std::get<0>(vs::native_batch_norm(wave({1, 3}), vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5));
+  });
+  r.result("instance_norm_f32_noncontig", [&] {
+    return vs::instance_norm(x32, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false);
+  });
+  // (Ember has no aten-level string-padding overloads, conv1d.padding; the functional API spells it.)
+  r.result("conv1d_same", [&] {
+    return vs::nn::functional::conv1d(wave({2, 4, 9}), wave({3, 4, 4}, 0.7),
+                                      vs::nn::functional::Conv1dFuncOptions().padding(vs::kSame).dilation(2));
+  });
+  r.result("conv3d_valid", [&] {
+    return vs::nn::functional::conv3d(wave({1, 2, 4, 5, 3}), wave({2, 2, 2, 2, 2}),
+                                      vs::nn::functional::Conv3dFuncOptions().padding(vs::kValid));
+  });
+  r.result("conv_transpose3d_groups_dilation", [&] {
+    return vs::conv_transpose3d(wave({1, 4, 3, 2, 3}), wave({4, 1, 2, 2, 2}, 0.3), vs::none, {1, 2, 1}, 1, {0, 1, 0}, 2,
+                                {2, 1, 1});
+  });
+  r.result("conv_transpose1d_f32_noncontig", [&] {
+    return vs::conv_transpose1d(wave({2, 7, 4}).to(vs::kFloat32).transpose(1, 2), wave({4, 2, 3}).to(vs::kFloat32));
+  });
+  r.result("cosine_similarity_eps_large", [&] { return vs::cosine_similarity(wave({3, 4}) * 1e-5, wave({3, 4}, 0.2), 1, 1.0); });
+  r.result("pairwise_distance_broadcast", [&] { return vs::pairwise_distance(wave({3, 4}), wave({4}, 0.2), 2, 0.0); });
+  r.result("pairwise_distance_negative_p", [&] { return vs::pairwise_distance(wave({3, 4}), wave({3, 4}, 0.2), -1); });
+  r.result("sdpa_all_masked_row", [&] {
+    return vs::scaled_dot_product_attention(wave({1, 2, 4}), wave({1, 3, 4}, 0.6), wave({1, 3, 2}, 0.1),
+                                            vs::tensor({true, true, false, false, false, false}).reshape({2, 3}));
+  });
+}
+
+VS_CASE("nn_extra.bilinear_mixed_dtypes") {
+  r.expect_diff("bilinear(float64 [2, 3], int64 [2, 2], float64 weight): Ember promotes and computes, LibTorch raises "
+                "\"expected scalar type Double but found Long\"");
+  r.result("bilinear_f64_int", [&] { return vs::bilinear(wave({2, 3}), vs::ones({2, 2}, vs::kInt64), wave({1, 3, 2})); });
+}
