@@ -134,3 +134,43 @@ VS_CASE("linalg_extra.solve_ex_singular_info") {
   r.expect_diff("linalg_solve_ex(singular row-major A).info: Ember 3 (LU of A), LibTorch 2 (LU of A^T)");
   r.tensor("solve_ex_singular_info", std::get<1>(vs::linalg_solve_ex(singular3(), vs::ones({3}, vs::kFloat64))));
 }
+
+// Edge shapes: empty matrices and batches, broadcast batches in solve, 1x1, and float32 results
+// near singular (recorded through gauge-invariant quantities only).
+VS_CASE("linalg_extra.edges") {
+  r.result("det_1x1", [] { return vs::linalg_det(vs::full({2, 1, 1}, -3.5, vs::kFloat64)); });
+  r.result("inv_empty_batch", [] { return vs::linalg_inv(vs::zeros({0, 3, 3}, vs::kFloat64)); });
+  r.result("inv_0x0", [] { return vs::linalg_inv(vs::zeros({0, 0}, vs::kFloat64)); });
+  r.result("slogdet_negative_det_sign", [] { return std::get<0>(vs::linalg_slogdet(mat(3) * -1)); });
+  r.result("slogdet_0x0_logabsdet", [] { return std::get<1>(vs::linalg_slogdet(vs::zeros({0, 0}, vs::kFloat64))); });
+  r.result("solve_broadcast_batch", [] {
+    return vs::linalg_solve(mat(3), (vs::arange(18, vs::kFloat64) - 9).reshape({2, 3, 3}));
+  });
+  r.result("solve_batch_broadcast_A", [] {
+    return vs::linalg_solve(batch().unsqueeze(0), vs::ones({2, 1, 3, 1}, vs::kFloat64));
+  });
+  r.result("solve_empty_rhs", [] { return vs::linalg_solve(mat(3), vs::zeros({3, 0}, vs::kFloat64)); });
+  r.result("solve_ex_batch_info", [] {
+    return std::get<1>(vs::linalg_solve_ex(vs::stack({mat(3), vs::zeros({3, 3}, vs::kFloat64)}), vs::ones({2, 3}, vs::kFloat64)));
+  });
+  r.result("solve_right_shape", [] { return vs::linalg_solve(mat(3), vs::ones({2, 3}, vs::kFloat64), false); });
+  r.result("eigvalsh_1x1", [] { return vs::linalg_eigvalsh(vs::full({1, 1}, 2.0, vs::kFloat64)); });
+  r.result("eigvalsh_empty", [] { return vs::linalg_eigvalsh(vs::zeros({2, 0, 0}, vs::kFloat64)); });
+  r.result("eigvalsh_repeated", [] { return vs::linalg_eigvalsh(vs::eye(4, vs::kFloat64) * 2); });
+  r.result("svdvals_zero_matrix", [] { return vs::linalg_svdvals(vs::zeros({3, 2}, vs::kFloat64)); });
+  r.result("svdvals_empty", [] { return vs::linalg_svdvals(vs::zeros({3, 0}, vs::kFloat64)); });
+  r.result("svdvals_rank1", [] { return vs::linalg_svdvals(vs::ones({4, 3}, vs::kFloat64)); });
+  r.result("svd_reduced_wide_rebuilt", [] {
+    auto [U, S, Vh] = vs::linalg_svd(mat(3).narrow(0, 0, 2), false);
+    return U.matmul(S.diag_embed()).matmul(Vh);
+  });
+  r.result("qr_wide_reduced_R_shape_rebuilt", [] {
+    auto [Q, R] = vs::linalg_qr(mat(4).narrow(0, 0, 2));
+    return Q.matmul(R);
+  });
+  r.result("qr_empty", [] { return std::get<1>(vs::linalg_qr(vs::zeros({0, 3}, vs::kFloat64))); });
+  r.result("det_f32_near_singular", [] {
+    return vs::linalg_det(vs::tensor({1.0f, 2.0f, 2.0f, 4.0001f}).reshape({2, 2}));
+  });
+  r.result("inv_noncontig_batch", [] { return vs::linalg_inv(batch().transpose(0, 2).transpose(0, 1).contiguous().transpose(-2, -1)); });
+}

@@ -216,3 +216,62 @@ VS_CASE("sparse_quant.coalesced_indices_layout") {
   r.expect_diff("coalesce().indices() of a COO tensor with a duplicate: Ember strides [4, 1], LibTorch [5, 1]");
   r.tensor("indices", coo().coalesce().indices());
 }
+
+// Quantization edges: rounding at half steps, clamping at the range ends, float64 and non-contiguous
+// inputs, negative per-channel axis, dequantize of a float tensor; sparse with integer values,
+// negative indices and all-zero dense inputs.
+VS_CASE("sparse_quant.edges") {
+  vs::Tensor halves = vs::tensor({-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, 1000.0f, -1000.0f});
+  r.result("quantize_half_steps", [&] { return vs::quantize_per_tensor(halves, 1.0, 0, vs::kQInt8).int_repr(); });
+  r.result("quantize_half_steps_scaled", [&] {
+    return vs::quantize_per_tensor(halves * 0.1, 0.1, 3, vs::kQUInt8).int_repr();
+  });
+  r.result("quantize_qint32", [&] { return vs::quantize_per_tensor(halves, 0.5, -7, vs::kQInt32).int_repr(); });
+  r.result("quantize_f64_input", [&] {
+    return vs::quantize_per_tensor(halves.to(vs::kFloat64), 0.25, 1, vs::kQInt8).int_repr();
+  });
+  r.result("quantize_noncontig", [&] {
+    return vs::quantize_per_tensor((vs::arange(12, vs::kFloat32) * 0.3).reshape({3, 4}).t(), 0.1, 0, vs::kQUInt8).int_repr();
+  });
+  r.result("quantize_per_channel_negative_axis", [&] {
+    return vs::quantize_per_channel((vs::arange(12, vs::kFloat32) * 0.3 - 1).reshape({3, 4}), vs::tensor({0.1, 0.2, 0.3, 0.4}, vs::kFloat64),
+                                    vs::tensor({0, 1, 2, 3}, vs::kInt64), -1, vs::kQUInt8)
+        .int_repr();
+  });
+  r.result("dequantize_float", [&] { return vs::dequantize(vs::tensor({1.5, -2.0}, vs::kFloat64)); });
+  r.result("quantize_zero_point_out_of_range", [&] {
+    return vs::quantize_per_tensor(halves, 1.0, 300, vs::kQUInt8).int_repr();
+  });
+  r.result("sparse_int_values_to_dense", [&] {
+    return vs::sparse_coo_tensor(coo_indices(), vs::tensor({1, 2, 3, 4, 5}, vs::kInt64), {3, 4}).coalesce().values();
+  });
+  r.result("sparse_negative_index", [&] {
+    return vs::sparse_coo_tensor(vs::tensor({0, -1}, vs::kInt64).reshape({2, 1}), vs::ones({1}), {2, 2}).to_dense();
+  });
+  r.result("zeros_to_sparse_nnz", [&] { return vs::scalar_tensor(vs::zeros({3, 3}).to_sparse()._nnz(), vs::kInt64); });
+  r.result("zeros_to_sparse_csr_crow", [&] { return vs::zeros({3, 3}).to_sparse_csr().crow_indices(); });
+  r.result("to_sparse_csr_int", [&] { return (vs::arange(6).reshape({2, 3}) - 2).to_sparse_csr().values(); });
+  r.result("sparse_softmax_f32", [&] {
+    return vs::_sparse_softmax(coo().coalesce().to(vs::kFloat32), 1, false).to_dense();
+  });
+}
+
+VS_CASE("sparse_quant.quantize_zero_scale") {
+  r.expect_diff("quantize_per_tensor(x, scale 0.0, 0, kQInt8): Ember refuses (\"expected a positive finite scale\"), "
+                "LibTorch 1.13 accepts and divides by zero (int_repr all -128)");
+  r.result("quantize_zero_scale", [] {
+    return vs::quantize_per_tensor(vs::tensor({-2.5f, 0.5f, 3.5f}), 0.0, 0, vs::kQInt8).int_repr();
+  });
+}
+
+VS_CASE("sparse_quant.sparse_log_softmax_negative_dim") {
+  r.expect_diff("_sparse_log_softmax(coalesced [3, 4] COO, dim -1, false): Ember wraps the dim and computes, LibTorch "
+                "raises \"dim must be non-negative and less than input dimensions\" (only log_softmax wraps)");
+  r.result("sparse_log_softmax_negative_dim", [] { return vs::_sparse_log_softmax(coo().coalesce(), -1, false).to_dense(); });
+}
+
+VS_CASE("sparse_quant.sparse_mask_uncoalesced") {
+  r.expect_diff("dense.sparse_mask(uncoalesced COO mask): Ember computes (duplicates not doubled), LibTorch 1.13 raises "
+                "\"sparse_mask: mask is uncoalesced\"");
+  r.result("sparse_mask_uncoalesced_mask", [] { return dense().sparse_mask(coo()).to_dense(); });
+}
