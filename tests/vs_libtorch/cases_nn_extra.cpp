@@ -21,9 +21,15 @@ vs::Tensor wave(std::vector<int64_t> shape, double k = 1.3, double phase = 0.0) 
 // Padding 0 as a list: a literal 0 also converts to LibTorch's string padding ("same"/"valid").
 const std::vector<int64_t> kPad0 = {0};
 void rec3(vs_test::Recorder& r, const std::string& label, const std::tuple<vs::Tensor, vs::Tensor, vs::Tensor>& t) {
-  r.tensor(label + ".0", std::get<0>(t));
-  if (std::get<1>(t).defined()) r.tensor(label + ".1", std::get<1>(t));
-  if (std::get<2>(t).defined()) r.tensor(label + ".2", std::get<2>(t));
+  // An output the mask leaves out is undefined: record that it is.
+  const vs::Tensor* outs[] = {&std::get<0>(t), &std::get<1>(t), &std::get<2>(t)};
+  for (int i = 0; i < 3; ++i) {
+    const std::string l = label + "." + std::to_string(i);
+    if (outs[i]->defined())
+      r.tensor(l, *outs[i]);
+    else
+      r.scalar(l + ".undefined", 1);
+  }
 }
 
 }  // namespace
@@ -372,4 +378,44 @@ VS_CASE("nn_extra.bilinear_mixed_dtypes") {
   r.expect_diff("bilinear(float64 [2, 3], int64 [2, 2], float64 weight): Ember promotes and computes, LibTorch raises "
                 "\"expected scalar type Double but found Long\"");
   r.result("bilinear_f64_int", [&] { return vs::bilinear(wave({2, 3}), vs::ones({2, 2}, vs::kInt64), wave({1, 3, 2})); });
+}
+
+// The backward primitives in float32, without affine parameters, with partial output masks, and
+// convolution_backward over strided/dilated/grouped/transposed 1-d and 3-d cases.
+VS_CASE("nn_extra.backward_edges") {
+  vs::Tensor x = wave({3, 4, 5}).to(vs::kFloat32), g = wave({3, 4, 5}, 0.77).to(vs::kFloat32);
+  auto bn = vs::native_batch_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5);
+  rec3(r, "bn_backward_no_weight_f32", vs::native_batch_norm_backward(g, x, vs::none, vs::none, vs::none, std::get<1>(bn),
+                                                                      std::get<2>(bn), true, 1e-5, {true, true, true}));
+  rec3(r, "bn_backward_weight_only_mask", vs::native_batch_norm_backward(g, x, vs::ones({4}), vs::none, vs::none,
+                                                                         std::get<1>(bn), std::get<2>(bn), true, 1e-5,
+                                                                         {false, true, false}));
+  rec3(r, "bn_backward_noncontig_grad",
+       vs::native_batch_norm_backward(g.transpose(0, 2).contiguous().transpose(0, 2), x, vs::ones({4}), vs::none,
+                                      vs::none, std::get<1>(bn), std::get<2>(bn), true, 1e-5, {true, true, true}));
+  auto ln = vs::native_layer_norm(x, {5}, vs::none, vs::none, 1e-5);
+  rec3(r, "ln_backward_f32", vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln), vs::ones({5}),
+                                                            vs::zeros({5}), {true, true, true}));
+  rec3(r, "ln_backward_bias_only", vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln),
+                                                                  vs::ones({5}), vs::zeros({5}), {false, false, true}));
+  vs::Tensor x1 = wave({2, 4, 11}), w1 = wave({6, 2, 3}, 0.6);
+  vs::Tensor y1 = vs::convolution(x1, w1, vs::none, {2}, {2}, {2}, false, {0}, 2);
+  rec3(r, "conv1d_stride_dilation_groups",
+       vs::convolution_backward(wave(y1.sizes().vec(), 0.4), x1, w1, std::vector<int64_t>{6}, {2}, {2}, {2}, false, {0},
+                                2, {true, true, true}));
+  vs::Tensor x3 = wave({1, 2, 3, 4, 3}), w3 = wave({2, 3, 2, 2, 2}, 0.5);
+  vs::Tensor y3 = vs::convolution(x3, w3, vs::none, {2, 1, 2}, {0, 1, 0}, {1, 1, 1}, true, {1, 0, 1}, 1);
+  rec3(r, "conv_transpose3d", vs::convolution_backward(wave(y3.sizes().vec(), 0.3), x3, w3, std::vector<int64_t>{3},
+                                                        {2, 1, 2}, {0, 1, 0}, {1, 1, 1}, true, {1, 0, 1}, 1,
+                                                        {true, true, true}));
+  vs::Tensor x2 = wave({2, 2, 5, 5}).to(vs::kFloat32), w2 = wave({4, 1, 3, 3}, 0.9).to(vs::kFloat32);
+  vs::Tensor y2 = vs::convolution(x2, w2, vs::none, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 2);
+  rec3(r, "conv2d_f32_groups", vs::convolution_backward(wave(y2.sizes().vec(), 0.2).to(vs::kFloat32), x2, w2, vs::none,
+                                                         {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 2, {true, true, false}));
+  auto mha = vs::multi_head_attention_forward(wave({3, 1, 4}), wave({3, 1, 4}, 0.5), wave({3, 1, 4}, 0.9), 4, 1,
+                                              wave({12, 4}, 0.3), vs::none, vs::none, vs::none, false, 0.0,
+                                              wave({4, 4}, 0.8), vs::none, false, vs::none, false);
+  r.tensor("mha_no_weights_out", std::get<0>(mha));
+  r.scalar("mha_no_weights_defined", std::get<1>(mha).defined());
+  // (train=true without save_mean/save_invstd crashes LibTorch 1.13's CPU kernel: not compared.)
 }
