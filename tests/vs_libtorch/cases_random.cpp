@@ -156,3 +156,49 @@ VS_CASE("random.dropout") {
   r.raises("alpha_dropout_p_above_1", [&] { vs::alpha_dropout(x, 2.0, true); });
   r.raises("feature_dropout_p_negative", [&] { vs::feature_dropout(x, -1.0, true); });
 }
+
+// Reduced-precision and integer dtypes, non-contiguous in-place targets (every element written, the
+// base sees it), and the dropout family on float64 and transposed inputs.
+VS_CASE("random.dtypes_layouts") {
+  for (auto dt : {vs::kFloat16, vs::kBFloat16, vs::kFloat64}) {
+    const std::string p = std::string(vs_test::vs_dtype_name(dt)) + "_";
+    vs::Tensor u = vs::rand({200}, dt);
+    meta(r, p + "rand", u);
+    r.scalar(p + "rand_in_01", in_range(u.to(vs::kFloat64), 0, 1));
+    meta(r, p + "randn", vs::randn({3, 2}, dt));
+    vs::Tensor ri = vs::randint(-4, 9, {200}, dt);
+    meta(r, p + "randint", ri);
+    r.scalar(p + "randint_in_range", in_range(ri.to(vs::kFloat64), -4, 9));
+    vs::Tensor rd = ri.to(vs::kFloat64);
+    r.scalar(p + "randint_integral", flag(rd == rd.floor()));
+  }
+  for (auto dt : {vs::kInt8, vs::kUInt8, vs::kInt32, vs::kBool}) {
+    const std::string p = std::string(vs_test::vs_dtype_name(dt)) + "_";
+    vs::Tensor t = vs::zeros({300}, dt).random_(0, 2);
+    r.scalar(p + "random_in_01", in_range(t.to(vs::kFloat64), 0, 2));
+    r.tensor(p + "random_dtype", t.narrow(0, 0, 0));
+  }
+  vs::Tensor b = vs::full({40, 30}, -7.0), v = b.t();
+  v.uniform_(0.25, 0.5);
+  r.scalar("uniform_transposed_base_in_range", in_range(b, 0.25, 0.5));
+  vs::Tensor b2 = vs::full({40, 30}, -7.0, vs::kFloat64), v2 = b2.narrow(1, 0, 29).t();
+  v2.normal_(10, 0.01);
+  r.scalar("normal_narrowed_written", flag(b2.narrow(1, 0, 29) > 9));
+  r.tensor("normal_narrowed_untouched_column", b2.narrow(1, 29, 1));
+  vs::Tensor b3 = vs::full({20, 10}, 5.0), v3 = b3.t();
+  v3.bernoulli_(0.5);
+  r.scalar("bernoulli_transposed_01", flag((b3 == 0).logical_or(b3 == 1)));
+  vs::Tensor x = (vs::arange(600, vs::kFloat64) * 0.37).sin().reshape({20, 30}) + 2;
+  vs::Tensor d = vs::dropout(x.t(), 0.25, true);
+  meta(r, "dropout_f64_transposed", d);
+  r.scalar("dropout_f64_transposed_zero_or_scaled", flag((d == 0).logical_or((d - x.t() / 0.75).abs() < 1e-12)));
+  vs::Tensor xb = x.clone(), xv = xb.t();
+  vs::dropout_(xv, 1.0, true);
+  r.tensor("dropout_p1_inplace_transposed_base", xb);
+  vs::Tensor xf = x.to(vs::kFloat16);
+  r.tensor("dropout_f16_p0", vs::dropout(xf, 0.0, true));
+  meta(r, "feature_dropout_2d", vs::feature_dropout(x, 0.5, true));
+  r.raises("rand_bool", [&] { vs::rand({3}, vs::kBool); });
+  r.raises("random_bool_out_of_range", [&] { vs::zeros({3}, vs::kBool).random_(0, 3); });
+  r.raises("random_uint8_negative", [&] { vs::zeros({3}, vs::kUInt8).random_(-1, 3); });
+}
