@@ -13,12 +13,16 @@ namespace {
 vs::Tensor mat(int64_t n, double k = 1.1, vs::ScalarType dt = vs::kFloat64) {
   return ((vs::arange(n * n, vs::kFloat64) * k).sin().reshape({n, n}) + vs::eye(n, vs::kFloat64) * n).to(dt);
 }
-vs::Tensor batch(vs::ScalarType dt = vs::kFloat64) { return vs::stack({mat(3, 1.1, dt), mat(3, 0.7, dt) * -1, mat(3, 2.3, dt)}); }
+vs::Tensor batch(vs::ScalarType dt = vs::kFloat64) {
+  return vs::stack({mat(3, 1.1, dt), mat(3, 0.7, dt) * -1, mat(3, 2.3, dt)});
+}
 vs::Tensor sym(vs::ScalarType dt = vs::kFloat64) {
   vs::Tensor a = batch(dt);
   return a + a.transpose(-2, -1);
 }
-vs::Tensor singular3() { return vs::tensor({1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0}, vs::kFloat64).reshape({3, 3}); }
+vs::Tensor singular3() {
+  return vs::tensor({1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0}, vs::kFloat64).reshape({3, 3});
+}
 
 }  // namespace
 
@@ -151,7 +155,8 @@ VS_CASE("linalg_extra.edges") {
   });
   r.result("solve_empty_rhs", [] { return vs::linalg_solve(mat(3), vs::zeros({3, 0}, vs::kFloat64)); });
   r.result("solve_ex_batch_info", [] {
-    return std::get<1>(vs::linalg_solve_ex(vs::stack({mat(3), vs::zeros({3, 3}, vs::kFloat64)}), vs::ones({2, 3}, vs::kFloat64)));
+    return std::get<1>(
+        vs::linalg_solve_ex(vs::stack({mat(3), vs::zeros({3, 3}, vs::kFloat64)}), vs::ones({2, 3}, vs::kFloat64)));
   });
   r.result("solve_right_shape", [] { return vs::linalg_solve(mat(3), vs::ones({2, 3}, vs::kFloat64), false); });
   r.result("eigvalsh_1x1", [] { return vs::linalg_eigvalsh(vs::full({1, 1}, 2.0, vs::kFloat64)); });
@@ -172,5 +177,6 @@ VS_CASE("linalg_extra.edges") {
   r.result("det_f32_near_singular", [] {
     return vs::linalg_det(vs::tensor({1.0f, 2.0f, 2.0f, 4.0001f}).reshape({2, 2}));
   });
-  r.result("inv_noncontig_batch", [] { return vs::linalg_inv(batch().transpose(0, 2).transpose(0, 1).contiguous().transpose(-2, -1)); });
+  r.result("inv_noncontig_batch",
+           [] { return vs::linalg_inv(batch().transpose(0, 2).transpose(0, 1).contiguous().transpose(-2, -1)); });
 }

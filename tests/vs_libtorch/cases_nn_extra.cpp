@@ -50,8 +50,7 @@ VS_CASE("nn_extra.conv") {
   r.tensor("conv_transpose2d_dilation", vs::conv_transpose2d(x2, w2, vs::none, 1, 0, 0, 1, {2, 1}));
   r.tensor("conv_transpose3d", vs::conv_transpose3d(x3, wave({2, 2, 2, 2, 2}, 0.6), wave({2}), 2, 1, 1));
   r.tensor("convolution", vs::convolution(x2, wave({4, 3, 2, 2}), wave({4}), {1, 2}, {1, 1}, {1, 1}, false, {0, 0}, 1));
-  r.tensor("convolution_transposed",
-           vs::convolution(x2, w2, vs::none, {2, 2}, {0, 1}, {1, 1}, true, {1, 1}, 1));
+  r.tensor("convolution_transposed", vs::convolution(x2, w2, vs::none, {2, 2}, {0, 1}, {1, 1}, true, {1, 1}, 1));
   r.raises("conv1d_channels", [&] { vs::conv1d(x1, wave({6, 3, 3})); });
   r.raises("conv3d_rank", [&] { vs::conv3d(x1, w3); });
   r.raises("conv_transpose2d_output_padding", [&] { vs::conv_transpose2d(x2, w2, vs::none, 1, 0, 1); });
@@ -64,18 +63,21 @@ VS_CASE("nn_extra.convolution_backward") {
   vs::Tensor x = wave({2, 3, 5, 4}), w = wave({4, 3, 2, 2}, 0.6);
   vs::Tensor y = vs::convolution(x, w, wave({4}), {1, 1}, {1, 0}, {1, 1}, false, {0, 0}, 1);
   vs::Tensor g = wave(y.sizes().vec(), 0.45);
-  rec3(r, "conv2d", vs::convolution_backward(g, x, w, std::vector<int64_t>{4}, {1, 1}, {1, 0}, {1, 1}, false, {0, 0}, 1,
-                                              {true, true, true}));
+  rec3(r, "conv2d",
+       vs::convolution_backward(g, x, w, std::vector<int64_t>{4}, {1, 1}, {1, 0}, {1, 1}, false, {0, 0}, 1,
+                                {true, true, true}));
   vs::Tensor wg = wave({4, 1, 3}, 0.3), x1 = wave({2, 4, 7});
   vs::Tensor y1 = vs::convolution(x1, wg, vs::none, {2}, {1}, {1}, false, {0}, 4);
-  rec3(r, "conv1d_groups", vs::convolution_backward(wave(y1.sizes().vec(), 0.2), x1, wg, vs::none, {2}, {1}, {1}, false,
-                                                     {0}, 4, {true, true, false}));
+  rec3(r, "conv1d_groups",
+       vs::convolution_backward(wave(y1.sizes().vec(), 0.2), x1, wg, vs::none, {2}, {1}, {1}, false, {0}, 4,
+                                {true, true, false}));
   vs::Tensor wt = wave({3, 2, 2, 2}, 0.7);
   vs::Tensor yt = vs::convolution(x, wt, vs::none, {2, 1}, {0, 0}, {1, 1}, true, {1, 0}, 1);
-  rec3(r, "transposed", vs::convolution_backward(wave(yt.sizes().vec(), 0.9), x, wt, std::vector<int64_t>{2}, {2, 1},
-                                                  {0, 0}, {1, 1}, true, {1, 0}, 1, {true, true, true}));
-  rec3(r, "input_only", vs::convolution_backward(g, x, w, vs::none, {1, 1}, {1, 0}, {1, 1}, false, {0, 0}, 1,
-                                                  {true, false, false}));
+  rec3(r, "transposed",
+       vs::convolution_backward(wave(yt.sizes().vec(), 0.9), x, wt, std::vector<int64_t>{2}, {2, 1}, {0, 0}, {1, 1},
+                                true, {1, 0}, 1, {true, true, true}));
+  rec3(r, "input_only",
+       vs::convolution_backward(g, x, w, vs::none, {1, 1}, {1, 0}, {1, 1}, false, {0, 0}, 1, {true, false, false}));
 }
 
 VS_CASE("nn_extra.norms") {
@@ -86,10 +88,12 @@ VS_CASE("nn_extra.norms") {
   r.tensor("running_mean", rm);
   r.tensor("running_var", rv);
   rec3(r, "native_batch_norm_eval", vs::native_batch_norm(x, w, b, rm, rv, false, 0.2, 1e-5));
-  rec3(r, "native_batch_norm_no_stats", vs::native_batch_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-3));
+  rec3(r, "native_batch_norm_no_stats",
+       vs::native_batch_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-3));
   vs::Tensor g = wave({4, 3, 5}, 0.37);
   rec3(r, "native_batch_norm_backward_train",
-       vs::native_batch_norm_backward(g, x, w, rm, rv, std::get<1>(bn), std::get<2>(bn), true, 1e-5, {true, true, true}));
+       vs::native_batch_norm_backward(g, x, w, rm, rv, std::get<1>(bn), std::get<2>(bn), true, 1e-5,
+                                      {true, true, true}));
   rec3(r, "native_batch_norm_backward_eval",
        vs::native_batch_norm_backward(g, x, w, rm, rv, vs::none, vs::none, false, 1e-5, {true, true, false}));
   // The PyTorch 2.x spellings, against 1.13's native_batch_norm.
@@ -113,7 +117,8 @@ VS_CASE("nn_extra.norms") {
   r.tensor("instance_norm", vs::instance_norm(x, w, b, irm, irv, true, 0.5, 1e-5, false));
   r.tensor("instance_norm_running_mean", irm);
   r.tensor("instance_norm_running_var", irv);
-  r.tensor("instance_norm_no_stats", vs::instance_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false));
+  r.tensor("instance_norm_no_stats",
+           vs::instance_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false));
   r.tensor("instance_norm_eval", vs::instance_norm(x, w, b, irm, irv, false, 0.1, 1e-5, false));
   r.raises("native_layer_norm_shape", [&] { vs::native_layer_norm(x, {4}, vs::none, vs::none, 1e-5); });
 }
@@ -125,17 +130,18 @@ VS_CASE("nn_extra.losses") {
     const std::string s = std::to_string(red);
     r.tensor("bce_" + s, vs::binary_cross_entropy(p, t, vs::none, red));
     r.tensor("bce_weight_" + s, vs::binary_cross_entropy(p, y, wt, red));
-    r.tensor("bce_logits_" + s, vs::binary_cross_entropy_with_logits(wave({4, 5}, 3.0) * 4, t, vs::none, vs::none, red));
+    r.tensor("bce_logits_" + s,
+             vs::binary_cross_entropy_with_logits(wave({4, 5}, 3.0) * 4, t, vs::none, vs::none, red));
     r.tensor("bce_logits_pos_weight_" + s,
              vs::binary_cross_entropy_with_logits(wave({4, 5}, 3.0) * 4, y, wt, wave({5}, 1.7).abs() + 0.5, red));
     r.tensor("huber_" + s, vs::huber_loss(wave({4, 5}) * 3, wave({4, 5}, 0.3), red, 0.75));
     r.tensor("smooth_l1_" + s, vs::smooth_l1_loss(wave({4, 5}) * 3, wave({4, 5}, 0.3), red, 0.5));
     r.tensor("kl_div_" + s, vs::kl_div(p.log(), t, red));
     r.tensor("kl_div_log_target_" + s, vs::kl_div(p.log(), t.log(), red, true));
-    r.tensor("triplet_" + s, vs::triplet_margin_loss(wave({4, 5}), wave({4, 5}, 0.5), wave({4, 5}, 0.2), 1.0, 2, 1e-6,
-                                                     false, red));
-    r.tensor("triplet_swap_p1_" + s, vs::triplet_margin_loss(wave({4, 5}), wave({4, 5}, 0.5), wave({4, 5}, 0.2), 0.5, 1,
-                                                              1e-6, true, red));
+    r.tensor("triplet_" + s,
+             vs::triplet_margin_loss(wave({4, 5}), wave({4, 5}, 0.5), wave({4, 5}, 0.2), 1.0, 2, 1e-6, false, red));
+    r.tensor("triplet_swap_p1_" + s,
+             vs::triplet_margin_loss(wave({4, 5}), wave({4, 5}, 0.5), wave({4, 5}, 0.2), 0.5, 1, 1e-6, true, red));
   }
   r.tensor("bce_f32", vs::binary_cross_entropy(p.to(vs::kFloat32), t.to(vs::kFloat32)));
   r.tensor("bce_clamped_log", vs::binary_cross_entropy(vs::tensor({0.0, 1.0, 0.5}, vs::kFloat64),
@@ -150,8 +156,8 @@ VS_CASE("nn_extra.losses") {
     r.tensor("nll_loss2d_" + s, vs::nll_loss2d(logp, tgt, vs::none, red));
     r.tensor("nll_loss2d_weight_ignore_" + s, vs::nll_loss2d(logp, tgt, wave({3}).abs(), red, 2));
     r.tensor("nll_loss_nd_4d_" + s, vs::nll_loss_nd(logp, tgt, wave({3}).abs(), red));
-    r.tensor("nll_loss_nd_2d_" + s, vs::nll_loss_nd(wave({5, 3}).log_softmax(1), vs::tensor({0, 2, 1, 1, 0}), vs::none,
-                                                    red, 1));
+    r.tensor("nll_loss_nd_2d_" + s,
+             vs::nll_loss_nd(wave({5, 3}).log_softmax(1), vs::tensor({0, 2, 1, 1, 0}), vs::none, red, 1));
   }
   r.tensor("nll_loss_nd_1d", vs::nll_loss_nd(wave({3}).log_softmax(0), vs::scalar_tensor(2, vs::kInt64)));
   r.raises("bce_shape", [&] { vs::binary_cross_entropy(p, t.t()); });
@@ -271,17 +277,17 @@ VS_CASE("nn_extra.attention") {
   r.tensor("sdpa_scale", vs::scaled_dot_product_attention(q, k, v, vs::none, 0.0, false, 0.5));
   r.tensor("sdpa_bool_mask", vs::scaled_dot_product_attention(q, k, v, wave({4, 5}, 2.2) > -0.5));
   r.tensor("sdpa_float_mask", vs::scaled_dot_product_attention(q, k, v, wave({2, 1, 4, 5}, 1.9)));
-  r.tensor("sdpa_causal", vs::scaled_dot_product_attention(q, wave({2, 3, 4, 8}, 0.6), wave({2, 3, 4, 6}, 0.2),
-                                                           vs::none, 0.0, true));
-  r.tensor("sdpa_f32_3d", vs::scaled_dot_product_attention(q[0].to(vs::kFloat32), k[0].to(vs::kFloat32),
-                                                           v[0].to(vs::kFloat32)));
+  r.tensor("sdpa_causal",
+           vs::scaled_dot_product_attention(q, wave({2, 3, 4, 8}, 0.6), wave({2, 3, 4, 6}, 0.2), vs::none, 0.0, true));
+  r.tensor("sdpa_f32_3d",
+           vs::scaled_dot_product_attention(q[0].to(vs::kFloat32), k[0].to(vs::kFloat32), v[0].to(vs::kFloat32)));
   // multi_head_attention_forward over (L, N, E) with a packed in-projection.
   const int64_t E = 6, H = 2;
   vs::Tensor query = wave({4, 2, E}), key = wave({5, 2, E}, 0.8), value = wave({5, 2, E}, 0.35);
   vs::Tensor in_w = wave({3 * E, E}, 0.45) * 0.5, in_b = wave({3 * E}, 0.9) * 0.1;
   vs::Tensor out_w = wave({E, E}, 0.65) * 0.5, out_b = wave({E}, 1.4) * 0.1;
-  auto mha = vs::multi_head_attention_forward(query, key, value, E, H, in_w, in_b, vs::none, vs::none, false, 0.0, out_w,
-                                              out_b, false);
+  auto mha = vs::multi_head_attention_forward(query, key, value, E, H, in_w, in_b, vs::none, vs::none, false, 0.0,
+                                              out_w, out_b, false);
   r.tensor("mha_out", std::get<0>(mha));
   r.tensor("mha_weights", std::get<1>(mha));
   auto mha_bias_kv = vs::multi_head_attention_forward(query, key, value, E, H, in_w, in_b, wave({1, 1, E}, 0.3),
@@ -321,7 +327,8 @@ VS_CASE("nn_extra.edges") {
   r.result("smooth_l1_inf_mean", [&] { return vs::smooth_l1_loss(vs::tensor({1.0 / 0.0, 1.0}), vs::zeros({2})); });
   r.result("huber_broadcast", [&] { return vs::huber_loss(wave({3, 4}), wave({4}, 0.3), 0); });
   r.result("huber_empty_mean", [&] { return vs::huber_loss(vs::zeros({0}), vs::zeros({0})); });
-  r.result("triplet_broadcast_rank", [&] { return vs::triplet_margin_loss(wave({5}), wave({5}, 0.2), wave({5}, 0.9)); });
+  r.result("triplet_broadcast_rank",
+           [&] { return vs::triplet_margin_loss(wave({5}), wave({5}, 0.2), wave({5}, 0.9)); });
   r.result("bce_weight_broadcast", [&] {
     return vs::binary_cross_entropy(wave({3, 4}).sigmoid(), wave({3, 4}, 0.6).sigmoid(), wave({4}).abs(), 0);
   });
@@ -330,9 +337,8 @@ VS_CASE("nn_extra.edges") {
   });
   r.result("nll_loss_nd_float_target", [&] { return vs::nll_loss_nd(wave({3, 3}), vs::zeros({3})); });
   vs::Tensor x32 = wave({4, 5, 3}).to(vs::kFloat32).transpose(1, 2);  // [4, 3, 5] non-contiguous
-  r.result("layer_norm_f32_noncontig", [&] {
-    return std::get<0>(vs::native_layer_norm(x32, {5}, vs::ones({5}), vs::zeros({5}), 1e-5));
-  });
+  r.result("layer_norm_f32_noncontig",
+           [&] { return std::get<0>(vs::native_layer_norm(x32, {5}, vs::ones({5}), vs::zeros({5}), 1e-5)); });
   r.result("layer_norm_f32_rstd", [&] {
     return std::get<2>(vs::native_layer_norm(x32, {3, 5}, vs::none, vs::none, 1e-5));
   });
@@ -346,9 +352,8 @@ VS_CASE("nn_extra.edges") {
   r.result("batch_norm_single_value_per_channel", [&] {
     return std::get<0>(vs::native_batch_norm(wave({1, 3}), vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5));
   });
-  r.result("instance_norm_f32_noncontig", [&] {
-    return vs::instance_norm(x32, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false);
-  });
+  r.result("instance_norm_f32_noncontig",
+           [&] { return vs::instance_norm(x32, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false); });
   // (Ember has no aten-level string-padding overloads, conv1d.padding; the functional API spells it.)
   r.result("conv1d_same", [&] {
     return vs::nn::functional::conv1d(wave({2, 4, 9}), wave({3, 4, 4}, 0.7),
@@ -365,7 +370,9 @@ VS_CASE("nn_extra.edges") {
   r.result("conv_transpose1d_f32_noncontig", [&] {
     return vs::conv_transpose1d(wave({2, 7, 4}).to(vs::kFloat32).transpose(1, 2), wave({4, 2, 3}).to(vs::kFloat32));
   });
-  r.result("cosine_similarity_eps_large", [&] { return vs::cosine_similarity(wave({3, 4}) * 1e-5, wave({3, 4}, 0.2), 1, 1.0); });
+  r.result("cosine_similarity_eps_large", [&] {
+    return vs::cosine_similarity(wave({3, 4}) * 1e-5, wave({3, 4}, 0.2), 1, 1.0);
+  });
   r.result("pairwise_distance_broadcast", [&] { return vs::pairwise_distance(wave({3, 4}), wave({4}, 0.2), 2, 0.0); });
   r.result("pairwise_distance_negative_p", [&] { return vs::pairwise_distance(wave({3, 4}), wave({3, 4}, 0.2), -1); });
   r.result("sdpa_all_masked_row", [&] {
@@ -375,9 +382,12 @@ VS_CASE("nn_extra.edges") {
 }
 
 VS_CASE("nn_extra.bilinear_mixed_dtypes") {
-  r.expect_diff("bilinear(float64 [2, 3], int64 [2, 2], float64 weight): Ember promotes and computes, LibTorch raises "
-                "\"expected scalar type Double but found Long\"");
-  r.result("bilinear_f64_int", [&] { return vs::bilinear(wave({2, 3}), vs::ones({2, 2}, vs::kInt64), wave({1, 3, 2})); });
+  r.expect_diff(
+      "bilinear(float64 [2, 3], int64 [2, 2], float64 weight): Ember promotes and computes, LibTorch raises "
+      "\"expected scalar type Double but found Long\"");
+  r.result("bilinear_f64_int", [&] {
+    return vs::bilinear(wave({2, 3}), vs::ones({2, 2}, vs::kInt64), wave({1, 3, 2}));
+  });
 }
 
 // The backward primitives in float32, without affine parameters, with partial output masks, and
@@ -385,19 +395,22 @@ VS_CASE("nn_extra.bilinear_mixed_dtypes") {
 VS_CASE("nn_extra.backward_edges") {
   vs::Tensor x = wave({3, 4, 5}).to(vs::kFloat32), g = wave({3, 4, 5}, 0.77).to(vs::kFloat32);
   auto bn = vs::native_batch_norm(x, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5);
-  rec3(r, "bn_backward_no_weight_f32", vs::native_batch_norm_backward(g, x, vs::none, vs::none, vs::none, std::get<1>(bn),
-                                                                      std::get<2>(bn), true, 1e-5, {true, true, true}));
-  rec3(r, "bn_backward_weight_only_mask", vs::native_batch_norm_backward(g, x, vs::ones({4}), vs::none, vs::none,
-                                                                         std::get<1>(bn), std::get<2>(bn), true, 1e-5,
-                                                                         {false, true, false}));
+  rec3(r, "bn_backward_no_weight_f32",
+       vs::native_batch_norm_backward(g, x, vs::none, vs::none, vs::none, std::get<1>(bn), std::get<2>(bn), true, 1e-5,
+                                      {true, true, true}));
+  rec3(r, "bn_backward_weight_only_mask",
+       vs::native_batch_norm_backward(g, x, vs::ones({4}), vs::none, vs::none, std::get<1>(bn), std::get<2>(bn), true,
+                                      1e-5, {false, true, false}));
   rec3(r, "bn_backward_noncontig_grad",
        vs::native_batch_norm_backward(g.transpose(0, 2).contiguous().transpose(0, 2), x, vs::ones({4}), vs::none,
                                       vs::none, std::get<1>(bn), std::get<2>(bn), true, 1e-5, {true, true, true}));
   auto ln = vs::native_layer_norm(x, {5}, vs::none, vs::none, 1e-5);
-  rec3(r, "ln_backward_f32", vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln), vs::ones({5}),
-                                                            vs::zeros({5}), {true, true, true}));
-  rec3(r, "ln_backward_bias_only", vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln),
-                                                                  vs::ones({5}), vs::zeros({5}), {false, false, true}));
+  rec3(r, "ln_backward_f32",
+       vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln), vs::ones({5}), vs::zeros({5}),
+                                      {true, true, true}));
+  rec3(r, "ln_backward_bias_only",
+       vs::native_layer_norm_backward(g, x, {5}, std::get<1>(ln), std::get<2>(ln), vs::ones({5}), vs::zeros({5}),
+                                      {false, false, true}));
   vs::Tensor x1 = wave({2, 4, 11}), w1 = wave({6, 2, 3}, 0.6);
   vs::Tensor y1 = vs::convolution(x1, w1, vs::none, {2}, {2}, {2}, false, {0}, 2);
   rec3(r, "conv1d_stride_dilation_groups",
@@ -405,13 +418,14 @@ VS_CASE("nn_extra.backward_edges") {
                                 2, {true, true, true}));
   vs::Tensor x3 = wave({1, 2, 3, 4, 3}), w3 = wave({2, 3, 2, 2, 2}, 0.5);
   vs::Tensor y3 = vs::convolution(x3, w3, vs::none, {2, 1, 2}, {0, 1, 0}, {1, 1, 1}, true, {1, 0, 1}, 1);
-  rec3(r, "conv_transpose3d", vs::convolution_backward(wave(y3.sizes().vec(), 0.3), x3, w3, std::vector<int64_t>{3},
-                                                        {2, 1, 2}, {0, 1, 0}, {1, 1, 1}, true, {1, 0, 1}, 1,
-                                                        {true, true, true}));
+  rec3(r, "conv_transpose3d",
+       vs::convolution_backward(wave(y3.sizes().vec(), 0.3), x3, w3, std::vector<int64_t>{3}, {2, 1, 2}, {0, 1, 0},
+                                {1, 1, 1}, true, {1, 0, 1}, 1, {true, true, true}));
   vs::Tensor x2 = wave({2, 2, 5, 5}).to(vs::kFloat32), w2 = wave({4, 1, 3, 3}, 0.9).to(vs::kFloat32);
   vs::Tensor y2 = vs::convolution(x2, w2, vs::none, {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 2);
-  rec3(r, "conv2d_f32_groups", vs::convolution_backward(wave(y2.sizes().vec(), 0.2).to(vs::kFloat32), x2, w2, vs::none,
-                                                         {1, 1}, {1, 1}, {1, 1}, false, {0, 0}, 2, {true, true, false}));
+  rec3(r, "conv2d_f32_groups",
+       vs::convolution_backward(wave(y2.sizes().vec(), 0.2).to(vs::kFloat32), x2, w2, vs::none, {1, 1}, {1, 1}, {1, 1},
+                                false, {0, 0}, 2, {true, true, false}));
   auto mha = vs::multi_head_attention_forward(wave({3, 1, 4}), wave({3, 1, 4}, 0.5), wave({3, 1, 4}, 0.9), 4, 1,
                                               wave({12, 4}, 0.3), vs::none, vs::none, vs::none, false, 0.0,
                                               wave({4, 4}, 0.8), vs::none, false, vs::none, false);

@@ -90,7 +90,8 @@ VS_CASE("random.inplace") {
   vs::Tensor rf = vs::empty({1000}, vs::kFloat32).random_(2, 4);
   r.scalar("random_float_in_range", in_range(rf, 2, 4));
   r.scalar("random_float_integral", flag(rf == rf.floor()));
-  vs::Tensor r1 = vs::empty({30}, vs::kInt64).random_(0, 1000, g1), r2 = vs::empty({30}, vs::kInt64).random_(0, 1000, g2);
+  vs::Tensor r1 = vs::empty({30}, vs::kInt64).random_(0, 1000, g1),
+             r2 = vs::empty({30}, vs::kInt64).random_(0, 1000, g2);
   r.scalar("random_generator_repeats", vs::equal(r1, r2));
   r.raises("normal_negative_std", [&] { vs::empty({3}).normal_(0, -1); });
   r.raises("uniform_from_gt_to", [&] { vs::empty({3}).uniform_(2, 1); });
@@ -125,8 +126,7 @@ VS_CASE("random.dropout") {
   vs::Tensor fa = vs::feature_alpha_dropout(x, 0.5, true);
   // Each channel is one affine map of x: either a*x + b (kept) or the same constant a*alpha' + b.
   vs::Tensor spread = fa.amax(-1) - fa.amin(-1);
-  r.scalar("feature_alpha_dropout_channel_constant_or_not",
-           flag((spread < 1e-5).logical_or(spread > 1e-3)));
+  r.scalar("feature_alpha_dropout_channel_constant_or_not", flag((spread < 1e-5).logical_or(spread > 1e-3)));
   // In place: the same facts, on the tensor given.
   vs::Tensor x0 = x.clone();
   r.tensor("dropout_p0_", vs::dropout_(x0, 0.0, true));

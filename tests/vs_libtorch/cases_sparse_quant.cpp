@@ -12,7 +12,9 @@ namespace {
 vs::Tensor coo_indices() { return vs::tensor({1, 0, 2, 1, 1, 2, 3, 3, 1, 2}, vs::kInt64).reshape({2, 5}); }
 vs::Tensor coo_values() { return vs::tensor({1.5, -2.0, 3.0, 0.25, 4.0}, vs::kFloat64); }
 vs::Tensor coo() { return vs::sparse_coo_tensor(coo_indices(), coo_values(), {3, 4}); }
-vs::Tensor dense() { return (vs::arange(12, vs::kFloat64) - 5).reshape({3, 4}) * (vs::arange(12).reshape({3, 4}).remainder(3) == 0); }
+vs::Tensor dense() {
+  return (vs::arange(12, vs::kFloat64) - 5).reshape({3, 4}) * (vs::arange(12).reshape({3, 4}).remainder(3) == 0);
+}
 
 }  // namespace
 
@@ -125,9 +127,9 @@ VS_CASE("sparse_quant.quantize") {
   vs::Tensor mt = vs::_make_per_tensor_quantized_tensor(vs::arange(-4, 4, vs::kInt8), 0.5, 2);
   r.tensor("make_per_tensor_dequantize", mt.dequantize());
   r.scalar("make_per_tensor_scale", mt.q_scale());
-  vs::Tensor mc = vs::_make_per_channel_quantized_tensor(vs::arange(6, vs::kUInt8).reshape({2, 3}),
-                                                         vs::tensor({0.5, 2.0}, vs::kFloat64),
-                                                         vs::tensor({1, 3}, vs::kInt64), 0);
+  vs::Tensor mc =
+      vs::_make_per_channel_quantized_tensor(vs::arange(6, vs::kUInt8).reshape({2, 3}),
+                                             vs::tensor({0.5, 2.0}, vs::kFloat64), vs::tensor({1, 3}, vs::kInt64), 0);
   r.tensor("make_per_channel_dequantize", mc.dequantize());
   r.scalar("make_per_channel_axis", static_cast<double>(mc.q_per_channel_axis()));
   vs::Tensor ea = vs::_empty_affine_quantized({2, 5}, vs::kQUInt8, 0.25, 7);
@@ -140,8 +142,8 @@ VS_CASE("sparse_quant.quantize") {
   r.tensor("empty_per_channel_zero_points", ec.q_per_channel_zero_points());
   r.scalar("empty_per_channel_size1", static_cast<double>(ec.size(1)));
   // quantized_max_pool2d over an [N, C, H, W] quantized input.
-  vs::Tensor img = vs::quantize_per_tensor((vs::arange(2 * 5 * 6, vs::kFloat32) * 0.7).sin().reshape({1, 2, 5, 6}), 0.01,
-                                           100, vs::kQUInt8);
+  vs::Tensor img = vs::quantize_per_tensor((vs::arange(2 * 5 * 6, vs::kFloat32) * 0.7).sin().reshape({1, 2, 5, 6}),
+                                           0.01, 100, vs::kQUInt8);
   r.tensor("quantized_max_pool2d", vs::quantized_max_pool2d(img, {2, 2}, {2, 2}, {0, 0}, {1, 1}).int_repr());
   r.tensor("quantized_max_pool2d_stride_pad",
            vs::quantized_max_pool2d(img, {3, 2}, {2, 1}, {1, 1}, {1, 1}, true).int_repr());
@@ -223,25 +225,24 @@ VS_CASE("sparse_quant.coalesced_indices_layout") {
 VS_CASE("sparse_quant.edges") {
   vs::Tensor halves = vs::tensor({-2.5f, -1.5f, -0.5f, 0.5f, 1.5f, 2.5f, 3.5f, 1000.0f, -1000.0f});
   r.result("quantize_half_steps", [&] { return vs::quantize_per_tensor(halves, 1.0, 0, vs::kQInt8).int_repr(); });
-  r.result("quantize_half_steps_scaled", [&] {
-    return vs::quantize_per_tensor(halves * 0.1, 0.1, 3, vs::kQUInt8).int_repr();
-  });
+  r.result("quantize_half_steps_scaled",
+           [&] { return vs::quantize_per_tensor(halves * 0.1, 0.1, 3, vs::kQUInt8).int_repr(); });
   r.result("quantize_qint32", [&] { return vs::quantize_per_tensor(halves, 0.5, -7, vs::kQInt32).int_repr(); });
-  r.result("quantize_f64_input", [&] {
-    return vs::quantize_per_tensor(halves.to(vs::kFloat64), 0.25, 1, vs::kQInt8).int_repr();
-  });
+  r.result("quantize_f64_input",
+           [&] { return vs::quantize_per_tensor(halves.to(vs::kFloat64), 0.25, 1, vs::kQInt8).int_repr(); });
   r.result("quantize_noncontig", [&] {
-    return vs::quantize_per_tensor((vs::arange(12, vs::kFloat32) * 0.3).reshape({3, 4}).t(), 0.1, 0, vs::kQUInt8).int_repr();
+    return vs::quantize_per_tensor((vs::arange(12, vs::kFloat32) * 0.3).reshape({3, 4}).t(), 0.1, 0, vs::kQUInt8)
+        .int_repr();
   });
   r.result("quantize_per_channel_negative_axis", [&] {
-    return vs::quantize_per_channel((vs::arange(12, vs::kFloat32) * 0.3 - 1).reshape({3, 4}), vs::tensor({0.1, 0.2, 0.3, 0.4}, vs::kFloat64),
+    return vs::quantize_per_channel((vs::arange(12, vs::kFloat32) * 0.3 - 1).reshape({3, 4}),
+                                    vs::tensor({0.1, 0.2, 0.3, 0.4}, vs::kFloat64),
                                     vs::tensor({0, 1, 2, 3}, vs::kInt64), -1, vs::kQUInt8)
         .int_repr();
   });
   r.result("dequantize_float", [&] { return vs::dequantize(vs::tensor({1.5, -2.0}, vs::kFloat64)); });
-  r.result("quantize_zero_point_out_of_range", [&] {
-    return vs::quantize_per_tensor(halves, 1.0, 300, vs::kQUInt8).int_repr();
-  });
+  r.result("quantize_zero_point_out_of_range",
+           [&] { return vs::quantize_per_tensor(halves, 1.0, 300, vs::kQUInt8).int_repr(); });
   r.result("sparse_int_values_to_dense", [&] {
     return vs::sparse_coo_tensor(coo_indices(), vs::tensor({1, 2, 3, 4, 5}, vs::kInt64), {3, 4}).coalesce().values();
   });
@@ -251,27 +252,30 @@ VS_CASE("sparse_quant.edges") {
   r.result("zeros_to_sparse_nnz", [&] { return vs::scalar_tensor(vs::zeros({3, 3}).to_sparse()._nnz(), vs::kInt64); });
   r.result("zeros_to_sparse_csr_crow", [&] { return vs::zeros({3, 3}).to_sparse_csr().crow_indices(); });
   r.result("to_sparse_csr_int", [&] { return (vs::arange(6).reshape({2, 3}) - 2).to_sparse_csr().values(); });
-  r.result("sparse_softmax_f32", [&] {
-    return vs::_sparse_softmax(coo().coalesce().to(vs::kFloat32), 1, false).to_dense();
-  });
+  r.result("sparse_softmax_f32",
+           [&] { return vs::_sparse_softmax(coo().coalesce().to(vs::kFloat32), 1, false).to_dense(); });
 }
 
 VS_CASE("sparse_quant.quantize_zero_scale") {
-  r.expect_diff("quantize_per_tensor(x, scale 0.0, 0, kQInt8): Ember refuses (\"expected a positive finite scale\"), "
-                "LibTorch 1.13 accepts and divides by zero (int_repr all -128)");
+  r.expect_diff(
+      "quantize_per_tensor(x, scale 0.0, 0, kQInt8): Ember refuses (\"expected a positive finite scale\"), "
+      "LibTorch 1.13 accepts and divides by zero (int_repr all -128)");
   r.result("quantize_zero_scale", [] {
     return vs::quantize_per_tensor(vs::tensor({-2.5f, 0.5f, 3.5f}), 0.0, 0, vs::kQInt8).int_repr();
   });
 }
 
 VS_CASE("sparse_quant.sparse_log_softmax_negative_dim") {
-  r.expect_diff("_sparse_log_softmax(coalesced [3, 4] COO, dim -1, false): Ember wraps the dim and computes, LibTorch "
-                "raises \"dim must be non-negative and less than input dimensions\" (only log_softmax wraps)");
-  r.result("sparse_log_softmax_negative_dim", [] { return vs::_sparse_log_softmax(coo().coalesce(), -1, false).to_dense(); });
+  r.expect_diff(
+      "_sparse_log_softmax(coalesced [3, 4] COO, dim -1, false): Ember wraps the dim and computes, LibTorch "
+      "raises \"dim must be non-negative and less than input dimensions\" (only log_softmax wraps)");
+  r.result("sparse_log_softmax_negative_dim",
+           [] { return vs::_sparse_log_softmax(coo().coalesce(), -1, false).to_dense(); });
 }
 
 VS_CASE("sparse_quant.sparse_mask_uncoalesced") {
-  r.expect_diff("dense.sparse_mask(uncoalesced COO mask): Ember computes (duplicates not doubled), LibTorch 1.13 raises "
-                "\"sparse_mask: mask is uncoalesced\"");
+  r.expect_diff(
+      "dense.sparse_mask(uncoalesced COO mask): Ember computes (duplicates not doubled), LibTorch 1.13 raises "
+      "\"sparse_mask: mask is uncoalesced\"");
   r.result("sparse_mask_uncoalesced_mask", [] { return dense().sparse_mask(coo()).to_dense(); });
 }

@@ -46,74 +46,108 @@ void unary_variants(vs_test::Recorder& r, const std::string& op, In in, vs::Scal
 }
 
 VS_CASE("variants.unary_float") {
-  unary_variants(r, "abs", grid, vs::kFloat32, [](vs::Tensor t) { return t.abs_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::abs_out(o, x); });
-  unary_variants(r, "acosh", big, vs::kFloat64, [](vs::Tensor t) { return t.acosh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::acosh_out(o, x); });
-  unary_variants(r, "asin", unit, vs::kFloat64, [](vs::Tensor t) { return t.asin_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::asin_out(o, x); });
-  unary_variants(r, "asinh", grid, vs::kFloat64, [](vs::Tensor t) { return t.asinh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::asinh_out(o, x); });
-  unary_variants(r, "atan", grid, vs::kFloat64, [](vs::Tensor t) { return t.atan_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::atan_out(o, x); });
-  unary_variants(r, "atanh", unit, vs::kFloat64, [](vs::Tensor t) { return t.atanh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::atanh_out(o, x); });
-  unary_variants(r, "ceil", grid, vs::kFloat32, [](vs::Tensor t) { return t.ceil_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::ceil_out(o, x); });
-  unary_variants(r, "conj_physical", grid, vs::kFloat32, [](vs::Tensor t) { return t.conj_physical_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::conj_physical_out(o, x); });
-  unary_variants(r, "cos", grid, vs::kFloat64, [](vs::Tensor t) { return t.cos_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::cos_out(o, x); });
-  unary_variants(r, "cosh", grid, vs::kFloat64, [](vs::Tensor t) { return t.cosh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::cosh_out(o, x); });
-  unary_variants(r, "digamma", grid, vs::kFloat64, [](vs::Tensor t) { return t.digamma_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::digamma_out(o, x); });
-  unary_variants(r, "erf", grid, vs::kFloat64, [](vs::Tensor t) { return t.erf_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::erf_out(o, x); });
-  unary_variants(r, "erfinv", unit, vs::kFloat64, [](vs::Tensor t) { return t.erfinv_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::erfinv_out(o, x); });
-  unary_variants(r, "exp", grid, vs::kFloat64, [](vs::Tensor t) { return t.exp_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::exp_out(o, x); });
-  unary_variants(r, "expm1", grid, vs::kFloat64, [](vs::Tensor t) { return t.expm1_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::expm1_out(o, x); });
-  unary_variants(r, "floor", grid, vs::kFloat32, [](vs::Tensor t) { return t.floor_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::floor_out(o, x); });
-  unary_variants(r, "frac", grid, vs::kFloat32, [](vs::Tensor t) { return t.frac_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::frac_out(o, x); });
-  unary_variants(r, "lgamma", grid, vs::kFloat64, [](vs::Tensor t) { return t.lgamma_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::lgamma_out(o, x); });
-  unary_variants(r, "log", big, vs::kFloat64, [](vs::Tensor t) { return t.log_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::log_out(o, x); });
-  unary_variants(r, "log10", big, vs::kFloat64, [](vs::Tensor t) { return t.log10_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::log10_out(o, x); });
-  unary_variants(r, "log1p", unit, vs::kFloat64, [](vs::Tensor t) { return t.log1p_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::log1p_out(o, x); });
-  unary_variants(r, "log2", big, vs::kFloat64, [](vs::Tensor t) { return t.log2_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::log2_out(o, x); });
-  unary_variants(r, "neg", grid, vs::kFloat32, [](vs::Tensor t) { return t.neg_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::neg_out(o, x); });
-  unary_variants(r, "reciprocal", big, vs::kFloat64, [](vs::Tensor t) { return t.reciprocal_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::reciprocal_out(o, x); });
-  unary_variants(r, "round", grid, vs::kFloat32, [](vs::Tensor t) { return t.round_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::round_out(o, x); });
-  unary_variants(r, "rsqrt", big, vs::kFloat64, [](vs::Tensor t) { return t.rsqrt_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::rsqrt_out(o, x); });
-  unary_variants(r, "sigmoid", grid, vs::kFloat64, [](vs::Tensor t) { return t.sigmoid_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::sigmoid_out(o, x); });
-  unary_variants(r, "sign", grid, vs::kFloat32, [](vs::Tensor t) { return t.sign_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::sign_out(o, x); });
-  unary_variants(r, "sin", grid, vs::kFloat64, [](vs::Tensor t) { return t.sin_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::sin_out(o, x); });
-  unary_variants(r, "sinh", grid, vs::kFloat64, [](vs::Tensor t) { return t.sinh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::sinh_out(o, x); });
-  unary_variants(r, "sqrt", big, vs::kFloat64, [](vs::Tensor t) { return t.sqrt_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::sqrt_out(o, x); });
-  unary_variants(r, "tan", unit, vs::kFloat64, [](vs::Tensor t) { return t.tan_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::tan_out(o, x); });
-  unary_variants(r, "tanh", grid, vs::kFloat64, [](vs::Tensor t) { return t.tanh_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::tanh_out(o, x); });
-  unary_variants(r, "trunc", grid, vs::kFloat32, [](vs::Tensor t) { return t.trunc_(); },
-                 [](vs::Tensor& o, const vs::Tensor& x) { return vs::trunc_out(o, x); });
+  unary_variants(
+      r, "abs", grid, vs::kFloat32, [](vs::Tensor t) { return t.abs_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::abs_out(o, x); });
+  unary_variants(
+      r, "acosh", big, vs::kFloat64, [](vs::Tensor t) { return t.acosh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::acosh_out(o, x); });
+  unary_variants(
+      r, "asin", unit, vs::kFloat64, [](vs::Tensor t) { return t.asin_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::asin_out(o, x); });
+  unary_variants(
+      r, "asinh", grid, vs::kFloat64, [](vs::Tensor t) { return t.asinh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::asinh_out(o, x); });
+  unary_variants(
+      r, "atan", grid, vs::kFloat64, [](vs::Tensor t) { return t.atan_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::atan_out(o, x); });
+  unary_variants(
+      r, "atanh", unit, vs::kFloat64, [](vs::Tensor t) { return t.atanh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::atanh_out(o, x); });
+  unary_variants(
+      r, "ceil", grid, vs::kFloat32, [](vs::Tensor t) { return t.ceil_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::ceil_out(o, x); });
+  unary_variants(
+      r, "conj_physical", grid, vs::kFloat32, [](vs::Tensor t) { return t.conj_physical_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::conj_physical_out(o, x); });
+  unary_variants(
+      r, "cos", grid, vs::kFloat64, [](vs::Tensor t) { return t.cos_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::cos_out(o, x); });
+  unary_variants(
+      r, "cosh", grid, vs::kFloat64, [](vs::Tensor t) { return t.cosh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::cosh_out(o, x); });
+  unary_variants(
+      r, "digamma", grid, vs::kFloat64, [](vs::Tensor t) { return t.digamma_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::digamma_out(o, x); });
+  unary_variants(
+      r, "erf", grid, vs::kFloat64, [](vs::Tensor t) { return t.erf_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::erf_out(o, x); });
+  unary_variants(
+      r, "erfinv", unit, vs::kFloat64, [](vs::Tensor t) { return t.erfinv_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::erfinv_out(o, x); });
+  unary_variants(
+      r, "exp", grid, vs::kFloat64, [](vs::Tensor t) { return t.exp_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::exp_out(o, x); });
+  unary_variants(
+      r, "expm1", grid, vs::kFloat64, [](vs::Tensor t) { return t.expm1_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::expm1_out(o, x); });
+  unary_variants(
+      r, "floor", grid, vs::kFloat32, [](vs::Tensor t) { return t.floor_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::floor_out(o, x); });
+  unary_variants(
+      r, "frac", grid, vs::kFloat32, [](vs::Tensor t) { return t.frac_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::frac_out(o, x); });
+  unary_variants(
+      r, "lgamma", grid, vs::kFloat64, [](vs::Tensor t) { return t.lgamma_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::lgamma_out(o, x); });
+  unary_variants(
+      r, "log", big, vs::kFloat64, [](vs::Tensor t) { return t.log_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::log_out(o, x); });
+  unary_variants(
+      r, "log10", big, vs::kFloat64, [](vs::Tensor t) { return t.log10_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::log10_out(o, x); });
+  unary_variants(
+      r, "log1p", unit, vs::kFloat64, [](vs::Tensor t) { return t.log1p_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::log1p_out(o, x); });
+  unary_variants(
+      r, "log2", big, vs::kFloat64, [](vs::Tensor t) { return t.log2_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::log2_out(o, x); });
+  unary_variants(
+      r, "neg", grid, vs::kFloat32, [](vs::Tensor t) { return t.neg_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::neg_out(o, x); });
+  unary_variants(
+      r, "reciprocal", big, vs::kFloat64, [](vs::Tensor t) { return t.reciprocal_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::reciprocal_out(o, x); });
+  unary_variants(
+      r, "round", grid, vs::kFloat32, [](vs::Tensor t) { return t.round_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::round_out(o, x); });
+  unary_variants(
+      r, "rsqrt", big, vs::kFloat64, [](vs::Tensor t) { return t.rsqrt_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::rsqrt_out(o, x); });
+  unary_variants(
+      r, "sigmoid", grid, vs::kFloat64, [](vs::Tensor t) { return t.sigmoid_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::sigmoid_out(o, x); });
+  unary_variants(
+      r, "sign", grid, vs::kFloat32, [](vs::Tensor t) { return t.sign_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::sign_out(o, x); });
+  unary_variants(
+      r, "sin", grid, vs::kFloat64, [](vs::Tensor t) { return t.sin_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::sin_out(o, x); });
+  unary_variants(
+      r, "sinh", grid, vs::kFloat64, [](vs::Tensor t) { return t.sinh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::sinh_out(o, x); });
+  unary_variants(
+      r, "sqrt", big, vs::kFloat64, [](vs::Tensor t) { return t.sqrt_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::sqrt_out(o, x); });
+  unary_variants(
+      r, "tan", unit, vs::kFloat64, [](vs::Tensor t) { return t.tan_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::tan_out(o, x); });
+  unary_variants(
+      r, "tanh", grid, vs::kFloat64, [](vs::Tensor t) { return t.tanh_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::tanh_out(o, x); });
+  unary_variants(
+      r, "trunc", grid, vs::kFloat32, [](vs::Tensor t) { return t.trunc_(); },
+      [](vs::Tensor& o, const vs::Tensor& x) { return vs::trunc_out(o, x); });
 }
 
 VS_CASE("variants.unary_domains") {
@@ -235,26 +269,36 @@ void binary_variants(vs_test::Recorder& r, const std::string& op, const Other& o
 }
 
 VS_CASE("variants.binary_float") {
-  binary_variants(r, "atan2", vs::scalar_tensor(1.5, vs::kFloat64), [](vs::Tensor t, const auto& y) { return t.atan2_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::atan2_out(o, x, y); });
-  binary_variants(r, "div", 0.75, [](vs::Tensor t, const auto& y) { return t.div_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::div_out(o, x, y); });
-  binary_variants(r, "floor_divide", -0.75, [](vs::Tensor t, const auto& y) { return t.floor_divide_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::floor_divide_out(o, x, y); });
-  binary_variants(r, "fmod", 1.5, [](vs::Tensor t, const auto& y) { return t.fmod_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::fmod_out(o, x, y); });
-  binary_variants(r, "remainder", -1.5, [](vs::Tensor t, const auto& y) { return t.remainder_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::remainder_out(o, x, y); });
-  binary_variants(r, "mul", 2.5, [](vs::Tensor t, const auto& y) { return t.mul_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::mul_out(o, x, y); });
-  binary_variants(r, "sub", 2.5, [](vs::Tensor t, const auto& y) { return t.sub_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::sub_out(o, x, y); });
-  binary_variants(r, "pow", 2, [](vs::Tensor t, const auto& y) { return t.pow_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::pow_out(o, x, y); });
-  binary_variants(r, "clamp_min", 0.5, [](vs::Tensor t, const auto& y) { return t.clamp_min_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::clamp_min_out(o, x, y); });
-  binary_variants(r, "clamp_max", -0.5, [](vs::Tensor t, const auto& y) { return t.clamp_max_(y); },
-                  [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::clamp_max_out(o, x, y); });
+  binary_variants(
+      r, "atan2", vs::scalar_tensor(1.5, vs::kFloat64), [](vs::Tensor t, const auto& y) { return t.atan2_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::atan2_out(o, x, y); });
+  binary_variants(
+      r, "div", 0.75, [](vs::Tensor t, const auto& y) { return t.div_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::div_out(o, x, y); });
+  binary_variants(
+      r, "floor_divide", -0.75, [](vs::Tensor t, const auto& y) { return t.floor_divide_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::floor_divide_out(o, x, y); });
+  binary_variants(
+      r, "fmod", 1.5, [](vs::Tensor t, const auto& y) { return t.fmod_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::fmod_out(o, x, y); });
+  binary_variants(
+      r, "remainder", -1.5, [](vs::Tensor t, const auto& y) { return t.remainder_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::remainder_out(o, x, y); });
+  binary_variants(
+      r, "mul", 2.5, [](vs::Tensor t, const auto& y) { return t.mul_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::mul_out(o, x, y); });
+  binary_variants(
+      r, "sub", 2.5, [](vs::Tensor t, const auto& y) { return t.sub_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::sub_out(o, x, y); });
+  binary_variants(
+      r, "pow", 2, [](vs::Tensor t, const auto& y) { return t.pow_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::pow_out(o, x, y); });
+  binary_variants(
+      r, "clamp_min", 0.5, [](vs::Tensor t, const auto& y) { return t.clamp_min_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::clamp_min_out(o, x, y); });
+  binary_variants(
+      r, "clamp_max", -0.5, [](vs::Tensor t, const auto& y) { return t.clamp_max_(y); },
+      [](vs::Tensor& o, const vs::Tensor& x, const vs::Tensor& y) { return vs::clamp_max_out(o, x, y); });
 }
 
 VS_CASE("variants.binary_more") {
@@ -398,22 +442,28 @@ void compare_variants(vs_test::Recorder& r, const std::string& op, Out out, Ip i
 VS_CASE("variants.compare") {
   compare_variants(
       r, "eq", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::eq_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.eq_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::eq(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.eq_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::eq(x, y); });
   compare_variants(
       r, "ne", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::ne_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.ne_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::ne(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.ne_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::ne(x, y); });
   compare_variants(
       r, "lt", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::lt_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.lt_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::lt(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.lt_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::lt(x, y); });
   compare_variants(
       r, "le", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::le_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.le_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::le(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.le_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::le(x, y); });
   compare_variants(
       r, "gt", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::gt_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.gt_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::gt(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.gt_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::gt(x, y); });
   compare_variants(
       r, "ge", [](vs::Tensor& o, const vs::Tensor& x, const auto& y) { return vs::ge_out(o, x, y); },
-      [](vs::Tensor t, const auto& y) { return t.ge_(y); }, [](const vs::Tensor& x, const auto& y) { return vs::ge(x, y); });
+      [](vs::Tensor t, const auto& y) { return t.ge_(y); },
+      [](const vs::Tensor& x, const auto& y) { return vs::ge(x, y); });
   r.tensor("le_method_scalar", grid(vs::kFloat64).le(0.25));
   r.tensor("le_nan", vs::le(vs::tensor({0.0, 1.0, 2.0}), vs::tensor({0.0, 0.0 / 0.0, 3.0})));
   r.tensor("eq_bool_inplace", (ints() > 0).eq_(irow() > 0));
@@ -661,7 +711,8 @@ VS_CASE("variants.scatter_index") {
   v3.scatter_add_(1, vs::tensor({3, 3, 3, 0, 1, 0}, vs::kInt64).reshape({2, 3}), src);
   r.tensor("scatter_add_base", s3);
   vs::Tensor s4 = vs::zeros({4}, vs::kInt64);
-  r.tensor("scatter_add_int_", s4.scatter_add_(0, vs::tensor({1, 1, 3}, vs::kInt64), vs::tensor({5, 6, 7}, vs::kInt64)));
+  r.tensor("scatter_add_int_",
+           s4.scatter_add_(0, vs::tensor({1, 1, 3}, vs::kInt64), vs::tensor({5, 6, 7}, vs::kInt64)));
   // index_put (functional and in place, with accumulate), index_fill_, masked_fill_, masked_scatter_.
   vs::Tensor x = grid(vs::kFloat32);  // [4, 6], transposed
   vs::Tensor rows = vs::tensor({0, 2, 2}, vs::kInt64), cols = vs::tensor({1, 5, 5}, vs::kInt64);
@@ -687,25 +738,22 @@ VS_CASE("variants.scatter_index") {
   vs::Tensor sb = base(vs::kFloat32);
   sb.masked_scatter_(sb > 0.5, vs::arange(24, vs::kFloat32) * 100);
   r.tensor("masked_scatter_", sb);
-  r.tensor("masked_scatter_broadcast_",
-           base(vs::kFloat64).masked_scatter_(vs::tensor({true, false, true, true}), vs::arange(24, vs::kFloat64).neg()));
+  r.tensor(
+      "masked_scatter_broadcast_",
+      base(vs::kFloat64).masked_scatter_(vs::tensor({true, false, true, true}), vs::arange(24, vs::kFloat64).neg()));
   r.raises("scatter_index_oob", [&] { vs::scatter(self, 1, vs::full({1, 1}, 5, vs::kInt64), src); });
   r.raises("scatter_index_dtype", [&] { vs::scatter(self, 1, index.to(vs::kInt32), src); });
   r.raises("scatter_src_dtype", [&] { vs::scatter(self, 1, index, src.to(vs::kFloat64)); });
   r.raises("scatter_add_inplace_dtype", [&] { vs::ones({3, 5}).scatter_add_(1, index, src.to(vs::kInt64)); });
-  r.raises("index_put_shape", [&] {
-    vs::index_put(x, vs::opt_tensors({rows, cols}), vs::tensor({1.0f, 2.0f}));
-  });
-  r.raises("index_put_oob", [&] { vs::index_put(x, vs::opt_tensors({vs::tensor({4}, vs::kInt64)}), vs::tensor({1.0f})); });
-  r.raises("index_put_too_many", [&] {
-    vs::index_put(x, vs::opt_tensors({rows, cols, rows}), vs::tensor({1.0f}));
-  });
+  r.raises("index_put_shape", [&] { vs::index_put(x, vs::opt_tensors({rows, cols}), vs::tensor({1.0f, 2.0f})); });
+  r.raises("index_put_oob",
+           [&] { vs::index_put(x, vs::opt_tensors({vs::tensor({4}, vs::kInt64)}), vs::tensor({1.0f})); });
+  r.raises("index_put_too_many", [&] { vs::index_put(x, vs::opt_tensors({rows, cols, rows}), vs::tensor({1.0f})); });
   r.raises("index_fill_oob", [&] { ints().clone().index_fill_(0, vs::tensor({6}, vs::kInt64), 1); });
   r.raises("masked_fill_mask_dtype", [&] { grid(vs::kFloat32).clone().masked_fill_(ints(), 1.0); });
   r.raises("masked_fill_broadcast_self", [&] { row(vs::kFloat32).clone().masked_fill_(grid(vs::kFloat32) > 0, 1.0); });
-  r.raises("masked_scatter_source_small", [&] {
-    grid(vs::kFloat32).clone().masked_scatter_(grid(vs::kFloat32) > -10, vs::zeros({3}));
-  });
+  r.raises("masked_scatter_source_small",
+           [&] { grid(vs::kFloat32).clone().masked_scatter_(grid(vs::kFloat32) > -10, vs::zeros({3})); });
 }
 
 VS_CASE("variants.threshold_backward") {
@@ -742,7 +790,11 @@ VS_CASE("variants.sort_out_resized_layout") {
 // expected Float").
 VS_CASE("variants.out_dtype_same_as_input") {
   vs::Tensor x = grid(vs::kFloat32);
-#define VS_F64_OUT(op) r.result(#op "_out_f64", [&] { vs::Tensor o = vs::empty({4, 6}, vs::kFloat64); return vs::op##_out(o, x); })
+#define VS_F64_OUT(op)                              \
+  r.result(#op "_out_f64", [&] {                    \
+    vs::Tensor o = vs::empty({4, 6}, vs::kFloat64); \
+    return vs::op##_out(o, x);                      \
+  })
   VS_F64_OUT(abs);
   VS_F64_OUT(ceil);
   VS_F64_OUT(floor);
@@ -826,7 +878,8 @@ VS_CASE("variants.promotion_edges") {
   r.result("uint8_sub_wraps_", [&] { return i.abs().to(vs::kUInt8).sub_(12); });
   r.result("int8_mul_wraps_", [&] { return (i * 9).to(vs::kInt8).mul_(7); });
   r.result("int32_mul_int64_", [&] { return i.to(vs::kInt32).mul_(j); });
-  r.result("f32_add_f64_zero_dim_", [&] { return grid(vs::kFloat32).clone().add_(vs::scalar_tensor(1e-9, vs::kFloat64)); });
+  r.result("f32_add_f64_zero_dim_",
+           [&] { return grid(vs::kFloat32).clone().add_(vs::scalar_tensor(1e-9, vs::kFloat64)); });
   r.result("bool_logical_and_float_", [&] { return (i > 0).logical_and_(row(vs::kFloat32)); });
   r.result("int8_bitwise_and_big_scalar_", [&] { return i.to(vs::kInt8).bitwise_and_(300); });
   r.result("uint8_bitwise_or_negative_scalar_", [&] { return i.abs().to(vs::kUInt8).bitwise_or_(-1); });
@@ -836,7 +889,9 @@ VS_CASE("variants.promotion_edges") {
     vs::Tensor o = vs::empty({0});
     return vs::floor_divide_out(o, vs::tensor({-0.0f, 0.0f, -1.0f, 1.0f}), vs::tensor({3.0f, -3.0f, 1e30f, -1e30f}));
   });
-  r.result("int_pow_zero_", [&] { return vs::tensor({0, 2, -3, 0}, vs::kInt64).pow_(vs::tensor({0, 0, 0, 3}, vs::kInt64)); });
+  r.result("int_pow_zero_", [&] {
+    return vs::tensor({0, 2, -3, 0}, vs::kInt64).pow_(vs::tensor({0, 0, 0, 3}, vs::kInt64));
+  });
   r.result("float_remainder_neg_", [&] { return grid(vs::kFloat64).clone().remainder_(-0.75); });
   r.result("clamp_min_nan_scalar_", [&] { return grid(vs::kFloat32).clone().clamp_min_(0.0 / 0.0); });
   r.result("clamp_max_nan_input_", [&] { return vs::tensor({0.0f / 0.0f, 1.0f, -1.0f}).clamp_max_(0.5); });
@@ -862,7 +917,8 @@ VS_CASE("variants.promotion_edges") {
   });
   r.result("logsumexp_out_infs", [&] {
     vs::Tensor o = vs::empty({0});
-    return vs::logsumexp_out(o, vs::tensor({-1.0f / 0.0f, -1.0f / 0.0f, 1.0f / 0.0f, 1.0f, 0.0f / 0.0f, 2.0f}).reshape({3, 2}), {1});
+    return vs::logsumexp_out(
+        o, vs::tensor({-1.0f / 0.0f, -1.0f / 0.0f, 1.0f / 0.0f, 1.0f, 0.0f / 0.0f, 2.0f}).reshape({3, 2}), {1});
   });
   r.result("logsumexp_out_int", [&] {
     vs::Tensor o = vs::empty({0});
@@ -876,22 +932,29 @@ VS_CASE("variants.promotion_edges") {
     vs::Tensor o = vs::empty({0}, vs::kInt64);
     return vs::argmin_out(o, vs::tensor({1.0f, 0.0f / 0.0f, 3.0f, -2.0f}), 0);
   });
-  r.result("min_dim_nan_indices", [&] { return std::get<1>(vs::min(vs::tensor({1.0f, 0.0f / 0.0f, -3.0f, 0.0f / 0.0f}), 0)); });
+  r.result("min_dim_nan_indices", [&] {
+    return std::get<1>(vs::min(vs::tensor({1.0f, 0.0f / 0.0f, -3.0f, 0.0f / 0.0f}), 0));
+  });
   r.result("min_bool", [&] { return vs::min(i > 0); });
   r.result("norm_int", [&] { return vs::norm(i); });
-  r.result("norm_out_dtype_keepdim", [&] { return vs::norm(grid(vs::kFloat64), 2.5, std::vector<int64_t>{0, 1}, true); });
+  r.result("norm_out_dtype_keepdim", [&] {
+    return vs::norm(grid(vs::kFloat64), 2.5, std::vector<int64_t>{0, 1}, true);
+  });
   r.result("index_put_negative_index_", [&] {
     vs::Tensor t = grid(vs::kFloat32).clone();
     return vs::index_put_(t, vs::opt_tensors({vs::tensor({-1, -4}, vs::kInt64)}), vs::tensor({5.0f}), true);
   });
   r.result("index_put_bool_mask_accumulate_", [&] {
     vs::Tensor t = vs::zeros({4});
-    return vs::index_put_(t, vs::opt_tensors({vs::tensor({true, false, true, true})}), vs::tensor({1.0f, 2.0f, 3.0f}), true);
+    return vs::index_put_(t, vs::opt_tensors({vs::tensor({true, false, true, true})}), vs::tensor({1.0f, 2.0f, 3.0f}),
+                          true);
   });
   r.result("index_put_int_values_into_float", [&] {
-    return vs::index_put(grid(vs::kFloat32), vs::opt_tensors({vs::tensor({1}, vs::kInt64)}), vs::tensor({3}, vs::kInt64));
+    return vs::index_put(grid(vs::kFloat32), vs::opt_tensors({vs::tensor({1}, vs::kInt64)}),
+                         vs::tensor({3}, vs::kInt64));
   });
-  r.result("index_fill_negative_dim_", [&] { return grid(vs::kFloat64).clone().index_fill_(-1, vs::tensor({-1}, vs::kInt64), 2); });
+  r.result("index_fill_negative_dim_",
+           [&] { return grid(vs::kFloat64).clone().index_fill_(-1, vs::tensor({-1}, vs::kInt64), 2); });
   r.result("masked_fill_int_with_float_", [&] { return i.clone().masked_fill_(i > 0, 2.5); });
   r.result("masked_fill_bool_", [&] { return (i > 0).masked_fill_(i < 3, true); });
   r.result("scatter_add_broadcast_index_", [&] {

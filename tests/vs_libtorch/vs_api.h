@@ -89,9 +89,11 @@ inline std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor&
                                                                    double momentum, double eps) {
   return at::native_batch_norm(x, w, b, {}, {}, training, momentum, eps);
 }
-inline std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(
-    const Tensor& x, const c10::optional<Tensor>& w, const c10::optional<Tensor>& b, const Tensor& rm, const Tensor& rv,
-    double momentum, double eps) {
+inline std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(const Tensor& x,
+                                                                               const c10::optional<Tensor>& w,
+                                                                               const c10::optional<Tensor>& b,
+                                                                               const Tensor& rm, const Tensor& rv,
+                                                                               double momentum, double eps) {
   return at::native_batch_norm(x, w, b, rm, rv, false, momentum, eps);
 }
 // softmax(q k^T * scale (+ mask, causal)) v, as PyTorch 2.x documents it; no dropout.
@@ -101,8 +103,7 @@ inline Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, con
   TORCH_CHECK(dropout_p == 0.0, "the reference scaled_dot_product_attention has no dropout");
   double s = scale.has_value() ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
   Tensor attn = at::matmul(q, k.transpose(-2, -1)) * s;
-  if (is_causal)
-    attn = attn.masked_fill(at::ones({q.size(-2), k.size(-2)}, at::kBool).triu(1), -INFINITY);
+  if (is_causal) attn = attn.masked_fill(at::ones({q.size(-2), k.size(-2)}, at::kBool).triu(1), -INFINITY);
   if (mask.has_value() && mask->defined())
     attn = mask->scalar_type() == at::kBool ? attn.masked_fill(mask->logical_not(), -INFINITY) : attn + *mask;
   return at::matmul(at::softmax(attn, -1), v);
@@ -116,8 +117,8 @@ inline std::tuple<Tensor, Tensor> multi_head_attention_forward(
     const c10::optional<Tensor>& attn_mask = {}) {
   auto u = [](const c10::optional<Tensor>& t) { return t.value_or(Tensor()); };
   return torch::nn::functional::detail::multi_head_attention_forward(
-      q, k, v, embed_dim, num_heads, u(in_proj_weight), u(in_proj_bias), u(bias_k), u(bias_v), add_zero_attn,
-      dropout_p, out_proj_weight, u(out_proj_bias), training, u(key_padding_mask), need_weights, u(attn_mask));
+      q, k, v, embed_dim, num_heads, u(in_proj_weight), u(in_proj_bias), u(bias_k), u(bias_v), add_zero_attn, dropout_p,
+      out_proj_weight, u(out_proj_bias), training, u(key_padding_mask), need_weights, u(attn_mask));
 }
 inline Generator cpu_generator(uint64_t seed) { return at::detail::createCPUGenerator(seed); }
 #else
