@@ -971,3 +971,68 @@ VS_CASE("variants.promotion_edges") {
   });
   r.result("lerp_f64_tensor_scalar_weight_", [&] { return grid(vs::kFloat64).clone().lerp_(row(vs::kFloat64), 2.0); });
 }
+
+// Index and comparison corners: value dtypes index_put_ refuses, non-contiguous and 0-dim indices,
+// negative out-of-range indices, comparisons across integer/float operands into out= of odd dtypes.
+VS_CASE("variants.index_compare_corners") {
+  vs::Tensor x = grid(vs::kFloat32), i = ints();
+  r.result("index_put_f64_values_into_f32_", [&] {
+    vs::Tensor t = x.clone();
+    return vs::index_put_(t, vs::opt_tensors({vs::tensor({0, 1}, vs::kInt64)}),
+                          vs::tensor({1.0, 2.0}, vs::kFloat64).unsqueeze(1));
+  });
+  r.result("index_put_0dim_index", [&] {
+    return vs::index_put(x, vs::opt_tensors({vs::scalar_tensor(2, vs::kInt64)}), vs::scalar_tensor(-1.0f));
+  });
+  r.result("index_put_int32_index", [&] {
+    return vs::index_put(x, vs::opt_tensors({vs::tensor({1, 3}, vs::kInt32)}), vs::tensor({7.0f}));
+  });
+  r.result("index_put_uint8_mask", [&] {
+    return vs::index_put(x, vs::opt_tensors({vs::tensor({1, 0, 0, 1}, vs::kUInt8)}), vs::tensor({7.0f}));
+  });
+  r.result("index_put_negative_oob",
+           [&] { return vs::index_put(x, vs::opt_tensors({vs::tensor({-5}, vs::kInt64)}), vs::tensor({7.0f})); });
+  r.result("index_select_out_noncontig_index", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::index_select_out(o, x, 1, vs::tensor({5, 0, 3, 1}, vs::kInt64).reshape({2, 2}).t().reshape({4}));
+  });
+  r.result("index_select_out_0dim_index", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::index_select_out(o, x, 0, vs::scalar_tensor(3, vs::kInt64));
+  });
+  r.result("index_select_out_negative", [&] {
+    vs::Tensor o = vs::empty({0});
+    return vs::index_select_out(o, x, 0, vs::tensor({-1}, vs::kInt64));
+  });
+  r.result("scatter_negative_index", [&] {
+    return vs::scatter(vs::zeros({2, 3}), 1, vs::tensor({-1, 0}, vs::kInt64).reshape({2, 1}), 1.0);
+  });
+  r.result("scatter_value_int_self_float_value", [&] {
+    return vs::scatter(vs::zeros({2, 3}, vs::kInt64), 1, vs::tensor({2, 0}, vs::kInt64).reshape({2, 1}), 2.7);
+  });
+  r.result("index_fill_float_value_into_int_",
+           [&] { return i.clone().index_fill_(1, vs::tensor({0}, vs::kInt64), 3.9); });
+  r.result("index_fill_0dim_self_",
+           [&] { return vs::scalar_tensor(1.0).index_fill_(0, vs::tensor({0}, vs::kInt64), 5); });
+  r.result("eq_out_int_float_scalar_into_uint8", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kUInt8);
+    return vs::eq_out(o, i, 2.0);
+  });
+  r.result("lt_out_int_tensor_float_tensor_into_f64", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kFloat64);
+    return vs::lt_out(o, i, row(vs::kFloat32) * 2);
+  });
+  r.result("ge_bool_int_scalar", [&] { return vs::ge(i > 0, 1); });
+  r.result("ne_uint8_negative_scalar", [&] { return vs::ne(i.abs().to(vs::kUInt8), -1); });
+  r.result("gt_int64_large_float_scalar", [&] {
+    return vs::gt(vs::tensor({static_cast<int64_t>(9007199254740993LL)}, vs::kInt64), 9007199254740992.0);
+  });
+  r.result("le_out_broadcast_scalar_tensor", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kBool);
+    return vs::le_out(o, vs::scalar_tensor(0.5), x);
+  });
+  r.result("logical_and_out_uint8", [&] {
+    vs::Tensor o = vs::empty({0}, vs::kUInt8);
+    return vs::logical_and_out(o, i, x);
+  });
+}
