@@ -7,6 +7,8 @@
 // Everything here has internal linkage except the four entry points (see the Note).
 #include <sleef.h>
 
+#include <cmath>
+
 #include "VecMath.h"
 
 namespace ember::cpu::EMBER_VM_NS {
@@ -59,7 +61,20 @@ inline V vasinh(V x) {
   return select((I)(ax > splat(1e18f)), sbig, (V)EMBER_VM_SLEEF(asinh)((EMBER_VM_NATIVE)x));
 }
 inline V vatan2(V y, V x) { return (V)EMBER_VM_SLEEF(atan2)((EMBER_VM_NATIVE)y, (EMBER_VM_NATIVE)x); }
-inline V vfmod(V x, V y) { return (V)EMBER_VM_SLEEF_EXACT(fmod)((EMBER_VM_NATIVE)x, (EMBER_VM_NATIVE)y); }
+// SLEEF's fmodf gives NaN once |x / y| leaves float's range (1e30 mod 1e-30); those lanes take
+// libm's exact fmod.
+inline V vfmod(V x, V y) {
+  V r = (V)EMBER_VM_SLEEF_EXACT(fmod)((EMBER_VM_NATIVE)x, (EMBER_VM_NATIVE)y);
+  const I abs_mask = I{} + INT32_MAX;
+  const V ratio = (V)((I)x & abs_mask) / (V)((I)y & abs_mask);
+  const I far = (I)(ratio > splat(1e30f));
+  bool any = false;
+  for (int k = 0; k < W; ++k) any |= far[k] != 0;
+  if (__builtin_expect(any, 0))
+    for (int k = 0; k < W; ++k)
+      if (far[k]) r[k] = std::fmod(x[k], y[k]);
+  return r;
+}
 // The exact ones (no ULP suffix).
 #define EMBER_VM_EXACT(name) \
   inline V v##name(V x) { return (V)EMBER_VM_SLEEF_EXACT(name)((EMBER_VM_NATIVE)x); }
@@ -84,7 +99,7 @@ inline V vdiv_floor(V a, V b) {
   div = select(adj, div - splat(1.0f), div);
   V fl = vfloor(div);
   fl = select((I)(div - fl > splat(0.5f)), fl + splat(1.0f), fl);
-  const V signed_zero = (V)((I)q & (I)splat(-0.0f));
+  const V signed_zero = (V)((I)q & (I{} + INT32_MIN));  // q's sign bit (splat(-0.0f) is +0: 0 + -0)
   fl = select((I)(div == splat(0.0f)), signed_zero, fl);
   return select((I)(b == splat(0.0f)), q, fl);
 }

@@ -24,6 +24,10 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
   check_defined(op, input1, "input1");
   check_defined(op, input2, "input2");
   check_defined(op, weight, "weight");
+  // As LibTorch's _trilinear: one dtype for the three (the bias is added after, with promotion).
+  EMBER_CHECK_TYPE(input2.dtype() == input1.dtype() && weight.dtype() == input1.dtype(),
+                   "[{}] expected input1, input2 and weight of one dtype, got {}, {} and {}", op, input1.dtype(),
+                   input2.dtype(), weight.dtype());
   EMBER_CHECK(weight.dim() == 3, "[{}] argument 'weight': expected a 3-D (out, in1, in2) tensor, got shape {}", op,
               weight.sizes());
   EMBER_CHECK(

@@ -153,13 +153,21 @@ TEST(CpuPointwise, UnaryInPlaceAndOut) {
         EXPECT_EQ(x.strides(), IntArrayRef(strides));
         expect_values(x, ref, std::string(c.name) + "_");
         if (!c.out) continue;
-        // out= of float64, resized from the wrong shape.
-        Tensor o = ember::empty({0}, kFloat64);
+        // out= of float64, resized from the wrong shape. The dtype-keeping and floating-only
+        // families take only the result's dtype (LibTorch's unary_op), the others cast into it.
         Tensor src = make({3, 4}, dt, k, 3);
+        const bool same_dtype = c.family == Family::Keep || c.family == Family::FloatOnly;
+        if (same_dtype && dt != kFloat64) {
+          Tensor wrong = ember::empty({0}, kFloat64);
+          EXPECT_ERROR(TypeError, c.out(wrong, src), "Found dtype float64 but expected", std::string(dtype_name(dt)).c_str());
+          EXPECT_EQ(wrong.sizes(), IntArrayRef({0}));  // left as it was
+        }
+        const ScalarType odt = same_dtype ? dt : kFloat64;
+        Tensor o = ember::empty({0}, odt);
         Tensor& ro = c.out(o, src);
         EXPECT_EQ(ro.unsafeGetTensorImpl(), o.unsafeGetTensorImpl());
         EXPECT_EQ(o.sizes(), IntArrayRef({3, 4}));
-        EXPECT_EQ(o.dtype(), kFloat64);
+        EXPECT_EQ(o.dtype(), odt);
         const std::vector<double>& want = ref;
         // The result is computed in dt's compute type, then widened: compare at dt's precision.
         const auto got = values(o);
@@ -270,8 +278,11 @@ TEST(CpuPointwise, PowEveryDtypeLayoutAndBroadcast) {
   f.pow_(0.5);
   expect_values(f, {std::sqrt(2.0), 2, std::sqrt(8.0)}, "pow_ scalar");
   Tensor o = ember::empty({3}, kFloat64);
-  ember::pow_out(o, i, 3);
-  expect_values(o, {1, 8, 27}, "pow_out scalar");
+  // pow(Tensor, Scalar) is a unary op on self in LibTorch: out= of the result's dtype only.
+  EXPECT_ERROR(TypeError, ember::pow_out(o, i, 3), "[pow] Found dtype float64 but expected int64");
+  Tensor ol = ember::empty({3}, kInt64);
+  ember::pow_out(ol, i, 3);
+  expect_values(ol, {1, 8, 27}, "pow_out scalar");
   ember::pow_out(o, i, i);
   expect_values(o, {1, 4, 27}, "pow_out tensor");
   EXPECT_ERROR(ValueError, ember::pow(i, -1), "[pow]", "negative integer powers");

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ember/ember.h"
+#include "ember/native/TensorHelpers.h"
 
 #include "OpTestUtil.h"
 
@@ -99,7 +100,9 @@ TEST(CpuSort, SortEveryDtypeLayoutAndDim) {
           const std::string what = "dim " + std::to_string(d) + (desc ? " desc" : " asc");
           auto [v, i] = a.sort(d, desc);
           check_selection(a, v, i, d, desc, a.size(d), true, "sort " + what);
-          EXPECT_TRUE(v.is_contiguous());
+          // Laid out as self (LibTorch's sort.stable meta): dense strides in self's order.
+          EXPECT_EQ(v.strides(), IntArrayRef(native::infer_dense_strides(a.sizes(), a.strides())));
+          EXPECT_EQ(i.strides(), v.strides());
           auto [v2, i2] = ember::sort(a, std::optional<bool>(true), d, desc);
           EXPECT_EQ(values(i2), values(i)) << "sort.stable " << what;
           EXPECT_EQ(values(a.argsort(d, desc)), values(i)) << "argsort " << what;
