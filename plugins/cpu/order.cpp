@@ -224,6 +224,38 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(c.data_ptr());
+    if (sort) {
+      // Sorted: the values alone sorted and deduplicated, then each element's run found by binary
+      // search (no index array to carry through the sort). NaNs last, each its own run in index order.
+      using C = CmpOf<T>;
+      auto less = [](C a, C b) { return is_nan(a) || is_nan(b) ? !is_nan(a) && is_nan(b) : a < b; };
+      std::vector<C> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<C>(x[i]);
+      std::sort(v.begin(), v.end(), less);
+      int64_t nn = n;
+      while (nn > 0 && is_nan(v[static_cast<size_t>(nn - 1)])) --nn;
+      const int64_t k0 = std::unique(v.begin(), v.begin() + nn) - v.begin(), k = k0 + (n - nn);
+      values = empty_cpu({k}, self.dtype());
+      T* vo = static_cast<T*>(values.data_ptr());
+      for (int64_t j = 0; j < k0; ++j) vo[j] = static_cast<T>(v[static_cast<size_t>(j)]);
+      std::vector<int64_t> inv(static_cast<size_t>(n)), cnt(static_cast<size_t>(k), 0);
+      int64_t next_nan = k0;
+      for (int64_t i = 0; i < n; ++i) {
+        const C xi = static_cast<C>(x[i]);
+        int64_t j;
+        if (is_nan(xi)) {
+          j = next_nan++;
+          vo[j] = x[i];
+        } else {
+          j = std::lower_bound(v.begin(), v.begin() + k0, xi, less) - v.begin();
+        }
+        inv[static_cast<size_t>(i)] = j;
+        ++cnt[static_cast<size_t>(j)];
+      }
+      inverse = return_inverse ? int64_from(inv, self.sizes()) : empty_cpu({0}, kInt64);
+      counts = return_counts ? int64_from(cnt, {k}) : empty_cpu({0}, kInt64);
+      return;
+    }
     const SortedRuns<T> r = sorted_runs(x, n, sort);
     const int64_t k = static_cast<int64_t>(r.starts.size());
     values = empty_cpu({k}, self.dtype());

@@ -403,6 +403,16 @@ TEST(CpuOrder, UniqueMatchesLibTorch) {
     EXPECT_EQ(values(ccnt), std::vector<double>({1, 1, 1, 1, 2}));
     EXPECT_EQ(std::get<1>(_unique2(y, true, false, false)).numel(), 0);
   }
+  // NaNs sort last, each its own value, in the order they appear.
+  const Tensor z = tensor({kNaN, 1.0, kNaN, 1.0, 0.0});
+  const auto [zu, zi, zc] = _unique2(z, true, true, true);
+  const auto zv = values(zu);
+  ASSERT_EQ(zv.size(), 4u);
+  EXPECT_EQ(zv[0], 0);
+  EXPECT_EQ(zv[1], 1);
+  EXPECT_TRUE(std::isnan(zv[2]) && std::isnan(zv[3]));
+  EXPECT_EQ(values(zi), std::vector<double>({2, 1, 3, 1, 0}));
+  EXPECT_EQ(values(zc), std::vector<double>({1, 2, 1, 1}));
   const Tensor m = tensor({{1, 2}, {0, 5}, {1, 2}});
   const auto [u0, i0, c0] = unique_dim(m, 0);
   EXPECT_EQ(values(u0), std::vector<double>({0, 5, 1, 2}));
