@@ -20,8 +20,8 @@
 #include <utility>
 #include <vector>
 
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
 #include "Reduce.h"
 #include "ember/native/Rules.h"
 
@@ -31,8 +31,10 @@ namespace {
 // Whether key a goes strictly before key b.
 template <bool Desc, class C>
 EMBER_ALWAYS_INLINE bool key_before(C a, C b) {
-  if constexpr (Desc) return is_nan(a) ? !is_nan(b) : a > b;
-  else return is_nan(b) ? !is_nan(a) : a < b;
+  if constexpr (Desc)
+    return is_nan(a) ? !is_nan(b) : a > b;
+  else
+    return is_nan(b) ? !is_nan(a) : a < b;
 }
 
 template <bool Desc, class C>
@@ -191,8 +193,10 @@ std::tuple<Tensor, Tensor> sorted_along(const Tensor& self, int64_t dim, bool de
     auto* io = static_cast<int64_t*>(it.data_ptr());
     // A 0-dim input keeps its shape and its value for k = 0 too (LibTorch's topk copies it).
     const int64_t kw = self.dim() == 0 ? 1 : kk;
-    if (desc) select_rows<true>(p, r.outer, r.len, kw, sorted, vo, io);
-    else select_rows<false>(p, r.outer, r.len, kw, sorted, vo, io);
+    if (desc)
+      select_rows<true>(p, r.outer, r.len, kw, sorted, vo, io);
+    else
+      select_rows<false>(p, r.outer, r.len, kw, sorted, vo, io);
   });
   if (!last) {
     cpu::copy_(vview, vt, false);
@@ -228,7 +232,6 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
   return sorted_along(self, dim, largest, k, sorted, "topk");
 }
-
 
 std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
                                          Tensor& indices) {

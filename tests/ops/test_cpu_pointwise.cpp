@@ -159,7 +159,8 @@ TEST(CpuPointwise, UnaryInPlaceAndOut) {
         const bool same_dtype = c.family == Family::Keep || c.family == Family::FloatOnly;
         if (same_dtype && dt != kFloat64) {
           Tensor wrong = ember::empty({0}, kFloat64);
-          EXPECT_ERROR(TypeError, c.out(wrong, src), "Found dtype float64 but expected", std::string(dtype_name(dt)).c_str());
+          EXPECT_ERROR(TypeError, c.out(wrong, src), "Found dtype float64 but expected",
+                       std::string(dtype_name(dt)).c_str());
           EXPECT_EQ(wrong.sizes(), IntArrayRef({0}));  // left as it was
         }
         const ScalarType odt = same_dtype ? dt : kFloat64;
@@ -322,7 +323,8 @@ TEST(CpuPointwise, ClampEveryDtypeAndLayout) {
   Tensor o = ember::empty({4}, kFloat64);
   ember::clamp_out(o, i, 1, 2);
   expect_values(o, {1, 1, 2, 2}, "clamp_out");
-  EXPECT_ERROR(ValueError, ember::clamp(i, std::optional<Scalar>(), std::optional<Scalar>()), "[clamp]", "'min'", "'max'", "None");
+  EXPECT_ERROR(ValueError, ember::clamp(i, std::optional<Scalar>(), std::optional<Scalar>()), "[clamp]", "'min'",
+               "'max'", "None");
   EXPECT_ERROR(TypeError, i.clamp_(0.5), "[clamp_]", "float32", "int64");
   Tensor oi = ember::empty({4}, kInt32);
   EXPECT_ERROR(TypeError, ember::clamp_out(oi, ember::ones({4}), 0, 1), "[clamp]", "float32", "int32");

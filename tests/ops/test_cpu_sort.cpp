@@ -189,8 +189,8 @@ TEST(CpuSort, TopkEveryDtypeLayoutAndK) {
             for (bool sorted : {true, false}) {
               auto [v, i] = a.topk(k, d, largest, sorted);
               check_selection(a, v, i, d, largest, k, sorted,
-                              "dim " + std::to_string(d) + " k " + std::to_string(k) + (largest ? " largest" : " smallest") +
-                                  (sorted ? " sorted" : " unsorted"));
+                              "dim " + std::to_string(d) + " k " + std::to_string(k) +
+                                  (largest ? " largest" : " smallest") + (sorted ? " sorted" : " unsorted"));
             }
           }
         }
@@ -207,11 +207,12 @@ TEST(CpuSort, TopkHeapAndSelectPathsOnLongRows) {
   for (ScalarType dt : {kFloat32, kFloat64, kInt32, kBFloat16}) {
     SCOPED_TRACE(dtype_name(dt));
     Tensor a = from_values({2, 300}, dt, x);
-    if (!is_floating_type(dt)) a = from_values({2, 300}, dt, [&] {
-                                    auto y = x;
-                                    y[17] = 5;
-                                    return y;
-                                  }());
+    if (!is_floating_type(dt))
+      a = from_values({2, 300}, dt, [&] {
+        auto y = x;
+        y[17] = 5;
+        return y;
+      }());
     Tensor at = a.t().contiguous().t();  // same values, column-major
     for (const Tensor& s : {a, at}) {
       for (int64_t k : {1, 3, 18, 150, 299}) {

@@ -15,8 +15,8 @@ std::vector<double> grid() {
   std::vector<double> v = {1e30, -1e30, 3e19};
   for (int i = 0; i < 997; ++i) v.push_back(-25.0 + 50.0 * i / 996.0);
   const double inf = std::numeric_limits<double>::infinity();
-  for (double x : {0.0, -0.0, inf, -inf, std::nan(""), 88.7, 88.8, -87.3, -103.0, -104.0, 1e-30, -1e-30, 1e-7,
-                   3.0e4, -1.5e4, 1e6, 0.5, -0.9999, 1e30, -1e30})
+  for (double x : {0.0,   -0.0,   inf,  -inf,  std::nan(""), 88.7, 88.8, -87.3,   -103.0, -104.0,
+                   1e-30, -1e-30, 1e-7, 3.0e4, -1.5e4,       1e6,  0.5,  -0.9999, 1e30,   -1e30})
     v.push_back(x);
   return v;  // 1020 values: 63 vectors of 16 and a tail of 12
 }
@@ -37,7 +37,8 @@ void expect_close_ulps(const Tensor& got, const std::vector<double>& want, doubl
     } else {
       const double ulp = std::max(static_cast<double>(std::nextafter(std::fabs(w), INFINITY) - std::fabs(w)),
                                   static_cast<double>(std::numeric_limits<float>::denorm_min()));
-      EXPECT_LE(std::fabs(g[i] - want[i]), ulps * ulp + (abs.empty() ? 0.0 : abs[i])) << what << " at " << i << ": got " << g[i] << " want " << w;
+      EXPECT_LE(std::fabs(g[i] - want[i]), ulps * ulp + (abs.empty() ? 0.0 : abs[i]))
+          << what << " at " << i << ": got " << g[i] << " want " << w;
     }
   }
 }
@@ -134,9 +135,13 @@ TEST(CpuVecMath, RemainderAndFloorDivisionMatchTheScalarFormula) {
         want_div = fl;
       }
     }
-    auto same = [](double g, float w) { return (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w)); };
-    EXPECT_TRUE(same(rem[static_cast<size_t>(i)], want_rem)) << "remainder(" << x << ", " << y << "): got " << rem[static_cast<size_t>(i)] << " want " << want_rem;
-    EXPECT_TRUE(same(fdiv[static_cast<size_t>(i)], want_div)) << "div floor(" << x << ", " << y << "): got " << fdiv[static_cast<size_t>(i)] << " want " << want_div;
+    auto same = [](double g, float w) {
+      return (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w));
+    };
+    EXPECT_TRUE(same(rem[static_cast<size_t>(i)], want_rem))
+        << "remainder(" << x << ", " << y << "): got " << rem[static_cast<size_t>(i)] << " want " << want_rem;
+    EXPECT_TRUE(same(fdiv[static_cast<size_t>(i)], want_div))
+        << "div floor(" << x << ", " << y << "): got " << fdiv[static_cast<size_t>(i)] << " want " << want_div;
   }
 }
 

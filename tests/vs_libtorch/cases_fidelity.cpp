@@ -76,8 +76,9 @@ VS_CASE("fidelity.overlap") {
 
 // A reduction whose out= overlaps its input raises in neither library.
 VS_CASE("fidelity.reduction_out_overlap") {
-  r.expect_diff("LibTorch reads input elements it has already overwritten (the result depends on its loop order); "
-                "Ember reads the input as it was before the call");
+  r.expect_diff(
+      "LibTorch reads input elements it has already overwritten (the result depends on its loop order); "
+      "Ember reads the input as it was before the call");
   vs::Tensor s = vs::arange(10, vs::kFloat32);
   vs::Tensor o = s.slice(0, 2, 5);
   vs::sum_out(o, s.reshape({2, 5}).slice(1, 0, 3), vs::IntArrayRef{0});

@@ -19,10 +19,14 @@ const std::vector<vs::ScalarType>& dtypes() {
 
 std::string dn(vs::ScalarType dt) {
   switch (dt) {
-    case vs::kFloat32: return "f32";
-    case vs::kFloat64: return "f64";
-    case vs::kInt32: return "i32";
-    default: return "i64";
+    case vs::kFloat32:
+      return "f32";
+    case vs::kFloat64:
+      return "f64";
+    case vs::kInt32:
+      return "i32";
+    default:
+      return "i64";
   }
 }
 
@@ -157,7 +161,8 @@ VS_CASE("index_shape.rearrangements") {
   const vs::Tensor x = vs::arange(120, vs::kFloat32).reshape({2, 3, 4, 5});
   r.tensor("movedim", vs::movedim(x, {0, 1}, {2, 0}));
   r.tensor("moveaxis", vs::moveaxis(x, -1, 0));
-  const auto g = vs::meshgrid({vs::arange(2, vs::kFloat32), vs::arange(3, vs::kFloat32), vs::arange(4, vs::kFloat32)}, "xy");
+  const auto g =
+      vs::meshgrid({vs::arange(2, vs::kFloat32), vs::arange(3, vs::kFloat32), vs::arange(4, vs::kFloat32)}, "xy");
   for (size_t i = 0; i < g.size(); ++i) r.tensor("meshgrid_xy" + std::to_string(i), g[i]);
   const auto h = vs::meshgrid({vs::arange(2, vs::kFloat32), vs::arange(3, vs::kFloat32)}, "ij");
   for (size_t i = 0; i < h.size(); ++i) r.tensor("meshgrid_ij" + std::to_string(i), h[i]);

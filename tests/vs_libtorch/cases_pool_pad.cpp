@@ -64,11 +64,11 @@ VS_CASE("pool_pad.channels_last") {
   auto [m, mi] = vs::max_pool2d_with_indices(x, {2, 2}, {2, 2});
   r.tensor("max_pool2d", m);
   r.tensor("max_pool2d_idx", mi);
-  r.tensor("max_pool2d_bw", vs::max_pool2d_with_indices_backward(data(m.sizes(), 1), x, {2, 2}, {2, 2}, {0, 0},
-                                                                  {1, 1}, false, mi));
+  r.tensor("max_pool2d_bw",
+           vs::max_pool2d_with_indices_backward(data(m.sizes(), 1), x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false, mi));
   r.tensor("avg_pool2d", vs::avg_pool2d(x, {3, 2}, {2, 1}, {1, 0}));
-  r.tensor("avg_pool2d_bw", vs::avg_pool2d_backward(data({2, 3, 3, 6}, 1), x, {3, 2}, {2, 1}, {1, 0}, false, true,
-                                                   vs::none));
+  r.tensor("avg_pool2d_bw",
+           vs::avg_pool2d_backward(data({2, 3, 3, 6}, 1), x, {3, 2}, {2, 1}, {1, 0}, false, true, vs::none));
   r.tensor("adaptive_avg_pool2d", vs::_adaptive_avg_pool2d(x, {3, 4}));
   r.tensor("adaptive_avg_pool2d_bw", vs::_adaptive_avg_pool2d_backward(data({2, 3, 3, 4}, 1), x));
   auto [am, ai] = vs::adaptive_max_pool2d(x, {3, 4});
@@ -233,8 +233,8 @@ VS_CASE("pool_pad.pad") {
     r.tensor("constant_pad_nd_out_" + t, o7);
   }
   // Named here: the ScalarType enumerators' numbers differ between the libraries.
-  const std::pair<const char*, vs::ScalarType> pad_dtypes[] = {{"int32", vs::kInt32}, {"int64", vs::kInt64},
-                                                               {"bool", vs::kBool},   {"uint8", vs::kUInt8},
+  const std::pair<const char*, vs::ScalarType> pad_dtypes[] = {{"int32", vs::kInt32},   {"int64", vs::kInt64},
+                                                               {"bool", vs::kBool},     {"uint8", vs::kUInt8},
                                                                {"bf16", vs::kBFloat16}, {"f16", vs::kFloat16}};
   for (const auto& [t, dt] : pad_dtypes) {
     r.tensor(std::string("constant_pad_nd_") + t, vs::constant_pad_nd(data({2, 3}).gt(0).to(dt), {1, 2, 1, 0}, 1));

@@ -81,15 +81,13 @@ VS_CASE("resample.upsample_interp_bf16") {
 
 static void backward_of(vs_test::Recorder& r, vs::ScalarType dt) {
   const std::string d = name_of(dt);
-  r.tensor("nearest1d_" + d, vs::upsample_nearest1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
-                                                             vs::IntArrayRef{2, 3, 5}, 1.7));
+  r.tensor("nearest1d_" + d,
+           vs::upsample_nearest1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8}, vs::IntArrayRef{2, 3, 5}, 1.7));
   r.tensor("nearest2d_" + d, vs::upsample_nearest2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}));
-  r.tensor("nearest3d_" + d,
-           vs::upsample_nearest3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}));
-  r.tensor("linear1d_" + d, vs::upsample_linear1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8},
-                                                           vs::IntArrayRef{2, 3, 5}, true));
-  r.tensor("bilinear2d_" + d,
-           vs::upsample_bilinear2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false));
+  r.tensor("nearest3d_" + d, vs::upsample_nearest3d_backward(data({2, 2, 5, 6, 4}, 1, dt), {5, 6, 4}, {2, 2, 3, 4, 3}));
+  r.tensor("linear1d_" + d,
+           vs::upsample_linear1d_backward(data({2, 3, 8}, 1, dt), vs::IntArrayRef{8}, vs::IntArrayRef{2, 3, 5}, true));
+  r.tensor("bilinear2d_" + d, vs::upsample_bilinear2d_backward(data({2, 3, 7, 9}, 1, dt), {7, 9}, {2, 3, 4, 5}, false));
   r.tensor("bilinear2d_nc_" + d,
            vs::upsample_bilinear2d_backward(transposed({2, 3, 3, 2}, dt), {3, 2}, {2, 3, 4, 5}, true));
   r.tensor("bicubic2d_" + d,
