@@ -198,6 +198,13 @@ int main(int argc, char** argv) {
     });
     row("leaky_relu 4M, out=", measure([&] { ember::leaky_relu_out(out, a); }),
         measure([&] { at::leaky_relu_out(tout, ta); }), 8.0 * static_cast<double>(n), &raw_lrelu);
+    // The transcendental activations (SLEEF on dense float32).
+    row("elu 4M, out=", measure([&] { ember::elu_out(out, a); }), measure([&] { at::elu_out(tout, ta); }),
+        8.0 * static_cast<double>(n));
+    row("softplus 4M, out=", measure([&] { ember::softplus_out(out, a); }),
+        measure([&] { at::softplus_out(tout, ta); }), 8.0 * static_cast<double>(n));
+    row("mish 4M, out=", measure([&] { ember::mish_out(out, a); }), measure([&] { at::mish_out(tout, ta); }),
+        8.0 * static_cast<double>(n));
   }
   {
     ember::Tensor x = random_tensor({64, 32, 26, 26});

@@ -5,6 +5,7 @@
 // meta function runs (plugins/common/ElementwiseMeta.cpp). See Note [CPU elementwise loops] in
 // Loops.h.
 #include <cmath>
+#include <cstring>
 
 #include "Pointwise.h"
 #include "ember/native/ElementwiseMeta.h"
@@ -347,6 +348,17 @@ void activation(const char* name, Tensor& out, OutKind ok, const Tensor& self, M
 // select, instead of a scalar libm call per element. `chunk(x, y, buf, n)` writes y from x (y may
 // be x) using buf; false (nothing written) when the iteration or the CPU does not fit.
 constexpr int64_t kActChunk = 1024;
+// c ? a : b through the bits: GCC keeps `?:` on floats a (mispredicted) branch here, and vectorises this.
+EMBER_ALWAYS_INLINE float select_bits(bool c, float a, float b) {
+  uint32_t ua, ub;
+  std::memcpy(&ua, &a, 4);
+  std::memcpy(&ub, &b, 4);
+  const uint32_t m = 0u - static_cast<uint32_t>(c);
+  const uint32_t r = (m & ua) | (~m & ub);
+  float f;
+  std::memcpy(&f, &r, 4);
+  return f;
+}
 template <class Chunk>
 bool activation_f32_dense(const TensorIter& it, const Chunk& chunk) {
   if (!has_vec_math() || it.ntensors() != 2 || it.tensor(0).dtype() != kFloat32 || it.tensor(1).dtype() != kFloat32 ||
@@ -486,10 +498,12 @@ void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const
         using C = typename decltype(tag)::type;
         return EluOp<C>{scalar_to<C>(alpha), scalar_to<C>(scale), scalar_to<C>(input_scale)};
       },
-      [&](const float* x, float* y, float* buf, int64_t n) {
+      // By value: a captured reference could alias y, and the loops would not vectorise.
+      [fa, fs, fi](const float* x, float* y, float* buf, int64_t n) {
         for (int64_t k = 0; k < n; ++k) buf[k] = x[k] * fi;
         vec_unary_f32(VecOp::Expm1, buf, buf, n);
-        for (int64_t k = 0; k < n; ++k) y[k] = x[k] > 0.0f ? x[k] * fs : buf[k] * fa * fs;
+        const float as = fa * fs;
+        for (int64_t k = 0; k < n; ++k) y[k] = select_bits(x[k] > 0.0f, x[k] * fs, buf[k] * as);
       });
 }
 
@@ -501,11 +515,11 @@ void softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshol
         using C = typename decltype(tag)::type;
         return SoftplusOp<C>{scalar_to<C>(beta), scalar_to<C>(threshold)};
       },
-      [&](const float* x, float* y, float* buf, int64_t n) {
+      [fb, ft](const float* x, float* y, float* buf, int64_t n) {
         for (int64_t k = 0; k < n; ++k) buf[k] = x[k] * fb;
         vec_unary_f32(VecOp::Exp, buf, buf, n);
         vec_unary_f32(VecOp::Log1p, buf, buf, n);
-        for (int64_t k = 0; k < n; ++k) y[k] = x[k] * fb > ft ? x[k] : buf[k] / fb;
+        for (int64_t k = 0; k < n; ++k) y[k] = select_bits(x[k] * fb > ft, x[k], buf[k] / fb);
       });
 }
 
