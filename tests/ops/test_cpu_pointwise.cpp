@@ -159,8 +159,8 @@ TEST(CpuPointwise, UnaryInPlaceAndOut) {
         const bool same_dtype = c.family == Family::Keep || c.family == Family::FloatOnly;
         if (same_dtype && dt != kFloat64) {
           Tensor wrong = ember::empty({0}, kFloat64);
-          EXPECT_ERROR(TypeError, c.out(wrong, src), "Found dtype float64 but expected",
-                       std::string(dtype_name(dt)).c_str());
+          const std::string dt_name(dtype_name(dt));  // alive for the whole check
+          EXPECT_ERROR(TypeError, c.out(wrong, src), "Found dtype float64 but expected", dt_name.c_str());
           EXPECT_EQ(wrong.sizes(), IntArrayRef({0}));  // left as it was
         }
         const ScalarType odt = same_dtype ? dt : kFloat64;
