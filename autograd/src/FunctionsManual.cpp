@@ -893,18 +893,24 @@ Tensor gather_backward(const Tensor& grad, IntArrayRef self_sizes, int64_t dim, 
   return zeros(self_sizes, grad.options()).scatter_add(dim, index, grad);
 }
 
-Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
-  if (index.numel() == 0) return zeros(src_sizes, grad.options());
-  Tensor g = grad.gather(dim, index);
-  // Elements of src beyond the index's extent are never read: pad with zeros up to src's shape.
+namespace {
+// g padded with zeros at the end of each dim up to `sizes` (src beyond the index gets no gradient).
+Tensor pad_to(Tensor g, IntArrayRef sizes) {
   for (int64_t d = 0; d < g.dim(); ++d) {
-    const int64_t missing = src_sizes[static_cast<size_t>(d)] - g.size(d);
+    const int64_t missing = sizes[static_cast<size_t>(d)] - g.size(d);
     if (missing <= 0) continue;
     std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
     shape[static_cast<size_t>(d)] = missing;
     g = cat({g, zeros(shape, g.options())}, d);
   }
   return g;
+}
+}  // namespace
+
+Tensor scatter_src_backward(const Tensor& grad, int64_t dim, const Tensor& index, IntArrayRef src_sizes) {
+  if (index.numel() == 0) return zeros(src_sizes, grad.options());
+  // Elements of src beyond the index's extent are never read: pad with zeros up to src's shape.
+  return pad_to(grad.gather(dim, index), src_sizes);
 }
 
 Tensor masked_select_backward(const Tensor& grad, IntArrayRef self_sizes, const Tensor& mask) {
@@ -1202,19 +1208,6 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
 
 // ---- indexing, scatter and shape operators (index-shape) -------------------------------------------
 
-namespace {
-// g padded with zeros at the end of each dim up to `sizes` (src beyond the index gets no gradient).
-Tensor pad_to(Tensor g, IntArrayRef sizes) {
-  for (int64_t d = 0; d < g.dim(); ++d) {
-    const int64_t missing = sizes[static_cast<size_t>(d)] - g.size(d);
-    if (missing <= 0) continue;
-    std::vector<int64_t> shape(g.sizes().begin(), g.sizes().end());
-    shape[static_cast<size_t>(d)] = missing;
-    g = cat({g, zeros(shape, g.options())}, d);
-  }
-  return g;
-}
-}  // namespace
 
 std::tuple<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
                                                    const Tensor& index, const Tensor& src_in, std::string_view reduce,
