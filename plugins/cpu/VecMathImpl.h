@@ -87,16 +87,16 @@ EMBER_VM_EXACT(rint)
 // Python's remainder and floor division (binary_math.cpp's scalar forms, lane by lane): the
 // remainder takes the divisor's sign; the quotient is exact for quotients of integers, its zero
 // signed as a / b, and a / b itself for a zero divisor.
+// The lanes where fmod's m moves by one divisor for Python's sign: m nonzero, its sign not b's.
+inline I python_adjust(V m, V b) { return (I)(m != splat(0.0f)) & ((I)(b < splat(0.0f)) ^ (I)(m < splat(0.0f))); }
 inline V vremainder(V a, V b) {
   const V m = vfmod(a, b);
-  const I adj = (I)(m != splat(0.0f)) & ((I)(b < splat(0.0f)) ^ (I)(m < splat(0.0f)));
-  return select(adj, m + b, m);
+  return select(python_adjust(m, b), m + b, m);
 }
 inline V vdiv_floor(V a, V b) {
   const V q = a / b, m = vfmod(a, b);
-  const I adj = (I)(m != splat(0.0f)) & ((I)(b < splat(0.0f)) ^ (I)(m < splat(0.0f)));
   V div = (a - m) / b;
-  div = select(adj, div - splat(1.0f), div);
+  div = select(python_adjust(m, b), div - splat(1.0f), div);
   V fl = vfloor(div);
   fl = select((I)(div - fl > splat(0.5f)), fl + splat(1.0f), fl);
   const V signed_zero = (V)((I)q & (I{} + INT32_MIN));  // q's sign bit (splat(-0.0f) is +0: 0 + -0)

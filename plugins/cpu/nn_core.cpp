@@ -441,26 +441,11 @@ namespace {
 // p = 0; sign(d) for p = 1; d |d|^(p-2) / dist^(p-1) for general p (d / dist for p = 2);
 // sign(d) where |d| equals dist for inf; all 0 where dist is 0. The composite double backward in
 // the autograd plugin (FunctionsManual.cpp) differentiates the same expressions.
-// sum f(a[k], b[k]) in 8 independent lanes, so that the loop vectorises (one running sum is a
-// serial chain of adds); the order is fixed, so results do not depend on the ISA.
-template <class F>
-double lane_sum(const double* a, const double* b, int64_t m, const F& f) {
-  constexpr int kLanes = 8;
-  double l[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= m; k += kLanes)
-    for (int j = 0; j < kLanes; ++j) l[j] += f(a[k + j], b[k + j]);
-  double s = 0;
-  for (double v : l) s += v;
-  for (; k < m; ++k) s += f(a[k], b[k]);
-  return s;
-}
-
 double dist_of(const double* a, const double* b, int64_t m, double p) {
   double s = 0;
-  if (p == 0) return lane_sum(a, b, m, [](double x, double y) { return x != y ? 1.0 : 0.0; });
-  if (p == 1) return lane_sum(a, b, m, [](double x, double y) { return std::abs(x - y); });
-  if (p == 2) return std::sqrt(lane_sum(a, b, m, [](double x, double y) { return (x - y) * (x - y); }));
+  if (p == 0) return nn::lane_sum(m, [a, b](int64_t k) { return a[k] != b[k] ? 1.0 : 0.0; });
+  if (p == 1) return nn::lane_sum(m, [a, b](int64_t k) { return std::abs(a[k] - b[k]); });
+  if (p == 2) return std::sqrt(nn::lane_sum(m, [a, b](int64_t k) { return (a[k] - b[k]) * (a[k] - b[k]); }));
   if (std::isinf(p)) {
     for (int64_t k = 0; k < m; ++k) s = std::max(s, std::abs(a[k] - b[k]));
     return s;

@@ -17,55 +17,16 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int kLanes = 8;
-
 // Mean and biased variance of n values with stride 1.
 template <class T>
 void moments(const T* x, int64_t n, double& mean, double& var) {
-  // kLanes independent double sums: the loops vectorise (one running sum is a serial chain of
-  // adds), the order of the additions being fixed, so results do not depend on the ISA.
-  double s[kLanes] = {}, q[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) s[j] += static_cast<double>(x[i + j]);
-  double sum = 0;
-  for (double v : s) sum += v;
-  for (; i < n; ++i) sum += static_cast<double>(x[i]);
-  mean = sum / static_cast<double>(n);
-  for (i = 0; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      const double d = static_cast<double>(x[i + j]) - mean;
-      q[j] += d * d;
-    }
-  double sq = 0;
-  for (double v : q) sq += v;
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - mean;
-    sq += d * d;
-  }
-  var = sq / static_cast<double>(n);
-}
-
-// sum(a b) and sum(a) over n elements, in kLanes independent double sums (as moments).
-template <class T>
-void dot_and_sum(const T* a, const T* b, int64_t n, double& ab, double& sa) {
-  double p[kLanes] = {}, q[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int j = 0; j < kLanes; ++j) {
-      p[j] += static_cast<double>(a[i + j]) * static_cast<double>(b[i + j]);
-      q[j] += static_cast<double>(a[i + j]);
-    }
-  ab = 0;
-  sa = 0;
-  for (int j = 0; j < kLanes; ++j) {
-    ab += p[j];
-    sa += q[j];
-  }
-  for (; i < n; ++i) {
-    ab += static_cast<double>(a[i]) * static_cast<double>(b[i]);
-    sa += static_cast<double>(a[i]);
-  }
+  mean = nn::lane_sum(n, [x](int64_t k) { return static_cast<double>(x[k]); }) / static_cast<double>(n);
+  const double m = mean;
+  var = nn::lane_sum(n, [x, m](int64_t k) {
+          const double d = static_cast<double>(x[k]) - m;
+          return d * d;
+        }) /
+        static_cast<double>(n);
 }
 
 // f(b, e) over [0, n) items of `work` elements each, split over the intra-op threads.
@@ -448,10 +409,11 @@ void gn_backward(const GnShape& s, const T* dyp, const T* xp, const T* mp, const
   std::vector<double> ds(static_cast<size_t>(N * C)), db(static_cast<size_t>(N * C));
   for_items(N * C, HxW, [&](int64_t i0, int64_t i1) {
     for (int64_t i = i0; i < i1; ++i) {
-      double a = 0, b = 0;
-      dot_and_sum(dyp + i * HxW, xp + i * HxW, HxW, a, b);
-      ds[static_cast<size_t>(i)] = a;
-      db[static_cast<size_t>(i)] = b;
+      const T* dy = dyp + i * HxW;
+      const T* xr = xp + i * HxW;
+      ds[static_cast<size_t>(i)] =
+          nn::lane_sum(HxW, [dy, xr](int64_t k) { return static_cast<double>(dy[k]) * static_cast<double>(xr[k]); });
+      db[static_cast<size_t>(i)] = nn::lane_sum(HxW, [dy](int64_t k) { return static_cast<double>(dy[k]); });
     }
   });
   auto wt = [&](int64_t c) { return wp ? static_cast<double>(wp[c]) : 1.0; };
