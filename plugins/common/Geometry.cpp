@@ -171,40 +171,36 @@ void TensorIter::reorder_dimensions() {
 
 void TensorIter::allocate_outputs() {
   const int nd = ndim();
-  for (int j = 0; j < nout_; ++j) {
-    Operand& o = ops_[j];
-    if (!o.will_allocate && !o.will_resize) continue;
-    const int64_t isz = static_cast<int64_t>(element_size(o.dtype));
-    bool identity = true;
-    for (int k = 0; k < nd; ++k) identity = identity && perm_[k] == k;
-    // Dense in iteration order, which follows the inputs' memory order (as PyTorch, the strides
-    // outside a dimension of size 0 are 0).
-    DimVector st(nd, 0);
+  bool identity = true;
+  for (int k = 0; k < nd; ++k) identity = identity && perm_[k] == k;
+  // A permuted order: dense in iteration order, which follows the inputs' memory order (as
+  // PyTorch, the strides outside a dimension of size 0 are 0). The identity order is contiguous.
+  DimVector st;
+  if (!identity) {
+    st = DimVector(static_cast<size_t>(nd), 0);
     int64_t next = 1;
     for (int k = 0; k < nd; ++k) {
       st[nd - 1 - perm_[k]] = next;
       next *= shape_[k];
     }
+  }
+  for (int j = 0; j < nout_; ++j) {
+    Operand& o = ops_[j];
+    if (!o.will_allocate && !o.will_resize) continue;
     if (o.will_resize) {
       // PyTorch's set_output_raw_strided for a resized out=: the allocation's layout, in the
       // storage resize_output made room in (the same number of elements).
       if (!identity) o.tensor.unsafeGetTensorImpl()->set_sizes_and_strides(full_shape_, st);
-      o.will_resize = false;
-      o.strides.resize(nd);
-      IntArrayRef tst = o.tensor.strides();
-      for (int k = 0; k < nd; ++k) o.strides[k] = tst[nd - 1 - perm_[k]] * isz;
-      continue;
-    }
-    if (identity) {
-      o.tensor = empty_on(device_, full_shape_, o.dtype);
     } else {
-      o.tensor = empty_strided_on(device_, full_shape_, st, o.dtype);
+      o.tensor =
+          identity ? empty_on(device_, full_shape_, o.dtype) : empty_strided_on(device_, full_shape_, st, o.dtype);
+      *o.out = o.tensor;
     }
+    o.will_allocate = o.will_resize = false;
+    const int64_t isz = static_cast<int64_t>(element_size(o.dtype));
     o.strides.resize(nd);
     IntArrayRef tst = o.tensor.strides();
     for (int k = 0; k < nd; ++k) o.strides[k] = tst[nd - 1 - perm_[k]] * isz;
-    o.will_allocate = false;
-    *o.out = o.tensor;
   }
 }
 
