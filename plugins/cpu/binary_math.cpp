@@ -330,19 +330,6 @@ struct HardtanhOp {
   EMBER_ALWAYS_INLINE C operator()(C a) const { return clamp_hi(clamp_lo(a, lo), hi); }
 };
 
-// out = op(self) for a floating self (the family's metadata step, then the loop); `make` builds
-// the functor for the compute type.
-template <class Make>
-void activation(const char* name, Tensor& out, OutKind ok, const Tensor& self, Make&& make) {
-  const ScalarType result = native::activation_result(name, self);
-  TensorIter it(name);
-  native::binary_meta(it, name, result, self, nullptr, out, ok);
-  visit_compute(compute_dtype(result), name, [&](auto tag) {
-    using C = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<C>) run_nary<C, C, 1>(it, make(tag));
-  });
-}
-
 // The transcendental activations (elu, softplus, mish) on float32 whose iteration is one dense
 // run: chunk by chunk with SLEEF's vector functions (Note [CPU vector math]) and a branch-free
 // select, instead of a scalar libm call per element. `chunk(x, y, buf, n)` writes y from x (y may
@@ -373,13 +360,16 @@ bool activation_f32_dense(const TensorIter& it, const Chunk& chunk) {
   return true;
 }
 
-// activation() with a float32 dense fast path.
-template <class Make, class Chunk>
-void activation_vec(const char* name, Tensor& out, OutKind ok, const Tensor& self, Make&& make, const Chunk& chunk) {
+// out = op(self) for a floating self (the family's metadata step, then the loop); `make` builds
+// the functor for the compute type. A `chunk` (activation_f32_dense's) is the float32 dense path.
+template <class Make, class Chunk = std::nullptr_t>
+void activation(const char* name, Tensor& out, OutKind ok, const Tensor& self, Make&& make,
+                const Chunk& chunk = nullptr) {
   const ScalarType result = native::activation_result(name, self);
   TensorIter it(name);
   native::binary_meta(it, name, result, self, nullptr, out, ok);
-  if (activation_f32_dense(it, chunk)) return;
+  if constexpr (!std::is_null_pointer_v<Chunk>)
+    if (activation_f32_dense(it, chunk)) return;
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) run_nary<C, C, 1>(it, make(tag));
@@ -492,7 +482,7 @@ void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, Tensor& ou
 void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale, Tensor& out,
              OutKind kind) {
   const float fa = scalar_to<float>(alpha), fs = scalar_to<float>(scale), fi = scalar_to<float>(input_scale);
-  activation_vec(
+  activation(
       EMBER_VARIANT_NAME("elu", kind), out, kind, self,
       [&](auto tag) {
         using C = typename decltype(tag)::type;
@@ -509,7 +499,7 @@ void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const
 
 void softplus_out(const Tensor& self, const Scalar& beta, const Scalar& threshold, Tensor& out, OutKind kind) {
   const float fb = scalar_to<float>(beta), ft = scalar_to<float>(threshold);
-  activation_vec(
+  activation(
       "softplus", out, kind, self,
       [&](auto tag) {
         using C = typename decltype(tag)::type;
@@ -535,7 +525,7 @@ EMBER_CPU_DEFINE_ACT(hardsigmoid, HardsigmoidOp)
 #undef EMBER_CPU_DEFINE_ACT
 
 void mish_out(const Tensor& self, Tensor& out, OutKind kind) {
-  activation_vec(
+  activation(
       EMBER_VARIANT_NAME("mish", kind), out, kind, self,
       [](auto tag) {
         using C = typename decltype(tag)::type;
