@@ -52,6 +52,17 @@ Tensor tensor(std::initializer_list<TensorLiteral> values, TensorOptions options
   return TensorLiteral(values).to_tensor(options);
 }
 
+Tensor detail::tensor_from_data(const void* data, int64_t n, ScalarType src, TensorOptions options) {
+  // LibTorch's rule: float and double give the default dtype, int and int64_t kInt64, others stay.
+  const ScalarType inferred = src == kFloat32 || src == kFloat64 ? get_default_dtype()
+                              : src == kInt32 || src == kInt64   ? kInt64
+                                                                 : src;
+  Tensor r = empty({n}, options.dtype(options.dtype_or(inferred)).requires_grad(false));
+  if (n > 0) r.copy_(from_blob(const_cast<void*>(data), {n}, src));
+  if (options.requires_grad_value()) r.requires_grad_(true);
+  return r;
+}
+
 namespace {
 
 void run_deleter(void* ptr, void* ctx) {

@@ -2,10 +2,28 @@
 
 #include "ember/api/Views.h"
 #include "ember/ember.h"
+#include "ember/native/TensorHelpers.h"
 
 namespace ember::autograd {
 
 // ---- AccumulateGrad ----
+
+namespace {
+// PyTorch's gradient layout contract: a dense variable's .grad has the variable's strides (sizes
+// of 1 aside), any other's is contiguous.
+bool obeys_layout_contract(const Tensor& grad, const Tensor& variable) {
+  if (!native::is_non_overlapping_and_dense(variable)) return grad.is_contiguous();
+  for (int64_t d = 0; d < variable.dim(); ++d)
+    if (variable.size(d) != 1 && grad.stride(d) != variable.stride(d)) return false;
+  return true;
+}
+Tensor clone_obey_contract(const Tensor& grad, const Tensor& variable) {
+  if (!native::is_non_overlapping_and_dense(variable)) return grad.clone(MemoryFormat::Contiguous);
+  Tensor r = empty_strided(variable.sizes(), variable.strides(), grad.options());
+  r.copy_(grad);  // differentiable: a create_graph gradient keeps its history
+  return r;
+}
+}  // namespace
 
 AccumulateGrad::AccumulateGrad(Tensor variable) : NodeImpl(UINT64_MAX, {}), variable_(std::move(variable)) {
   add_input_metadata(variable_);
@@ -23,15 +41,14 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   std::lock_guard<std::mutex> lock(slot.mu);
   Tensor& grad = slot.grad;
   if (!grad.defined()) {
-    // A fresh gradient is stolen when nothing else holds it and it has the variable's layout;
-    // else copied (PyTorch's rule), so .grad never aliases a tensor the user holds.
-    if (!GradMode::is_enabled() && g.use_count() == 1 && g.is_contiguous() && !g._is_view() &&
-        g.sizes() == variable_.sizes())
+    // A fresh gradient is stolen when nothing else holds it and it obeys the layout contract;
+    // else copied into the contract's layout (PyTorch's rule), so .grad never aliases a tensor
+    // the user holds.
+    if (!GradMode::is_enabled() && g.use_count() == 1 && !g._is_view() && g.sizes() == variable_.sizes() &&
+        obeys_layout_contract(g, variable_))
       grad = std::move(g);
-    else if (GradMode::is_enabled())
-      grad = g.sizes() == variable_.sizes() ? g : g.expand(variable_.sizes()).contiguous();
     else
-      grad = g.is_contiguous() ? g.clone() : g.contiguous();  // one copy, contiguous
+      grad = clone_obey_contract(g.sizes() == variable_.sizes() ? g : g.expand(variable_.sizes()), variable_);
   } else if (!GradMode::is_enabled() && !(grad.layout() != kStrided && g.layout() == kStrided)) {
     grad.add_(g);
   } else {

@@ -216,7 +216,10 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, boo
   zero_info(info);
   const int64_t batch = info.numel();
   if (n > 0 && batch > 0) {
-    Tensor lu = column_major_copy(A, native::with_matrix(s.batch, n, n));
+    // As LibTorch: a contiguous A is factorized as A^T (its row-major data is A^T column-major, a
+    // plain copy) and solved with the transposed system, so info and rounding match LibTorch's.
+    const bool use_AT = A.is_contiguous();
+    Tensor lu = column_major_copy(use_AT ? A.transpose(-2, -1) : A, native::with_matrix(s.batch, n, n));
     // The right-hand sides as column-major n x nrhs matrices (B^T when solving XA = B), solved in
     // place: X itself when its layout is that one, else a buffer copied into X at the end.
     Tensor Xm = s.vector_case ? X.unsqueeze(-1) : X;
@@ -240,7 +243,7 @@ std::tuple<Tensor, Tensor> linalg_solve_ex(const Tensor& A, const Tensor& B, boo
           int r = 0;
           Lapack<T>::getrf(ni, ni, ab, ni, piv.data(), &r);
           if (r == 0 && nr > 0)
-            Lapack<T>::getrs(left ? 'N' : 'T', ni, nr, ab, ni, piv.data(), w + b * n * nrhs, ni, &r);
+            Lapack<T>::getrs(left != use_AT ? 'N' : 'T', ni, nr, ab, ni, piv.data(), w + b * n * nrhs, ni, &r);
           inf[b] = r;
         }
       });

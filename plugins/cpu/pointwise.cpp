@@ -218,7 +218,7 @@ void where_out(const Tensor& condition, const Tensor& self, const Tensor& other,
 }
 
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  Tensor out;
+  Tensor out = empty_cpu(native::masked_fill_shape("masked_fill", self, mask), self.dtype());
   masked_fill_impl("masked_fill", out, self, mask, value);
   return out;
 }

@@ -6,12 +6,11 @@
 
 namespace ember::meta {
 
-// masked_fill keeps self's dtype; the in-place form cannot grow self.
+// masked_fill keeps self's dtype and returns a contiguous result; the in-place form cannot grow self.
 Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  native::check_masked_fill("masked_fill", self, mask);
+  Tensor out = empty_meta(native::masked_fill_shape("masked_fill", self, mask), self.dtype());
   native::check_scalar_fits(value, self.dtype(), "masked_fill");
-  Tensor out;
-  iterate("masked_fill", out, OutKind::Functional, self.dtype(), {&mask, &self});
+  iterate("masked_fill", out, OutKind::InPlace, self.dtype(), {&mask, &self});
   return out;
 }
 Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {

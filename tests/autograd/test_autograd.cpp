@@ -89,6 +89,29 @@ TEST(Autograd, GradAccumulatesAndRetainGrad) {
   EXPECT_FALSE(w.retains_grad());
 }
 
+// PyTorch's gradient layout contract: a dense leaf's .grad has the leaf's strides whatever layout
+// the incoming gradient has (sizes of 1 aside); a leaf that is not dense gets a contiguous one.
+TEST(Autograd, GradObeysTheLayoutContract) {
+  const Tensor base = arange(24, kFloat64).reshape({4, 6});
+  Tensor xt = base.t().detach().requires_grad_();  // dense, strides [1, 6]
+  (xt.contiguous() * 2).sum().backward();          // the incoming gradient is contiguous
+  EXPECT_EQ(xt.grad().strides(), xt.strides());
+  EXPECT_EQ(vals(xt.grad()), std::vector<double>(24, 2));
+  Tensor cl = ones({2, 3, 4, 5}, kFloat64).contiguous(MemoryFormat::ChannelsLast).requires_grad_();
+  (cl.contiguous() * 3).sum().backward();
+  EXPECT_EQ(cl.grad().strides(), cl.strides());
+  Tensor ex = ones({3}, kFloat64).expand({4, 3}).detach().requires_grad_();  // overlapping
+  (ex * 2).sum().backward();
+  EXPECT_TRUE(ex.grad().is_contiguous());
+  // Under create_graph the copy keeps its history: the gradient is differentiable.
+  Tensor y = base.t().detach().requires_grad_();
+  auto g = autograd::grad({(y.contiguous() * y.contiguous()).sum()}, {y}, {}, true, true);
+  EXPECT_TRUE(g[0].requires_grad());
+  (y.contiguous() * y.contiguous()).sum().backward({}, {}, /*create_graph=*/true);
+  EXPECT_EQ(y.grad().strides(), y.strides());
+  EXPECT_TRUE(y.grad().requires_grad());
+}
+
 TEST(Autograd, BackwardNeedsAGradientForNonScalars) {
   Tensor x = t64({1, 2, 3}).requires_grad_();
   Tensor y = mul(x, x);

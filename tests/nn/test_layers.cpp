@@ -125,7 +125,8 @@ TEST(NNConv, Conv1dEqualsConv2dWithAUnitDimension) {
   for (ScalarType dt : {kFloat64, kFloat32}) {
     auto one = [](const VL& t) { return conv1d(t[0], t[1], t[2], 2, 1, 2, 2); };
     auto two = [](const VL& t) {
-      return conv2d(t[0].unsqueeze(2), t[1].unsqueeze(2), t[2], {1, 2}, {0, 1}, {1, 2}, 2).squeeze(2);
+      return conv2d(t[0].unsqueeze(2), t[1].unsqueeze(2), t[2], {1, 2}, std::vector<int64_t>{0, 1}, {1, 2}, 2)
+          .squeeze(2);
     };
     const VL in{x.to(dt), w.to(dt), b.to(dt)};
     const double tol = dt == kFloat64 ? 1e-13 : 1e-5;

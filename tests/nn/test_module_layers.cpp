@@ -131,7 +131,8 @@ TEST(Layers, Conv2dForwardPaddingAndInit) {
   nn::Conv2d grouped(nn::Conv2dOptions(4, 8, 3).groups(2).stride(2).bias(false));
   EXPECT_EQ(grouped->weight.sizes(), IntArrayRef({8, 2, 3, 3}));
   const Tensor xg = randn({1, 4, 9, 9});
-  expect_close(grouped(xg), conv2d(xg, grouped->weight, {}, 2, 0, 1, 2), 1e-6, "grouped Conv2d");
+  expect_close(grouped(xg), conv2d(xg, grouped->weight, {}, 2, std::vector<int64_t>{0, 0}, 1, 2), 1e-6,
+               "grouped Conv2d");
 
   // 'same' with an even kernel: PyTorch pads 1 before and 2 after each spatial dim.
   nn::Conv2d same(nn::Conv2dOptions(2, 3, 4).padding(kSame));

@@ -929,6 +929,38 @@ std::map<std::string, OpInfo> build() {
         return {
             E({c.t({2, 3, 4})}, "3-d", "ValueError", "[t] t() expects a tensor with <= 2 dimensions, but self is 3D")};
       });
+  auto swap = [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3, 4}), 0, 2}, "dims 0 and 2"), S({c.t({3, 4}), -1, 0}, "dims -1 and 0")};
+  };
+  add("swapaxes", swap);
+  add("swapdims", swap);
+  add("numpy_T", [](SampleCtx& c) -> Samples {
+    return {S({c.t({2, 3, 4})}, "3-d"), S({c.t({4})}, "1-d"), S({c.t({})}, "0-d")};
+  });
+  add(
+      "matrix_H",
+      [](SampleCtx& c) -> Samples {
+        return {S({c.t({3, 4})}, "2-d"), S({c.t({})}, "0-d")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({2, 3, 4})}, "3-d", "ValueError",
+                  "[matrix_H] tensor.H is only supported on matrices (2-D tensors), got a 3-D tensor; for batches of "
+                  "matrices, use tensor.mH")};
+      });
+  for (const char* op : {"mT", "mH", "adjoint"}) {
+    add(
+        op,
+        [](SampleCtx& c) -> Samples {
+          return {S({c.t({2, 3, 4})}, "3-d"), S({c.t({3, 4})}, "2-d")};
+        },
+        [](SampleCtx& c) -> Errors {
+          const std::string name(c.schema().base_name());
+          const std::string what = name == "adjoint" ? "tensor.adjoint()" : "tensor." + name;
+          return {
+              E({c.t({4})}, "1-d", "ValueError",
+                "[" + name + "] " + what + " is only supported on matrices or batches of matrices, got a 1-D tensor")};
+        });
+  }
   add(
       "unsqueeze",
       [](SampleCtx& c) -> Samples {
@@ -1029,6 +1061,24 @@ std::map<std::string, OpInfo> build() {
         return {E({c.t({3, 4}), 1, 5, 1}, "a size past the dim", "ValueError",
                   "[unfold] maximum size for tensor at dimension 1 is 4 but size is 5")};
       });
+  add(
+      "narrow.Tensor",
+      [](SampleCtx& c) -> Samples {
+        // The view's offset is start's value: meta has none (reads_data).
+        return {D({c.t({3, 4}), 1, ember::full({}, 1, kInt64), 2}, "dim 1"),
+                D({c.t({3, 4}), 0, ember::full({}, -2, kInt32), 1}, "a negative int32 start")};
+      },
+      [](SampleCtx& c) -> Errors {
+        return {E({c.t({3, 4}), 1, ember::full({1}, 1, kInt64), 2}, "a 1-d start", "ValueError",
+                  "[narrow] expected argument 'start' to be a 0-dim integral tensor, got a 1-D int64 tensor")};
+      });
+  add("split.sizes", [](SampleCtx& c) -> Samples {
+    return {S({c.t({5, 4}), ints({2, 3})}, "sizes 2, 3"), S({c.t({3, 4}), ints({1, 0, 3}), 1}, "dim 1, a 0 size")};
+  });
+  for (const char* op : {"max.other", "min.other"})
+    add(op, [](SampleCtx& c) -> Samples {
+      return {S({c.t({3, 4}), c.t({4})}, "broadcast"), S({c.t({2, 3}), c.t({2, 3}, kFloat64)}, "float64 other")};
+    });
   add(
       "split.Tensor",
       [](SampleCtx& c) -> Samples {
@@ -1452,6 +1502,21 @@ std::map<std::string, OpInfo> build() {
   };
   add("masked_fill.Scalar", masked_fill, masked_fill_errors);
   add("masked_fill_.Scalar", masked_fill, masked_fill_errors);
+  auto masked_fill_tensor = [](SampleCtx& c) -> Samples {
+    Samples r = {S({c.t({3, 4}), c.mask({4}), c.t({})}, "mask [4], a 0-dim value"),
+                 S({c.t({2, 3, 4}), c.mask({3, 1}), ember::full({}, 2.5, kFloat64)}, "a float64 value")};
+    if (c.schema().base_name() == "masked_fill")
+      r.push_back(S({c.t({3, 4}), c.mask({2, 1, 4}), c.t({})}, "a mask of more dims"));
+    return r;
+  };
+  auto masked_fill_tensor_errors = [](SampleCtx& c) -> Errors {
+    return {E({c.t({3, 4}), c.mask({4}), c.t({1})}, "a 1-d value", "ValueError",
+              "expected argument 'value' to be a 0-dim tensor, but got one with 1 dimension(s)"),
+            E({c.t({3, 4}), c.t({4}, kInt32), c.t({})}, "an int32 mask", "TypeError",
+              "expected argument 'mask' to be a bool tensor, but got dtype int32")};
+  };
+  add("masked_fill.Tensor", masked_fill_tensor, masked_fill_tensor_errors);
+  add("masked_fill_.Tensor", masked_fill_tensor, masked_fill_tensor_errors);
   auto lerp = [](SampleCtx& c) {
     const bool inplace = c.schema().base_name() == "lerp_";
     Samples r = {S({c.t({3, 4}), c.t({4}), 0.5}, "end [4]"), S({c.t({3, 4}), c.t({3, 4}), 1}, "weight 1"),
@@ -1616,6 +1681,21 @@ std::map<std::string, OpInfo> build() {
                 E({c.t({3, 4}), 1, c.ix({2}, 4, kInt32), 1}, "an int32 index", "TypeError",
                   "[index_fill_] argument 'index': expected dtype int64, got int32")};
       });
+  auto index_fill = [](SampleCtx& c) -> Samples {
+    const bool tensor_value = c.schema().overload_name() == "int_Tensor";
+    auto v = [&](double x) -> IValue { return tensor_value ? IValue(ember::full({}, x, kFloat64)) : IValue(x); };
+    return {S({c.t({3, 4}), 1, c.ix({2}, 4), v(1)}, "dim 1"), S({c.t({3, 4}), -2, c.ix({}, 3), v(2.5)}, "a 0-d index")};
+  };
+  auto index_fill_errors = [](SampleCtx& c) -> Errors {
+    return {E({c.t({3, 4}), 1, c.ix({2, 1}, 4), 1}, "a 2-d index", "ValueError",
+              "[index_fill_] argument 'index': expected a 1-d or 0-d tensor, got 2 dims")};
+  };
+  add("index_fill.int_Scalar", index_fill, index_fill_errors);
+  add("index_fill.int_Tensor", index_fill);
+  add("index_fill_.int_Tensor", index_fill, [](SampleCtx& c) -> Errors {
+    return {E({c.t({3, 4}), 1, c.ix({2}, 4), c.t({1})}, "a 1-d value", "ValueError",
+              "[index_fill_] expected argument 'value' to be a 0-dim tensor, but got one with 1 dimension(s)")};
+  });
   add(
       "masked_scatter_",
       [](SampleCtx& c) -> Samples {
@@ -2031,6 +2111,32 @@ std::map<std::string, OpInfo> build() {
     return {S({c.t({2, 4, 9}), c.t({6, 2, 3}), c.t({6}), ints({2}), ints({1}), ints({2}), 2}, "groups 2"),
             S({c.t({4, 7}), c.t({3, 4, 3})}, "unbatched")};
   });
+  // The string paddings: "same" with an even kernel (one more zero after the input), "valid".
+  auto conv_padding = [](SampleCtx& c) -> Samples {
+    const std::string name(c.schema().base_name());
+    if (name == "conv1d")
+      return {S({c.t({2, 4, 9}), c.t({6, 2, 4}), c.t({6}), ints({1}), "same", ints({2}), 2}, "same, groups 2"),
+              S({c.t({4, 7}), c.t({3, 4, 3}), kNone, ints({1}), "valid"}, "valid, unbatched")};
+    if (name == "conv2d")
+      return {S({c.t({2, 3, 6, 5}), c.t({4, 3, 2, 3}), c.t({4}), ints({1}), "same", ints({1, 2})}, "same, even kernel"),
+              S({c.t({3, 5, 5}), c.t({2, 3, 3, 3}), kNone, ints({1, 1}), "valid"}, "valid, unbatched")};
+    return {
+        S({c.t({1, 2, 4, 5, 3}), c.t({2, 2, 2, 3, 2}), kNone, ints({1}), "same"}, "same"),
+        S({c.t({1, 2, 4, 5, 3}), c.t({2, 1, 2, 2, 2}), kNone, ints({1}), "valid", ints({1}), 2}, "valid, groups 2")};
+  };
+  auto conv_padding_errors = [](SampleCtx& c) -> Errors {
+    const std::string name(c.schema().base_name());
+    const int64_t nd = name == "conv1d" ? 1 : name == "conv2d" ? 2 : 3;
+    std::vector<int64_t> xs{1, 2}, ws{2, 2};
+    for (int64_t i = 0; i < nd; ++i) xs.push_back(5), ws.push_back(3);
+    return {E({c.t(xs), c.t(ws), kNone, ints({2}), "same"}, "same with stride 2", "ValueError",
+              "[" + name + "] padding='same' is not supported for strided convolutions, got stride [2]"),
+            E({c.t(xs), c.t(ws), kNone, ints({1}), "full"}, "an unknown padding", "ValueError",
+              "[" + name + "] argument 'padding': expected \"valid\" or \"same\", got \"full\"")};
+  };
+  add("conv1d.padding", conv_padding, conv_padding_errors);
+  add("conv2d.padding", conv_padding, conv_padding_errors);
+  add("conv3d.padding", conv_padding, conv_padding_errors);
   add("conv3d", [](SampleCtx& c) -> Samples {
     return {S({c.t({1, 2, 4, 5, 3}), c.t({3, 2, 2, 3, 2}), c.t({3}), ints({1, 2, 1}), ints({1, 0, 1})}, "batched")};
   });

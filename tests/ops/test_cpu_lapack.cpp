@@ -290,6 +290,13 @@ TEST(CpuLapack, InfoCodes) {
   expect_near(info, {0, 1}, 0, "cholesky info");
   EXPECT_EQ(info.dtype(), kInt32);
   expect_near(std::get<1>(ember::linalg_solve_ex(S, ember::ones({3}, kFloat64))), {3}, 0, "solve info");
+  // As LibTorch, a contiguous A is factorized as A^T: its info is A^T's first zero pivot (2 here),
+  // a column-major A's is A's own (3); left = false solves with the same factorization.
+  const Tensor R = ember::tensor({1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 0.0, 1.0, 1.0}, kFloat64).reshape({3, 3});
+  expect_near(std::get<1>(ember::linalg_solve_ex(R, ember::ones({3}, kFloat64))), {2}, 0, "solve info of A^T");
+  expect_near(std::get<1>(ember::linalg_solve_ex(R, ember::ones({2, 3}, kFloat64), false)), {2}, 0, "right info");
+  expect_near(std::get<1>(ember::linalg_solve_ex(R.t().contiguous().t(), ember::ones({3}, kFloat64))), {3}, 0,
+              "solve info of a column-major A");
   expect_near(std::get<2>(ember::linalg_lu_factor_ex(S)), {3}, 0, "lu info");
   expect_near(linalg::det(S), {0}, 0, "singular det");
   auto [sign, lad] = linalg::slogdet(S);

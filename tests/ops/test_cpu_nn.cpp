@@ -342,23 +342,25 @@ TEST(CpuNNConv, BackwardFiniteDifference) {
 }
 
 TEST(CpuNNConv, Errors) {
+  // A literal 0 padding is ambiguous with the string overload, as in LibTorch: `zero` spells it.
+  const std::array<int64_t, 2> one = {1, 1}, zero = {0, 0};
   const Tensor x = randt({1, 4, 5, 5}, kFloat32, 1), w = randt({2, 4, 3, 3}, kFloat32, 2);
   EXPECT_ERROR(ValueError, ember::conv2d(x, randt({2, 4, 3}, kFloat32, 3)), "[conv2d]", "'weight'", "4-D", "[2, 4, 3]");
   EXPECT_ERROR(ValueError, ember::conv2d(randt({5, 5}, kFloat32, 3), w), "[conv2d]", "'input'", "3-D", "4-D");
   EXPECT_ERROR(ValueError, ember::conv2d(randt({1, 3, 5, 5}, kFloat32, 3), w), "[convolution]", "4 channels",
                "got 3 channels");
-  EXPECT_ERROR(ValueError, ember::conv2d(x, randt({3, 2, 3, 3}, kFloat32, 3), {}, 1, 0, 1, 2), "divisible by groups");
+  EXPECT_ERROR(ValueError, ember::conv2d(x, randt({3, 2, 3, 3}, kFloat32, 3), {}, 1, zero, 1, 2),
+               "divisible by groups");
   EXPECT_ERROR(ValueError, ember::conv2d(x, randt({2, 4, 7, 7}, kFloat32, 3)), "kernel size (dilated) 7x7",
                "padded input size 5x5");
-  EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 1, 0, 3), "kernel size (dilated) 7x7");
+  EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 1, zero, 3), "kernel size (dilated) 7x7");
   EXPECT_ERROR(ValueError, ember::conv2d(x, w, randt({3}, kFloat32, 3)), "'bias'", "2 elements", "[3]");
   EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 0), "'stride'", "positive");
   EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 1, -1), "'padding'", "non-negative");
   EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, {1, 1, 1}), "'stride'", "tuple of two");
-  EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 1, 0, 1, 0), "'groups'", "positive");
+  EXPECT_ERROR(ValueError, ember::conv2d(x, w, {}, 1, zero, 1, 0), "'groups'", "positive");
   EXPECT_ERROR(TypeError, ember::conv2d(x, randt({2, 4, 3, 3}, kFloat64, 3)), "same dtype", "float32", "float64");
   EXPECT_ERROR(TypeError, ember::conv2d(x.to(kInt64), w.to(kInt64)), "floating point");
-  const std::array<int64_t, 2> one = {1, 1}, zero = {0, 0};
   // Transposed: w [2, 4, 3, 3] reads as (in_channels 2, out_channels 4), so x needs 2 channels.
   EXPECT_ERROR(ValueError, ember::convolution(x, w, std::nullopt, one, zero, one, true, zero, 1), "[convolution]",
                "to have 2 channels", "transposed");

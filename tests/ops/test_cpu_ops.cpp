@@ -98,6 +98,32 @@ TEST(CpuFactories, Arange) {
   EXPECT_ERROR(ValueError, ember::arange(5, 0, 1), "[arange]", "inconsistent with step sign");
 }
 
+// LibTorch's torch::tensor forms beside the braced lists: one value (0-dim) and a vector or
+// ArrayRef (1-d copy), with the same dtype rule (float/double: the default dtype; int/int64_t:
+// kInt64; other element types kept).
+TEST(CpuFactories, TensorFromValueAndVector) {
+  Tensor s = ember::tensor(2.5);
+  EXPECT_EQ(s.dim(), 0);
+  EXPECT_EQ(s.dtype(), kFloat32);
+  EXPECT_EQ(s.item().toDouble(), 2.5);
+  EXPECT_EQ(ember::tensor(7).dtype(), kInt64);
+  EXPECT_EQ(ember::tensor(true).dtype(), kBool);
+  EXPECT_EQ(ember::tensor(2.5, kFloat64).dtype(), kFloat64);
+  std::vector<double> v{1.5, -2.0, 3.25};
+  Tensor t = ember::tensor(v);
+  EXPECT_EQ(t.sizes(), IntArrayRef({3}));
+  EXPECT_EQ(t.dtype(), kFloat32);
+  expect_values(t, {1.5, -2.0, 3.25}, "tensor(vector<double>)");
+  v[0] = 9;  // a copy, not a view
+  EXPECT_EQ(t[0].item().toDouble(), 1.5);
+  std::vector<int32_t> iv{4, 5};
+  EXPECT_EQ(ember::tensor(iv).dtype(), kInt64);
+  expect_values(ember::tensor(ArrayRef<int32_t>(iv), kFloat64), {4, 5}, "tensor(ArrayRef<int>, kFloat64)");
+  std::vector<uint8_t> bytes{1, 255};
+  EXPECT_EQ(ember::tensor(bytes).dtype(), kUInt8);
+  EXPECT_EQ(ember::tensor(std::vector<float>{}).sizes(), IntArrayRef({0}));
+}
+
 TEST(CpuFactories, LikeFactoriesKeepOptionsAndStrides) {
   Tensor base = make({2, 3}, kFloat64, Kind::Transposed);
   for (auto* f : {+[](const Tensor& t) { return ember::empty_like(t); },

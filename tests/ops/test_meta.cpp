@@ -194,7 +194,7 @@ TEST(MetaTensors, CnnCompositesServeMeta) {
   EXPECT_EQ(ember::max_pool2d(h, 3, 2, 1, 1, false).sizes(), IntArrayRef({8, 16, 16, 16}));
   h = ember::max_pool2d(ember::relu(h), 3, 2, 1, 1, true);  // ceil_mode: one more window
   EXPECT_EQ(h.sizes(), IntArrayRef({8, 16, 17, 17}));
-  h = ember::conv2d(h, ember::empty({32, 16, 3, 3}, m), std::nullopt, 2, 0, 1);
+  h = ember::conv2d(h, ember::empty({32, 16, 3, 3}, m), std::nullopt, 2, std::vector<int64_t>{0, 0}, 1);
   EXPECT_EQ(h.sizes(), IntArrayRef({8, 32, 8, 8}));
   h = ember::adaptive_avg_pool2d(h, 1);
   EXPECT_EQ(h.sizes(), IntArrayRef({8, 32, 1, 1}));

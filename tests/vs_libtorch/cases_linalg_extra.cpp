@@ -132,11 +132,14 @@ VS_CASE("linalg_extra.factorizations") {
   r.raises("svdvals_1d", [&] { vs::linalg_svdvals(vs::ones({3}, vs::kFloat64)); });
 }
 
-// LibTorch's solve factorizes a row-major A as A^T (the LU of the column-major view), so its info
-// for a singular A is the first zero pivot of A^T's LU (2 here); Ember's is A's (3).
+// Both factorize a contiguous A as A^T (the LU of the column-major view), so the info for a
+// singular A is the first zero pivot of A^T's LU (2 here); a transposed A is factorized as itself.
 VS_CASE("linalg_extra.solve_ex_singular_info") {
-  r.expect_diff("linalg_solve_ex(singular row-major A).info: Ember 3 (LU of A), LibTorch 2 (LU of A^T)");
   r.tensor("solve_ex_singular_info", std::get<1>(vs::linalg_solve_ex(singular3(), vs::ones({3}, vs::kFloat64))));
+  r.tensor("solve_ex_singular_info_right",
+           std::get<1>(vs::linalg_solve_ex(singular3(), vs::ones({2, 3}, vs::kFloat64), false)));
+  r.tensor("solve_ex_singular_info_transposed",
+           std::get<1>(vs::linalg_solve_ex(singular3().t().contiguous().t(), vs::ones({3}, vs::kFloat64))));
 }
 
 // Edge shapes: empty matrices and batches, broadcast batches in solve, 1x1, and float32 results

@@ -354,7 +354,22 @@ VS_CASE("nn_extra.edges") {
   });
   r.result("instance_norm_f32_noncontig",
            [&] { return vs::instance_norm(x32, vs::none, vs::none, vs::none, vs::none, true, 0.1, 1e-5, false); });
-  // (Ember has no aten-level string-padding overloads, conv1d.padding; the functional API spells it.)
+  // The string paddings, through the functional API and the aten overloads (conv*d.padding): "same"
+  // with an odd total (one more zero after the input) and an even one, "valid", a bad string, a stride.
+  r.result("conv2d_same_even_kernel", [&] {
+    return vs::conv2d(wave({2, 3, 6, 5}), wave({4, 3, 2, 3}, 0.4), wave({4}), {1, 1}, "same", {1, 2});
+  });
+  r.result("conv1d_same_aten", [&] { return vs::conv1d(wave({1, 2, 7}), wave({3, 2, 4}), vs::none, 1, "same"); });
+  r.result("conv3d_valid_aten", [&] {
+    return vs::conv3d(wave({1, 2, 4, 5, 3}), wave({2, 1, 2, 2, 2}), vs::none, 1, "valid", 1, 2);
+  });
+  r.result("conv2d_same_unbatched", [&] {
+    return vs::conv2d(wave({3, 5, 5}), wave({2, 3, 4, 4}), vs::none, 1, "same");
+  });
+  r.raises("conv2d_padding_bad_string", [&] {
+    vs::conv2d(wave({1, 3, 5, 5}), wave({2, 3, 3, 3}), vs::none, 1, "full");
+  });
+  r.raises("conv2d_same_strided", [&] { vs::conv2d(wave({1, 3, 5, 5}), wave({2, 3, 3, 3}), vs::none, 2, "same"); });
   r.result("conv1d_same", [&] {
     return vs::nn::functional::conv1d(wave({2, 4, 9}), wave({3, 4, 4}, 0.7),
                                       vs::nn::functional::Conv1dFuncOptions().padding(vs::kSame).dilation(2));

@@ -213,7 +213,8 @@ VS_CASE("sparse_quant.fft_primitives") {
 }
 
 // LibTorch's coalesce leaves the indices a narrow view of the uncoalesced [2, 5] buffer (strides
-// [5, 1]); Ember's are a compact [2, 4] tensor (strides [4, 1]). The values agree (sparse_quant.coo).
+// [5, 1]); Ember's are a compact [2, 4] tensor (strides [4, 1]): deliberate, Ember's COO tensors
+// always hold compact indices, which its sparse kernels read directly. The values agree.
 VS_CASE("sparse_quant.coalesced_indices_layout") {
   r.expect_diff("coalesce().indices() of a COO tensor with a duplicate: Ember strides [4, 1], LibTorch [5, 1]");
   r.tensor("indices", coo().coalesce().indices());
@@ -266,16 +267,15 @@ VS_CASE("sparse_quant.quantize_zero_scale") {
 }
 
 VS_CASE("sparse_quant.sparse_log_softmax_negative_dim") {
-  r.expect_diff(
-      "_sparse_log_softmax(coalesced [3, 4] COO, dim -1, false): Ember wraps the dim and computes, LibTorch "
-      "raises \"dim must be non-negative and less than input dimensions\" (only log_softmax wraps)");
+  // The internal form takes no negative dim (only log_softmax wraps).
   r.result("sparse_log_softmax_negative_dim",
            [] { return vs::_sparse_log_softmax(coo().coalesce(), -1, false).to_dense(); });
 }
 
 VS_CASE("sparse_quant.sparse_mask_uncoalesced") {
   r.expect_diff(
-      "dense.sparse_mask(uncoalesced COO mask): Ember computes (duplicates not doubled), LibTorch 1.13 raises "
-      "\"sparse_mask: mask is uncoalesced\"");
+      "dense.sparse_mask(uncoalesced COO mask): Ember takes the mask's pattern (its unique indices, a coalesced "
+      "result; the sparse gradients rely on it), LibTorch 1.13 raises \"sparse_mask: mask is uncoalesced\" and "
+      "2.x keeps the duplicates (deliberate)");
   r.result("sparse_mask_uncoalesced_mask", [] { return dense().sparse_mask(coo()).to_dense(); });
 }

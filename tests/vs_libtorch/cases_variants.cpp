@@ -957,6 +957,41 @@ VS_CASE("variants.promotion_edges") {
            [&] { return grid(vs::kFloat64).clone().index_fill_(-1, vs::tensor({-1}, vs::kInt64), 2); });
   r.result("masked_fill_int_with_float_", [&] { return i.clone().masked_fill_(i > 0, 2.5); });
   r.result("masked_fill_bool_", [&] { return (i > 0).masked_fill_(i < 3, true); });
+  // A 0-dim tensor value: its dtype converts to self's; the functional form broadcasts self; the
+  // value's gradient is the sum of the masked gradient.
+  r.result("masked_fill_tensor_value",
+           [&] { return vs::masked_fill(row(vs::kFloat32), grid(vs::kFloat32) > 0, vs::tensor(2.5, vs::kFloat64)); });
+  r.result("masked_fill_int_with_tensor_", [&] { return i.clone().masked_fill_(i > 0, vs::tensor(-3.75)); });
+  // LibTorch's other overloads that are other operators: narrow(Tensor start), split(int[]), the
+  // binary max/min, the functional and Tensor-valued index_fill.
+  r.result("narrow_tensor_start", [&] { return grid(vs::kFloat32).narrow(1, vs::scalar_tensor(2, vs::kInt64), 3); });
+  r.result("narrow_tensor_negative_start",
+           [&] { return vs::narrow(grid(vs::kFloat32), 0, vs::scalar_tensor(-2, vs::kInt64), 2); });
+  r.result("split_sizes", [&] {
+    return grid(vs::kFloat32).split(std::vector<int64_t>{1, 3}, 0)[1].split(std::vector<int64_t>{4, 2}, 1)[1];
+  });
+  r.result("max_other", [&] { return vs::max(grid(vs::kFloat32), row(vs::kFloat64)); });
+  r.result("min_other_method", [&] { return grid(vs::kFloat64).min(row(vs::kFloat32)); });
+  r.result("index_fill_functional", [&] {
+    return grid(vs::kFloat32).index_fill(1, vs::tensor({0, 4}, vs::kInt64), -1.5);
+  });
+  r.result("index_fill_tensor_value_", [&] {
+    return grid(vs::kFloat64).clone().index_fill_(0, vs::tensor({1}, vs::kInt64), vs::scalar_tensor(7, vs::kInt64));
+  });
+  {
+    vs::Tensor v = vs::tensor(0.5, vs::kFloat64).requires_grad_(true);
+    (vs::index_fill(grid(vs::kFloat64), 1, vs::tensor({0, 2, 2}, vs::kInt64), v) * grid(vs::kFloat64)).sum().backward();
+    r.tensor("index_fill_tensor_value_grad", v.grad());
+  }
+  r.raises("masked_fill_1d_value",
+           [&] { grid(vs::kFloat32).clone().masked_fill_(grid(vs::kFloat32) > 0, vs::ones({1})); });
+  {
+    vs::Tensor v = vs::tensor(0.5, vs::kFloat64).requires_grad_(true);
+    vs::Tensor s = grid(vs::kFloat64).requires_grad_(true);
+    (vs::masked_fill(s, grid(vs::kFloat64) > 0, v) * grid(vs::kFloat64)).sum().backward();
+    r.tensor("masked_fill_tensor_value_grad", v.grad());
+    r.tensor("masked_fill_tensor_self_grad", s.grad());
+  }
   r.result("scatter_add_broadcast_index_", [&] {
     return vs::zeros({2, 3}).scatter_add_(1, vs::tensor({0, 0, 2, 1, 1, 1}, vs::kInt64).reshape({2, 3}),
                                           vs::ones({2, 4}));

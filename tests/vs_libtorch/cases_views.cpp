@@ -10,6 +10,28 @@ VS_CASE("views.transpose") {
   r.tensor("contiguous", x.transpose(1, 2).contiguous());
 }
 
+// NumPy's names and LibTorch's matrix views (numpy_T, matrix_H, mT, mH, adjoint) with their errors.
+VS_CASE("views.matrix_views") {
+  vs::Tensor x = vs::arange(24, vs::kFloat32).reshape({2, 3, 4});
+  r.tensor("swapaxes", x.swapaxes(0, 2));
+  r.tensor("swapdims_fn", vs::swapdims(x, -1, 1));
+  r.tensor("numpy_T", x.numpy_T());
+  r.tensor("T_1d", x.select(0, 0).select(0, 0).numpy_T());
+  r.tensor("mT", x.mT());
+  r.tensor("mH", x.mH());
+  r.tensor("adjoint", vs::adjoint(x));
+  r.tensor("matrix_H", x.select(0, 1).matrix_H());
+  r.tensor("H_0d", vs::scalar_tensor(2.5).matrix_H());
+  vs::Tensor c = vs::view_as_complex(x.reshape({2, 3, 2, 2}));
+  r.tensor("mH_complex", vs::view_as_real(c.mH().resolve_conj()));
+  r.tensor("H_complex", vs::view_as_real(c.select(0, 0).matrix_H().resolve_conj()));
+  r.raises("mT_1d", [&] { x.select(0, 0).select(0, 0).mT(); });
+  r.raises("mH_1d", [&] { x.select(0, 0).select(0, 0).mH(); });
+  r.raises("adjoint_1d", [&] { vs::adjoint(x.select(0, 0).select(0, 0)); });
+  r.raises("H_3d", [&] { x.matrix_H(); });
+  r.raises("swapaxes_bad_dim", [&] { x.swapaxes(0, 3); });
+}
+
 VS_CASE("views.permute") {
   vs::Tensor x = vs::arange(24, vs::kFloat32).reshape({2, 3, 4});
   r.tensor("permute", x.permute({2, 0, 1}));

@@ -33,4 +33,8 @@ Tensor sparse_to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptD
 // transpose of a COO tensor (dims wrapped): index rows or value dimensions swapped (sparse.cpp).
 Tensor sparse_transpose(const Tensor& self, int64_t dim0, int64_t dim1);
 
+// The Scalar of a 0-dim tensor `value` (LibTorch's Tensor-valued fills call item()); a meta value
+// has none, so meta self and value give 0, enough for shapes (pointwise.cpp).
+Scalar fill_value(const char* op, const Tensor& self, const Tensor& value);
+
 }  // namespace ember::native

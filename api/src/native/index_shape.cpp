@@ -2,6 +2,7 @@
 // copy of self, then the backend's in-place kernel), the views split_with_sizes, squeeze.dims
 // and alias (metadata only), diag_embed (zeros, then a copy into their diagonal), and the
 // CompositeImplicitAutograd functions built from other operators: diag, trace, movedim/moveaxis,
+// swapaxes/swapdims, the matrix views (numpy_T, matrix_H, mT, mH, adjoint),
 // unbind, meshgrid, broadcast_to, tile, repeat_interleave(self, ...) and one_hot.
 #include "Composite.h"
 
@@ -157,6 +158,63 @@ Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination)
 }
 Tensor moveaxis_int(const Tensor& self, int64_t source, int64_t destination) {
   return native::movedim_int(self, source, destination);
+}
+// LibTorch's overloads that are other operators: narrow(Tensor start), split(int[]), the binary
+// max/min, index_fill_ with a 0-dim tensor value, the functional index_fill.
+Tensor narrow_tensor(const Tensor& self, int64_t dim, const Tensor& start, int64_t length) {
+  check_defined("narrow", start, "start");
+  EMBER_CHECK(start.dim() == 0 && is_integral_type(start.scalar_type(), false),
+              "[narrow] expected argument 'start' to be a 0-dim integral tensor, got a {}-D {} tensor", start.dim(),
+              start.scalar_type());
+  return self.narrow(dim, start.item().toLong(), length);
+}
+std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return self.split_with_sizes(split_size, dim);
+}
+Tensor max_other(const Tensor& self, const Tensor& other) { return ember::maximum(self, other); }
+Tensor min_other(const Tensor& self, const Tensor& other) { return ember::minimum(self, other); }
+Tensor& index_fill__int_tensor(Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return self.index_fill_(dim, index, fill_value("index_fill_", self, value));
+}
+Tensor index_fill_int_scalar(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  return self.clone().index_fill_(dim, index, value);
+}
+Tensor index_fill_int_tensor(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& value) {
+  return self.clone().index_fill_(dim, index, value);
+}
+
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
+
+// LibTorch's matrix views and their messages.
+Tensor numpy_T(const Tensor& self) {
+  DimVector dims(static_cast<size_t>(self.dim()), 0);
+  for (int64_t i = 0; i < self.dim(); ++i) dims[static_cast<size_t>(i)] = self.dim() - 1 - i;
+  return self.permute(dims);
+}
+Tensor matrix_H(const Tensor& self) {
+  const int64_t n = self.dim();
+  EMBER_CHECK(n == 2 || n == 0, "[matrix_H] tensor.H is only supported on matrices (2-D tensors), got a {}-D tensor{}",
+              n, n > 2 ? "; for batches of matrices, use tensor.mH" : "");
+  return n == 0 ? self : self.transpose(0, 1).conj();
+}
+namespace {
+void check_matrices(const char* op, const char* what, const Tensor& self) {
+  EMBER_CHECK(self.dim() >= 2, "[{}] {} is only supported on matrices or batches of matrices, got a {}-D tensor", op,
+              what, self.dim());
+}
+}  // namespace
+Tensor mT(const Tensor& self) {
+  check_matrices("mT", "tensor.mT", self);
+  return self.transpose(-2, -1);
+}
+Tensor mH(const Tensor& self) {
+  check_matrices("mH", "tensor.mH", self);
+  return self.transpose(-2, -1).conj();
+}
+Tensor adjoint(const Tensor& self) {
+  check_matrices("adjoint", "tensor.adjoint()", self);
+  return self.transpose(-2, -1).conj();
 }
 
 std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {

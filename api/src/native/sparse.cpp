@@ -269,7 +269,8 @@ Tensor to_sparse_sparse_dim(const Tensor& self, int64_t sparse_dim) {
   flat_sizes.insert(flat_sizes.end(), sizes.begin() + sparse_dim, sizes.end());
   const Tensor flat = self.reshape(flat_sizes);
   // An entry is specified where any of its dense values is nonzero.
-  Tensor mask = flat.ne(0).reshape({rows, -1}).any(1);
+  const int64_t width = std::accumulate(sizes.begin() + sparse_dim, sizes.end(), int64_t{1}, std::multiplies<>());
+  Tensor mask = flat.ne(0).reshape({rows, width}).any(1);  // width, not -1: rows may be 0
   const Tensor rows_kept = nonzero(mask).reshape({-1});
   Tensor indices = sparse_dim == 0 ? empty({0, rows_kept.size(0)}, TensorOptions().dtype(kInt64).device(self.device()))
                                    : nonzero(mask.reshape(sparse_sizes)).t().contiguous();

@@ -150,50 +150,29 @@ Tensor bilinear(const Tensor& input1, const Tensor& input2, const Tensor& weight
 
 namespace {
 
-// The padding of a ConvFuncOptions as explicit values; for kSame, input gets the one extra
-// element an odd total padding needs appended after it (PyTorch's asymmetric 'same').
-template <size_t D>
-std::array<int64_t, D> conv_padding(const char* op, Tensor& input, const Tensor& weight,
-                                    const ConvFuncOptions<D>& options) {
-  std::array<int64_t, D> pad{};
-  if (const auto* p = std::get_if<ExpandingArray<D>>(&options.padding())) return **p;
-  if (std::holds_alternative<enumtype::kValid>(options.padding())) return pad;
-  for (int64_t s : *options.stride())
-    EMBER_CHECK(s == 1, "[{}] padding='same' is not supported for strided convolutions, got stride {}", op,
-                ArrayRef<int64_t>(options.stride()));
-  const int64_t nd = static_cast<int64_t>(D);
-  if (weight.dim() != nd + 2 || input.dim() < nd + 1) return pad;  // the operator reports the shapes
-  for (size_t i = 0; i < D; ++i) {
-    const int64_t total = (*options.dilation())[i] * (weight.size(2 + static_cast<int64_t>(i)) - 1);
-    pad[i] = total / 2;
-    if (total % 2 == 1) {  // one more zero after the input along this dimension
-      const int64_t dim = input.dim() - nd + static_cast<int64_t>(i);
-      std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
-      shape[static_cast<size_t>(dim)] = 1;
-      input = cat({input, zeros(shape, input.options())}, dim);
-    }
-  }
-  return pad;
+// An int padding goes to the int overload, kValid/kSame to the string one: `conv(padding)` takes
+// either (a generic lambda).
+template <size_t D, class Conv>
+Tensor conv_with_padding(const ConvFuncOptions<D>& options, Conv&& conv) {
+  if (const auto* p = std::get_if<ExpandingArray<D>>(&options.padding())) return conv(IntArrayRef(**p));
+  return conv(std::string_view(std::holds_alternative<enumtype::kSame>(options.padding()) ? "same" : "valid"));
 }
 
 }  // namespace
 
-Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
-  Tensor x = input;
-  const auto pad = conv_padding("conv1d", x, weight, options);
-  return ember::conv1d(x, weight, opt(options.bias()), options.stride(), pad, options.dilation(), options.groups());
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& o) {
+  return conv_with_padding(
+      o, [&](auto p) { return ember::conv1d(input, weight, opt(o.bias()), o.stride(), p, o.dilation(), o.groups()); });
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options) {
-  Tensor x = input;
-  const auto pad = conv_padding("conv2d", x, weight, options);
-  return ember::conv2d(x, weight, opt(options.bias()), options.stride(), pad, options.dilation(), options.groups());
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& o) {
+  return conv_with_padding(
+      o, [&](auto p) { return ember::conv2d(input, weight, opt(o.bias()), o.stride(), p, o.dilation(), o.groups()); });
 }
 
-Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options) {
-  Tensor x = input;
-  const auto pad = conv_padding("conv3d", x, weight, options);
-  return ember::conv3d(x, weight, opt(options.bias()), options.stride(), pad, options.dilation(), options.groups());
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& o) {
+  return conv_with_padding(
+      o, [&](auto p) { return ember::conv3d(input, weight, opt(o.bias()), o.stride(), p, o.dilation(), o.groups()); });
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const ConvTranspose1dFuncOptions& options) {

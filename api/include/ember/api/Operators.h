@@ -64,6 +64,24 @@ class EMBER_API TensorLiteral {
 };
 
 EMBER_API Tensor tensor(std::initializer_list<TensorLiteral> values, TensorOptions options = {});
+// LibTorch's torch::tensor(value): a 0-dim tensor, its dtype by the rule of the braced lists.
+template <class T, std::enable_if_t<std::is_arithmetic_v<T>, int> = 0>
+Tensor tensor(T value, TensorOptions options = {}) {
+  return TensorLiteral(value).to_tensor(options);
+}
+namespace detail {
+// A 1-d copy of n values of dtype src: float/double give the default dtype, int/int64_t kInt64.
+EMBER_API Tensor tensor_from_data(const void* data, int64_t n, ScalarType src, TensorOptions options);
+}  // namespace detail
+// LibTorch's torch::tensor(ArrayRef<T>) and torch::tensor(std::vector<T>): a 1-d copy.
+template <class T, class = decltype(CppTypeToScalarType<T>::value)>
+Tensor tensor(ArrayRef<T> values, TensorOptions options = {}) {
+  return detail::tensor_from_data(values.data(), static_cast<int64_t>(values.size()), scalar_type_of<T>, options);
+}
+template <class T, class = decltype(CppTypeToScalarType<T>::value), std::enable_if_t<!std::is_same_v<T, bool>, int> = 0>
+Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
+  return tensor(ArrayRef<T>(values), options);
+}
 // Wraps existing memory without copying; the caller keeps it alive (and owns it).
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {});
 EMBER_API Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {});

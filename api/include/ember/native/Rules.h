@@ -360,6 +360,12 @@ inline void check_masked_fill(const char* name, const Tensor& self, const Tensor
   EMBER_CHECK_TYPE(mask.dtype() == kBool, "[{}] expected argument 'mask' to be a bool tensor, but got dtype {}", name,
                    mask.dtype());
 }
+// The functional masked_fill's result: self and mask broadcast, contiguous (LibTorch fills a
+// contiguous clone of the expanded self).
+inline DimVector masked_fill_shape(const char* name, const Tensor& self, const Tensor& mask) {
+  check_masked_fill(name, self, mask);
+  return broadcast_shapes(self.sizes(), mask.sizes(), name);
+}
 
 inline ScalarType lerp_result(const char* name, const Tensor& self, const Tensor& end) {
   check_defined(name, self, "self");

@@ -40,11 +40,15 @@ inline void check_addmm_self(const char* op, const Tensor& self, IntArrayRef out
   (void)self.expand(out_size);
 }
 
-// _sparse_softmax/_sparse_log_softmax: the wrapped dim.
+// _sparse_softmax/_sparse_log_softmax: the dim. As LibTorch's, these internal forms take no negative
+// dim (only the softmax/log_softmax front ends wrap), except on an empty tensor.
 inline int64_t check_sparse_softmax(const char* op, const Tensor& self, int64_t dim, bool half_to_float) {
   EMBER_CHECK_NOT_IMPLEMENTED(!half_to_float, "[{}] softmax with half to float conversion is not supported on CPU", op);
   EMBER_CHECK_TYPE(is_floating_type(self.scalar_type()), "[{}] expected a floating point tensor, got {}", op,
                    self.scalar_type());
+  EMBER_CHECK_INDEX(self.numel() == 0 || (dim >= 0 && dim < self.dim()),
+                    "[{}] expected argument 'dim' to be non-negative and less than the input's {} dimensions, got {}",
+                    op, self.dim(), dim);
   return maybe_wrap_dim(dim, self.dim(), op);
 }
 
