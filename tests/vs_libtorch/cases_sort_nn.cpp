@@ -156,10 +156,12 @@ VS_CASE("sort_nn.einsum") {
   r.raises("rank", [&] { vs::einsum("ijk->i", {a}); });
 }
 
-// Same values; the result's strides follow Ember's contraction path, not LibTorch's.
+// With nothing to contract, both multiply elementwise: the layout is the product's.
 VS_CASE("sort_nn.einsum_broadcast_layout") {
-  r.expect_diff("einsum of broadcast ellipses returns a transposed layout where LibTorch's is contiguous");
   r.tensor("broadcast", vs::einsum("...,...", {data({2, 3}), data({3}, 1)}));
+  r.tensor("outer", vs::einsum("i,j->ij", {data({3}), data({4}, 1)}));
+  r.tensor("batch_scale", vs::einsum("bij,b->bij", {data({2, 3, 4}), data({2}, 1)}));
+  r.tensor("outer_transposed_out", vs::einsum("i,j->ji", {data({3}), data({4}, 1)}));
 }
 
 static void softmax_of(vs_test::Recorder& r, vs::ScalarType dt) {

@@ -61,7 +61,8 @@ std::vector<int> parse_term(const std::string& eq, size_t begin, size_t end, boo
 }
 
 // (left * right) summed over `sum` dims, both of one rank with size-1 dims where they lack one:
-// one bmm over (batch, left-only, summed) x (batch, summed, right-only) dims; keeps the rank.
+// one bmm over (batch, left-only, summed) x (batch, summed, right-only) dims, or a product when
+// no summed dim is in both; keeps the rank.
 Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) {
   const int64_t n = left.dim();
   std::vector<int64_t> batch, lo, ro, con;
@@ -82,6 +83,9 @@ Tensor sumproduct_pair(Tensor left, Tensor right, const std::vector<bool>& sum) 
       ro.push_back(d);
     }
   }
+  // Nothing left to contract: a broadcast product (LibTorch's too, so the layout is the
+  // elementwise one, and no bmm of 1-wide matrices).
+  if (con.empty()) return ember::mul(left, right);
   auto prod = [](const Tensor& t, const std::vector<int64_t>& dims) {
     int64_t p = 1;
     for (int64_t d : dims) p *= t.size(d);
