@@ -110,6 +110,7 @@ TEST(Autograd, GradObeysTheLayoutContract) {
   (y.contiguous() * y.contiguous()).sum().backward({}, {}, /*create_graph=*/true);
   EXPECT_EQ(y.grad().strides(), y.strides());
   EXPECT_TRUE(y.grad().requires_grad());
+  y.mutable_grad() = Tensor();  // the grad's history holds y: break the cycle (PyTorch's too)
 }
 
 TEST(Autograd, BackwardNeedsAGradientForNonScalars) {
