@@ -175,38 +175,6 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 
 namespace {
 
-// Sorted unique values of a contiguous buffer: the values' order (the positions that sort them,
-// stable), the run starts and, per element, its run.
-template <class T>
-struct SortedRuns {
-  std::vector<int64_t> order, starts, run_of;
-};
-
-template <class T>
-SortedRuns<T> sorted_runs(const T* x, int64_t n, bool sort) {
-  using C = CmpOf<T>;
-  SortedRuns<T> r;
-  r.order.resize(static_cast<size_t>(n));
-  r.run_of.resize(static_cast<size_t>(n));
-  // (value, index) pairs sorted in place: the index breaks ties, so the order is the stable one
-  // without stable_sort's indirect comparisons (a cache miss each); NaNs last.
-  std::vector<std::pair<C, int64_t>> p(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) p[static_cast<size_t>(i)] = {static_cast<C>(x[i]), i};
-  if (sort)
-    std::sort(p.begin(), p.end(), [](const std::pair<C, int64_t>& a, const std::pair<C, int64_t>& b) {
-      const bool na = is_nan(a.first), nb = is_nan(b.first);
-      if (na || nb) return na == nb ? a.second < b.second : nb;
-      return a.first < b.first || (a.first == b.first && a.second < b.second);
-    });
-  for (int64_t i = 0; i < n; ++i) {
-    const auto& [v, e] = p[static_cast<size_t>(i)];
-    r.order[static_cast<size_t>(i)] = e;
-    if (i == 0 || !(p[static_cast<size_t>(i - 1)].first == v)) r.starts.push_back(i);
-    r.run_of[static_cast<size_t>(e)] = static_cast<int64_t>(r.starts.size()) - 1;
-  }
-  return r;
-}
-
 Tensor int64_from(const std::vector<int64_t>& v, IntArrayRef sizes) {
   Tensor t = empty_cpu(sizes, kInt64);
   std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
@@ -224,10 +192,11 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
   visit_dtype(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* x = static_cast<const T*>(c.data_ptr());
+    using C = CmpOf<T>;
+    std::vector<int64_t> inv(static_cast<size_t>(n)), cnt;  // each element's run; each run's length
     if (sort) {
       // Sorted: the values alone sorted and deduplicated, then each element's run found by binary
       // search (no index array to carry through the sort). NaNs last, each its own run in index order.
-      using C = CmpOf<T>;
       auto less = [](C a, C b) { return is_nan(a) || is_nan(b) ? !is_nan(a) && is_nan(b) : a < b; };
       std::vector<C> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<C>(x[i]);
@@ -238,7 +207,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
       values = empty_cpu({k}, self.dtype());
       T* vo = static_cast<T*>(values.data_ptr());
       for (int64_t j = 0; j < k0; ++j) vo[j] = static_cast<T>(v[static_cast<size_t>(j)]);
-      std::vector<int64_t> inv(static_cast<size_t>(n)), cnt(static_cast<size_t>(k), 0);
+      cnt.assign(static_cast<size_t>(k), 0);
       int64_t next_nan = k0;
       for (int64_t i = 0; i < n; ++i) {
         const C xi = static_cast<C>(x[i]);
@@ -252,22 +221,25 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
         inv[static_cast<size_t>(i)] = j;
         ++cnt[static_cast<size_t>(j)];
       }
-      inverse = return_inverse ? int64_from(inv, self.sizes()) : empty_cpu({0}, kInt64);
-      counts = return_counts ? int64_from(cnt, {k}) : empty_cpu({0}, kInt64);
-      return;
+    } else {
+      // Consecutive runs: a new one wherever the value changes (each NaN its own).
+      std::vector<int64_t> starts;
+      for (int64_t i = 0; i < n; ++i) {
+        if (i == 0 || !(static_cast<C>(x[i - 1]) == static_cast<C>(x[i]))) starts.push_back(i);
+        inv[static_cast<size_t>(i)] = static_cast<int64_t>(starts.size()) - 1;
+      }
+      const int64_t k = static_cast<int64_t>(starts.size());
+      values = empty_cpu({k}, self.dtype());
+      T* vo = static_cast<T*>(values.data_ptr());
+      cnt.resize(static_cast<size_t>(k));
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t s = starts[static_cast<size_t>(j)];
+        vo[j] = x[s];
+        cnt[static_cast<size_t>(j)] = (j + 1 < k ? starts[static_cast<size_t>(j + 1)] : n) - s;
+      }
     }
-    const SortedRuns<T> r = sorted_runs(x, n, sort);
-    const int64_t k = static_cast<int64_t>(r.starts.size());
-    values = empty_cpu({k}, self.dtype());
-    T* vo = static_cast<T*>(values.data_ptr());
-    std::vector<int64_t> cnt(static_cast<size_t>(k));
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t s = r.starts[static_cast<size_t>(j)];
-      vo[j] = x[r.order[static_cast<size_t>(s)]];
-      cnt[static_cast<size_t>(j)] = (j + 1 < k ? r.starts[static_cast<size_t>(j + 1)] : n) - s;
-    }
-    inverse = return_inverse ? int64_from(r.run_of, self.sizes()) : empty_cpu({0}, kInt64);
-    counts = return_counts ? int64_from(cnt, {k}) : empty_cpu({0}, kInt64);
+    inverse = return_inverse ? int64_from(inv, self.sizes()) : empty_cpu({0}, kInt64);
+    counts = return_counts ? int64_from(cnt, {values.numel()}) : empty_cpu({0}, kInt64);
   });
   return {values, inverse, counts};
 }

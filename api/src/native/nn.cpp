@@ -22,8 +22,9 @@ Tensor conv_padding_mode(const char* op, int64_t nd, const Tensor& input, const 
   for (int64_t s : stride)
     EMBER_CHECK(s == 1, "[{}] padding='same' is not supported for strided convolutions, got stride {}", op, stride);
   const bool dilation_ok = dilation.size() == 1 || static_cast<int64_t>(dilation.size()) == nd;
-  if (weight.dim() != nd + 2 || !dilation_ok) return conv(input, pad);  // the operator reports the shapes
-  DimVector extra(static_cast<size_t>(2 * nd), 0);                      // constant_pad_nd's order: last dim first
+  // Shapes the padding cannot be read from: the operator reports them.
+  if (weight.dim() != nd + 2 || input.dim() < nd + 1 || !dilation_ok) return conv(input, pad);
+  DimVector extra(static_cast<size_t>(2 * nd), 0);  // constant_pad_nd's order: last dim first
   bool asymmetric = false;
   for (int64_t i = 0; i < nd; ++i) {
     const int64_t total = dilation[dilation.size() == 1 ? 0 : static_cast<size_t>(i)] * (weight.size(2 + i) - 1);

@@ -74,44 +74,22 @@ void print_conv(std::ostream& stream, size_t dims, int64_t in_channels, int64_t 
   stream << ")";
 }
 
-Tensor conv_prepare_input(const char* layer, const Tensor& input, const std::vector<int64_t>& kernel_size,
-                          const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding, bool same,
-                          const char* padding_mode, std::vector<int64_t>& padding_out) {
+Tensor conv_pad_input(const Tensor& input, const std::vector<int64_t>& kernel_size,
+                      const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding, bool same,
+                      const char* padding_mode) {
+  // LibTorch's _reversed_padding_repeated_twice: the input padded by F::pad in that mode, then
+  // an unpadded convolution ('same' splits an odd total with the extra element on the right).
   const size_t d = kernel_size.size();
-  if (std::strcmp(padding_mode, "kZeros") != 0) {
-    // LibTorch's _reversed_padding_repeated_twice: the input padded by F::pad in that mode, then
-    // an unpadded convolution ('same' splits an odd total with the extra element on the right).
-    std::vector<int64_t> pad(2 * d);
-    for (size_t i = 0; i < d; ++i) {
-      const int64_t total = same ? dilation[i] * (kernel_size[i] - 1) : 2 * padding[i];
-      pad[2 * (d - 1 - i)] = same ? total / 2 : padding[i];
-      pad[2 * (d - 1 - i) + 1] = total - pad[2 * (d - 1 - i)];
-    }
-    padding_out.assign(d, 0);
-    const char* mode = std::strcmp(padding_mode, "kReflect") == 0     ? "reflect"
-                       : std::strcmp(padding_mode, "kReplicate") == 0 ? "replicate"
-                                                                      : "circular";
-    return ember::pad(input, pad, mode);
-  }
-  if (!same) {
-    padding_out = padding;
-    return input;
-  }
-  EMBER_CHECK(input.dim() >= static_cast<int64_t>(d), "[{}] input: expected at least {} dims, got a {}-D tensor", layer,
-              d, input.dim());
-  padding_out.assign(d, 0);
-  Tensor x = input;
+  std::vector<int64_t> pad(2 * d);
   for (size_t i = 0; i < d; ++i) {
-    const int64_t total = dilation[i] * (kernel_size[i] - 1);
-    padding_out[i] = total / 2;
-    const int64_t extra = total - 2 * (total / 2);
-    if (extra == 0) continue;
-    const int64_t axis = x.dim() - static_cast<int64_t>(d) + static_cast<int64_t>(i);
-    std::vector<int64_t> zeros_shape(x.sizes().begin(), x.sizes().end());
-    zeros_shape[static_cast<size_t>(axis)] = extra;
-    x = cat({x, zeros(zeros_shape, x.options())}, axis);
+    const int64_t total = same ? dilation[i] * (kernel_size[i] - 1) : 2 * padding[i];
+    pad[2 * (d - 1 - i)] = same ? total / 2 : padding[i];
+    pad[2 * (d - 1 - i) + 1] = total - pad[2 * (d - 1 - i)];
   }
-  return x;
+  const char* mode = std::strcmp(padding_mode, "kReflect") == 0     ? "reflect"
+                     : std::strcmp(padding_mode, "kReplicate") == 0 ? "replicate"
+                                                                    : "circular";
+  return ember::pad(input, pad, mode);
 }
 
 }  // namespace detail
@@ -119,9 +97,9 @@ Tensor conv_prepare_input(const char* layer, const Tensor& input, const std::vec
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options_) : ConvNdImpl(options_.nd()) {}
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
-  std::vector<int64_t> padding;
-  const Tensor x = prepare_input(input, padding);
-  return conv2d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  return conv_forward(input, [&](const Tensor& x, auto padding) {
+    return conv2d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  });
 }
 
 }  // namespace ember::nn
@@ -131,17 +109,17 @@ namespace ember::nn {
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options_) : ConvNdImpl(options_.nd()) {}
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
-  std::vector<int64_t> padding;
-  const Tensor x = prepare_input(input, padding);
-  return conv1d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  return conv_forward(input, [&](const Tensor& x, auto padding) {
+    return conv1d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  });
 }
 
 Conv3dImpl::Conv3dImpl(const Conv3dOptions& options_) : ConvNdImpl(options_.nd()) {}
 
 Tensor Conv3dImpl::forward(const Tensor& input) {
-  std::vector<int64_t> padding;
-  const Tensor x = prepare_input(input, padding);
-  return conv3d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  return conv_forward(input, [&](const Tensor& x, auto padding) {
+    return conv3d(x, weight, bias, options.stride(), padding, options.dilation(), options.groups());
+  });
 }
 
 namespace detail {

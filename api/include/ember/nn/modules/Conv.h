@@ -7,6 +7,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -99,12 +100,12 @@ EMBER_API void print_conv(std::ostream& stream, size_t dims, int64_t in_channels
                           const std::vector<int64_t>* padding, const char* padding_name,
                           const std::vector<int64_t>& dilation, const std::vector<int64_t>& output_padding,
                           int64_t groups, bool bias, const char* padding_mode, bool transposed);
-// The input a forward hands to the convolution operator and the padding it passes: a 'same'
-// convolution pads dilation * (kernel - 1) in all, and when that is odd the extra zero goes
-// after the input (PyTorch's asymmetric 'same'), appended here. Checks the padding mode.
-EMBER_API Tensor conv_prepare_input(const char* layer, const Tensor& input, const std::vector<int64_t>& kernel_size,
-                                    const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding,
-                                    bool same, const char* padding_mode, std::vector<int64_t>& padding_out);
+// The input padded by a padding mode other than kZeros (reflect, replicate, circular) for an
+// unpadded convolution: `padding` on each side, or for 'same' dilation * (kernel - 1) in all, the
+// odd one after the input (PyTorch's asymmetric 'same').
+EMBER_API Tensor conv_pad_input(const Tensor& input, const std::vector<int64_t>& kernel_size,
+                                const std::vector<int64_t>& dilation, const std::vector<int64_t>& padding, bool same,
+                                const char* padding_mode);
 
 template <size_t D>
 std::vector<int64_t> to_vector(const ExpandingArray<D>& a) {
@@ -167,15 +168,23 @@ class ConvNdImpl : public Cloneable<Derived> {
   Tensor bias;
 
  protected:
-  // The input a forward hands to the operator (zeros appended for an asymmetric 'same'), and the
-  // padding it passes.
-  Tensor prepare_input(const Tensor& input, std::vector<int64_t>& padding) const {
+  // A forward: `conv(x, padding)` is the operator, which takes an int padding or the string
+  // "same"/"valid" (its own 'same' splits the padding). A padding mode other than kZeros pads the
+  // input first, then convolves unpadded.
+  template <class Conv>
+  Tensor conv_forward(const Tensor& input, Conv&& conv) const {
     const auto* explicit_pad = std::get_if<ExpandingArray<D>>(&options.padding());
-    const std::vector<int64_t> pad = explicit_pad ? detail::to_vector(*explicit_pad) : std::vector<int64_t>(D, 0);
+    const bool same = std::holds_alternative<enumtype::kSame>(options.padding());
     const std::string mode = enumtype::get_enum_name(options.padding_mode());
-    return detail::conv_prepare_input(
-        layer_name(), input, detail::to_vector(options.kernel_size()), detail::to_vector(options.dilation()), pad,
-        std::holds_alternative<enumtype::kSame>(options.padding()), mode.c_str(), padding);
+    if (mode != "kZeros") {
+      const std::vector<int64_t> none(D, 0);
+      const Tensor x =
+          detail::conv_pad_input(input, detail::to_vector(options.kernel_size()), detail::to_vector(options.dilation()),
+                                 explicit_pad ? detail::to_vector(*explicit_pad) : none, same, mode.c_str());
+      return conv(x, IntArrayRef(none));
+    }
+    if (explicit_pad) return conv(input, IntArrayRef(**explicit_pad));
+    return conv(input, std::string_view(same ? "same" : "valid"));
   }
 
  private:
