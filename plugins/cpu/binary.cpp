@@ -159,7 +159,8 @@ inline int64_t first_byte(const Tensor& t) { return t.storage_offset() * static_
 template <class Visit>
 EMBER_ALWAYS_INLINE bool fast_path(const Tensor& a, const Tensor* bt, const Scalar* bs, Tensor& out,
                                    OutKind ok, ScalarType out_dtype_if_new, Visit&& visit) {
-  if (EMBER_UNLIKELY(!a.defined() || !a.is_contiguous() || !a.is_cpu())) return false;
+  // An empty operand takes the iteration's path: its result layout is the iterator's ordering.
+  if (EMBER_UNLIKELY(!a.defined() || !a.is_contiguous() || !a.is_cpu() || a.numel() == 0)) return false;
   const ScalarType dt = a.dtype();
   if (bt) {
     const Tensor& b = *bt;

@@ -26,6 +26,13 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
     native::check_defined(name, out, "out");
     native::check_same_dtype_out(name, ok, out, result);  // LibTorch's pow.Tensor_Scalar is a unary op on self
   }
+  if (es && self.numel() == 0) {
+    // Nothing to compute; LibTorch iterates self alone here (a unary op), so an empty result takes
+    // self's order without the 0-dim exponent's vote, as the meta function gives it.
+    TensorIter it(name);
+    native::binary_meta(it, name, result, self, nullptr, out, ok);
+    return;
+  }
   const ScalarType cdt = compute_dtype(result);
   visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;

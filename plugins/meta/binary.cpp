@@ -16,7 +16,11 @@ using native::Arith;
 void arith(const char* name, Arith kind, Tensor& out, OutKind ok, const Tensor& a, const Tensor* bt, const Scalar* bs,
            const Scalar& alpha) {
   native::TensorIter it(name, kMeta, nullptr);
-  native::binary_meta(it, name, native::arith_result(name, kind, a, bt, bs, alpha), a, bt, out, ok);
+  // A Scalar operand is a 0-dim operand of the iteration, as on the cpu (it takes part in the
+  // ordering of an empty result's dimensions, as in PyTorch's TensorIterator).
+  const ScalarType result = native::arith_result(name, kind, a, bt, bs, alpha);
+  const Tensor b = bs ? empty_meta({}, result) : Tensor();
+  native::binary_meta(it, name, result, a, bs ? &b : bt, out, ok);
 }
 
 Tensor arith_functional(const char* name, Arith kind, const Tensor& self, const Scalar& other, const Scalar& alpha) {

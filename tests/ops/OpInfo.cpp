@@ -2353,6 +2353,8 @@ std::map<std::string, OpInfo> build() {
 #include "opinfo/sort_linalg.inc"
 #include "opinfo/spatial_pool.inc"
 #include "opinfo/spatial_resample.inc"
+  // Last: its aliases copy the entries above.
+#include "opinfo/everyday.inc"
   return db;
 }
 

@@ -287,6 +287,8 @@ constexpr const char* kGaugeInvariant =
 // Operators whose samples the generic check cannot use, with the reason (each is checked another way).
 const std::map<std::string, std::string>& not_checked_here() {
   static const std::map<std::string, std::string> m = {
+      {"aten::heaviside", "a step function (LibTorch defines no derivative): finite differences at 0 see the jump"},
+      {"aten::heaviside_", "a step function (LibTorch defines no derivative): finite differences at 0 see the jump"},
       {"aten::native_batch_norm_backward",
        "its double-backward formula treats save_mean/save_invstd as functions of input, while the "
        "samples pass them independently: checked through native_batch_norm's gradgradcheck"},
@@ -319,8 +321,9 @@ const std::map<std::string, std::string>& not_checked_here() {
        "no formula of its own: checked through _embedding_bag's gradgradcheck"},
       {"aten::_cdist_backward", "no formula of its own: checked through _cdist_forward's gradgradcheck"},
       {"aten::_pdist_backward", "no formula of its own: checked through _pdist_forward's gradgradcheck"},
-      {"aten::resize_", "raises on a tensor that requires grad, as LibTorch ('cannot resize variables that require "
-                        "grad'): checked in test_fidelity.cpp"},
+      {"aten::resize_",
+       "raises on a tensor that requires grad, as LibTorch ('cannot resize variables that require "
+       "grad'): checked in test_fidelity.cpp"},
   };
   return m;
 }
@@ -389,7 +392,11 @@ const std::set<std::string>& positive_domain() {
                                           "aten::pow.Tensor_Scalar",
                                           "aten::pow.Tensor_Tensor",
                                           "aten::pow_.Scalar",
-                                          "aten::pow_.Tensor"};
+                                          "aten::pow_.Tensor",
+                                          "aten::float_power.Tensor_Tensor",
+                                          "aten::float_power.Tensor_Scalar",
+                                          "aten::float_power_.Scalar",
+                                          "aten::float_power_.Tensor"};
   return s;
 }
 

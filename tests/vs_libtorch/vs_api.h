@@ -62,6 +62,15 @@ inline std::tuple<Tensor, Tensor, Tensor> bn_legit(const Tensor& x, const Tensor
 #endif
 }  // namespace vs
 
+// An int? argument where a plain int would be ambiguous with an int[] overload (count_nonzero).
+namespace vs {
+#ifdef VS_LIBTORCH
+inline c10::optional<int64_t> opt_int(int64_t v) { return v; }
+#else
+inline std::optional<int64_t> opt_int(int64_t v) { return v; }
+#endif
+}  // namespace vs
+
 // A Tensor?[] argument (index_put): LibTorch takes a c10::List, Ember a std::vector.
 namespace vs {
 #ifdef VS_LIBTORCH
