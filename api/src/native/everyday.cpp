@@ -145,7 +145,9 @@ Tensor type_as(const Tensor& self, const Tensor& other) { return self.to(other);
 
 Tensor exp2(const Tensor& self) {
   check_defined("exp2", self, "self");
-  return ember::pow(2.0, to_floating(self));
+  const Tensor x = to_floating(self);
+  // A 0-dim base tensor, so the result follows self's layout (a unary op's, as LibTorch's exp2).
+  return ember::pow(ember::scalar_tensor(2, x.options()), x);
 }
 Tensor& exp2_(Tensor& self) {
   return assign_("exp2_", self, [&](const Tensor& x) { return native::exp2(x); });
@@ -265,7 +267,7 @@ Tensor float_power(const Tensor& self, const Tensor& exponent) {
 Tensor float_power_scalar_self(const Scalar& self, const Tensor& exponent) {
   check_defined("float_power", exponent, "exponent");
   const ScalarType r = float_power_dtype(self.isComplex() || exponent.is_complex());
-  return ember::pow(scalar_operand(self, r, exponent), exponent.to(r));
+  return ember::pow(self, exponent.to(r));  // pow.Scalar: a contiguous result, as LibTorch's
 }
 Tensor float_power_scalar(const Tensor& self, const Scalar& exponent) {
   check_defined("float_power", self, "self");
@@ -378,7 +380,8 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   } else {
     w = w.reshape({});
   }
-  return ember::where(self.gt(0), self, w * self).contiguous();  // LibTorch's kernel writes it contiguous
+  // LibTorch's kernel writes the input's suggested format (channels-last stays so, else contiguous).
+  return ember::where(self.gt(0), self, w * self).contiguous(self.suggest_memory_format());
 }
 
 Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
@@ -868,6 +871,13 @@ Tensor addr(const Tensor& self, const Tensor& vec1, const Tensor& vec2, const Sc
   EMBER_CHECK(vec1.dim() == 1, "[addr] addr: Expected 1-D argument vec1, but got {}-D", vec1.dim());
   EMBER_CHECK(vec2.dim() == 1, "[addr] addr: Expected 1-D argument vec2, but got {}-D", vec2.dim());
   const Tensor s = self.expand({vec1.size(0), vec2.size(0)});
+  // LibTorch's check of the scalars against self's dtype.
+  const ScalarType dt = self.scalar_type();
+  for (const auto& [v, name] : {std::pair{&beta, "beta"}, std::pair{&alpha, "alpha"}}) {
+    EMBER_CHECK_TYPE(!v->isBoolean() || dt == kBool, "[addr] Boolean {} only supported for Boolean results.", name);
+    EMBER_CHECK_TYPE(is_floating_type(dt) || is_complex_type(dt) || !(v->isFloatingPoint() || v->isComplex()),
+                     "[addr] For integral input tensors, argument {} must not be a floating point number.", name);
+  }
   if (s.scalar_type() == kBool && vec1.scalar_type() == kBool && vec2.scalar_type() == kBool) {
     // Boolean: (beta and self) or (alpha and vec1 and vec2).
     const Tensor prod = vec1.unsqueeze(1).logical_and(vec2.unsqueeze(0));
