@@ -207,6 +207,35 @@ int main(int argc, char** argv) {
         8.0 * static_cast<double>(n));
   }
   {
+    // LibTorch's everyday functions that Ember composes from other operators (LibTorch has its own
+    // kernel for most): functional calls, both sides allocating.
+    const int64_t n = int64_t{1} << 22;
+    ember::Tensor a = random_tensor({n}), b = random_tensor({n});
+    ember::Tensor p = a.abs() * 0.9f + 0.05f;  // in (0, 1): logit's domain, xlogy's positive y
+    at::Tensor ta = to_torch(a), tb = to_torch(b), tp = to_torch(p);
+    struct F {
+      const char* name;
+      std::function<void()> e, t;
+    };
+    const std::vector<F> composites = {
+        {"square", [&] { keep(ember::square(a)); }, [&] { keep(at::square(ta)); }},
+        {"exp2", [&] { keep(ember::exp2(a)); }, [&] { keep(at::exp2(ta)); }},
+        {"logit", [&] { keep(ember::logit(p)); }, [&] { keep(at::logit(tp)); }},
+        {"xlogy", [&] { keep(ember::xlogy(a, p)); }, [&] { keep(at::xlogy(ta, tp)); }},
+        {"logaddexp", [&] { keep(ember::logaddexp(a, b)); }, [&] { keep(at::logaddexp(ta, tb)); }},
+        {"sinc", [&] { keep(ember::sinc(a)); }, [&] { keep(at::sinc(ta)); }},
+        {"hardshrink", [&] { keep(ember::hardshrink(a)); }, [&] { keep(at::hardshrink(ta)); }},
+        {"softshrink", [&] { keep(ember::softshrink(a)); }, [&] { keep(at::softshrink(ta)); }},
+        {"log_sigmoid", [&] { keep(ember::log_sigmoid(a)); }, [&] { keep(at::log_sigmoid(ta)); }},
+        {"relu6", [&] { keep(ember::relu6(a)); }, [&] { keep(at::relu6(ta)); }},
+        {"selu", [&] { keep(ember::selu(a)); }, [&] { keep(at::selu(ta)); }},
+        {"nansum", [&] { keep(ember::nansum(a)); }, [&] { keep(at::nansum(ta)); }},
+        {"isclose", [&] { keep(ember::isclose(a, b)); }, [&] { keep(at::isclose(ta, tb)); }},
+    };
+    for (const F& f : composites)
+      row((std::string(f.name) + " 4M").c_str(), measure(f.e), measure(f.t), 8.0 * static_cast<double>(n));
+  }
+  {
     ember::Tensor x = random_tensor({64, 32, 26, 26});
     at::Tensor tx = to_torch(x);
     row("relu 64x32x26x26", measure([&] { keep(ember::relu(x)); }), measure([&] { keep(at::relu(tx)); }),

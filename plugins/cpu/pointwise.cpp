@@ -18,6 +18,29 @@ Tensor scalar_tensor(const Scalar& s) {
 
 // ---- pow ----------------------------------------------------------------------------------
 
+// A floating self to the Scalar exponent 2, 3, 0.5, -0.5, -1 or -2 by multiplication, sqrt and
+// division, as LibTorch's pow_tensor_scalar_optimized_kernel (a unary loop that vectorises, not a
+// libm pow per element; exact where pow rounds). False for any other exponent.
+bool pow_fast_scalar(const char* name, Tensor& out, OutKind ok, const Tensor& self, ScalarType result, ScalarType cdt,
+                     const Scalar& exponent) {
+  const double e = exponent.to<double>();
+  if (e != 2 && e != 3 && e != 0.5 && e != -0.5 && e != -1 && e != -2) return false;
+  TensorIter it(name);
+  native::binary_meta(it, name, result, self, nullptr, out, ok);
+  visit_compute(cdt, name, [&](auto tag) {
+    using C = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<C>) {
+      if (e == 2) run_nary<C, C, 1>(it, [](C a) { return a * a; });
+      if (e == 3) run_nary<C, C, 1>(it, [](C a) { return a * a * a; });
+      if (e == 0.5) run_nary<C, C, 1>(it, [](C a) { return std::sqrt(a); });
+      if (e == -0.5) run_nary<C, C, 1>(it, [](C a) { return C(1) / std::sqrt(a); });
+      if (e == -1) run_nary<C, C, 1>(it, [](C a) { return C(1) / a; });
+      if (e == -2) run_nary<C, C, 1>(it, [](C a) { return C(1) / (a * a); });
+    }
+  });
+  return true;
+}
+
 // The family's metadata step (shared with its meta function), then the loop; a Scalar exponent
 // becomes a 0-dim tensor of the compute dtype.
 void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* et, const Scalar* es) {
@@ -34,6 +57,8 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
     return;
   }
   const ScalarType cdt = compute_dtype(result);
+  if (es && !es->isComplex() && is_floating_type(result) && pow_fast_scalar(name, out, ok, self, result, cdt, *es))
+    return;
   visit_compute_c(cdt, name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_same_v<C, bool>) {

@@ -384,6 +384,22 @@ Tensor prelu(const Tensor& self, const Tensor& weight) {
   return ember::where(self.gt(0), self, w * self).contiguous(self.suggest_memory_format());
 }
 
+namespace {
+// pixel_(un)shuffle's rearrangement of the last three dims [C, H, W]: split into five, permuted,
+// merged into three; leading dims kept. The result in self's suggested format, as LibTorch's kernel.
+Tensor shuffle_planes(const Tensor& self, std::initializer_list<int64_t> split5, std::initializer_list<int64_t> perm5,
+                      std::initializer_list<int64_t> out3) {
+  const auto batch = self.sizes().slice(0, static_cast<size_t>(self.dim() - 3));
+  const int64_t nb = static_cast<int64_t>(batch.size());
+  std::vector<int64_t> split(batch.begin(), batch.end()), perm, out(batch.begin(), batch.end());
+  split.insert(split.end(), split5);
+  for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
+  for (int64_t i : perm5) perm.push_back(nb + i);
+  out.insert(out.end(), out3);
+  return self.reshape(split).permute(perm).reshape(out).contiguous(self.suggest_memory_format());
+}
+}  // namespace
+
 Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
   check_defined("pixel_shuffle", self, "self");
   EMBER_CHECK(self.dim() >= 3,
@@ -397,14 +413,8 @@ Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
               "[pixel_shuffle] pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
               "upscale_factor, but input.size(-3)={} is not divisible by {}",
               c, r * r);
-  const auto batch = self.sizes().slice(0, static_cast<size_t>(self.dim() - 3));
-  const int64_t nb = static_cast<int64_t>(batch.size());
-  std::vector<int64_t> split(batch.begin(), batch.end()), perm, out(batch.begin(), batch.end());
-  for (int64_t v : {c / (r * r), r, r, h, w}) split.push_back(v);
-  for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
-  for (int64_t i : {0, 3, 1, 4, 2}) perm.push_back(nb + i);  // [C, H, r, W, r]
-  for (int64_t v : {c / (r * r), h * r, w * r}) out.push_back(v);
-  return self.reshape(split).permute(perm).reshape(out).contiguous(self.suggest_memory_format());
+  // [C, r, r, H, W] -> [C, H, r, W, r]
+  return shuffle_planes(self, {c / (r * r), r, r, h, w}, {0, 3, 1, 4, 2}, {c / (r * r), h * r, w * r});
 }
 
 Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
@@ -424,14 +434,8 @@ Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
               "[pixel_unshuffle] pixel_unshuffle expects width to be divisible by downscale_factor, but "
               "input.size(-1)={} is not divisible by {}",
               w, r);
-  const auto batch = self.sizes().slice(0, static_cast<size_t>(self.dim() - 3));
-  const int64_t nb = static_cast<int64_t>(batch.size());
-  std::vector<int64_t> split(batch.begin(), batch.end()), perm, out(batch.begin(), batch.end());
-  for (int64_t v : {c, h / r, r, w / r, r}) split.push_back(v);
-  for (int64_t i = 0; i < nb; ++i) perm.push_back(i);
-  for (int64_t i : {0, 2, 4, 1, 3}) perm.push_back(nb + i);  // [C, r, r, H, W]
-  for (int64_t v : {c * r * r, h / r, w / r}) out.push_back(v);
-  return self.reshape(split).permute(perm).reshape(out).contiguous(self.suggest_memory_format());
+  // [C, H, r, W, r] -> [C, r, r, H, W]
+  return shuffle_planes(self, {c, h / r, r, w / r, r}, {0, 2, 4, 1, 3}, {c * r * r, h / r, w / r});
 }
 
 // ---- reductions and comparisons ---------------------------------------------------------------------
