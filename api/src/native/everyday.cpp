@@ -9,6 +9,7 @@
 
 #include "Composite.h"
 #include "ember/api/Operators.h"
+#include "ember/native/LinalgRules.h"
 
 namespace ember::native {
 
@@ -256,6 +257,13 @@ Tensor& sgn_(Tensor& self) {
 
 namespace {
 ScalarType float_power_dtype(bool complex) { return complex ? kComplex128 : kFloat64; }
+// In place, self must already be of the result's dtype.
+void check_float_power_base(const Tensor& self, ScalarType r) {
+  EMBER_CHECK_TYPE(self.scalar_type() == r,
+                   "[float_power_] the base given to float_power_ has dtype {} but the operation's result requires "
+                   "dtype {}",
+                   self.scalar_type(), r);
+}
 }  // namespace
 
 Tensor float_power(const Tensor& self, const Tensor& exponent) {
@@ -276,18 +284,12 @@ Tensor float_power_scalar(const Tensor& self, const Scalar& exponent) {
 }
 Tensor& float_power_(Tensor& self, const Tensor& exponent) {
   const ScalarType r = float_power_dtype(self.is_complex() || exponent.is_complex());
-  EMBER_CHECK_TYPE(self.scalar_type() == r,
-                   "[float_power_] the base given to float_power_ has dtype {} but the operation's result requires "
-                   "dtype {}",
-                   self.scalar_type(), r);
+  check_float_power_base(self, r);
   return self.pow_(exponent.to(r));
 }
 Tensor& float_power_scalar_(Tensor& self, const Scalar& exponent) {
   const ScalarType r = float_power_dtype(self.is_complex() || exponent.isComplex());
-  EMBER_CHECK_TYPE(self.scalar_type() == r,
-                   "[float_power_] the base given to float_power_ has dtype {} but the operation's result requires "
-                   "dtype {}",
-                   self.scalar_type(), r);
+  check_float_power_base(self, r);
   return self.pow_(scalar_operand(exponent, r, self));
 }
 
@@ -763,11 +765,7 @@ Tensor argwhere(const Tensor& self) { return ember::nonzero(self); }
 // ---- matrix products --------------------------------------------------------------------------------
 
 Tensor linalg_matrix_power(const Tensor& self, int64_t n) {
-  check_defined("linalg_matrix_power", self, "self");
-  EMBER_CHECK(self.dim() >= 2, "[linalg_matrix_power] The input tensor A must have at least 2 dimensions.");
-  EMBER_CHECK(self.size(-1) == self.size(-2),
-              "[linalg_matrix_power] A must be batches of square matrices, but they are {} by {} matrices",
-              self.size(-2), self.size(-1));
+  check_square("linalg_matrix_power", self);
   // n = 0: the identity, written into a copy of self (a zero gradient, as LibTorch's).
   if (n == 0)
     return self.clone(MemoryFormat::Contiguous).copy_(ember::eye(self.size(-2), self.options()).expand_as(self));
