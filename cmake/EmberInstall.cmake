@@ -3,7 +3,7 @@
 # Installed layout (PREFIX = CMAKE_INSTALL_PREFIX):
 #   include/ember/{core,dispatcher,plugin,api,generated}/*.h   public headers and the plugin SDK
 #   lib/libember.so*                                           the library
-#   lib/ember/plugins/lib<name>.so                             plugins (ember_add_plugin installs
+#   lib/ember/plugins/libember-<name>.so                            plugins (ember_add_plugin installs
 #                                                              them; libember looks there itself)
 #   lib/cmake/Ember/{EmberConfig,EmberConfigVersion,EmberTargets,EmberHelpers}.cmake
 #   bin/ember                                                  the CLI (RPATH $ORIGIN/../lib)

@@ -10,7 +10,7 @@ function(ember_add_plugin name)
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES
     OUTPUT_NAME ${name}
-    PREFIX "lib"
+    PREFIX "libember-"  # Note [Plugin file names] in dispatcher/src/PluginLoader.cpp
     LIBRARY_OUTPUT_DIRECTORY ${EMBER_PLUGIN_OUTPUT_DIR}
     CXX_VISIBILITY_PRESET hidden
     VISIBILITY_INLINES_HIDDEN ON)

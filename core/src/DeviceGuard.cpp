@@ -50,6 +50,14 @@ void DeviceGuardImplInterface::synchronizeEvent(void*) const { unsupported(type(
 void DeviceGuardImplInterface::destroyEvent(void*, DeviceIndex) const noexcept {}
 bool DeviceGuardImplInterface::queryStream(const Stream&) const { unsupported(type(), "Stream::query"); }
 void DeviceGuardImplInterface::synchronizeStream(const Stream&) const { unsupported(type(), "Stream::synchronize"); }
+void* DeviceGuardImplInterface::nativeStream(const Stream&) const { unsupported(type(), "Stream::native_handle"); }
+Stream DeviceGuardImplInterface::getStreamFromExternal(void*, DeviceIndex) const {
+  unsupported(type(), "stream_from_external");
+}
+double DeviceGuardImplInterface::elapsedTime(void*, void*, DeviceIndex) const {
+  unsupported(type(), "Event::elapsed_time");
+}
+void DeviceGuardImplInterface::synchronizeDevice(DeviceIndex) const { unsupported(type(), "synchronize"); }
 
 const DeviceGuardImplInterface* getDeviceGuardImpl(DeviceType type) {
   const int i = static_cast<int>(type);
@@ -259,6 +267,14 @@ bool Event::query() const { return !recorded_ || impl_->queryEvent(event_); }
 
 void Event::synchronize() const {
   if (recorded_) impl_->synchronizeEvent(event_);
+}
+
+double Event::elapsed_time(const Event& end) const {
+  EMBER_CHECK(end.type_ == type_, "[Event::elapsed_time] the events are on different device types, {} and {}",
+              device_type_name(type_), device_type_name(end.type_));
+  EMBER_CHECK(recorded_ && end.recorded_,
+              "[Event::elapsed_time] both events must be recorded before measuring the time between them");
+  return impl_->elapsedTime(event_, end.event_, index_);
 }
 
 }  // namespace ember

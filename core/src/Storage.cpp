@@ -19,6 +19,8 @@ std::array<std::atomic<Allocator*>, kMaxDeviceTypes>& allocators() {
 std::atomic<const AutogradHooks*> g_autograd_hooks{nullptr};
 }  // namespace
 
+DeviceAllocator::~DeviceAllocator() = default;
+
 void set_allocator(DeviceType t, Allocator* a) {
   EMBER_CHECK(static_cast<int>(t) >= 0 && static_cast<int>(t) < kMaxDeviceTypes,
               "[set_allocator] bad device type id {}", static_cast<int>(t));
@@ -61,7 +63,8 @@ void StorageImpl::set_data(DataPtr d, size_t nbytes) {
 Storage make_storage(size_t nbytes, Device d) {
   Allocator* a = get_allocator(d.type());
   DataPtr p = a->allocate(nbytes);
-  p.device = d;
+  // A device allocator names the device it allocated on (the current one) when d has no index.
+  if (p.device.type() != d.type() || d.index() >= 0) p.device = d;
   return make_intrusive<StorageImpl>(p, nbytes, a, true);
 }
 

@@ -109,10 +109,22 @@ std::vector<std::string> split(std::string_view s, std::string_view seps) {
   return out;
 }
 
-// "libfoo.so" / "libfoo.so.1" -> "foo": a plugin without an EMBER_PLUGIN note is named so.
+// Note [Plugin file names]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// Ember's own plugins are files libember-<name>.so: a bare lib<name>.so would collide with
+// system libraries (libcuda.so is the NVIDIA driver's). A load by name looks for
+// libember-<name>.so in each search directory, then lib<name>.so (third-party plugins); the
+// plugin's name is its EMBER_PLUGIN note's, else the file name without either prefix.
+constexpr std::string_view kEmberPrefix = "libember-";
+
+// "libember-foo.so" / "libfoo.so" / "libfoo.so.1" -> "foo": a plugin without an EMBER_PLUGIN
+// note is named so.
 std::string name_from_file(const fs::path& p) {
   std::string f = p.filename().string();
-  if (f.size() > 3 && f.compare(0, 3, "lib") == 0) f.erase(0, 3);
+  if (f.size() > kEmberPrefix.size() && f.compare(0, kEmberPrefix.size(), kEmberPrefix) == 0)
+    f.erase(0, kEmberPrefix.size());
+  else if (f.size() > 3 && f.compare(0, 3, "lib") == 0)
+    f.erase(0, 3);
   for (size_t so = f.find(".so"); so != std::string::npos; so = f.find(".so", so + 1)) {
     if (so + 3 == f.size() || f[so + 3] == '.') {
       f.resize(so);
@@ -193,9 +205,11 @@ fs::path normalized_dir(const std::string& s) {
 
 std::optional<fs::path> find_by_name(const std::vector<std::string>& dirs, std::string_view name) {
   for (const auto& dir : dirs) {
-    fs::path p = fs::path(dir) / fmt::format("lib{}.so", name);
-    std::error_code ec;
-    if (fs::is_regular_file(p, ec)) return p;  // follows symlinks
+    for (const char* pattern : {"libember-{}.so", "lib{}.so"}) {  // Note [Plugin file names]
+      fs::path p = fs::path(dir) / fmt::format(fmt::runtime(pattern), name);
+      std::error_code ec;
+      if (fs::is_regular_file(p, ec)) return p;  // follows symlinks
+    }
   }
   return std::nullopt;
 }
@@ -594,7 +608,12 @@ void load_default_plugins() {
   } running{s};
 
   const char* env = std::getenv("EMBER_DEFAULT_PLUGINS");  // set but empty: none
-  auto names = split(env ? env : "cpu,meta,autograd,nn,sparse,quantized", ",:");
+  std::string defaults = "cpu,meta,autograd,nn,sparse,quantized";
+  // cuda joins the set where an NVIDIA driver is present: loading it costs ~0.4 s (cudart,
+  // cuBLAS), not worth paying on a machine that has no GPU.
+  std::error_code ec;
+  if (fs::exists("/dev/nvidiactl", ec) || fs::exists("/proc/driver/nvidia/version", ec)) defaults += ",cuda";
+  auto names = split(env ? env : defaults, ",:");
   std::vector<std::string> dirs;
   if (!names.empty()) dirs = search_path();
   for (const auto& name : names) {

@@ -85,7 +85,10 @@ std::string owner_of(const std::string& path) {
   if (path.empty()) return "<program>";
   std::string stem = std::filesystem::path(path).filename().string();
   stem = stem.substr(0, stem.find(".so"));
-  if (stem.rfind("lib", 0) == 0) stem = stem.substr(3);
+  if (stem.rfind("libember-", 0) == 0)  // Note [Plugin file names] in PluginLoader.cpp
+    stem = stem.substr(9);
+  else if (stem.rfind("lib", 0) == 0)
+    stem = stem.substr(3);
   return stem;
 }
 

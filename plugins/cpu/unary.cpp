@@ -11,65 +11,16 @@
 namespace ember::cpu {
 namespace {
 
-enum class U : uint8_t {
-  // dtype kept
-  Neg,
-  Abs,
-  Sign,
-  Relu,
-  Ceil,
-  Floor,
-  Trunc,
-  Round,
-  BitwiseNot,
-  // integers give the default floating dtype
-  Exp,
-  Log,
-  Log1p,
-  Sqrt,
-  Rsqrt,
-  Sin,
-  Cos,
-  Tanh,
-  Sigmoid,
-  Erf,
-  Acos,
-  Acosh,
-  Asin,
-  Asinh,
-  Atan,
-  Atanh,
-  Tan,
-  Sinh,
-  Cosh,
-  Expm1,
-  Log2,
-  Log10,
-  Reciprocal,
-  Erfinv,
-  Lgamma,
-  Digamma,
-  // floating only
-  Frac,
-  GeluErf,
-  GeluTanh,
-  Silu,
-  // to kBool
-  LogicalNot,
-  IsNan,
-  IsInf,
-  IsFinite,
-};
+using U = native::UnaryKind;
 
 template <U K>
-constexpr bool keeps_dtype_v = K <= U::BitwiseNot;
+constexpr bool keeps_dtype_v = native::keeps_dtype(K);
 template <U K>
-constexpr bool floating_only_v = K >= U::Frac&& K <= U::Silu;
+constexpr bool floating_only_v = native::floating_only(K);
 template <U K>
-constexpr bool to_bool_v = K >= U::LogicalNot;
-// Identity on integers (LibTorch's ceil/floor/trunc/round of an integer tensor).
+constexpr bool to_bool_v = native::to_bool(K);
 template <U K>
-constexpr bool rounding_v = K >= U::Ceil&& K <= U::Round;
+constexpr bool rounding_v = native::rounding(K);
 
 template <class T>
 EMBER_ALWAYS_INLINE T wrap_neg(T a) {
@@ -121,10 +72,8 @@ constexpr int vec_op_of(U k) {
   }
 }
 
-// The kinds a complex input may take (Note [Complex tensors] in ember/native/Rules.h).
 template <U K>
-constexpr bool complex_ok_v = K == U::Neg || K == U::Abs || K == U::Exp || K == U::Log || K == U::Sqrt || K == U::Sin ||
-                              K == U::Cos || K == U::Tanh;
+constexpr bool complex_ok_v = native::complex_ok(K);
 
 // The functor of kind K computing in C (bool only reaches Sign, BitwiseNot and the kBool kinds).
 template <U K, class C>
@@ -269,30 +218,9 @@ struct UnaryOp {
   }
 };
 
-// The dtype rule of K (shared with the meta plugin, ember/native/Rules.h).
 template <U K>
 constexpr const native::UnaryRule& unary_rule() {
-  namespace r = native::unary_rules;
-  if constexpr (K == U::IsNan || K == U::IsInf)
-    return r::to_bool_autogen_out;
-  else if constexpr (to_bool_v<K>)
-    return r::to_bool;
-  else if constexpr (K == U::Neg)
-    return r::neg_c;
-  else if constexpr (K == U::Abs)
-    return r::abs_c;
-  else if constexpr (K == U::Relu || rounding_v<K>)
-    return r::no_bool;
-  else if constexpr (K == U::Sign)
-    return r::same;
-  else if constexpr (K == U::BitwiseNot)
-    return r::integral_only;
-  else if constexpr (floating_only_v<K>)
-    return r::floating_only;
-  else if constexpr (complex_ok_v<K>)
-    return r::to_floating_c;
-  else
-    return r::to_floating;
+  return native::unary_rule_of(K);
 }
 
 // Whether kind K runs on compute type C (the dtype rule rejects the other inputs first).

@@ -72,6 +72,10 @@ Tensor to_cpu(const Tensor& self) {
   return to_impl(self, std::nullopt, std::nullopt, Device(kCPU), std::nullopt, false, false, std::nullopt);
 }
 
+Tensor to_cuda(const Tensor& self) {
+  return to_impl(self, std::nullopt, std::nullopt, Device(kCUDA), std::nullopt, false, false, std::nullopt);
+}
+
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   check_defined("contiguous", self, "self");
   if (self.is_contiguous(memory_format)) return self;

@@ -32,6 +32,45 @@ class EMBER_API Allocator {
   virtual DataPtr allocate(size_t nbytes) = 0;
 };
 
+class Stream;
+
+// One counter of a device allocator's statistics: its value now, its highest value since the
+// last reset_peak_stats, and the sum of all increases (c10's Stat).
+struct MemoryStat {
+  int64_t current = 0;
+  int64_t peak = 0;
+  int64_t allocated = 0;
+  int64_t freed = 0;
+};
+
+// A caching device allocator's statistics for one device (c10's DeviceStats, the counters
+// LibTorch users read most).
+struct DeviceMemoryStats {
+  MemoryStat allocated_bytes;     // handed out to tensors (rounded sizes)
+  MemoryStat reserved_bytes;      // held from the device: allocated plus cached
+  MemoryStat requested_bytes;     // what callers asked for (before rounding)
+  MemoryStat allocation;          // blocks handed out
+  MemoryStat segment;             // device allocations held
+  int64_t num_device_alloc = 0;   // calls to the device's malloc (cudaMalloc)
+  int64_t num_device_free = 0;    // calls to the device's free
+  int64_t num_alloc_retries = 0;  // device mallocs that failed and were retried after freeing the cache
+  int64_t num_ooms = 0;           // allocations that failed for good
+};
+
+// The allocator of a device with streams (cuda, hip): memory is cached per stream, and a block
+// used on another stream than its allocation's must be recorded there (record_stream) so that
+// it is not reused before that stream's work on it is done.
+class EMBER_API DeviceAllocator : public Allocator {
+ public:
+  ~DeviceAllocator() override;
+  // Releases the cached, unused memory back to the device (emptyCache).
+  virtual void empty_cache() = 0;
+  virtual DeviceMemoryStats stats(DeviceIndex device) const = 0;
+  virtual void reset_peak_stats(DeviceIndex device) = 0;
+  // `data` (a DataPtr this allocator made) is in use on `stream` (recordStream).
+  virtual void record_stream(const DataPtr& data, const Stream& stream) = 0;
+};
+
 // The registry: one allocator per device type. Plugins set theirs at registration.
 EMBER_API void set_allocator(DeviceType t, Allocator* a);
 // Throws ValueError naming the device and the plugin to load when none is set. kCPU and kMeta
@@ -55,6 +94,7 @@ class EMBER_API StorageImpl : public IntrusiveTarget {
       : data_(data), nbytes_(nbytes), allocator_(allocator), resizable_(resizable) {}
   ~StorageImpl() override;
   void* data() const { return data_.ptr; }
+  const DataPtr& data_ptr() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device; }
   Allocator* allocator() const { return allocator_; }

@@ -72,6 +72,15 @@ class EMBER_API DeviceGuardImplInterface {
 
   virtual bool queryStream(const Stream& stream) const;
   virtual void synchronizeStream(const Stream& stream) const;
+
+  // The runtime's handle of a stream (cudaStream_t, hipStream_t), and a stream for a handle
+  // made outside Ember (getStreamFromExternal); the handle must outlive every use.
+  virtual void* nativeStream(const Stream& stream) const;
+  virtual Stream getStreamFromExternal(void* handle, DeviceIndex device_index) const;
+  // Milliseconds between two recorded events made with timing enabled.
+  virtual double elapsedTime(void* start, void* end, DeviceIndex device_index) const;
+  // Waits for all work on the device (cudaDeviceSynchronize).
+  virtual void synchronizeDevice(DeviceIndex device_index) const;
 };
 
 // For devices with nothing to switch (cpu, meta): device index -1, one default stream, work
@@ -97,6 +106,7 @@ class EMBER_API NoOpDeviceGuardImpl final : public DeviceGuardImplInterface {
   void destroyEvent(void*, DeviceIndex) const noexcept override {}
   bool queryStream(const Stream&) const override { return true; }
   void synchronizeStream(const Stream&) const override {}
+  void synchronizeDevice(DeviceIndex) const override {}
 
  private:
   DeviceType type_;

@@ -34,6 +34,11 @@ class EMBER_API Event {
   bool query() const;
   // Waits on the host for the recorded work (returns at once when never recorded).
   void synchronize() const;
+  // Milliseconds from this event to `end`, both recorded with timing enabled (c10's
+  // elapsedTime; ValueError when either was never recorded).
+  double elapsed_time(const Event& end) const;
+  // The backend's event handle (cudaEvent_t), null until the first record.
+  void* eventId() const noexcept { return event_; }
 
  private:
   void swap(Event& o) noexcept;

@@ -46,6 +46,11 @@ class EMBER_API NotImplementedError : public Error {
  public:
   explicit NotImplementedError(std::string msg) : Error(std::move(msg), "NotImplementedError") {}
 };
+// A device allocator could not get memory even after releasing its cache (c10::OutOfMemoryError).
+class EMBER_API OutOfMemoryError : public Error {
+ public:
+  explicit OutOfMemoryError(std::string msg) : Error(std::move(msg), "OutOfMemoryError") {}
+};
 // Internal invariant broken: a bug in Ember, not in the caller's code.
 class EMBER_API InternalError : public Error {
  public:

@@ -5,7 +5,7 @@
 #define EMBER_VERSION_PATCH 0
 // Bumped whenever a plugin built against an older libember could misbehave with this one
 // (layout of Tensor/TensorImpl/IValue/DispatchTable, the record or note formats, ...).
-#define EMBER_PLUGIN_ABI_VERSION 2
+#define EMBER_PLUGIN_ABI_VERSION 3
 
 #define EMBER_STRINGIFY_IMPL(x) #x
 #define EMBER_STRINGIFY(x) EMBER_STRINGIFY_IMPL(x)

@@ -6,6 +6,7 @@
 // and stops. So both give the same sizes, strides, dtypes and errors by construction.
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
+#include "ember/native/UnaryKind.h"
 #include "ember/plugin/Structured.h"
 
 namespace ember::native {
@@ -13,6 +14,21 @@ namespace ember::native {
 // The name an error of the family's variant `kind` leads with: "neg_" in place, else "neg"
 // (`base` a string literal; no string is built on the call path).
 #define EMBER_VARIANT_NAME(base, kind) ((kind) == ::ember::OutKind::InPlace ? base "_" : base)
+
+// The dtype rule of a unary kind (the cpu and GPU kernels and the meta functions share it).
+constexpr const UnaryRule& unary_rule_of(UnaryKind k) {
+  namespace r = unary_rules;
+  if (k == UnaryKind::IsNan || k == UnaryKind::IsInf) return r::to_bool_autogen_out;
+  if (to_bool(k)) return r::to_bool;
+  if (k == UnaryKind::Neg) return r::neg_c;
+  if (k == UnaryKind::Abs) return r::abs_c;
+  if (k == UnaryKind::Relu || rounding(k)) return r::no_bool;
+  if (k == UnaryKind::Sign) return r::same;
+  if (k == UnaryKind::BitwiseNot) return r::integral_only;
+  if (floating_only(k)) return r::floating_only;
+  if (complex_ok(k)) return r::to_floating_c;
+  return r::to_floating;
+}
 
 // out = op(self): result dtype from `rule`. Returns the result dtype.
 ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, const Tensor& self, Tensor& out,

@@ -1,0 +1,56 @@
+#pragma once
+// Internal to the cuda plugin: what its host-side kernel files share (allocation, the
+// TensorIter on kCUDA, the hand-off to the device kernels of kernels/Kernels.h).
+#include "CUDARuntime.h"
+#include "ember/core/DeviceGuard.h"
+#include "ember/native/Geometry.h"
+#include "ember/native/TensorHelpers.h"
+#include "kernels/Kernels.h"
+
+namespace ember::cuda {
+
+using OptDtype = std::optional<ScalarType>;
+using OptLayout = std::optional<Layout>;
+using OptDevice = std::optional<Device>;
+using OptBool = std::optional<bool>;
+
+namespace impl {
+// Registers the DeviceGuardImpl and the caching allocator of kCUDA (once, when the plugin loads).
+void register_runtime();
+}  // namespace impl
+
+// The dtype the kernels compute in: float for the 16-bit floating types.
+constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
+
+inline gpu::Dt to_dt(ScalarType t) { return static_cast<gpu::Dt>(static_cast<int8_t>(t)); }
+
+// On the current device (a DeviceGuard of the operands' device is in place).
+inline Tensor empty_cuda(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kCUDA, sizes, dtype); }
+inline Tensor empty_strided_cuda(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
+  return native::empty_strided_on(kCUDA, sizes, strides, dtype);
+}
+
+// A contiguous device copy (what the TensorIter reads an overlapping input from).
+Tensor materialize(const Tensor& t);
+
+class TensorIter : public native::TensorIter {
+ public:
+  explicit TensorIter(const char* op) : native::TensorIter(op, kCUDA, &materialize) {}
+};
+
+// The kernels' view of a built TensorIter; raises NotImplementedError for what the kernels
+// cannot take (more dimensions than kMaxDims after coalescing, complex dtypes).
+gpu::Iter kernel_iter(const native::TensorIter& it);
+
+// A 0-dim device tensor of `dtype` holding `value` (a Scalar operand).
+Tensor scalar_tensor(const Scalar& value, ScalarType dtype);
+gpu::Value to_value(const Scalar& s, ScalarType compute);
+
+// Raises NotImplementedError naming the operator and dtype when a launcher returned false, and
+// the CUDA error of a failed launch.
+void check_launch(bool launched, const char* op, ScalarType compute);
+
+// The current stream of the current device.
+inline cudaStream_t stream() { return impl::current_native_stream(-1); }
+
+}  // namespace ember::cuda

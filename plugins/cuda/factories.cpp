@@ -1,0 +1,174 @@
+// Factories and copies of the cuda plugin: empty, empty_strided, resize_, fill_, zero_, copy_
+// (within a device, between devices and with the host) and _local_scalar_dense.
+#include <cstring>
+
+#include "CUDAPlugin.h"
+#include "ember/generated/CUDAFunctions.h"
+#include "ember/generated/Functions.h"
+
+namespace ember::cuda {
+namespace {
+
+const char* layout_name(Layout l) { return l == kStrided ? "strided" : l == kSparse ? "sparse" : "sparse_csr"; }
+
+// The device a factory allocates on (the current one for "cuda" with no index); checks that
+// there is one.
+Device factory_device(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
+                              "[{}] layout {} is not supported by the cuda plugin (only strided)", op,
+                              layout_name(*layout));
+  EMBER_CHECK(!device || device->type() == kCUDA, "[{}] the cuda kernel was asked for a tensor on {}", op, *device);
+  EMBER_CHECK(!pin_memory.value_or(false), "[{}] only dense CPU tensors can be pinned; this one is on cuda", op);
+  const DeviceIndex index = device ? device->index() : -1;
+  impl::check_device(op, index);
+  return Device(kCUDA, index);
+}
+
+std::optional<Device> indexed(Device d) { return d.index() >= 0 ? std::optional<Device>(d) : std::nullopt; }
+
+void memcpy_sync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, bool sync) {
+  if (n == 0) return;
+  const cudaStream_t s = stream();
+  EMBER_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
+  if (sync) EMBER_CUDA_CHECK(cudaStreamSynchronize(s));
+}
+
+// Within one device: a memcpy when the bytes line up, else the conversion kernel.
+void copy_same_device(Tensor& self, const Tensor& src) {
+  if (self.dtype() == src.dtype() && self.sizes() == src.sizes() && self.is_contiguous() && src.is_contiguous() &&
+      !native::partially_overlaps(self, src)) {
+    if (self.data_ptr() != src.data_ptr())
+      memcpy_sync(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToDevice, false);
+    return;
+  }
+  TensorIter it("copy_");
+  it.add_output(&self, self.dtype()).add_input(src).build();
+  check_launch(gpu::launch_copy(kernel_iter(it), stream()), "copy_", self.dtype());
+}
+
+}  // namespace
+
+Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
+             std::optional<MemoryFormat> memory_format) {
+  const Device d = factory_device("empty", layout, device, pin_memory);
+  OptionalDeviceGuard guard(indexed(d));
+  const ScalarType dt = dtype ? *dtype : get_default_dtype();
+  if (memory_format && *memory_format != MemoryFormat::Contiguous)
+    return empty_strided_cuda(size, memory_format_strides(size, *memory_format, "empty"), dt);
+  return empty_cuda(size, dt);
+}
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout, OptDevice device,
+                     OptBool pin_memory) {
+  const Device d = factory_device("empty_strided", layout, device, pin_memory);
+  OptionalDeviceGuard guard(indexed(d));
+  return empty_strided_cuda(size, stride, dtype ? *dtype : get_default_dtype());
+}
+
+Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  OptionalDeviceGuard guard(indexed(self.device()));
+  native::resize_tensor(self, size, memory_format);
+  return self;
+}
+
+Tensor& fill_(Tensor& self, const Scalar& value) {
+  native::check_defined("fill_", self, "self");
+  OptionalDeviceGuard guard(indexed(self.device()));
+  TensorIter it("fill_");
+  it.add_output(&self, self.dtype()).check_mem_overlap(false).build();
+  const ScalarType c = compute_dtype(self.dtype());
+  check_launch(gpu::launch_fill(to_dt(c), kernel_iter(it), to_value(value, c), stream()), "fill_", c);
+  return self;
+}
+
+Tensor& zero_(Tensor& self) {
+  native::check_defined("zero_", self, "self");
+  OptionalDeviceGuard guard(indexed(self.device()));
+  if (self.is_contiguous()) {  // all-zero bits is 0 in every dtype
+    if (self.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(self.data_ptr(), 0, self.nbytes(), stream()));
+    return self;
+  }
+  return cuda::fill_(self, Scalar(int64_t{0}));
+}
+
+// Note [Copies between devices]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Any copy with a cuda side lands here (the dispatch key set of copy_ is the union of both
+// tensors'). Broadcasting, dtype conversion and strides are done by the conversion kernel on a
+// device; the host and other devices only ever exchange contiguous bytes:
+// - host to device: src made contiguous on the host, copied as it is, then converted into self;
+// - device to host: src converted and broadcast into a contiguous tensor of self's dtype and
+//   sizes on its device, copied, then (when self is not contiguous) copied into self on the host;
+// - device to device: the same, with cudaMemcpyPeerAsync between the two.
+// A copy that leaves the device waits for it: pageable host memory cannot be written
+// asynchronously, so non_blocking changes nothing here.
+Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
+  (void)non_blocking;
+  native::check_defined("copy_", self, "self");
+  native::check_defined("copy_", src, "src");
+  if (self.is_same(src)) return self;
+  const bool dst_cuda = self.is_cuda(), src_cuda = src.is_cuda();
+  EMBER_CHECK((dst_cuda || self.is_cpu()) && (src_cuda || src.is_cpu()),
+              "[copy_] the cuda plugin copies between cuda and cpu tensors, not from {} to {}", src.device(),
+              self.device());
+  native::broadcast_shapes(self.sizes(), src.sizes(), "copy_");  // checks src broadcasts to self
+  if (self.numel() == 0) return self;
+
+  if (dst_cuda && src_cuda && self.device() == src.device()) {
+    OptionalDeviceGuard guard(indexed(self.device()));
+    copy_same_device(self, src);
+    return self;
+  }
+  if (dst_cuda && !src_cuda) {
+    OptionalDeviceGuard guard(indexed(self.device()));
+    const Tensor host = src.contiguous();
+    Tensor staged = self.is_contiguous() && self.dtype() == src.dtype() && self.sizes() == src.sizes()
+                        ? self
+                        : empty_cuda(src.sizes(), src.dtype());
+    memcpy_sync(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, false);
+    if (!staged.is_same(self)) copy_same_device(self, staged);
+    return self;
+  }
+  // From a device: src as self's dtype and sizes, contiguous, on src's device.
+  Tensor packed;
+  {
+    OptionalDeviceGuard guard(indexed(src.device()));
+    if (src.dtype() == self.dtype() && src.sizes() == self.sizes() && src.is_contiguous()) {
+      packed = src;
+    } else {
+      packed = empty_cuda(self.sizes(), self.dtype());
+      copy_same_device(packed, src);
+    }
+    if (!dst_cuda) {
+      if (self.is_contiguous()) {
+        memcpy_sync(self.data_ptr(), packed.data_ptr(), packed.nbytes(), cudaMemcpyDeviceToHost, true);
+      } else {
+        Tensor host = ember::empty(self.sizes(), TensorOptions().dtype(self.dtype()));
+        memcpy_sync(host.data_ptr(), packed.data_ptr(), packed.nbytes(), cudaMemcpyDeviceToHost, true);
+        self.copy_(host);
+      }
+      return self;
+    }
+    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream()));  // packed is complete before the peer copy
+  }
+  OptionalDeviceGuard guard(indexed(self.device()));
+  Tensor staged = self.is_contiguous() ? self : empty_cuda(self.sizes(), self.dtype());
+  EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(staged.data_ptr(), self.device().index(), packed.data_ptr(),
+                                       src.device().index(), packed.nbytes(), stream()));
+  if (!staged.is_same(self)) copy_same_device(self, staged);
+  return self;
+}
+
+Scalar _local_scalar_dense(const Tensor& self) {
+  native::check_defined("_local_scalar_dense", self, "self");
+  EMBER_CHECK(self.numel() == 1, "[_local_scalar_dense] a Tensor with {} elements cannot be converted to Scalar",
+              self.numel());
+  Tensor host = ember::empty({}, TensorOptions().dtype(self.dtype()));
+  {
+    OptionalDeviceGuard guard(indexed(self.device()));
+    memcpy_sync(host.data_ptr(), self.data_ptr(), self.itemsize(), cudaMemcpyDeviceToHost, true);
+  }
+  return host.item();
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,13 @@
+// The cuda plugin's descriptor. Its kernels are declared and registered by generated code
+// (ember/generated/CUDAFunctions.h, RegisterCUDA.cpp) from the `dispatch:` lines of
+// schemas/ops.yaml; this block registers the device's runtime (Note [No CUDA device] in
+// CUDARuntime.h: it loads whether or not a GPU is present).
+#include "ember/plugin/Plugin.h"
+#include "CUDAPlugin.h"
+
+EMBER_PLUGIN("cuda", EMBER_VERSION_STRING, "cpu")
+
+EMBER_LIBRARY_IMPL(aten, CUDA, m) {
+  (void)m;
+  ember::cuda::impl::register_runtime();
+}

@@ -1,0 +1,149 @@
+// Host half of the cuda plugin's reductions: shapes, dtypes and errors from the shared rules
+// (ember/native/Rules.h), then one kernel launch (Note [GPU reductions] in kernels/reduce.cu).
+#include "CUDAPlugin.h"
+#include "ember/generated/CUDAFunctions.h"
+#include "ember/native/Rules.h"
+
+namespace ember::cuda {
+namespace {
+
+using gpu::Reduction;
+
+// The accumulation type of a dtype: float for float and the 16-bit types, double, int64 for
+// integers and bool.
+gpu::Dt acc_of(ScalarType t) {
+  if (t == kFloat64) return gpu::Double;
+  if (is_floating_type(t)) return gpu::Float;
+  return gpu::Int64;
+}
+
+// Reduces `self` over `dims` (every dimension when empty) into a fresh contiguous tensor of
+// `out_dt` (kInt64 for the arg kinds).
+Tensor reduce(const char* op, Reduction kind, const Tensor& self, IntArrayRef dims, bool keepdim, ScalarType out_dt,
+              bool nonempty) {
+  native::check_defined(op, self, "self");
+  OptionalDeviceGuard guard(self.device());
+  const auto red = native::reduced_mask(self, dims, op);
+  if (nonempty) native::check_nonempty_reduction(self, dims, red, op);
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(self.dtype()), "[{}] the cuda plugin has no kernel for {} tensors yet",
+                              op, self.dtype());
+  const int64_t nd = self.dim();
+  native::DimVector out_shape;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (!red[static_cast<size_t>(d)])
+      out_shape.push_back(self.size(d));
+    else if (keepdim)
+      out_shape.push_back(1);
+  }
+  Tensor out = empty_cuda(out_shape, out_dt);
+
+  gpu::ReduceArgs r;
+  // Innermost first: the kernels decompose linear indices from the last dimension.
+  int64_t out_stride = static_cast<int64_t>(out.itemsize());
+  for (int64_t d = nd - 1; d >= 0; --d) {
+    const int64_t size = self.size(d), stride = self.stride(d) * static_cast<int64_t>(self.itemsize());
+    if (red[static_cast<size_t>(d)]) {
+      EMBER_CHECK_NOT_IMPLEMENTED(r.n_red_dims < gpu::kMaxDims, "[{}] more than {} reduced dimensions", op,
+                                  gpu::kMaxDims);
+      r.red_sizes[r.n_red_dims] = size;
+      r.in_red_strides[r.n_red_dims++] = stride;
+      r.n_red *= size;
+    } else {
+      EMBER_CHECK_NOT_IMPLEMENTED(r.n_kept < gpu::kMaxDims, "[{}] more than {} kept dimensions", op, gpu::kMaxDims);
+      r.kept_sizes[r.n_kept] = size;
+      r.in_kept_strides[r.n_kept] = stride;
+      r.out_strides[r.n_kept++] = out_stride;
+      out_stride *= size;
+      r.n_out *= size;
+    }
+  }
+  if (nd == 0) r.n_red = 1;
+  r.in = static_cast<const char*>(self.data_ptr());
+  r.out = static_cast<char*>(out.data_ptr());
+  r.in_dtype = static_cast<int8_t>(self.dtype());
+  r.out_dtype = static_cast<int8_t>(out_dt);
+  r.acc_dtype = static_cast<int8_t>(acc_of(kind == Reduction::Sum || kind == Reduction::Mean
+                                               ? (is_integral_type(self.dtype(), true) ? kInt64 : out_dt)
+                                               : self.dtype()));
+  check_launch(gpu::launch_reduce(kind, r, stream()), op, self.dtype());
+  return out;
+}
+
+// sum/mean with a dtype convert the input first (PyTorch's order: then sum in that dtype).
+Tensor converted(const Tensor& self, OptDtype dtype) {
+  if (!dtype || *dtype == self.dtype()) return self;
+  OptionalDeviceGuard guard(self.device());
+  Tensor c = empty_cuda(self.sizes(), *dtype);
+  cuda::copy_(c, self, false);
+  return c;
+}
+
+Tensor sum_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  native::check_defined("sum", self, "self");
+  const ScalarType out_dt = native::sum_like_dtype("sum", self, dtype);
+  return reduce("sum", Reduction::Sum, converted(self, dtype), dims, keepdim, out_dt, false);
+}
+
+Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  native::check_defined("mean", self, "self");
+  const ScalarType out_dt = native::mean_dtype(self, dtype);
+  return reduce("mean", Reduction::Mean, converted(self, dtype), dims, keepdim, out_dt, false);
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }
+Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
+  return sum_impl(self, dim, keepdim, dtype);
+}
+Tensor mean(const Tensor& self, OptDtype dtype) { return mean_impl(self, {}, false, dtype); }
+Tensor mean_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
+  return mean_impl(self, dim, keepdim, dtype);
+}
+
+Tensor amax(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  native::check_defined("amax", self, "self");
+  return reduce("amax", Reduction::Max, self, dim, keepdim, self.dtype(), true);
+}
+Tensor amin(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  native::check_defined("amin", self, "self");
+  return reduce("amin", Reduction::Min, self, dim, keepdim, self.dtype(), true);
+}
+Tensor max(const Tensor& self) {
+  native::check_defined("max", self, "self");
+  return reduce("max", Reduction::Max, self, {}, false, self.dtype(), true);
+}
+Tensor min(const Tensor& self) {
+  native::check_defined("min", self, "self");
+  return reduce("min", Reduction::Min, self, {}, false, self.dtype(), true);
+}
+
+std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  native::check_defined("max", self, "self");
+  const int64_t d[1] = {dim};
+  return {reduce("max", Reduction::Max, self, d, keepdim, self.dtype(), true),
+          reduce("max", Reduction::ArgMax, self, d, keepdim, kInt64, true)};
+}
+std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  native::check_defined("min", self, "self");
+  const int64_t d[1] = {dim};
+  return {reduce("min", Reduction::Min, self, d, keepdim, self.dtype(), true),
+          reduce("min", Reduction::ArgMin, self, d, keepdim, kInt64, true)};
+}
+
+// Without a dim, the index is into the flattened tensor and the result is 0-dim (keepdim is
+// ignored, as in LibTorch 1.13).
+Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  native::check_defined("argmax", self, "self");
+  native::check_arg_extreme_dtype("argmax", self.dtype());
+  const int64_t d[1] = {dim.value_or(0)};
+  return reduce("argmax", Reduction::ArgMax, self, dim ? IntArrayRef(d) : IntArrayRef(), dim && keepdim, kInt64, true);
+}
+Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  native::check_defined("argmin", self, "self");
+  native::check_arg_extreme_dtype("argmin", self.dtype());
+  const int64_t d[1] = {dim.value_or(0)};
+  return reduce("argmin", Reduction::ArgMin, self, dim ? IntArrayRef(d) : IntArrayRef(), dim && keepdim, kInt64, true);
+}
+
+}  // namespace ember::cuda

@@ -1,0 +1,217 @@
+// The GPU caching allocator (plugins/cuda/CachingAllocator.cpp) on a fake device: the host-side
+// logic (rounding, best fit, splitting and merging, per-stream pools, record_stream, free and
+// retry, empty_cache, statistics) is tested where no GPU is. Note [GPU caching allocator].
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "CachingAllocator.h"
+#include "ember/core/Exception.h"
+
+using ember::gpu::CachingAllocator;
+using ember::gpu::StreamId;
+
+namespace {
+
+constexpr size_t kMiB = size_t{1} << 20;
+
+// Device memory from the host heap, with a capacity, counters and events the test completes.
+class FakeDevice final : public ember::gpu::DeviceMemory {
+ public:
+  explicit FakeDevice(size_t capacity) : capacity_(capacity) {}
+  ~FakeDevice() override {
+    for (auto& [p, n] : live_) std::free(p);
+  }
+  void* malloc(int, size_t bytes) override {
+    ++mallocs;
+    if (used_ + bytes > capacity_) return nullptr;
+    void* p = std::aligned_alloc(512, bytes);
+    live_[p] = bytes;
+    used_ += bytes;
+    return p;
+  }
+  void free(int, void* p) override {
+    ++frees;
+    used_ -= live_.at(p);
+    live_.erase(p);
+    std::free(p);
+  }
+  void* record_event(int, StreamId stream) override {
+    auto* e = new Event{stream, false};
+    events.insert(e);
+    return e;
+  }
+  bool event_done(void* e) override { return static_cast<Event*>(e)->done; }
+  void destroy_event(void* e) override {
+    events.erase(static_cast<Event*>(e));
+    delete static_cast<Event*>(e);
+  }
+  void synchronize(int) override {
+    ++syncs;
+    for (Event* e : events) e->done = true;
+  }
+  std::pair<size_t, size_t> mem_info(int) override { return {capacity_ - used_, capacity_}; }
+
+  // Completes the events recorded on `stream` (its work is done).
+  void finish(StreamId stream) {
+    for (Event* e : events)
+      if (e->stream == stream) e->done = true;
+  }
+
+  struct Event {
+    StreamId stream;
+    bool done;
+  };
+  std::set<Event*> events;
+  int mallocs = 0, frees = 0, syncs = 0;
+
+ private:
+  size_t capacity_, used_ = 0;
+  std::map<void*, size_t> live_;
+};
+
+TEST(CachingAllocator, RoundsSizesAndPicksSegmentSizes) {
+  EXPECT_EQ(CachingAllocator::round_size(1), 512u);
+  EXPECT_EQ(CachingAllocator::round_size(512), 512u);
+  EXPECT_EQ(CachingAllocator::round_size(513), 1024u);
+  EXPECT_EQ(CachingAllocator::segment_size(512), 2 * kMiB);  // small pool
+  EXPECT_EQ(CachingAllocator::segment_size(kMiB), 2 * kMiB);
+  EXPECT_EQ(CachingAllocator::segment_size(kMiB + 512), 20 * kMiB);  // large, under 10 MiB
+  EXPECT_EQ(CachingAllocator::segment_size(11 * kMiB), 12 * kMiB);   // rounded to 2 MiB
+}
+
+TEST(CachingAllocator, ReusesFreedBlocksWithoutDeviceMallocs) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  // A training step's pattern: the same sizes allocated and freed each step.
+  const size_t sizes[] = {4096, 100, 3 * kMiB, 700 * 1024, 40 * kMiB};
+  for (int step = 0; step < 5; ++step) {
+    std::vector<CachingAllocator::Block*> blocks;
+    for (size_t n : sizes) blocks.push_back(a.malloc(0, n, 0));
+    for (auto* b : blocks) a.free(b);
+    if (step == 0) {
+      EXPECT_EQ(dev.mallocs, 3);  // one small segment, one 20 MiB, one 40 MiB
+    }
+  }
+  EXPECT_EQ(dev.mallocs, 3) << "steps after the first reuse the cache";
+  const auto st = a.stats(0);
+  EXPECT_EQ(st.num_device_alloc, 3);
+  EXPECT_EQ(st.allocated_bytes.current, 0);
+  EXPECT_EQ(st.allocation.current, 0);
+  EXPECT_EQ(st.reserved_bytes.current, static_cast<int64_t>((2 + 20 + 40) * kMiB));
+  EXPECT_EQ(st.allocated_bytes.peak, static_cast<int64_t>(4096 + 512 + 3 * kMiB + 700 * 1024 + 40 * kMiB));
+  EXPECT_EQ(st.requested_bytes.peak, static_cast<int64_t>(4096 + 100 + 3 * kMiB + 700 * 1024 + 40 * kMiB));
+}
+
+TEST(CachingAllocator, SplitsSegmentsAndMergesFreedNeighbours) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  auto* x = a.malloc(0, 512 * 1024, 0);
+  auto* y = a.malloc(0, 512 * 1024, 0);
+  auto* z = a.malloc(0, 512 * 1024, 0);
+  EXPECT_EQ(dev.mallocs, 1) << "three small blocks from one 2 MiB segment";
+  EXPECT_EQ(static_cast<char*>(CachingAllocator::ptr(y)) - static_cast<char*>(CachingAllocator::ptr(x)), 512 * 1024);
+  EXPECT_EQ(static_cast<char*>(CachingAllocator::ptr(z)) - static_cast<char*>(CachingAllocator::ptr(y)), 512 * 1024);
+  void* base = CachingAllocator::ptr(x);
+  a.free(x);
+  a.free(z);
+  a.free(y);                         // merges with both neighbours: the segment is whole again
+  auto* big = a.malloc(0, kMiB, 0);  // the small pool's largest request: more than any piece left before
+  EXPECT_EQ(dev.mallocs, 1);
+  EXPECT_EQ(CachingAllocator::ptr(big), base) << "the merged segment serves it from its start";
+  a.free(big);
+  a.empty_cache();
+  EXPECT_EQ(dev.frees, 1);
+  EXPECT_EQ(a.stats(0).reserved_bytes.current, 0);
+  EXPECT_EQ(a.stats(0).segment.current, 0);
+}
+
+TEST(CachingAllocator, BestFitTakesTheSmallestLargeEnoughBlock) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  auto* b12 = a.malloc(0, 12 * kMiB, 0);
+  auto* b16 = a.malloc(0, 16 * kMiB, 0);
+  void* p12 = CachingAllocator::ptr(b12);
+  a.free(b16);
+  a.free(b12);
+  auto* c = a.malloc(0, 11 * kMiB, 0);
+  EXPECT_EQ(CachingAllocator::ptr(c), p12);
+  a.free(c);
+}
+
+TEST(CachingAllocator, BlocksAreCachedPerStream) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  auto* b = a.malloc(0, 4 * kMiB, /*stream=*/1);
+  a.free(b);
+  auto* c = a.malloc(0, 4 * kMiB, /*stream=*/2);
+  EXPECT_EQ(dev.mallocs, 2) << "a block freed on stream 1 is not handed to stream 2";
+  auto* d = a.malloc(0, 4 * kMiB, 1);
+  EXPECT_EQ(dev.mallocs, 2) << "stream 1 gets its block back";
+  a.free(c);
+  a.free(d);
+}
+
+TEST(CachingAllocator, RecordStreamDelaysReuseUntilThatStreamIsDone) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  auto* b = a.malloc(0, 4 * kMiB, 0);
+  void* p = CachingAllocator::ptr(b);
+  a.record_stream(b, 7);
+  a.record_stream(b, 0);  // its own stream: nothing to wait for
+  a.free(b);
+  ASSERT_EQ(dev.events.size(), 1u);
+  EXPECT_EQ((*dev.events.begin())->stream, 7);
+  auto* c = a.malloc(0, 4 * kMiB, 0);
+  EXPECT_NE(CachingAllocator::ptr(c), p) << "stream 7 may still use the block";
+  a.free(c);
+  dev.finish(7);
+  auto* d = a.malloc(0, 4 * kMiB, 0);
+  EXPECT_TRUE(dev.events.empty()) << "the completed event was destroyed";
+  EXPECT_EQ(CachingAllocator::ptr(d), p) << "reusable once stream 7's work is done";
+  a.free(d);
+}
+
+TEST(CachingAllocator, OutOfMemoryFreesTheCacheRetriesThenThrows) {
+  FakeDevice dev(64 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  auto* x = a.malloc(0, 40 * kMiB, 0);
+  a.free(x);                            // cached: 40 MiB reserved, nothing allocated
+  auto* y = a.malloc(0, 50 * kMiB, 0);  // fails once, frees the cache, succeeds
+  EXPECT_EQ(a.stats(0).num_alloc_retries, 1);
+  EXPECT_EQ(dev.frees, 1);
+  EXPECT_EQ(dev.syncs, 1) << "the device is synchronised before cached memory is freed";
+  try {
+    a.malloc(0, 30 * kMiB, 0);
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const ember::OutOfMemoryError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("FAKE out of memory. Tried to allocate 30.00 MiB"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("total capacity of 64.00 MiB of which 14.00 MiB is free"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("50.00 MiB is allocated by Ember"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(a.stats(0).num_ooms, 1);
+  EXPECT_EQ(a.stats(0).allocated_bytes.current, static_cast<int64_t>(50 * kMiB)) << "the failure changed nothing";
+  a.free(y);
+}
+
+TEST(CachingAllocator, PeakStatsReset) {
+  FakeDevice dev(1024 * kMiB);
+  CachingAllocator a(dev, 1, "FAKE");
+  a.free(a.malloc(0, 8 * kMiB, 0));
+  EXPECT_EQ(a.stats(0).allocated_bytes.peak, static_cast<int64_t>(8 * kMiB));
+  a.reset_peak_stats(0);
+  EXPECT_EQ(a.stats(0).allocated_bytes.peak, 0);
+  EXPECT_EQ(a.stats(0).reserved_bytes.peak, static_cast<int64_t>(20 * kMiB)) << "reset to the current value";
+}
+
+TEST(CachingAllocator, DeviceIndexIsChecked) {
+  FakeDevice dev(kMiB);
+  CachingAllocator a(dev, 2, "FAKE");
+  EXPECT_THROW(a.malloc(2, 16, 0), ember::IndexError);
+  EXPECT_THROW(a.stats(-1), ember::IndexError);
+}
+
+}  // namespace
