@@ -15,6 +15,7 @@ endfunction()
 
 ember_choice_option(EMBER_PLUGIN_CPU ON "Build the CPU plugin (needs oneDNN and OpenBLAS)")
 ember_choice_option(EMBER_PLUGIN_CUDA AUTO "Build the CUDA plugin when a CUDA toolkit is found")
+ember_choice_option(EMBER_PLUGIN_HIP AUTO "Build the HIP plugin when hipcc is found")
 
 if(NOT EMBER_SANITIZE MATCHES "^(|address;undefined|address|undefined|thread)$")
   message(FATAL_ERROR "EMBER_SANITIZE must be '', 'address;undefined' or 'thread', not '${EMBER_SANITIZE}'")

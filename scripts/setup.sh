@@ -23,7 +23,8 @@ setup_python_venv() {
 pkgs=(cmake ninja-build ccache g++ python3 python3-yaml libfmt-dev libboost-dev
       libdnnl-dev ocl-icd-opencl-dev libopenblas-dev libopenblas0-openmp libsleef-dev libgtest-dev libgmock-dev libbenchmark-dev
       nlohmann-json3-dev zlib1g-dev libcli11-dev libplplot-dev plplot-driver-cairo dataset-fashion-mnist
-      python3-venv libgloo-dev libopenmpi-dev openmpi-bin iproute2)
+      python3-venv libgloo-dev libopenmpi-dev openmpi-bin iproute2
+      hipcc libamdhip64-dev rocm-device-libs)  # the hip plugin (plugins/hip), built for gfx90a and gfx1030
 if [ "${1:-}" = "--bench" ]; then pkgs+=(libtorch-dev); fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,13 +1,13 @@
 #pragma once
 // Internal to the cuda plugin: what its host-side kernel files share (allocation, the
-// TensorIter on kCUDA, the hand-off to the device kernels of kernels/Kernels.h).
+// TensorIter on gpu::kGpuDevice, the hand-off to the device kernels of kernels/Kernels.h).
 #include "CUDARuntime.h"
 #include "ember/core/DeviceGuard.h"
 #include "ember/native/Geometry.h"
 #include "ember/native/TensorHelpers.h"
 #include "kernels/Kernels.h"
 
-namespace ember::cuda {
+namespace ember::EMBER_GPU_NS {
 
 using OptDtype = std::optional<ScalarType>;
 using OptLayout = std::optional<Layout>;
@@ -15,7 +15,7 @@ using OptDevice = std::optional<Device>;
 using OptBool = std::optional<bool>;
 
 namespace impl {
-// Registers the DeviceGuardImpl and the caching allocator of kCUDA (once, when the plugin loads).
+// Registers the DeviceGuardImpl and the caching allocator of gpu::kGpuDevice (once, when the plugin loads).
 void register_runtime();
 }  // namespace impl
 
@@ -25,9 +25,11 @@ constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == 
 inline gpu::Dt to_dt(ScalarType t) { return static_cast<gpu::Dt>(static_cast<int8_t>(t)); }
 
 // On the current device (a DeviceGuard of the operands' device is in place).
-inline Tensor empty_cuda(IntArrayRef sizes, ScalarType dtype) { return native::empty_on(kCUDA, sizes, dtype); }
+inline Tensor empty_cuda(IntArrayRef sizes, ScalarType dtype) {
+  return native::empty_on(gpu::kGpuDevice, sizes, dtype);
+}
 inline Tensor empty_strided_cuda(IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
-  return native::empty_strided_on(kCUDA, sizes, strides, dtype);
+  return native::empty_strided_on(gpu::kGpuDevice, sizes, strides, dtype);
 }
 
 // A contiguous device copy (what the TensorIter reads an overlapping input from).
@@ -35,7 +37,7 @@ Tensor materialize(const Tensor& t);
 
 class TensorIter : public native::TensorIter {
  public:
-  explicit TensorIter(const char* op) : native::TensorIter(op, kCUDA, &materialize) {}
+  explicit TensorIter(const char* op) : native::TensorIter(op, gpu::kGpuDevice, &materialize) {}
 };
 
 // The kernels' view of a built TensorIter; raises NotImplementedError for what the kernels
@@ -53,4 +55,4 @@ void check_launch(bool launched, const char* op, ScalarType compute);
 // The current stream of the current device.
 inline cudaStream_t stream() { return impl::current_native_stream(-1); }
 
-}  // namespace ember::cuda
+}  // namespace ember::EMBER_GPU_NS

@@ -12,7 +12,7 @@
 #include "ember/core/Allocator.h"
 #include "ember/core/DeviceGuard.h"
 
-namespace ember::cuda::impl {
+namespace ember::EMBER_GPU_NS::impl {
 
 // ---- devices and errors ------------------------------------------------------------------------
 
@@ -31,10 +31,11 @@ DeviceInfo& info() {
     int n = 0;
     const cudaError_t err = cudaGetDeviceCount(&n);
     if (err != cudaSuccess) {
-      r->reason = fmt::format("cudaGetDeviceCount failed: {} ({})", cudaGetErrorString(err), cudaGetErrorName(err));
+      r->reason =
+          fmt::format("{}GetDeviceCount failed: {} ({})", gpu::kGpuApi, cudaGetErrorString(err), cudaGetErrorName(err));
       (void)cudaGetLastError();  // not sticky; clear it for later calls
     } else if (n == 0) {
-      r->reason = "cudaGetDeviceCount found no device";
+      r->reason = fmt::format("{}GetDeviceCount found no device", gpu::kGpuApi);
     } else {
       r->count = std::min(n, kMaxDevices);
     }
@@ -77,15 +78,16 @@ const std::string& unavailable_reason() { return info().reason; }
 
 void check_device(const char* op, DeviceIndex index) {
   const int n = device_count();
-  if (EMBER_UNLIKELY(n == 0)) EMBER_THROW(Error, "[{}] no CUDA device is available: {}", op, unavailable_reason());
-  EMBER_CHECK_INDEX(index >= -1 && index < n, "[{}] CUDA device index {} is out of range: {} {} available", op, index,
-                    n, n == 1 ? "device is" : "devices are");
+  if (EMBER_UNLIKELY(n == 0))
+    EMBER_THROW(Error, "[{}] no {} device is available: {}", op, gpu::kGpuLabel, unavailable_reason());
+  EMBER_CHECK_INDEX(index >= -1 && index < n, "[{}] {} device index {} is out of range: {} {} available", op,
+                    gpu::kGpuLabel, index, n, n == 1 ? "device is" : "devices are");
 }
 
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   (void)cudaGetLastError();
-  EMBER_THROW(Error, "CUDA error {}: {} (in {} at {}:{})", cudaGetErrorName(err), cudaGetErrorString(err), call, file,
-              line);
+  EMBER_THROW(Error, "{} error {}: {} (in {} at {}:{})", gpu::kGpuLabel, cudaGetErrorName(err), cudaGetErrorString(err),
+              call, file, line);
 }
 
 DeviceIndex current_device() {
@@ -155,7 +157,8 @@ cudaStream_t native(const Stream& s) {
 
 Stream current_stream(DeviceIndex index) {
   const int d = resolve(index);
-  return Stream(Stream::UNSAFE, Device(kCUDA, static_cast<DeviceIndex>(d)), t_current[static_cast<size_t>(d)]);
+  return Stream(Stream::UNSAFE, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(d)),
+                t_current[static_cast<size_t>(d)]);
 }
 
 cudaStream_t current_native_stream(DeviceIndex index) { return native(current_stream(index)); }
@@ -173,19 +176,19 @@ unsigned event_flags(EventFlag flag) {
     case EventFlag::CUDA_EVENT_DEFAULT:
       return cudaEventDefault;
     default:
-      EMBER_THROW(ValueError, "[CUDAEvent] event flag {} is not a CUDA one", static_cast<int>(flag));
+      EMBER_THROW(ValueError, "[Event] event flag {} is not a {} one", static_cast<int>(flag), gpu::kGpuLabel);
   }
 }
 
 class CUDAGuardImpl final : public ember::impl::DeviceGuardImplInterface {
  public:
-  DeviceType type() const override { return kCUDA; }
+  DeviceType type() const override { return gpu::kGpuDevice; }
   Device exchangeDevice(Device d) const override {
     const Device old = getDevice();
     if (d.index() >= 0 && d.index() != old.index()) setDevice(d);
     return old;
   }
-  Device getDevice() const override { return Device(kCUDA, current_device()); }
+  Device getDevice() const override { return Device(gpu::kGpuDevice, current_device()); }
   void setDevice(Device d) const override { set_device(d.index()); }
   void uncheckedSetDevice(Device d) const noexcept override {
     if (d.index() >= 0) (void)cudaSetDevice(d.index());
@@ -194,17 +197,17 @@ class CUDAGuardImpl final : public ember::impl::DeviceGuardImplInterface {
     try {
       return current_stream(d.index());
     } catch (...) {
-      return Stream(Stream::DEFAULT, Device(kCUDA, d.index() < 0 ? 0 : d.index()));
+      return Stream(Stream::DEFAULT, Device(gpu::kGpuDevice, d.index() < 0 ? 0 : d.index()));
     }
   }
   Stream getDefaultStream(Device d) const override {
-    return Stream(Stream::DEFAULT, Device(kCUDA, static_cast<DeviceIndex>(resolve(d.index()))));
+    return Stream(Stream::DEFAULT, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(resolve(d.index()))));
   }
   Stream getStreamFromGlobalPool(Device d, bool high) const override {
     const int dev = resolve(d.index());
     DeviceStreams& s = streams(dev);
     const uint32_t i = (high ? s.next_high : s.next_low).fetch_add(1, std::memory_order_relaxed) % kStreamsPerPool;
-    return Stream(Stream::UNSAFE, Device(kCUDA, static_cast<DeviceIndex>(dev)),
+    return Stream(Stream::UNSAFE, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(dev)),
                   StreamId{1} + static_cast<StreamId>(i) + (high ? kStreamsPerPool : 0));
   }
   Stream exchangeStream(Stream s) const noexcept override {
@@ -265,9 +268,9 @@ class CUDAGuardImpl final : public ember::impl::DeviceGuardImplInterface {
   Stream getStreamFromExternal(void* handle, DeviceIndex device_index) const override {
     const int dev = resolve(device_index);
     const auto id = static_cast<StreamId>(reinterpret_cast<intptr_t>(handle));
-    if (id == 0) return Stream(Stream::DEFAULT, Device(kCUDA, static_cast<DeviceIndex>(dev)));
-    EMBER_CHECK(id >= kFirstExternal, "[getStreamFromExternal] {} is not a CUDA stream handle", handle);
-    return Stream(Stream::UNSAFE, Device(kCUDA, static_cast<DeviceIndex>(dev)), id);
+    if (id == 0) return Stream(Stream::DEFAULT, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(dev)));
+    EMBER_CHECK(id >= kFirstExternal, "[getStreamFromExternal] {} is not a {} stream handle", handle, gpu::kGpuLabel);
+    return Stream(Stream::UNSAFE, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(dev)), id);
   }
   double elapsedTime(void* start, void* end, DeviceIndex) const override {
     EMBER_CHECK(start != nullptr && end != nullptr,
@@ -305,8 +308,8 @@ class CUDAMemory final : public gpu::DeviceMemory {
     DeviceSwitch sw(device);
     cudaEvent_t e = nullptr;
     EMBER_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    EMBER_CUDA_CHECK(
-        cudaEventRecord(e, native(Stream(Stream::UNSAFE, Device(kCUDA, static_cast<DeviceIndex>(device)), stream))));
+    EMBER_CUDA_CHECK(cudaEventRecord(
+        e, native(Stream(Stream::UNSAFE, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(device)), stream))));
     return e;
   }
   bool event_done(void* event) override {
@@ -335,9 +338,9 @@ class CUDAAllocator final : public DeviceAllocator {
  public:
   DataPtr allocate(size_t nbytes) override {
     const DeviceIndex d = current_device();  // checks that there is a device
-    if (nbytes == 0) return DataPtr{nullptr, nullptr, nullptr, Device(kCUDA, d)};
+    if (nbytes == 0) return DataPtr{nullptr, nullptr, nullptr, Device(gpu::kGpuDevice, d)};
     auto* b = cache().malloc(d, nbytes, t_current[static_cast<size_t>(d)]);
-    return DataPtr{gpu::CachingAllocator::ptr(b), b, &CUDAAllocator::deleter, Device(kCUDA, d)};
+    return DataPtr{gpu::CachingAllocator::ptr(b), b, &CUDAAllocator::deleter, Device(gpu::kGpuDevice, d)};
   }
   void empty_cache() override {
     if (device_count() > 0) cache().empty_cache();
@@ -353,15 +356,15 @@ class CUDAAllocator final : public DeviceAllocator {
   void record_stream(const DataPtr& data, const Stream& stream) override {
     if (data.ptr == nullptr) return;
     EMBER_CHECK(data.deleter == &CUDAAllocator::deleter,
-                "[record_stream] the tensor's memory was not allocated by the CUDA caching allocator");
-    EMBER_CHECK(stream.device_type() == kCUDA, "[record_stream] expected a CUDA stream, got one on {}",
-                stream.device());
+                "[record_stream] the tensor's memory was not allocated by the {} caching allocator", gpu::kGpuLabel);
+    EMBER_CHECK(stream.device_type() == gpu::kGpuDevice, "[record_stream] expected a {} stream, got one on {}",
+                gpu::kGpuLabel, stream.device());
     cache().record_stream(static_cast<gpu::CachingAllocator::Block*>(data.ctx), stream.id());
   }
 
  private:
   static gpu::CachingAllocator& cache() {
-    static auto* c = new gpu::CachingAllocator(memory(), device_count(), "CUDA");  // never destroyed
+    static auto* c = new gpu::CachingAllocator(memory(), device_count(), gpu::kGpuLabel);  // never destroyed
     return *c;
   }
   static CUDAMemory& memory() {
@@ -376,8 +379,8 @@ class CUDAAllocator final : public DeviceAllocator {
 void register_runtime() {
   static const CUDAGuardImpl guard;
   static CUDAAllocator allocator;
-  register_device_guard_impl(kCUDA, &guard);
-  set_allocator(kCUDA, &allocator);
+  register_device_guard_impl(gpu::kGpuDevice, &guard);
+  set_allocator(gpu::kGpuDevice, &allocator);
 }
 
-}  // namespace ember::cuda::impl
+}  // namespace ember::EMBER_GPU_NS::impl

@@ -9,7 +9,7 @@
 // (cudaErrorInsufficientDriver, cudaErrorNoDevice), not a count of 0. device_count() is then 0
 // and unavailable_reason() keeps the runtime's message; anything that needs a device (a
 // factory, a copy, a kernel, the guards) raises "no CUDA device is available" with that reason.
-#include <cuda_runtime_api.h>
+#include "GpuConfig.h"
 
 #include <string>
 
@@ -17,7 +17,7 @@
 #include "ember/core/Exception.h"
 #include "ember/core/Stream.h"
 
-namespace ember::cuda::impl {
+namespace ember::EMBER_GPU_NS::impl {
 
 constexpr int kMaxDevices = 64;
 
@@ -41,11 +41,11 @@ cudaStream_t native(const Stream& s);
 Stream current_stream(DeviceIndex index);  // index -1: the current device
 cudaStream_t current_native_stream(DeviceIndex index);
 
-}  // namespace ember::cuda::impl
+}  // namespace ember::EMBER_GPU_NS::impl
 
-#define EMBER_CUDA_CHECK(expr)                                                           \
-  do {                                                                                   \
-    const cudaError_t ember_cuda_err_ = (expr);                                          \
-    if (ember_cuda_err_ != cudaSuccess)                                                  \
-      ::ember::cuda::impl::throw_cuda_error(ember_cuda_err_, #expr, __FILE__, __LINE__); \
+#define EMBER_CUDA_CHECK(expr)                                                                   \
+  do {                                                                                           \
+    const cudaError_t ember_cuda_err_ = (expr);                                                  \
+    if (ember_cuda_err_ != cudaSuccess)                                                          \
+      ::ember::EMBER_GPU_NS::impl::throw_cuda_error(ember_cuda_err_, #expr, __FILE__, __LINE__); \
   } while (0)

@@ -10,21 +10,25 @@
 // (op N in the swapped call); one whose first stride is 1 is column-major (op T); any other is
 // made contiguous first. The result is always a fresh contiguous matrix (ld = n), copied into an
 // out= of another layout or dtype.
-#include <cublas_v2.h>
-
 #include <array>
 #include <cstdlib>
 #include <string_view>
 
 #include "CUDAPlugin.h"
-#include "ember/cuda.h"
-#include "ember/generated/CUDAFunctions.h"
+#include EMBER_GPU_FUNCTIONS_H
 #include "ember/native/LinalgRules.h"
 #include "ember/native/Rules.h"
 
-namespace ember::cuda {
+#if !defined(EMBER_GPU_HIP)
+#include <cublas_v2.h>
+
+#include "ember/cuda.h"  // allowTF32CuBLAS
+#endif
+
+namespace ember::EMBER_GPU_NS {
 namespace {
 
+#if !defined(EMBER_GPU_HIP)
 const char* cublas_status(cublasStatus_t s) {
   switch (s) {
     case CUBLAS_STATUS_SUCCESS:
@@ -96,16 +100,21 @@ cudaDataType_t data_type(ScalarType t) {
   }
 }
 
+#endif
+
 void check_dtype(const char* op, ScalarType t) {
   EMBER_CHECK_NOT_IMPLEMENTED(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16,
-                              "[{}] the cuda plugin multiplies float32, float64, float16 and bfloat16 matrices, "
-                              "not {} (as PyTorch's CUDA kernels)",
-                              op, t);
+                              "[{}] the {} plugin multiplies float32, float64, float16 and bfloat16 matrices, not {} "
+                              "(as PyTorch's CUDA kernels)",
+                              op, gpu::kGpuLabel, t);
 }
 
 // EMBER_CUDA_NATIVE_GEMM=1: the tiled GEMM of our own (Note [Native GEMM] in kernels/gemm.cu)
 // instead of cuBLAS, read once.
 bool native_gemm() {
+#if defined(EMBER_GPU_HIP)
+  return true;  // no hipBLAS/rocBLAS here (Note [One source, two GPU plugins] in GpuConfig.h)
+#endif
   static const bool on = [] {
     const char* e = std::getenv("EMBER_CUDA_NATIVE_GEMM");
     return e != nullptr && std::string_view(e) == "1";
@@ -136,10 +145,11 @@ void gemm_native(const char* op, const Tensor& a, const Tensor& b, Tensor& out, 
 
 // out (contiguous, b x m x n) = alpha * a @ b + beta * out.
 void gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
-  const int64_t nd = a.dim();
-  const int64_t batch = nd == 3 ? a.size(0) : 1, m = a.size(nd - 2), k = a.size(nd - 1), n = b.size(nd - 1);
   if (out.numel() == 0) return;
   if (native_gemm()) return gemm_native(op, a, b, out, alpha, beta);
+#if !defined(EMBER_GPU_HIP)
+  const int64_t nd = a.dim();
+  const int64_t batch = nd == 3 ? a.size(0) : 1, m = a.size(nd - 2), k = a.size(nd - 1), n = b.size(nd - 1);
   const ScalarType dt = a.dtype();
   const Operand A = operand(a), B = operand(b);
   cublasHandle_t h = handle(op);
@@ -158,12 +168,13 @@ void gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double 
                                      B.t.data_ptr(), t, static_cast<int>(B.ld), B.batch_stride, A.t.data_ptr(), t,
                                      static_cast<int>(A.ld), A.batch_stride, pb, out.data_ptr(), t, static_cast<int>(n),
                                      m * n, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT));
+#endif
 }
 
 void check_pair(const char* op, const Tensor& a, const Tensor& b, int64_t dim, const char* an, const char* bn) {
   native::check_defined(op, a, an);
   native::check_defined(op, b, bn);
-  native::check_same_device(op, kCUDA, a, b);
+  native::check_same_device(op, gpu::kGpuDevice, a, b);
   native::check_matmul_pair(op, a, b, dim, an, bn);
   check_dtype(op, a.dtype());
 }
@@ -174,7 +185,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_pair("mm", self, mat2, 2, "self", "mat2");
   OptionalDeviceGuard guard(self.device());
   Tensor out = empty_cuda({self.size(0), mat2.size(1)}, self.dtype());
-  if (self.size(1) == 0) return cuda::zero_(out);
+  if (self.size(1) == 0) return EMBER_GPU_NS::zero_(out);
   gemm("mm", self, mat2, out, 1.0, 0.0);
   return out;
 }
@@ -182,11 +193,11 @@ Tensor mm(const Tensor& self, const Tensor& mat2) {
 Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   check_pair("mm", self, mat2, 2, "self", "mat2");
   native::check_defined("mm", out, "out");
-  native::check_same_device("mm", kCUDA, self, out);
+  native::check_same_device("mm", gpu::kGpuDevice, self, out);
   native::prepare_mm_out(self, mat2, out);
   OptionalDeviceGuard guard(self.device());
-  Tensor r = cuda::mm(self, mat2);
-  cuda::copy_(out, r, false);
+  Tensor r = EMBER_GPU_NS::mm(self, mat2);
+  EMBER_GPU_NS::copy_(out, r, false);
   return out;
 }
 
@@ -195,7 +206,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
   EMBER_CHECK(self.size(0) == mat2.size(0), "[bmm] batch sizes differ: shapes {} and {}", self.sizes(), mat2.sizes());
   OptionalDeviceGuard guard(self.device());
   Tensor out = empty_cuda({self.size(0), self.size(1), mat2.size(2)}, self.dtype());
-  if (self.size(2) == 0) return cuda::zero_(out);
+  if (self.size(2) == 0) return EMBER_GPU_NS::zero_(out);
   gemm("bmm", self, mat2, out, 1.0, 0.0);
   return out;
 }
@@ -203,18 +214,18 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   check_pair("addmm", mat1, mat2, 2, "mat1", "mat2");
   native::check_defined("addmm", self, "self");
-  native::check_same_device("addmm", kCUDA, self, mat1);
+  native::check_same_device("addmm", gpu::kGpuDevice, self, mat1);
   native::check_addmm_self(self, mat1, mat2);
   OptionalDeviceGuard guard(mat1.device());
   const bool beta_zero = !beta.toBool();
   Tensor out = empty_cuda({mat1.size(0), mat2.size(1)}, mat1.dtype());
-  if (!beta_zero) cuda::copy_(out, self, false);  // self broadcast to (m, n), then out = beta out + alpha a b
+  if (!beta_zero) EMBER_GPU_NS::copy_(out, self, false);  // self broadcast to (m, n), then out = beta out + alpha a b
   if (mat1.size(1) == 0) {
-    if (beta_zero) return cuda::zero_(out);
-    return cuda::mul__scalar(out, beta);
+    if (beta_zero) return EMBER_GPU_NS::zero_(out);
+    return EMBER_GPU_NS::mul__scalar(out, beta);
   }
   gemm("addmm", mat1, mat2, out, alpha.to<double>(), beta_zero ? 0.0 : beta.to<double>());
   return out;
 }
 
-}  // namespace ember::cuda
+}  // namespace ember::EMBER_GPU_NS

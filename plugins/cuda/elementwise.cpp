@@ -2,18 +2,18 @@
 // cpu and meta, ember/native/ElementwiseMeta.h), then one launch of kernels/*.cu. See Note [GPU
 // kernel interface] in kernels/Kernels.h.
 #include "CUDAPlugin.h"
-#include "ember/generated/CUDAFunctions.h"
+#include EMBER_GPU_FUNCTIONS_H
 #include "ember/generated/Functions.h"
 #include "ember/native/ElementwiseMeta.h"
 
-namespace ember::cuda {
+namespace ember::EMBER_GPU_NS {
 
 // ---- shared helpers ------------------------------------------------------------------------------
 
 namespace {
 
 std::optional<Device> device_of(const Tensor& t) {
-  if (t.defined() && t.is_cuda()) return t.device();
+  if (t.defined() && t.device().type() == gpu::kGpuDevice) return t.device();
   return std::nullopt;
 }
 
@@ -21,15 +21,15 @@ std::optional<Device> device_of(const Tensor& t) {
 
 Tensor materialize(const Tensor& t) {
   Tensor r = empty_cuda(t.sizes(), t.dtype());
-  cuda::copy_(r, t, false);
+  EMBER_GPU_NS::copy_(r, t, false);
   return r;
 }
 
 gpu::Iter kernel_iter(const native::TensorIter& it) {
   gpu::Iter k;
   EMBER_CHECK_NOT_IMPLEMENTED(it.ndim() <= gpu::kMaxDims,
-                              "[{}] the cuda kernels take at most {} dimensions after merging contiguous ones, got {}",
-                              it.op(), gpu::kMaxDims, it.ndim());
+                              "[{}] the {} kernels take at most {} dimensions after merging contiguous ones, got {}",
+                              it.op(), gpu::kGpuLabel, gpu::kMaxDims, it.ndim());
   k.ndim = it.ndim();
   k.nargs = it.ntensors();
   k.numel = it.numel();
@@ -37,7 +37,7 @@ gpu::Iter kernel_iter(const native::TensorIter& it) {
   for (int a = 0; a < k.nargs; ++a) {
     const ScalarType dt = it.dtype(a);
     EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt) && !is_quantized_type(dt),
-                                "[{}] the cuda plugin has no kernels for {} tensors yet", it.op(), dt);
+                                "[{}] the {} plugin has no kernels for {} tensors yet", it.op(), gpu::kGpuLabel, dt);
     k.data[a] = it.data(a);
     k.dtype[a] = static_cast<int8_t>(dt);
     for (int d = 0; d < k.ndim; ++d) k.strides[a][d] = it.strides(a)[static_cast<size_t>(d)];
@@ -55,7 +55,8 @@ gpu::Value to_value(const Scalar& s, ScalarType compute) {
 }
 
 void check_launch(bool launched, const char* op, ScalarType compute) {
-  EMBER_CHECK_NOT_IMPLEMENTED(launched, "[{}] the cuda plugin has no kernel computing in {}", op, compute);
+  EMBER_CHECK_NOT_IMPLEMENTED(launched, "[{}] the {} plugin has no kernel computing in {}", op, gpu::kGpuLabel,
+                              compute);
   EMBER_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -77,7 +78,7 @@ namespace {
 const Tensor* device_operand(const Tensor* t, Tensor& holder) {
   if (t == nullptr || !t->defined() || t->dim() != 0 || !t->is_cpu()) return t;
   holder = empty_cuda({}, t->dtype());
-  cuda::copy_(holder, *t, false);
+  EMBER_GPU_NS::copy_(holder, *t, false);
   return &holder;
 }
 
@@ -239,4 +240,4 @@ void where_out(const Tensor& condition, const Tensor& self, const Tensor& other,
   check_launch(gpu::launch_where(to_dt(cdt), kernel_iter(it), stream()), "where", cdt);
 }
 
-}  // namespace ember::cuda
+}  // namespace ember::EMBER_GPU_NS

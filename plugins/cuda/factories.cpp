@@ -3,10 +3,10 @@
 #include <cstring>
 
 #include "CUDAPlugin.h"
-#include "ember/generated/CUDAFunctions.h"
+#include EMBER_GPU_FUNCTIONS_H
 #include "ember/generated/Functions.h"
 
-namespace ember::cuda {
+namespace ember::EMBER_GPU_NS {
 namespace {
 
 const char* layout_name(Layout l) { return l == kStrided ? "strided" : l == kSparse ? "sparse" : "sparse_csr"; }
@@ -15,13 +15,15 @@ const char* layout_name(Layout l) { return l == kStrided ? "strided" : l == kSpa
 // there is one.
 Device factory_device(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
-                              "[{}] layout {} is not supported by the cuda plugin (only strided)", op,
+                              "[{}] layout {} is not supported by the {} plugin (only strided)", op, gpu::kGpuLabel,
                               layout_name(*layout));
-  EMBER_CHECK(!device || device->type() == kCUDA, "[{}] the cuda kernel was asked for a tensor on {}", op, *device);
-  EMBER_CHECK(!pin_memory.value_or(false), "[{}] only dense CPU tensors can be pinned; this one is on cuda", op);
+  EMBER_CHECK(!device || device->type() == gpu::kGpuDevice, "[{}] the {} kernel was asked for a tensor on {}", op,
+              gpu::kGpuLabel, *device);
+  EMBER_CHECK(!pin_memory.value_or(false), "[{}] only dense CPU tensors can be pinned; this one is on {}", op,
+              gpu::kGpuLabel);
   const DeviceIndex index = device ? device->index() : -1;
   impl::check_device(op, index);
-  return Device(kCUDA, index);
+  return Device(gpu::kGpuDevice, index);
 }
 
 std::optional<Device> indexed(Device d) { return d.index() >= 0 ? std::optional<Device>(d) : std::nullopt; }
@@ -88,7 +90,7 @@ Tensor& zero_(Tensor& self) {
     if (self.nbytes() > 0) EMBER_CUDA_CHECK(cudaMemsetAsync(self.data_ptr(), 0, self.nbytes(), stream()));
     return self;
   }
-  return cuda::fill_(self, Scalar(int64_t{0}));
+  return EMBER_GPU_NS::fill_(self, Scalar(int64_t{0}));
 }
 
 // Note [Copies between devices]
@@ -107,10 +109,10 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   native::check_defined("copy_", self, "self");
   native::check_defined("copy_", src, "src");
   if (self.is_same(src)) return self;
-  const bool dst_cuda = self.is_cuda(), src_cuda = src.is_cuda();
+  const bool dst_cuda = self.device().type() == gpu::kGpuDevice, src_cuda = src.device().type() == gpu::kGpuDevice;
   EMBER_CHECK((dst_cuda || self.is_cpu()) && (src_cuda || src.is_cpu()),
-              "[copy_] the cuda plugin copies between cuda and cpu tensors, not from {} to {}", src.device(),
-              self.device());
+              "[copy_] the {} plugin copies between {} and cpu tensors, not from {} to {}", gpu::kGpuLabel,
+              gpu::kGpuLabel, src.device(), self.device());
   native::broadcast_shapes(self.sizes(), src.sizes(), "copy_");  // checks src broadcasts to self
   if (self.numel() == 0) return self;
 
@@ -171,4 +173,4 @@ Scalar _local_scalar_dense(const Tensor& self) {
   return host.item();
 }
 
-}  // namespace ember::cuda
+}  // namespace ember::EMBER_GPU_NS

@@ -5,9 +5,13 @@
 #include "ember/plugin/Plugin.h"
 #include "CUDAPlugin.h"
 
+#if defined(EMBER_GPU_HIP)
+EMBER_PLUGIN("hip", EMBER_VERSION_STRING, "cpu")
+EMBER_LIBRARY_IMPL(aten, HIP, m) {
+#else
 EMBER_PLUGIN("cuda", EMBER_VERSION_STRING, "cpu")
-
 EMBER_LIBRARY_IMPL(aten, CUDA, m) {
+#endif
   (void)m;
-  ember::cuda::impl::register_runtime();
+  ember::EMBER_GPU_NS::impl::register_runtime();
 }

@@ -1,10 +1,10 @@
 // Host half of the cuda plugin's reductions: shapes, dtypes and errors from the shared rules
 // (ember/native/Rules.h), then one kernel launch (Note [GPU reductions] in kernels/reduce.cu).
 #include "CUDAPlugin.h"
-#include "ember/generated/CUDAFunctions.h"
+#include EMBER_GPU_FUNCTIONS_H
 #include "ember/native/Rules.h"
 
-namespace ember::cuda {
+namespace ember::EMBER_GPU_NS {
 namespace {
 
 using gpu::Reduction;
@@ -25,8 +25,8 @@ Tensor reduce(const char* op, Reduction kind, const Tensor& self, IntArrayRef di
   OptionalDeviceGuard guard(self.device());
   const auto red = native::reduced_mask(self, dims, op);
   if (nonempty) native::check_nonempty_reduction(self, dims, red, op);
-  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(self.dtype()), "[{}] the cuda plugin has no kernel for {} tensors yet",
-                              op, self.dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(self.dtype()), "[{}] the {} plugin has no kernel for {} tensors yet", op,
+                              gpu::kGpuLabel, self.dtype());
   const int64_t nd = self.dim();
   native::DimVector out_shape;
   for (int64_t d = 0; d < nd; ++d) {
@@ -74,7 +74,7 @@ Tensor converted(const Tensor& self, OptDtype dtype) {
   if (!dtype || *dtype == self.dtype()) return self;
   OptionalDeviceGuard guard(self.device());
   Tensor c = empty_cuda(self.sizes(), *dtype);
-  cuda::copy_(c, self, false);
+  EMBER_GPU_NS::copy_(c, self, false);
   return c;
 }
 
@@ -146,4 +146,4 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   return reduce("argmin", Reduction::ArgMin, self, dim ? IntArrayRef(d) : IntArrayRef(), dim && keepdim, kInt64, true);
 }
 
-}  // namespace ember::cuda
+}  // namespace ember::EMBER_GPU_NS
