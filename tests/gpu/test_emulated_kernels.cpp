@@ -297,4 +297,71 @@ TEST(EmulatedGpuKernels, GemmWithBetaZeroIgnoresNaNInC) {
   EXPECT_FALSE(launch_gemm(g, nullptr));
 }
 
+// Naive softmax over [outer, dim, inner] in double.
+std::vector<double> softmax_ref(const std::vector<float>& x, int64_t outer, int64_t dim, int64_t inner, bool log) {
+  std::vector<double> y(x.size());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return static_cast<size_t>((o * dim + j) * inner + i); };
+      double m = -INFINITY, s = 0;
+      for (int64_t j = 0; j < dim; ++j) m = std::max(m, static_cast<double>(x[at(j)]));
+      for (int64_t j = 0; j < dim; ++j) s += std::exp(x[at(j)] - m);
+      for (int64_t j = 0; j < dim; ++j) y[at(j)] = log ? x[at(j)] - m - std::log(s) : std::exp(x[at(j)] - m) / s;
+    }
+  return y;
+}
+
+TEST(EmulatedGpuKernels, SoftmaxRowsAndColumnsForwardAndBackward) {
+  // [3, 300, 1]: a block per row; [2, 5, 7]: a thread per column.
+  for (auto [outer, dim, inner] : {std::tuple<int64_t, int64_t, int64_t>{3, 300, 1}, {2, 5, 7}})
+    for (bool log : {false, true}) {
+      const size_t n = static_cast<size_t>(outer * dim * inner);
+      const auto x = random_floats(n, 8, -5, 5), g = random_floats(n, 9);
+      std::vector<float> y(n), gin(n);
+      SoftmaxArgs s;
+      s.outer = outer, s.dim = dim, s.inner = inner, s.log = log;
+      s.in = reinterpret_cast<const char*>(x.data());
+      s.out = reinterpret_cast<char*>(y.data());
+      ASSERT_TRUE(launch_softmax(s, nullptr));
+      const auto ref = softmax_ref(x, outer, dim, inner, log);
+      for (size_t i = 0; i < n; ++i) ASSERT_NEAR(y[i], ref[i], 1e-5) << log << " " << i;
+
+      s.in = reinterpret_cast<const char*>(y.data());
+      s.grad = reinterpret_cast<const char*>(g.data());
+      s.out = reinterpret_cast<char*>(gin.data());
+      ASSERT_TRUE(launch_softmax_backward(s, nullptr));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          auto at = [&](int64_t j) { return static_cast<size_t>((o * dim + j) * inner + i); };
+          double sum = 0;
+          for (int64_t j = 0; j < dim; ++j) sum += log ? g[at(j)] : static_cast<double>(g[at(j)]) * ref[at(j)];
+          for (int64_t j = 0; j < dim; ++j) {
+            const double want = log ? g[at(j)] - std::exp(ref[at(j)]) * sum : ref[at(j)] * (g[at(j)] - sum);
+            ASSERT_NEAR(gin[at(j)], want, 1e-4) << log << " " << at(j);
+          }
+        }
+    }
+}
+
+TEST(EmulatedGpuKernels, SoftmaxOfHalfToFloatAndNaNRows) {
+  std::vector<ember::Half> x = {ember::Half(1.0f), ember::Half(2.0f), ember::Half(3.0f)};
+  float y[3];
+  SoftmaxArgs s;
+  s.dim = 3;
+  s.in = reinterpret_cast<const char*>(x.data());
+  s.out = reinterpret_cast<char*>(y);
+  s.in_dtype = Half;
+  s.out_dtype = Float;
+  ASSERT_TRUE(launch_softmax(s, nullptr));
+  const double z = std::exp(-2.0) + std::exp(-1.0) + 1.0;
+  EXPECT_NEAR(y[2], 1.0 / z, 1e-6);
+  std::vector<float> nan_row = {1.0f, std::nanf(""), 2.0f};
+  s.in = reinterpret_cast<const char*>(nan_row.data());
+  s.in_dtype = Float;
+  ASSERT_TRUE(launch_softmax(s, nullptr));
+  for (float v : y) EXPECT_TRUE(std::isnan(v));
+  s.in_dtype = Int64;
+  EXPECT_FALSE(launch_softmax(s, nullptr));
+}
+
 }  // namespace

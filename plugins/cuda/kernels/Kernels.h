@@ -101,4 +101,19 @@ struct GemmArgs {
 };
 bool launch_gemm(const GemmArgs& args, gpuStream_t stream);
 
+// softmax / log_softmax along `dim` of contiguous [outer, dim, inner] tensors (Note [GPU
+// softmax] in softmax.cu); backward: `in` is the forward's output, `grad` the output's gradient.
+// Float, Double, Half or BFloat16.
+struct SoftmaxArgs {
+  int64_t outer = 1, dim = 1, inner = 1;
+  const char* in = nullptr;
+  const char* grad = nullptr;
+  char* out = nullptr;
+  int8_t in_dtype = Float, out_dtype = Float;
+  bool log = false;
+  int in_size = 0, out_size = 0;  // set by the launcher
+};
+bool launch_softmax(const SoftmaxArgs& args, gpuStream_t stream);
+bool launch_softmax_backward(const SoftmaxArgs& args, gpuStream_t stream);
+
 }  // namespace ember::gpu
