@@ -17,6 +17,8 @@ using OptBool = std::optional<bool>;
 namespace impl {
 // Registers the DeviceGuardImpl and the caching allocator of gpu::kGpuDevice (once, when the plugin loads).
 void register_runtime();
+// Registers the device's generator factory (counter-based, as the CPU's: random.cpp).
+void register_generator();
 }  // namespace impl
 
 // The dtype the kernels compute in: float for the 16-bit floating types.

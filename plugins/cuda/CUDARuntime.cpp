@@ -381,6 +381,7 @@ void register_runtime() {
   static CUDAAllocator allocator;
   register_device_guard_impl(gpu::kGpuDevice, &guard);
   set_allocator(gpu::kGpuDevice, &allocator);
+  register_generator();
 }
 
 }  // namespace ember::EMBER_GPU_NS::impl

@@ -114,6 +114,27 @@ struct SoftmaxArgs {
   int in_size = 0, out_size = 0;  // set by the launcher
 };
 bool launch_softmax(const SoftmaxArgs& args, gpuStream_t stream);
+
+// Random fills of a contiguous output (Note [GPU random numbers] in random.cu): uniform in
+// [a, b), normal with mean a and std b, bernoulli with probability a.
+enum class RandomKind : int8_t { Uniform, Normal, Bernoulli };
+struct RandomArgs {
+  char* out = nullptr;
+  int64_t n = 0;
+  int8_t dtype = Float;
+  uint64_t seed = 0, offset = 0;
+  double a = 0, b = 1;
+};
+// The Philox blocks a fill of n elements takes (the CPU kernels' counts): what the host reserves.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+__host__ __device__
+#endif
+    inline int64_t
+    random_blocks(RandomKind kind, int8_t dtype, int64_t n) {
+  const int64_t per = kind == RandomKind::Normal || (kind == RandomKind::Uniform && dtype == Double) ? 2 : 4;
+  return (n + per - 1) / per;
+}
+bool launch_random(RandomKind kind, const RandomArgs& args, gpuStream_t stream);
 bool launch_softmax_backward(const SoftmaxArgs& args, gpuStream_t stream);
 
 }  // namespace ember::gpu

@@ -1,0 +1,134 @@
+// The GPU generator and random fills: counter-based as the CPU's, so a seed gives the CPU's
+// numbers (Note [GPU random numbers] in kernels/random.cu). The generator keeps a seed and a
+// Philox block offset on the host; a fill reserves its blocks under the generator's mutex and
+// passes (seed, offset) to the kernel, so no device state exists and none needs syncing.
+#include <mutex>
+#include <random>
+
+#include "CUDAPlugin.h"
+#include EMBER_GPU_FUNCTIONS_H
+#include "ember/core/Generator.h"
+#include "ember/core/Philox.h"
+#include "ember/native/Rules.h"
+
+namespace ember::EMBER_GPU_NS {
+
+class PhiloxGeneratorImpl final : public GeneratorImpl {
+ public:
+  explicit PhiloxGeneratorImpl(DeviceIndex index, uint64_t seed_in = default_rng_seed_val)
+      : GeneratorImpl(Device(gpu::kGpuDevice, index),
+                      DispatchKeySet::of(Functionality::Dense) | DispatchKeySet::of(gpu::kGpuDevice)),
+        seed_(seed_in) {}
+
+  void set_current_seed(uint64_t seed) override {
+    seed_ = seed;
+    offset_ = 0;
+  }
+  uint64_t current_seed() const override { return seed_; }
+  uint64_t seed() override {
+    std::random_device rd;
+    const uint64_t s = uint64_t{rd()} << 32 | rd();
+    set_current_seed(s);
+    return s;
+  }
+  void set_offset(uint64_t offset) override { offset_ = offset; }
+  uint64_t get_offset() const override { return offset_; }
+  // 16 bytes: the seed, then the offset (little-endian), as the CPU generator's.
+  GeneratorState get_state() const override {
+    GeneratorState s{gpu::kGpuDevice, std::vector<uint8_t>(16)};
+    for (int i = 0; i < 8; ++i) {
+      s.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(seed_ >> (8 * i));
+      s.bytes[static_cast<size_t>(8 + i)] = static_cast<uint8_t>(offset_ >> (8 * i));
+    }
+    return s;
+  }
+  void set_state(const GeneratorState& state) override {
+    EMBER_CHECK(state.device_type == gpu::kGpuDevice && state.bytes.size() == 16,
+                "[Generator::set_state] expected the 16-byte state of a {} generator, got {} bytes from a {} generator",
+                gpu::kGpuLabel, state.bytes.size(), device_type_name(state.device_type));
+    uint64_t seed = 0, offset = 0;
+    for (int i = 0; i < 8; ++i) {
+      seed |= uint64_t{state.bytes[static_cast<size_t>(i)]} << (8 * i);
+      offset |= uint64_t{state.bytes[static_cast<size_t>(8 + i)]} << (8 * i);
+    }
+    seed_ = seed;
+    offset_ = offset;
+  }
+  static DeviceType device_type() { return gpu::kGpuDevice; }
+
+  // Reserves `blocks` consecutive Philox blocks for one call; takes the mutex.
+  PhiloxRange reserve(uint64_t blocks) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    PhiloxRange r{seed_, offset_};
+    offset_ += blocks;
+    return r;
+  }
+
+ private:
+  PhiloxGeneratorImpl* clone_impl() const override {
+    auto* g = new PhiloxGeneratorImpl(device().index(), seed_);
+    g->offset_ = offset_;
+    return g;
+  }
+
+  uint64_t seed_;
+  uint64_t offset_ = 0;
+};
+
+namespace impl {
+void register_generator() {
+  register_generator_factory(gpu::kGpuDevice, [](DeviceIndex index) {
+    return make_generator<PhiloxGeneratorImpl>(index < 0 ? current_device() : index);
+  });
+}
+}  // namespace impl
+
+namespace {
+
+// Fills `self` (any layout) with `kind`: the kernel writes a contiguous buffer in row-major order,
+// copied into self when self is not contiguous, so values follow the element index as on the CPU.
+void fill_random(const char* op, gpu::RandomKind kind, Tensor& self, double a, double b,
+                 const std::optional<Generator>& generator) {
+  native::check_defined(op, self, "self");
+  OptionalDeviceGuard guard(self.device());
+  auto* gen = get_generator_or_default<PhiloxGeneratorImpl>(generator, detail::getDefaultGenerator(self.device()), op);
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(self.dtype()) && !is_quantized_type(self.dtype()),
+                              "[{}] the {} plugin has no random kernel for {} tensors yet", op, gpu::kGpuLabel,
+                              self.dtype());
+  Tensor buf = self.is_contiguous() ? self : empty_cuda(self.sizes(), self.dtype());
+  gpu::RandomArgs r;
+  r.out = static_cast<char*>(buf.data_ptr());
+  r.n = buf.numel();
+  r.dtype = static_cast<int8_t>(buf.dtype());
+  r.a = a;
+  r.b = b;
+  const PhiloxRange range = gen->reserve(static_cast<uint64_t>(gpu::random_blocks(kind, r.dtype, r.n)));
+  r.seed = range.seed;
+  r.offset = range.offset;
+  check_launch(gpu::launch_random(kind, r, stream()), op, self.dtype());
+  if (!buf.is_same(self)) EMBER_GPU_NS::copy_(self, buf, false);
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to, std::optional<Generator> generator) {
+  native::check_defined("uniform_", self, "self");
+  native::check_uniform(self, from, to);
+  fill_random("uniform_", gpu::RandomKind::Uniform, self, from, to, generator);
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> generator) {
+  native::check_defined("normal_", self, "self");
+  native::check_normal(self, std);
+  fill_random("normal_", gpu::RandomKind::Normal, self, mean, std, generator);
+  return self;
+}
+
+Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator) {
+  native::check_bernoulli(p);
+  fill_random("bernoulli_", gpu::RandomKind::Bernoulli, self, p, 0, generator);
+  return self;
+}
+
+}  // namespace ember::EMBER_GPU_NS
