@@ -111,6 +111,18 @@ const cudaDeviceProp& properties(DeviceIndex index) {
   return i.props[static_cast<size_t>(d)];
 }
 
+namespace {
+// Whether work before an event / on a stream is done: cudaErrorNotReady is an answer, not an error.
+bool is_done(cudaError_t err) {
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  EMBER_CUDA_CHECK(err);
+  return true;
+}
+}  // namespace
+
 // ---- streams ------------------------------------------------------------------------------------
 
 namespace {
@@ -236,14 +248,7 @@ class CUDAGuardImpl final : public ember::impl::DeviceGuardImplInterface {
     EMBER_CUDA_CHECK(cudaStreamWaitEvent(native(stream), static_cast<cudaEvent_t>(event), 0));
   }
   bool queryEvent(void* event) const override {
-    if (event == nullptr) return true;
-    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
+    return event == nullptr || is_done(cudaEventQuery(static_cast<cudaEvent_t>(event)));
   }
   void synchronizeEvent(void* event) const override {
     if (event != nullptr) EMBER_CUDA_CHECK(cudaEventSynchronize(static_cast<cudaEvent_t>(event)));
@@ -251,15 +256,7 @@ class CUDAGuardImpl final : public ember::impl::DeviceGuardImplInterface {
   void destroyEvent(void* event, DeviceIndex) const noexcept override {
     if (event != nullptr) (void)cudaEventDestroy(static_cast<cudaEvent_t>(event));
   }
-  bool queryStream(const Stream& stream) const override {
-    const cudaError_t err = cudaStreamQuery(native(stream));
-    if (err == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
+  bool queryStream(const Stream& stream) const override { return is_done(cudaStreamQuery(native(stream))); }
   void synchronizeStream(const Stream& stream) const override {
     DeviceSwitch sw(stream.device_index());
     EMBER_CUDA_CHECK(cudaStreamSynchronize(native(stream)));
@@ -312,15 +309,7 @@ class CUDAMemory final : public gpu::DeviceMemory {
         e, native(Stream(Stream::UNSAFE, Device(gpu::kGpuDevice, static_cast<DeviceIndex>(device)), stream))));
     return e;
   }
-  bool event_done(void* event) override {
-    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    EMBER_CUDA_CHECK(err);
-    return true;
-  }
+  bool event_done(void* event) override { return is_done(cudaEventQuery(static_cast<cudaEvent_t>(event))); }
   void destroy_event(void* event) override { (void)cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
   void synchronize(int device) override {
     DeviceSwitch sw(device);

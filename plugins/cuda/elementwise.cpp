@@ -131,48 +131,12 @@ void compare(const char* name, gpu::Binary kind, Tensor& out, OutKind ok, const 
 
 }  // namespace
 
-#define EMBER_CUDA_DEFINE_UNARY(name, Kind)                           \
+#define EMBER_GPU_DEFINE_UNARY(name, Kind)                            \
   void name##_out(const Tensor& self, Tensor& out, OutKind kind) {    \
     unary<U::Kind>(EMBER_VARIANT_NAME(#name, kind), out, kind, self); \
   }
-EMBER_CUDA_DEFINE_UNARY(neg, Neg)
-EMBER_CUDA_DEFINE_UNARY(abs, Abs)
-EMBER_CUDA_DEFINE_UNARY(sign, Sign)
-EMBER_CUDA_DEFINE_UNARY(exp, Exp)
-EMBER_CUDA_DEFINE_UNARY(log, Log)
-EMBER_CUDA_DEFINE_UNARY(log1p, Log1p)
-EMBER_CUDA_DEFINE_UNARY(sqrt, Sqrt)
-EMBER_CUDA_DEFINE_UNARY(rsqrt, Rsqrt)
-EMBER_CUDA_DEFINE_UNARY(sin, Sin)
-EMBER_CUDA_DEFINE_UNARY(cos, Cos)
-EMBER_CUDA_DEFINE_UNARY(tanh, Tanh)
-EMBER_CUDA_DEFINE_UNARY(sigmoid, Sigmoid)
-EMBER_CUDA_DEFINE_UNARY(erf, Erf)
-EMBER_CUDA_DEFINE_UNARY(silu, Silu)
-EMBER_CUDA_DEFINE_UNARY(logical_not, LogicalNot)
-EMBER_CUDA_DEFINE_UNARY(acos, Acos)
-EMBER_CUDA_DEFINE_UNARY(acosh, Acosh)
-EMBER_CUDA_DEFINE_UNARY(asin, Asin)
-EMBER_CUDA_DEFINE_UNARY(asinh, Asinh)
-EMBER_CUDA_DEFINE_UNARY(atan, Atan)
-EMBER_CUDA_DEFINE_UNARY(atanh, Atanh)
-EMBER_CUDA_DEFINE_UNARY(tan, Tan)
-EMBER_CUDA_DEFINE_UNARY(sinh, Sinh)
-EMBER_CUDA_DEFINE_UNARY(cosh, Cosh)
-EMBER_CUDA_DEFINE_UNARY(expm1, Expm1)
-EMBER_CUDA_DEFINE_UNARY(log2, Log2)
-EMBER_CUDA_DEFINE_UNARY(log10, Log10)
-EMBER_CUDA_DEFINE_UNARY(reciprocal, Reciprocal)
-EMBER_CUDA_DEFINE_UNARY(ceil, Ceil)
-EMBER_CUDA_DEFINE_UNARY(floor, Floor)
-EMBER_CUDA_DEFINE_UNARY(trunc, Trunc)
-EMBER_CUDA_DEFINE_UNARY(frac, Frac)
-EMBER_CUDA_DEFINE_UNARY(round, Round)
-EMBER_CUDA_DEFINE_UNARY(bitwise_not, BitwiseNot)
-EMBER_CUDA_DEFINE_UNARY(erfinv, Erfinv)
-EMBER_CUDA_DEFINE_UNARY(lgamma, Lgamma)
-EMBER_CUDA_DEFINE_UNARY(digamma, Digamma)
-#undef EMBER_CUDA_DEFINE_UNARY
+EMBER_FORALL_UNARY_OUT_OPS(EMBER_GPU_DEFINE_UNARY)
+#undef EMBER_GPU_DEFINE_UNARY
 
 Tensor relu(const Tensor& self) {
   Tensor out;
