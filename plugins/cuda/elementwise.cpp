@@ -129,7 +129,63 @@ void compare(const char* name, gpu::Binary kind, Tensor& out, OutKind ok, const 
   check_launch(gpu::launch_binary(kind, to_dt(cdt), kernel_iter(it), {}, stream()), name, cdt);
 }
 
+// maximum/minimum and the bitwise family: the shared dtype rule, then one launch.
+void binary_math(const char* name, gpu::Binary kind, native::BinaryMathRule rule, Tensor& out, OutKind ok,
+                 const Tensor& a, const Tensor* bt, const Scalar* bs) {
+  OptionalDeviceGuard guard(device_of(a));
+  Tensor holder;
+  bt = device_operand(bt, holder);
+  const ScalarType result = native::binary_math_result(name, rule, &a, nullptr, bt, bs);
+  const ScalarType cdt = compute_dtype(result);
+  Tensor b;
+  if (bs) b = scalar_tensor(*bs, cdt);
+  TensorIter it(name);
+  native::binary_meta(it, name, result, a, bs ? &b : bt, out, ok);
+  check_launch(gpu::launch_binary(kind, to_dt(cdt), kernel_iter(it), {}, stream()), name, cdt);
+}
+
+// logical_and/or/xor: kBool (or 0/1 in the output's dtype), computed in the operands' common dtype.
+void logical(const char* name, gpu::Binary kind, Tensor& out, OutKind ok, const Tensor& self, const Tensor& other) {
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor holder;
+  const Tensor* o = device_operand(&other, holder);
+  TensorIter it(name);
+  native::logical_meta(it, name, self, *o, out, ok);
+  const ScalarType cdt = compute_dtype(result_type(self, *o));
+  check_launch(gpu::launch_binary(kind, to_dt(cdt), kernel_iter(it), {}, stream()), name, cdt);
+}
+
 }  // namespace
+
+#define EMBER_GPU_DEFINE_TT(fn, op, Kind, Rule)                                                                 \
+  void fn(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {                                 \
+    binary_math(EMBER_VARIANT_NAME(op, kind), gpu::Binary::Kind, native::BinaryMathRule::Rule, out, kind, self, \
+                &other, nullptr);                                                                               \
+  }
+#define EMBER_GPU_DEFINE_TS(fn, op, Kind, Rule)                                                                 \
+  void fn(const Tensor& self, const Scalar& other, Tensor& out, OutKind kind) {                                 \
+    binary_math(EMBER_VARIANT_NAME(op, kind), gpu::Binary::Kind, native::BinaryMathRule::Rule, out, kind, self, \
+                nullptr, &other);                                                                               \
+  }
+EMBER_GPU_DEFINE_TT(maximum_out, "maximum", Maximum, Any)
+EMBER_GPU_DEFINE_TT(minimum_out, "minimum", Minimum, Any)
+EMBER_GPU_DEFINE_TT(bitwise_and_tensor_out, "bitwise_and", BitwiseAnd, Integral)
+EMBER_GPU_DEFINE_TS(bitwise_and_scalar_out, "bitwise_and", BitwiseAnd, Integral)
+EMBER_GPU_DEFINE_TT(bitwise_or_tensor_out, "bitwise_or", BitwiseOr, Integral)
+EMBER_GPU_DEFINE_TS(bitwise_or_scalar_out, "bitwise_or", BitwiseOr, Integral)
+EMBER_GPU_DEFINE_TT(bitwise_xor_tensor_out, "bitwise_xor", BitwiseXor, Integral)
+EMBER_GPU_DEFINE_TS(bitwise_xor_scalar_out, "bitwise_xor", BitwiseXor, Integral)
+#undef EMBER_GPU_DEFINE_TT
+#undef EMBER_GPU_DEFINE_TS
+
+#define EMBER_GPU_DEFINE_LOGICAL(name, Kind)                                             \
+  void name##_out(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {  \
+    logical(EMBER_VARIANT_NAME(#name, kind), gpu::Binary::Kind, out, kind, self, other); \
+  }
+EMBER_GPU_DEFINE_LOGICAL(logical_and, LogicalAnd)
+EMBER_GPU_DEFINE_LOGICAL(logical_or, LogicalOr)
+EMBER_GPU_DEFINE_LOGICAL(logical_xor, LogicalXor)
+#undef EMBER_GPU_DEFINE_LOGICAL
 
 #define EMBER_GPU_DEFINE_UNARY(name, Kind)                            \
   void name##_out(const Tensor& self, Tensor& out, OutKind kind) {    \

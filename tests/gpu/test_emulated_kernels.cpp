@@ -113,6 +113,23 @@ TEST(EmulatedGpuKernels, ComparisonsAndMaximumPropagateNaN) {
   EXPECT_FALSE(lt[3]);
 }
 
+TEST(EmulatedGpuKernels, LogicalAndBitwiseKinds) {
+  std::vector<int32_t> a = {0, 1, 2, -3}, b = {0, 0, 6, 5};
+  bool lx[4];
+  int32_t band[4];
+  Iter it =
+      iter2(4, 1, {reinterpret_cast<char*>(lx), reinterpret_cast<char*>(a.data()), reinterpret_cast<char*>(b.data())},
+            {Bool, Int32, Int32}, {{1, 0}, {4, 0}, {4, 0}});
+  ASSERT_TRUE(launch_binary(Binary::LogicalXor, Int32, it, {}, nullptr));
+  EXPECT_EQ(std::vector<bool>(lx, lx + 4), (std::vector<bool>{false, true, false, false}));
+  it.data[0] = reinterpret_cast<char*>(band);
+  it.dtype[0] = Int32;
+  it.strides[0][0] = 4;
+  ASSERT_TRUE(launch_binary(Binary::BitwiseAnd, Int32, it, {}, nullptr));
+  EXPECT_EQ(std::vector<int32_t>(band, band + 4), (std::vector<int32_t>{0, 0, 2, 5}));
+  EXPECT_FALSE(launch_binary(Binary::BitwiseAnd, Float, it, {}, nullptr)) << "no floating bitwise kernel";
+}
+
 TEST(EmulatedGpuKernels, DivFloorMatchesPython) {
   std::vector<double> a = {7, -7, 7, -7, 0.5, -0.0}, b = {2, 2, -2, -2, 0, 3};
   double out[6];
