@@ -3,7 +3,6 @@
 #include "ember/cuda.h"
 
 #include <atomic>
-#include <filesystem>
 
 #include "ember/dispatcher/Plugins.h"
 
@@ -40,13 +39,12 @@ int64_t device_count() {
   if (!plugins::is_loaded("cuda")) {
     // Loaded on first ask when installed, as LibTorch's CUDA library is linked in; not an error
     // when it is not.
-    bool found = false;
-    for (const auto& dir : plugins::search_path()) {
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(std::filesystem::path(dir) / "libember-cuda.so", ec)) found = true;
+    try {
+      plugins::load("cuda");
+    } catch (const plugins::PluginError& e) {
+      if (e.kind() != plugins::PluginErrorKind::NotFound) throw;
+      return 0;
     }
-    if (!found) return 0;
-    plugins::load("cuda");
   }
   return impl::hasDeviceGuardImpl(kCUDA) ? guard_impl()->deviceCount() : 0;
 }

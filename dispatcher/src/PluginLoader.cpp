@@ -117,26 +117,9 @@ std::vector<std::string> split(std::string_view s, std::string_view seps) {
 // plugin's name is its EMBER_PLUGIN note's, else the file name without either prefix.
 constexpr std::string_view kEmberPrefix = "libember-";
 
-// "libember-foo.so" / "libfoo.so" / "libfoo.so.1" -> "foo": a plugin without an EMBER_PLUGIN
-// note is named so.
-std::string name_from_file(const fs::path& p) {
-  std::string f = p.filename().string();
-  if (f.size() > kEmberPrefix.size() && f.compare(0, kEmberPrefix.size(), kEmberPrefix) == 0)
-    f.erase(0, kEmberPrefix.size());
-  else if (f.size() > 3 && f.compare(0, 3, "lib") == 0)
-    f.erase(0, 3);
-  for (size_t so = f.find(".so"); so != std::string::npos; so = f.find(".so", so + 1)) {
-    if (so + 3 == f.size() || f[so + 3] == '.') {
-      f.resize(so);
-      break;
-    }
-  }
-  return f.empty() ? p.filename().string() : f;
-}
-
 PluginInfo info_from(const PluginDescriptor& d, const fs::path& path) {
   PluginInfo info;
-  info.name = d.has_plugin_note && !d.name.empty() ? d.name : name_from_file(path);
+  info.name = d.has_plugin_note && !d.name.empty() ? d.name : detail::plugin_name_from_file(path.string());
   info.version = d.has_plugin_note && !d.version.empty() ? d.version : "0";
   info.dependencies = d.dependencies;
   info.path = path.string();
@@ -537,7 +520,7 @@ std::vector<AvailablePlugin> available() {
 
       AvailablePlugin a;
       a.info.path = file.string();
-      a.info.name = name_from_file(file);
+      a.info.name = detail::plugin_name_from_file(file.string());
       std::error_code canon_ec;
       std::string canonical = fs::canonical(file, canon_ec).string();
       for (const auto& [c, i] : loaded_files)
@@ -558,7 +541,7 @@ std::vector<AvailablePlugin> available() {
         a.problem = what;
       }
       // A load by name finds lib<name>.so in the first directory that has it.
-      if (auto [it, fresh] = first_by_name.emplace(name_from_file(file), out.size());
+      if (auto [it, fresh] = first_by_name.emplace(detail::plugin_name_from_file(file.string()), out.size());
           !fresh && !a.loaded && a.problem.empty())
         a.problem = fmt::format("shadowed by '{}', earlier on the search path",
                                 out[it->second].info.path);
@@ -595,6 +578,21 @@ std::vector<AvailablePlugin> available() {
 }
 
 namespace detail {
+
+std::string plugin_name_from_file(const std::string& path) {
+  std::string f = fs::path(path).filename().string();
+  if (f.size() > kEmberPrefix.size() && f.compare(0, kEmberPrefix.size(), kEmberPrefix) == 0)
+    f.erase(0, kEmberPrefix.size());
+  else if (f.size() > 3 && f.compare(0, 3, "lib") == 0)
+    f.erase(0, 3);
+  for (size_t so = f.find(".so"); so != std::string::npos; so = f.find(".so", so + 1)) {
+    if (so + 3 == f.size() || f[so + 3] == '.') {
+      f.resize(so);
+      break;
+    }
+  }
+  return f.empty() ? fs::path(path).filename().string() : f;
+}
 
 void load_default_plugins() {
   State& s = state();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -82,14 +81,7 @@ RecordState& record_state() {
 }
 
 std::string owner_of(const std::string& path) {
-  if (path.empty()) return "<program>";
-  std::string stem = std::filesystem::path(path).filename().string();
-  stem = stem.substr(0, stem.find(".so"));
-  if (stem.rfind("libember-", 0) == 0)  // Note [Plugin file names] in PluginLoader.cpp
-    stem = stem.substr(9);
-  else if (stem.rfind("lib", 0) == 0)
-    stem = stem.substr(3);
-  return stem;
+  return path.empty() ? "<program>" : plugins::detail::plugin_name_from_file(path);
 }
 
 std::string block_name(const LibraryRecord& r) {

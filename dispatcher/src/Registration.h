@@ -28,7 +28,7 @@ class RegistrationBlockError : public Error {
 size_t run_object_records(uintptr_t base, const std::string& owner);
 
 // Does run_object_records for every loaded object not yet scanned; the owner is the object's
-// file stem without "lib" ("<program>" for the executable). Objects whose records fail are
+// plugin_name_from_file ("<program>" for the executable). Objects whose records fail are
 // reported by the exception and not retried.
 void run_all_linked_records();
 
@@ -38,7 +38,10 @@ const char* build_fingerprint();
 }  // namespace ember::detail
 
 namespace ember::plugins::detail {
-// Loads the default plugin set once (EMBER_DEFAULT_PLUGINS, else "cpu,meta,autograd,nn,sparse,quantized"; a missing
-// default plugin is skipped, a broken one throws). Implemented by the plugin loader.
+// Loads the default plugin set once (EMBER_DEFAULT_PLUGINS, else "cpu,meta,autograd,nn,sparse,quantized", and cuda
+// where an NVIDIA driver is present; a missing default plugin is skipped, a broken one throws). Implemented by the
+// plugin loader.
 void load_default_plugins();
+// "libember-foo.so" / "libfoo.so" / "libfoo.so.1" -> "foo" (Note [Plugin file names] in PluginLoader.cpp).
+std::string plugin_name_from_file(const std::string& path);
 }  // namespace ember::plugins::detail

@@ -64,8 +64,6 @@ EMBER_ALWAYS_INLINE decltype(auto) visit_dtype(ScalarType t, const char* op, F&&
   return detail::visit_real<true>(t, op, std::forward<F>(f));
 }
 
-// The type a kernel computes in for dtype t: float16 and bfloat16 compute in float.
-constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
 // Like visit_dtype over the compute types only (bool, integers, float, double).
 template <class F>
 EMBER_ALWAYS_INLINE decltype(auto) visit_compute(ScalarType t, const char* op, F&& f) {

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "Pointwise.h"
-#include "SpecialMath.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/UnaryMath.h"
 
 namespace ember::cpu {
 namespace {
@@ -14,23 +14,7 @@ namespace {
 using U = native::UnaryKind;
 
 template <U K>
-constexpr bool keeps_dtype_v = native::keeps_dtype(K);
-template <U K>
-constexpr bool floating_only_v = native::floating_only(K);
-template <U K>
 constexpr bool to_bool_v = native::to_bool(K);
-template <U K>
-constexpr bool rounding_v = native::rounding(K);
-
-template <class T>
-EMBER_ALWAYS_INLINE T wrap_neg(T a) {
-  if constexpr (std::is_integral_v<T>) {
-    using W = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<W>(W(0) - static_cast<W>(a)));
-  } else {
-    return -a;
-  }
-}
 
 // The vector form of kind K for float32 (Note [CPU vector math]), or -1.
 constexpr int vec_op_of(U k) {
@@ -98,122 +82,8 @@ struct UnaryOp {
         return std::cos(a);
       else
         return std::tanh(a);
-    } else if constexpr (K == U::LogicalNot) {
-      return !(a != C(0));
-    } else if constexpr (to_bool_v<K>) {
-      if constexpr (!std::is_floating_point_v<C>)
-        return K == U::IsFinite;  // integers are finite numbers
-      else if constexpr (K == U::IsNan)
-        return a != a;
-      else if constexpr (K == U::IsInf)
-        return std::isinf(a);
-      else
-        return std::isfinite(a);
-    } else if constexpr (K == U::BitwiseNot) {
-      if constexpr (std::is_same_v<C, bool>) {
-        return !a;
-      } else if constexpr (std::is_integral_v<C>) {
-        return static_cast<C>(~a);
-      } else {
-        EMBER_INTERNAL_ASSERT(false, "bitwise_not on a floating compute type");
-        return a;
-      }
-    } else if constexpr (std::is_same_v<C, bool>) {
-      return a;  // sign(bool) is the identity
-    } else if constexpr (K == U::Neg) {
-      return wrap_neg(a);
-    } else if constexpr (K == U::Abs) {
-      if constexpr (std::is_unsigned_v<C>)
-        return a;
-      else if constexpr (std::is_integral_v<C>)
-        return a < 0 ? wrap_neg(a) : a;
-      else
-        return std::abs(a);
-    } else if constexpr (K == U::Sign) {
-      if constexpr (std::is_unsigned_v<C>)
-        return static_cast<C>(a > 0);
-      else
-        return static_cast<C>((C(0) < a) - (a < C(0)));
-    } else if constexpr (K == U::Relu) {
-      if constexpr (std::is_unsigned_v<C>)
-        return a;
-      else
-        return a < C(0) ? C(0) : a;  // NaN stays NaN
-    } else if constexpr (rounding_v<K> && std::is_integral_v<C>) {
-      return a;
-    } else if constexpr (!std::is_floating_point_v<C>) {
-      EMBER_INTERNAL_ASSERT(false, "floating unary op on an integral compute type");
-      return a;
-    } else if constexpr (K == U::Ceil) {
-      return std::ceil(a);
-    } else if constexpr (K == U::Floor) {
-      return std::floor(a);
-    } else if constexpr (K == U::Trunc) {
-      return std::trunc(a);
-    } else if constexpr (K == U::Round) {
-      return std::nearbyint(a);  // half to even
-    } else if constexpr (K == U::Frac) {
-      return a - std::trunc(a);
-    } else if constexpr (K == U::Exp) {
-      return std::exp(a);
-    } else if constexpr (K == U::Log) {
-      return std::log(a);
-    } else if constexpr (K == U::Log1p) {
-      return std::log1p(a);
-    } else if constexpr (K == U::Sqrt) {
-      return std::sqrt(a);
-    } else if constexpr (K == U::Rsqrt) {
-      return C(1) / std::sqrt(a);
-    } else if constexpr (K == U::Sin) {
-      return std::sin(a);
-    } else if constexpr (K == U::Cos) {
-      return std::cos(a);
-    } else if constexpr (K == U::Tanh) {
-      return std::tanh(a);
-    } else if constexpr (K == U::Sigmoid) {
-      return C(1) / (C(1) + std::exp(-a));
-    } else if constexpr (K == U::Erf) {
-      return std::erf(a);
-    } else if constexpr (K == U::Acos) {
-      return std::acos(a);
-    } else if constexpr (K == U::Acosh) {
-      return std::acosh(a);
-    } else if constexpr (K == U::Asin) {
-      return std::asin(a);
-    } else if constexpr (K == U::Asinh) {
-      return std::asinh(a);
-    } else if constexpr (K == U::Atan) {
-      return std::atan(a);
-    } else if constexpr (K == U::Atanh) {
-      return std::atanh(a);
-    } else if constexpr (K == U::Tan) {
-      return std::tan(a);
-    } else if constexpr (K == U::Sinh) {
-      return std::sinh(a);
-    } else if constexpr (K == U::Cosh) {
-      return std::cosh(a);
-    } else if constexpr (K == U::Expm1) {
-      return std::expm1(a);
-    } else if constexpr (K == U::Log2) {
-      return std::log2(a);
-    } else if constexpr (K == U::Log10) {
-      return std::log10(a);
-    } else if constexpr (K == U::Reciprocal) {
-      return C(1) / a;
-    } else if constexpr (K == U::Erfinv) {
-      return special::erfinv(a);
-    } else if constexpr (K == U::Lgamma) {
-      return special::lgamma(a);
-    } else if constexpr (K == U::Digamma) {
-      return special::digamma(a);
-    } else if constexpr (K == U::GeluErf) {
-      return C(0.5) * a * (C(1) + std::erf(a * C(M_SQRT1_2)));
-    } else if constexpr (K == U::GeluTanh) {
-      const C k = C(M_2_SQRTPI * M_SQRT1_2);  // sqrt(2 / pi)
-      return C(0.5) * a * (C(1) + std::tanh(k * (a + C(0.044715) * a * a * a)));
     } else {
-      static_assert(K == U::Silu);
-      return a / (C(1) + std::exp(-a));
+      return native::unary_value<K>(a);  // the real kinds: shared with the GPU kernels
     }
   }
 };
@@ -225,10 +95,12 @@ constexpr const native::UnaryRule& unary_rule() {
 
 // Whether kind K runs on compute type C (the dtype rule rejects the other inputs first).
 template <U K, class C>
-constexpr bool runs_on_v =
-    is_complex_v<C> ? complex_ok_v<K>
-                    : to_bool_v<K> || (std::is_same_v<C, bool> ? K == U::Sign || K == U::BitwiseNot
-                                                               : keeps_dtype_v<K> || std::is_floating_point_v<C>);
+constexpr bool runs_on_v = [] {
+  if constexpr (is_complex_v<C>)
+    return complex_ok_v<K>;
+  else
+    return native::unary_runs_on<K, C>();
+}();
 
 // The result type of kind K computing in C: bool for the kBool kinds, real for abs of a complex.
 template <U K, class C>

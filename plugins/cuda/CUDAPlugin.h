@@ -21,9 +21,6 @@ void register_runtime();
 void register_generator();
 }  // namespace impl
 
-// The dtype the kernels compute in: float for the 16-bit floating types.
-constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
-
 inline gpu::Dt to_dt(ScalarType t) { return static_cast<gpu::Dt>(static_cast<int8_t>(t)); }
 
 // On the current device (a DeviceGuard of the operands' device is in place).

@@ -114,12 +114,13 @@ void check_dtype(const char* op, ScalarType t) {
 bool native_gemm() {
 #if defined(EMBER_GPU_HIP)
   return true;  // no hipBLAS/rocBLAS here (Note [One source, two GPU plugins] in GpuConfig.h)
-#endif
+#else
   static const bool on = [] {
     const char* e = std::getenv("EMBER_CUDA_NATIVE_GEMM");
     return e != nullptr && std::string_view(e) == "1";
   }();
   return on;
+#endif
 }
 
 void gemm_native(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {

@@ -28,14 +28,7 @@ Tensor reduce(const char* op, Reduction kind, const Tensor& self, IntArrayRef di
   EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(self.dtype()), "[{}] the {} plugin has no kernel for {} tensors yet", op,
                               gpu::kGpuLabel, self.dtype());
   const int64_t nd = self.dim();
-  native::DimVector out_shape;
-  for (int64_t d = 0; d < nd; ++d) {
-    if (!red[static_cast<size_t>(d)])
-      out_shape.push_back(self.size(d));
-    else if (keepdim)
-      out_shape.push_back(1);
-  }
-  Tensor out = empty_cuda(out_shape, out_dt);
+  Tensor out = empty_cuda(native::reduced_shape(self, red, keepdim), out_dt);
 
   gpu::ReduceArgs r;
   // Innermost first: the kernels decompose linear indices from the last dimension.

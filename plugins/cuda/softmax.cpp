@@ -2,6 +2,7 @@
 // copy, one launch (Note [GPU softmax] in kernels/softmax.cu).
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
+#include "ember/native/NNRules.h"
 
 namespace ember::EMBER_GPU_NS {
 namespace {
@@ -13,8 +14,7 @@ void check_dtype(const char* op, ScalarType dt) {
 
 void check_device(const char* op, const Tensor& t, const char* name) {
   native::check_defined(op, t, name);
-  EMBER_CHECK(t.device().type() == gpu::kGpuDevice, "[{}] expected {} on {}, got a tensor on {}", op, name,
-              gpu::kGpuLabel, t.device());
+  native::nn::check_on(op, gpu::kGpuDevice, t);
 }
 
 // [outer, dim, inner] of `t` along the wrapped `dim` (a 0-dim tensor is one row of one).

@@ -107,6 +107,8 @@ constexpr bool is_floating_type(ScalarType t) {
   return t == kFloat16 || t == kBFloat16 || t == kFloat32 || t == kFloat64;
 }
 constexpr bool is_complex_type(ScalarType t) { return t == kComplex64 || t == kComplex128; }
+// The dtype a kernel computes in for dtype t (every backend's): float16 and bfloat16 compute in float.
+constexpr ScalarType compute_dtype(ScalarType t) { return t == kFloat16 || t == kBFloat16 ? kFloat32 : t; }
 constexpr bool is_quantized_type(ScalarType t) {
   return t == kQUInt8 || t == kQInt8 || t == kQInt32;
 }

@@ -51,7 +51,7 @@ struct PluginInfo {
 };
 
 enum class PluginErrorKind {
-  NotFound,             // no such file, or no lib<name>.so on the search path
+  NotFound,             // no such file, or no libember-<name>.so or lib<name>.so on the search path
   NotSharedLibrary,     // not an ELF64 shared object (text, truncated, 32-bit, executable...)
   NotAPlugin,           // a shared object without an Ember build note
   AbiMismatch,          // built for another EMBER_PLUGIN_ABI_VERSION

@@ -1,7 +1,7 @@
 #pragma once
-// Special functions without a libm form (erfinv, digamma), for float and double, on the host and
-// in GPU kernels (the cpu and cuda plugins share them). erfinv and digamma follow ATen's
-// native/Math.h, which derives digamma from the Cephes Math Library (3-clause BSD; Copyright (c)
+// Special functions without a libm form (erfinv, digamma) and lgamma without glibc's global
+// signgam, for float and double, on the host and in GPU kernels (the cpu and GPU plugins share them). erfinv and
+// digamma follow ATen's native/Math.h, which derives digamma from the Cephes Math Library (3-clause BSD; Copyright (c)
 // 2018, Steven Moshier).
 #include <cmath>
 #include <limits>
@@ -9,8 +9,10 @@
 
 #if defined(__CUDACC__) || defined(__HIPCC__)
 #define EMBER_HOST_DEVICE __host__ __device__
+#define EMBER_HOST_DEVICE_INLINE __host__ __device__ __forceinline__
 #else
 #define EMBER_HOST_DEVICE
+#define EMBER_HOST_DEVICE_INLINE inline __attribute__((always_inline))
 #endif
 
 namespace ember::special {
@@ -42,6 +44,21 @@ EMBER_HOST_DEVICE inline T erfinv(T y) {
   x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
   x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
   return x;
+}
+
+// On the host, the reentrant forms: glibc's lgamma writes the global signgam (a data race between
+// threads). The device libraries' lgamma writes nothing.
+template <class T>
+EMBER_HOST_DEVICE inline T lgamma(T x) {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return std::lgamma(x);
+#else
+  int sign;
+  if constexpr (std::is_same_v<T, float>)
+    return ::lgammaf_r(x, &sign);
+  else
+    return ::lgamma_r(x, &sign);
+#endif
 }
 
 // psi(x): +-inf at +-0 (the sign of -x), NaN at negative integers, the reflection formula below 0,
