@@ -1,11 +1,12 @@
 include(EmberHelpers)  # ember_link_whole_archive and the static-archive check, as consumers get them
-# ember_add_plugin(name SOURCES ... [LIBS ...] [OPENMP]): a MODULE library with hidden visibility,
-# linked to ember::ember and its own backend libraries only, written to the plugin directory.
+# ember_add_plugin(name SOURCES ... [LIBS ...] [OPENMP] [NO_INSTALL]): a MODULE library with hidden
+# visibility, linked to ember::ember and its own backend libraries only, written to the plugin
+# directory. NO_INSTALL: a test artifact, left out of the install.
 # OPENMP: compiled and linked with OpenMP, for a plugin's own `#pragma omp` (parallel_for, in
 # ember/core/Parallel.h, needs none: Note [One intra-op pool]).
 # Third parties need nothing of this: a plain add_library(x MODULE) linked to ember::ember works.
 function(ember_add_plugin name)
-  cmake_parse_arguments(P "OPENMP" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
+  cmake_parse_arguments(P "OPENMP;NO_INSTALL" "" "SOURCES;LIBS;INCLUDES" ${ARGN})
   set(target ember_plugin_${name})
   add_library(${target} MODULE ${P_SOURCES})
   set_target_properties(${target} PROPERTIES
@@ -20,6 +21,8 @@ function(ember_add_plugin name)
     find_package(OpenMP REQUIRED COMPONENTS CXX)
     target_link_libraries(${target} PRIVATE OpenMP::OpenMP_CXX)
   endif()
-  install(TARGETS ${target} LIBRARY DESTINATION ${EMBER_PLUGIN_SUBDIR})
+  if(NOT P_NO_INSTALL)
+    install(TARGETS ${target} LIBRARY DESTINATION ${EMBER_PLUGIN_SUBDIR})
+  endif()
   set_property(GLOBAL APPEND PROPERTY EMBER_PLUGINS ${target})
 endfunction()

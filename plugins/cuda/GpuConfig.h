@@ -11,14 +11,29 @@
 // vendors/hip.h approach) and switches the device type to kHIP, the kernels' namespace to
 // ember::hip (ember/generated/HIPFunctions.h, registered at the HIP key) and the messages to
 // "HIP". What HIP lacks here (Debian has no hipBLAS, rocBLAS or MIOpen) is replaced by the
-// kernels of our own: the matrix products always take the native GEMM.
+// kernels of our own: the matrix products always take the native GEMM (EMBER_GPU_VENDOR_BLAS 0).
+// EMBER_GPU_EMULATE builds the cuda plugin's files on the host against an emulated runtime
+// (Note [The emulated cuda plugin] in EmulatedRuntime.h).
 #include "ember/core/Device.h"
 
-#if defined(EMBER_GPU_HIP)
+#if defined(EMBER_GPU_EMULATE)
+// The cuda plugin on the host, for tests (Note [The emulated cuda plugin] in EmulatedRuntime.h).
+#include "EmulatedRuntime.h"
+
+#define EMBER_GPU_NS cuda
+#define EMBER_GPU_FUNCTIONS_H "ember/generated/CUDAFunctions.h"
+#define EMBER_GPU_VENDOR_BLAS 0
+namespace ember::gpu {
+constexpr DeviceType kGpuDevice = kCUDA;
+constexpr const char* kGpuLabel = "CUDA";
+constexpr const char* kGpuApi = "cuda";
+}  // namespace ember::gpu
+#elif defined(EMBER_GPU_HIP)
 #include <hip/hip_runtime_api.h>
 
 #define EMBER_GPU_NS hip
 #define EMBER_GPU_FUNCTIONS_H "ember/generated/HIPFunctions.h"
+#define EMBER_GPU_VENDOR_BLAS 0
 namespace ember::gpu {
 constexpr DeviceType kGpuDevice = kHIP;
 constexpr const char* kGpuLabel = "HIP";
@@ -69,6 +84,7 @@ constexpr const char* kGpuApi = "hip";  // the runtime's prefix, in messages
 
 #define EMBER_GPU_NS cuda
 #define EMBER_GPU_FUNCTIONS_H "ember/generated/CUDAFunctions.h"
+#define EMBER_GPU_VENDOR_BLAS 1  // cuBLAS for the matrix products (and cuDNN where the toolkit has it)
 namespace ember::gpu {
 constexpr DeviceType kGpuDevice = kCUDA;
 constexpr const char* kGpuLabel = "CUDA";

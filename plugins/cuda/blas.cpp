@@ -1,7 +1,7 @@
 // The matrix products of the cuda plugin through cuBLAS: mm, mm.out, bmm, addmm, for float32
 // (TF32 tensor cores when ember::cuda::setAllowTF32CuBLAS(true)), float64, float16 and
 // bfloat16 (both accumulating in float32, as PyTorch); through the native tiled GEMM with
-// EMBER_CUDA_NATIVE_GEMM=1.
+// EMBER_CUDA_NATIVE_GEMM=1, and for the integer dtypes.
 //
 // Note [cuBLAS layouts]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -19,7 +19,7 @@
 #include "ember/native/LinalgRules.h"
 #include "ember/native/Rules.h"
 
-#if !defined(EMBER_GPU_HIP)
+#if EMBER_GPU_VENDOR_BLAS
 #include <cublas_v2.h>
 
 #include "ember/cuda.h"  // allowTF32CuBLAS
@@ -28,7 +28,7 @@
 namespace ember::EMBER_GPU_NS {
 namespace {
 
-#if !defined(EMBER_GPU_HIP)
+#if EMBER_GPU_VENDOR_BLAS
 const char* cublas_status(cublasStatus_t s) {
   switch (s) {
     case CUBLAS_STATUS_SUCCESS:
@@ -102,18 +102,18 @@ cudaDataType_t data_type(ScalarType t) {
 
 #endif
 
+// Floating matrices go through cuBLAS, integer ones through the native GEMM (accumulating in
+// int64, wrapping as the cpu plugin; PyTorch's CUDA has no integer matmul).
 void check_dtype(const char* op, ScalarType t) {
-  EMBER_CHECK_NOT_IMPLEMENTED(t == kFloat32 || t == kFloat64 || t == kFloat16 || t == kBFloat16,
-                              "[{}] the {} plugin multiplies float32, float64, float16 and bfloat16 matrices, not {} "
-                              "(as PyTorch's CUDA kernels)",
-                              op, gpu::kGpuLabel, t);
+  EMBER_CHECK_NOT_IMPLEMENTED(t != kBool && !is_complex_type(t), "[{}] not implemented for dtype {} on {}", op, t,
+                              gpu::kGpuLabel);
 }
 
 // EMBER_CUDA_NATIVE_GEMM=1: the tiled GEMM of our own (Note [Native GEMM] in kernels/gemm.cu)
 // instead of cuBLAS, read once.
 bool native_gemm() {
-#if defined(EMBER_GPU_HIP)
-  return true;  // no hipBLAS/rocBLAS here (Note [One source, two GPU plugins] in GpuConfig.h)
+#if !EMBER_GPU_VENDOR_BLAS
+  return true;  // no hipBLAS/rocBLAS, no cuBLAS on the host (Note [One source, two GPU plugins] in GpuConfig.h)
 #else
   static const bool on = [] {
     const char* e = std::getenv("EMBER_CUDA_NATIVE_GEMM");
@@ -147,8 +147,8 @@ void gemm_native(const char* op, const Tensor& a, const Tensor& b, Tensor& out, 
 // out (contiguous, b x m x n) = alpha * a @ b + beta * out.
 void gemm(const char* op, const Tensor& a, const Tensor& b, Tensor& out, double alpha, double beta) {
   if (out.numel() == 0) return;
-  if (native_gemm()) return gemm_native(op, a, b, out, alpha, beta);
-#if !defined(EMBER_GPU_HIP)
+  if (native_gemm() || !is_floating_type(a.dtype())) return gemm_native(op, a, b, out, alpha, beta);
+#if EMBER_GPU_VENDOR_BLAS
   const int64_t nd = a.dim();
   const int64_t batch = nd == 3 ? a.size(0) : 1, m = a.size(nd - 2), k = a.size(nd - 1), n = b.size(nd - 1);
   const ScalarType dt = a.dtype();
@@ -177,13 +177,13 @@ void check_pair(const char* op, const Tensor& a, const Tensor& b, int64_t dim, c
   native::check_defined(op, b, bn);
   native::check_same_device(op, gpu::kGpuDevice, a, b);
   native::check_matmul_pair(op, a, b, dim, an, bn);
-  check_dtype(op, a.dtype());
 }
 
 }  // namespace
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
   check_pair("mm", self, mat2, 2, "self", "mat2");
+  check_dtype("mm", self.dtype());
   OptionalDeviceGuard guard(self.device());
   Tensor out = empty_cuda({self.size(0), mat2.size(1)}, self.dtype());
   if (self.size(1) == 0) return EMBER_GPU_NS::zero_(out);
@@ -196,6 +196,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   native::check_defined("mm", out, "out");
   native::check_same_device("mm", gpu::kGpuDevice, self, out);
   native::prepare_mm_out(self, mat2, out);
+  check_dtype("mm", self.dtype());
   OptionalDeviceGuard guard(self.device());
   Tensor r = EMBER_GPU_NS::mm(self, mat2);
   EMBER_GPU_NS::copy_(out, r, false);
@@ -205,6 +206,7 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
 Tensor bmm(const Tensor& self, const Tensor& mat2) {
   check_pair("bmm", self, mat2, 3, "self", "mat2");
   EMBER_CHECK(self.size(0) == mat2.size(0), "[bmm] batch sizes differ: shapes {} and {}", self.sizes(), mat2.sizes());
+  check_dtype("bmm", self.dtype());
   OptionalDeviceGuard guard(self.device());
   Tensor out = empty_cuda({self.size(0), self.size(1), mat2.size(2)}, self.dtype());
   if (self.size(2) == 0) return EMBER_GPU_NS::zero_(out);
@@ -217,6 +219,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   native::check_defined("addmm", self, "self");
   native::check_same_device("addmm", gpu::kGpuDevice, self, mat1);
   native::check_addmm_self(self, mat1, mat2);
+  check_dtype("addmm", mat1.dtype());
   OptionalDeviceGuard guard(mat1.device());
   const bool beta_zero = !beta.toBool();
   Tensor out = empty_cuda({mat1.size(0), mat2.size(1)}, mat1.dtype());

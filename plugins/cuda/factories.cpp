@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "CUDAPlugin.h"
+#include "ember/native/Rules.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/generated/Functions.h"
 
@@ -43,6 +44,21 @@ void copy_same_device(Tensor& self, const Tensor& src) {
       memcpy_sync(self.data_ptr(), src.data_ptr(), self.nbytes(), cudaMemcpyDeviceToDevice, false);
     return;
   }
+  if (is_complex_type(self.dtype()) || is_complex_type(src.dtype())) {
+    // Complex tensors are copied as their real views (the kernels have no complex types): real
+    // into complex fills the real parts and zeroes the imaginary ones, complex into real keeps
+    // the real parts, as PyTorch.
+    if (is_complex_type(self.dtype()) && is_complex_type(src.dtype())) {
+      Tensor d = ember::view_as_real(self);
+      return copy_same_device(d, ember::view_as_real(src));
+    }
+    if (is_complex_type(self.dtype())) {
+      EMBER_GPU_NS::zero_(self);
+      Tensor d = ember::view_as_real(self).select(-1, 0);
+      return copy_same_device(d, src);
+    }
+    return copy_same_device(self, ember::view_as_real(src).select(-1, 0));
+  }
   TensorIter it("copy_");
   it.add_output(&self, self.dtype()).add_input(src).build();
   check_launch(gpu::launch_copy(kernel_iter(it), stream()), "copy_", self.dtype());
@@ -75,6 +91,7 @@ Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memo
 
 Tensor& fill_(Tensor& self, const Scalar& value) {
   native::check_defined("fill_", self, "self");
+  native::check_scalar_fits(value, self.dtype(), "fill_");
   OptionalDeviceGuard guard(indexed(self.device()));
   TensorIter it("fill_");
   it.add_output(&self, self.dtype()).check_mem_overlap(false).build();

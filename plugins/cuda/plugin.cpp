@@ -8,6 +8,10 @@
 #if defined(EMBER_GPU_HIP)
 EMBER_PLUGIN("hip", EMBER_VERSION_STRING, "cpu")
 EMBER_LIBRARY_IMPL(aten, HIP, m) {
+#elif defined(EMBER_GPU_EMULATE)
+// The CUDA key on the host, for tests (Note [The emulated cuda plugin] in EmulatedRuntime.h).
+EMBER_PLUGIN("cuda-emulated", EMBER_VERSION_STRING, "cpu")
+EMBER_LIBRARY_IMPL(aten, CUDA, m) {
 #else
 EMBER_PLUGIN("cuda", EMBER_VERSION_STRING, "cpu")
 EMBER_LIBRARY_IMPL(aten, CUDA, m) {

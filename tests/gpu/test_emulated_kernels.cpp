@@ -310,8 +310,32 @@ TEST(EmulatedGpuKernels, GemmWithBetaZeroIgnoresNaNInC) {
   g.dtype = Double;
   ASSERT_TRUE(launch_gemm(g, nullptr));
   for (double v : c) EXPECT_EQ(v, 8.0);
-  g.dtype = Int64;
+  g.dtype = Bool;
   EXPECT_FALSE(launch_gemm(g, nullptr));
+}
+
+// Integers accumulate in int64 and wrap on the store, as the cpu plugin's.
+TEST(EmulatedGpuKernels, GemmOnIntegersWrapsAsTheCpu) {
+  const int64_t m = 2, n = 3, k = 70;
+  std::vector<int8_t> a(static_cast<size_t>(m * k)), b(static_cast<size_t>(k * n));
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(static_cast<int>(i % 7) - 3);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(static_cast<int>(i % 5) + 1);
+  std::vector<int8_t> c(static_cast<size_t>(m * n), 0);
+  GemmArgs g;
+  g.m = m, g.n = n, g.k = k;
+  g.a = reinterpret_cast<const char*>(a.data());
+  g.b = reinterpret_cast<const char*>(b.data());
+  g.c = reinterpret_cast<char*>(c.data());
+  g.sa_row = k, g.sa_col = 1, g.sb_row = n, g.sb_col = 1, g.sc_row = n;
+  g.alpha = 2;
+  g.dtype = Int8;
+  ASSERT_TRUE(launch_gemm(g, nullptr));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t want = 0;
+      for (int64_t p = 0; p < k; ++p) want += a[static_cast<size_t>(i * k + p)] * b[static_cast<size_t>(p * n + j)];
+      EXPECT_EQ(c[static_cast<size_t>(i * n + j)], static_cast<int8_t>(2 * want)) << i << "," << j;
+    }
 }
 
 // Naive softmax over [outer, dim, inner] in double.

@@ -87,7 +87,7 @@ struct ReduceArgs {
 bool launch_reduce(Reduction kind, const ReduceArgs& args, gpuStream_t stream);
 
 // C = alpha * A B + beta * C over a batch (Note [Native GEMM] in gemm.cu); strides in elements,
-// C row-major (sc_col 1). dtype: Float, Double, Half or BFloat16.
+// C row-major (sc_col 1). dtype: Float, Double, Half, BFloat16 or an integer (int64 accumulation).
 struct GemmArgs {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   const char* a = nullptr;

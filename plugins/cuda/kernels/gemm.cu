@@ -8,7 +8,7 @@
 // registers; the K dimension is walked in steps of 16 through two shared-memory tiles (A's
 // stored k-major so that a thread's 4 rows are adjacent). Tiles are loaded with bounds checks
 // and converted to the accumulation type (float for float and the 16-bit types, double for
-// double), so any shape and layout works without copies. beta == 0 never reads C (NaN there
+// double, int64 for the integers), so any shape and layout works without copies. beta == 0 never reads C (NaN there
 // does not leak, as BLAS). The batch is the grid's z dimension.
 #include "Loops.cuh"
 
@@ -118,6 +118,22 @@ bool launch_gemm(const GemmArgs& g, gpuStream_t stream) {
       return true;
     case BFloat16:
       launch_typed<gpu_bfloat16, float>(g, stream);
+      return true;
+    // Integers accumulate in int64 and wrap on the store, as the cpu plugin's.
+    case UInt8:
+      launch_typed<uint8_t, int64_t>(g, stream);
+      return true;
+    case Int8:
+      launch_typed<int8_t, int64_t>(g, stream);
+      return true;
+    case Int16:
+      launch_typed<int16_t, int64_t>(g, stream);
+      return true;
+    case Int32:
+      launch_typed<int32_t, int64_t>(g, stream);
+      return true;
+    case Int64:
+      launch_typed<int64_t, int64_t>(g, stream);
       return true;
     default:
       return false;

@@ -1,2 +1,0 @@
-// kernels/softmax.cu compiled for the host (Note [GPU kernels on the host] in kernels/HostEmulation.h).
-#include "softmax.cu"

@@ -1,2 +1,0 @@
-// kernels/unary.cu compiled for the host (Note [GPU kernels on the host] in kernels/HostEmulation.h).
-#include "unary.cu"
