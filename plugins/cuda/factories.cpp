@@ -178,6 +178,11 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
+Scalar item(const Tensor& self) {
+  native::check_item(self);
+  return EMBER_GPU_NS::_local_scalar_dense(self);
+}
+
 Scalar _local_scalar_dense(const Tensor& self) {
   native::check_defined("_local_scalar_dense", self, "self");
   EMBER_CHECK(self.numel() == 1, "[_local_scalar_dense] a Tensor with {} elements cannot be converted to Scalar",

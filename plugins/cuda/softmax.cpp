@@ -3,6 +3,7 @@
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/native/NNRules.h"
+#include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
 namespace {
@@ -82,6 +83,18 @@ Tensor _softmax(const Tensor& self, int64_t dim, bool half_to_float) {
 }
 Tensor _log_softmax(const Tensor& self, int64_t dim, bool half_to_float) {
   return softmax_forward("_log_softmax", true, self, dim, half_to_float);
+}
+// softmax.int / log_softmax.int: PyTorch's dtype rule (a dtype converts the input first), then
+// the kernel in the result's dtype (float16 and bfloat16 included, as PyTorch's CUDA).
+Tensor softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  native::check_defined("softmax", self, "self");
+  const ScalarType out_dt = native::softmax_dtype("softmax", self, dtype);
+  return softmax_forward("softmax", false, self.dtype() == out_dt ? self : self.to(out_dt), dim, false);
+}
+Tensor log_softmax_int(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
+  native::check_defined("log_softmax", self, "self");
+  const ScalarType out_dt = native::softmax_dtype("log_softmax", self, dtype);
+  return softmax_forward("log_softmax", true, self.dtype() == out_dt ? self : self.to(out_dt), dim, false);
 }
 Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
   return softmax_backward("_softmax_backward_data", false, grad_output, output, dim, input_dtype);

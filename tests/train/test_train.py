@@ -139,6 +139,32 @@ check(abs(q["int8_test_acc"] - q["float_test_acc"]) <= 0.02, f"int8 {q['int8_tes
 check(q["calibration_batches"] == 4 and q["int8_images_per_s"] > 0, f"quantized.json: {q}")
 check("QuantizedConvReLU2d(1, 32, kernel_size=[3, 3]" in q["int8_model"], f"int8 model: {q['int8_model']}")
 
+# --device cuda on the cuda plugin's sources run on the host (libember-cuda-emulated.so, Note [The
+# emulated cuda plugin]): the CNN's forward, backward and SGD steps on "cuda" tensors give the cpu
+# run's losses up to rounding (different summation orders).
+EMULATED = os.path.join(os.path.dirname(EMBER), "..", "lib", "ember", "plugins", "libember-cuda-emulated.so")
+if os.path.exists(EMULATED):
+    tiny = ["--limit-train", "96", "--limit-test", "64", "--batch-size", "32", "--threads", "1", "--seed", "5",
+            "--epochs", "1"]
+    env = dict(os.environ, EMBER_DEFAULT_PLUGINS="cpu,meta,autograd,nn,sparse,quantized,cuda-emulated")
+    runs = {}
+    for dev in ("cpu", "cuda"):
+        out = os.path.join(WORK, "emulated-" + dev)
+        r = subprocess.run([EMBER, "train", *tiny, "--device", dev, "--out", out], capture_output=True, text=True,
+                           env=env)
+        if r.returncode != 0:
+            print(r.stdout, r.stderr)
+        check(r.returncode == 0, f"ember train --device {dev} with cuda-emulated loaded: exit {r.returncode}")
+        runs[dev] = rows(out)[0] if r.returncode == 0 else None
+    if runs["cpu"] and runs["cuda"]:
+        for k in ("train_loss", "test_loss"):
+            a, b = float(runs["cpu"][k]), float(runs["cuda"][k])
+            check(abs(a - b) <= 1e-4 * max(1.0, abs(a)), f"--device cuda (emulated) {k} {b} vs the cpu's {a}")
+        check(abs(float(runs["cpu"]["test_acc"]) - float(runs["cuda"]["test_acc"])) <= 0.02,
+              f"--device cuda (emulated) test_acc {runs['cuda']['test_acc']} vs the cpu's {runs['cpu']['test_acc']}")
+else:
+    print("note: no libember-cuda-emulated.so next to the binary; --device cuda not run")
+
 # Bad input: one line on stderr, a non-zero exit, no stack trace.
 for args, code, text in [
     (["--epochs", "x"], 2, "--epochs"),

@@ -283,6 +283,13 @@ void launch(Kernel kernel, dim3 grid, dim3 block, Args... args) {
 }  // namespace ember::gpu::emu
 
 inline void __syncthreads() { ember::gpu::emu::sync_block(); }
+// A launch's fibers share one thread and switch only at barriers: a plain add is atomic.
+template <class T>
+T atomicAdd(T* p, T v) {
+  const T old = *p;
+  *p = static_cast<T>(old + v);
+  return old;
+}
 #define EMBER_GPU_SHFL_DOWN(mask, v, delta) ::ember::gpu::emu::shfl_down(v, delta)
 #define EMBER_GPU_LAUNCH(kernel, grid, block, smem, stream, ...) \
   ((void)(smem), (void)(stream), ::ember::gpu::emu::launch(kernel, dim3(grid), dim3(block), __VA_ARGS__))

@@ -61,6 +61,7 @@ enum class Binary : int8_t {
   BitwiseAnd,
   BitwiseOr,
   BitwiseXor,
+  ThresholdBackward,  // a (the gradient) where b (self) > alpha (the threshold), else 0
 };
 bool launch_binary(Binary kind, Dt compute, const Iter& it, Value alpha, gpuStream_t stream);
 
@@ -136,5 +137,62 @@ __host__ __device__
 }
 bool launch_random(RandomKind kind, const RandomArgs& args, gpuStream_t stream);
 bool launch_softmax_backward(const SoftmaxArgs& args, gpuStream_t stream);
+
+// Convolution as an implicit GEMM (Note [Implicit GEMM convolution] in conv.cu), in the forward
+// convolution's terms (ember/native/NNRules.h's ConvGeom): input (N, C, D, H, W), weight
+// (O, C / G, kD, kH, kW), output (N, O, oD, oH, oW), all contiguous and of one dtype (Float,
+// Double, Half, BFloat16).
+//   Forward:    out = conv(input, weight) (+ bias[O] when given)
+//   InputGrad:  out (input's shape) = the gradient from grad_out (the output's shape) and weight
+//               (+ bias[C] when given: a transposed convolution's)
+//   WeightGrad: out (weight's shape) = the gradient from grad_out and input
+enum class ConvMode : int8_t { Forward, InputGrad, WeightGrad };
+struct ConvArgs {
+  int64_t N = 0, C = 0, D = 1, H = 1, W = 1;
+  int64_t O = 0, kD = 1, kH = 1, kW = 1, G = 1;
+  int64_t sD = 1, sH = 1, sW = 1, pD = 0, pH = 0, pW = 0, dD = 1, dH = 1, dW = 1;
+  int64_t oD = 1, oH = 1, oW = 1;
+  const char* input = nullptr;
+  const char* weight = nullptr;
+  const char* grad_out = nullptr;
+  const char* bias = nullptr;
+  char* out = nullptr;
+  int8_t dtype = Float;
+};
+bool launch_conv(ConvMode mode, const ConvArgs& args, gpuStream_t stream);
+
+// Max pooling over planes of D x H x W (ember/native/NNRules.h's PoolGeom), contiguous: the
+// forward writes out and the flat index (d * H * W + h * W + w) of each window's maximum (the
+// cpu's rule: the first maximum, or the last NaN); the backward sums grad_out into grad_in at
+// the indices.
+struct PoolArgs {
+  int64_t planes = 0, D = 1, H = 1, W = 1;
+  int64_t kD = 1, kH = 1, kW = 1, sD = 1, sH = 1, sW = 1, pD = 0, pH = 0, pW = 0, dD = 1, dH = 1, dW = 1;
+  int64_t oD = 1, oH = 1, oW = 1;
+  const char* in = nullptr;  // forward: self; backward: grad_out
+  char* out = nullptr;       // forward: the result; backward: grad_in
+  int64_t* indices = nullptr;
+  int8_t dtype = Float;
+};
+bool launch_max_pool(const PoolArgs& args, gpuStream_t stream);
+bool launch_max_pool_backward(const PoolArgs& args, gpuStream_t stream);
+
+// gather and scatter_add_ over the index's shape (outermost first; strides in elements): gather
+// writes other[i] = self[i with dim replaced by index[i]], scatter_add adds other[i] there.
+// Indices are in range (the host checks). gather moves any dtype by its size; scatter_add takes
+// Float, Double, Int32 and Int64 (device atomics).
+struct GatherArgs {
+  int ndim = 0, dim = 0;
+  int64_t numel = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t self_strides[kMaxDims] = {}, index_strides[kMaxDims] = {}, other_strides[kMaxDims] = {};
+  char* self = nullptr;
+  const int64_t* index = nullptr;
+  char* other = nullptr;
+  int8_t dtype = Float;
+  int itemsize = 4;
+};
+bool launch_gather(const GatherArgs& args, gpuStream_t stream);
+bool launch_scatter_add(const GatherArgs& args, gpuStream_t stream);
 
 }  // namespace ember::gpu

@@ -43,6 +43,8 @@ constexpr bool binary_runs_on() {
     case Binary::BitwiseOr:
     case Binary::BitwiseXor:
       return integral;
+    case Binary::ThresholdBackward:
+      return !std::is_same_v<C, bool>;
     default:
       return true;
   }
@@ -115,9 +117,11 @@ struct BinaryOp {
       return static_cast<C>(a & b);
     } else if constexpr (K == Binary::BitwiseOr) {
       return static_cast<C>(a | b);
-    } else {
-      static_assert(K == Binary::BitwiseXor);
+    } else if constexpr (K == Binary::BitwiseXor) {
       return static_cast<C>(a ^ b);
+    } else {
+      static_assert(K == Binary::ThresholdBackward);
+      return b <= alpha ? C(0) : a;
     }
   }
 };
@@ -163,6 +167,7 @@ bool launch_binary(Binary kind, Dt compute, const Iter& it, Value alpha, gpuStre
     EMBER_GPU_BINARY_CASE(Div)
     EMBER_GPU_BINARY_CASE(DivTrunc)
     EMBER_GPU_BINARY_CASE(DivFloor)
+    EMBER_GPU_BINARY_CASE(ThresholdBackward)
     EMBER_GPU_BINARY_CASE(Maximum)
     EMBER_GPU_BINARY_CASE(Minimum)
     EMBER_GPU_BINARY_CASE(Eq)

@@ -10,96 +10,34 @@
 // and converted to the accumulation type (float for float and the 16-bit types, double for
 // double, int64 for the integers), so any shape and layout works without copies. beta == 0 never reads C (NaN there
 // does not leak, as BLAS). The batch is the grid's z dimension.
-#include "Loops.cuh"
+#include "TiledGemm.cuh"
 
 namespace ember::gpu {
 namespace {
 
-constexpr int kTileM = 64, kTileN = 64, kTileK = 16, kThreadM = 4, kThreadN = 4;
-constexpr int kGemmThreads = (kTileM / kThreadM) * (kTileN / kThreadN);
-static_assert(kGemmThreads == 256);
-
-template <class Acc, class T>
-__device__ __forceinline__ Acc to_acc(T v) {
-  if constexpr (std::is_same_v<T, gpu_half> || std::is_same_v<T, gpu_bfloat16>)
-    return static_cast<Acc>(static_cast<float>(v));
-  else
-    return static_cast<Acc>(v);
-}
-
+// C = alpha * A B + beta * C over strided matrices.
 template <class T, class Acc>
-__device__ __forceinline__ T from_acc(Acc v) {
-  if constexpr (std::is_same_v<T, gpu_half>)
-    return __float2half_rn(static_cast<float>(v));
-  else if constexpr (std::is_same_v<T, gpu_bfloat16>)
-    return gpu_bfloat16(static_cast<float>(v));
-  else
-    return static_cast<T>(v);
-}
-
-template <class T, class Acc>
-__global__ void __launch_bounds__(kGemmThreads) gemm_kernel(GemmArgs g) {
-  __shared__ Acc as[kTileK][kTileM];
-  __shared__ Acc bs[kTileK][kTileN];
-  const int tid = static_cast<int>(threadIdx.x);
-  const int tx = tid % (kTileN / kThreadN), ty = tid / (kTileN / kThreadN);
-  const int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTileM, col0 = static_cast<int64_t>(blockIdx.x) * kTileN;
-  const Acc alpha = static_cast<Acc>(g.alpha), beta = static_cast<Acc>(g.beta);
-
-  for (int64_t batch = blockIdx.z; batch < g.batch; batch += gridDim.z) {
-    const T* a = reinterpret_cast<const T*>(g.a) + batch * g.sa_batch;
-    const T* b = reinterpret_cast<const T*>(g.b) + batch * g.sb_batch;
-    T* c = reinterpret_cast<T*>(g.c) + batch * g.sc_batch;
-    Acc acc[kThreadM][kThreadN] = {};
-    for (int64_t k0 = 0; k0 < g.k; k0 += kTileK) {
-      for (int e = tid; e < kTileM * kTileK; e += kGemmThreads) {
-        const int r = e / kTileK, kk = e % kTileK;
-        const int64_t i = row0 + r, k = k0 + kk;
-        as[kk][r] = i < g.m && k < g.k ? to_acc<Acc>(a[i * g.sa_row + k * g.sa_col]) : Acc(0);
-      }
-      for (int e = tid; e < kTileK * kTileN; e += kGemmThreads) {
-        const int kk = e / kTileN, col = e % kTileN;
-        const int64_t k = k0 + kk, j = col0 + col;
-        bs[kk][col] = k < g.k && j < g.n ? to_acc<Acc>(b[k * g.sb_row + j * g.sb_col]) : Acc(0);
-      }
-      __syncthreads();
-#pragma unroll
-      for (int kk = 0; kk < kTileK; ++kk) {
-        Acc ra[kThreadM], rb[kThreadN];
-#pragma unroll
-        for (int i = 0; i < kThreadM; ++i) ra[i] = as[kk][ty * kThreadM + i];
-#pragma unroll
-        for (int j = 0; j < kThreadN; ++j) rb[j] = bs[kk][tx * kThreadN + j];
-#pragma unroll
-        for (int i = 0; i < kThreadM; ++i)
-#pragma unroll
-          for (int j = 0; j < kThreadN; ++j) acc[i][j] += ra[i] * rb[j];
-      }
-      __syncthreads();
-    }
-#pragma unroll
-    for (int i = 0; i < kThreadM; ++i) {
-      const int64_t gi = row0 + ty * kThreadM + i;
-      if (gi >= g.m) continue;
-#pragma unroll
-      for (int j = 0; j < kThreadN; ++j) {
-        const int64_t gj = col0 + tx * kThreadN + j;
-        if (gj >= g.n) continue;
-        T* p = c + gi * g.sc_row + gj;
-        Acc v = alpha * acc[i][j];
-        if (g.beta != 0) v += beta * to_acc<Acc>(*p);
-        *p = from_acc<T>(v);
-      }
-    }
+struct StridedGemm {
+  GemmArgs g;
+  int64_t m, n, k, batch;
+  explicit StridedGemm(const GemmArgs& args) : g(args), m(args.m), n(args.n), k(args.k), batch(args.batch) {}
+  __device__ Acc a(int64_t bt, int64_t i, int64_t kk) const {
+    return to_acc<Acc>(reinterpret_cast<const T*>(g.a)[bt * g.sa_batch + i * g.sa_row + kk * g.sa_col]);
   }
-}
+  __device__ Acc b(int64_t bt, int64_t kk, int64_t j) const {
+    return to_acc<Acc>(reinterpret_cast<const T*>(g.b)[bt * g.sb_batch + kk * g.sb_row + j * g.sb_col]);
+  }
+  __device__ void store(int64_t bt, int64_t i, int64_t j, Acc acc) const {
+    T* c = reinterpret_cast<T*>(g.c) + bt * g.sc_batch + i * g.sc_row + j;
+    Acc v = static_cast<Acc>(g.alpha) * acc;
+    if (g.beta != 0) v += static_cast<Acc>(g.beta) * to_acc<Acc>(*c);
+    *c = from_acc<T>(v);
+  }
+};
 
 template <class T, class Acc>
 void launch_typed(const GemmArgs& g, gpuStream_t stream) {
-  const dim3 grid(static_cast<unsigned>((g.n + kTileN - 1) / kTileN),
-                  static_cast<unsigned>((g.m + kTileM - 1) / kTileM),
-                  static_cast<unsigned>(g.batch < 65535 ? g.batch : 65535));
-  EMBER_GPU_LAUNCH((gemm_kernel<T, Acc>), grid, kGemmThreads, 0, stream, g);
+  launch_tiled_gemm<Acc>(StridedGemm<T, Acc>(g), stream);
 }
 
 }  // namespace

@@ -1,0 +1,146 @@
+// Host half of the GPU gather, scatter_add_, masked_fill, any/all and threshold_backward: the
+// shared checks (ember/native/Rules.h), the index range checked on the device before a launch
+// (a kernel cannot raise), then one launch.
+#include "CUDAPlugin.h"
+#include EMBER_GPU_FUNCTIONS_H
+#include "ember/generated/Functions.h"
+#include "ember/native/ElementwiseMeta.h"
+#include "ember/native/Rules.h"
+
+namespace ember::EMBER_GPU_NS {
+namespace {
+
+using native::DimVector;
+
+// Raises the cpu plugin's IndexError when an index lies outside [0, size) (one reduction each
+// way and a sync: a kernel cannot raise, and PyTorch's device-side assert kills the context).
+void check_index_range(const char* op, const Tensor& index, int64_t dim, int64_t size) {
+  if (index.numel() == 0) return;
+  const int64_t lo = ember::amin(index, {}, false).item<int64_t>();
+  const int64_t hi = ember::amax(index, {}, false).item<int64_t>();
+  const int64_t bad = lo < 0 ? lo : hi;
+  EMBER_CHECK_INDEX(lo >= 0 && hi < size, "[{}] index {} is out of bounds for dimension {} with size {}", op, bad, dim,
+                    size);
+}
+
+gpu::GatherArgs gather_args(const char* op, const Tensor& self, int64_t dim, const Tensor& index, const Tensor& other) {
+  const DimVector is = native::sizes1(index);
+  EMBER_CHECK_NOT_IMPLEMENTED(static_cast<int>(is.size()) <= gpu::kMaxDims, "[{}] the {} plugin takes at most {} dims",
+                              op, gpu::kGpuLabel, gpu::kMaxDims);
+  gpu::GatherArgs a;
+  a.ndim = static_cast<int>(is.size());
+  a.dim = static_cast<int>(dim);
+  a.numel = index.numel();
+  auto strides1 = [](const Tensor& t) { return t.dim() == 0 ? DimVector{1} : DimVector(t.strides()); };
+  const DimVector ss = strides1(self), xs = strides1(index), os = strides1(other);
+  for (size_t d = 0; d < is.size(); ++d) {
+    a.sizes[d] = is[d];
+    a.self_strides[d] = ss[d];
+    a.index_strides[d] = xs[d];
+    a.other_strides[d] = os[d];
+  }
+  a.self = static_cast<char*>(self.data_ptr());
+  a.index = static_cast<const int64_t*>(index.data_ptr());
+  a.other = static_cast<char*>(other.data_ptr());
+  a.dtype = static_cast<int8_t>(self.dtype());
+  a.itemsize = static_cast<int>(self.itemsize());
+  return a;
+}
+
+Tensor masked_fill_into(const char* op, Tensor& out, const Tensor& self, const Tensor& mask, const Scalar& value) {
+  native::check_scalar_fits(value, self.dtype(), op);
+  OptionalDeviceGuard guard(self.device());
+  const Tensor v = scalar_tensor(value, self.dtype());
+  TensorIter it(op);
+  it.add_output(&out, self.dtype()).add_input(mask).add_input(v).add_input(self).build();
+  const ScalarType c = compute_dtype(self.dtype());
+  check_launch(gpu::launch_where(to_dt(c), kernel_iter(it), stream()), op, c);
+  return out;
+}
+
+// any/all as counts of nonzero (zero) elements: bool, or uint8 for a uint8 input (as PyTorch 1.13).
+Tensor count_test(const char* op, const Tensor& self, bool any, std::optional<int64_t> dim, bool keepdim) {
+  native::check_defined(op, self, "self");
+  native::check_same_device(op, gpu::kGpuDevice, self, self);
+  OptionalDeviceGuard guard(self.device());
+  const Tensor hit = any ? ember::ne(self, Scalar(int64_t{0})) : ember::eq(self, Scalar(int64_t{0}));
+  Tensor n = dim ? ember::sum(hit, std::vector<int64_t>{*dim}, keepdim, std::nullopt) : ember::sum(hit, std::nullopt);
+  Tensor r = any ? ember::gt(n, Scalar(int64_t{0})) : ember::eq(n, Scalar(int64_t{0}));
+  return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
+}
+
+}  // namespace
+
+Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
+  const char* op = "gather";
+  native::check_defined(op, self, "self");
+  native::check_defined(op, index, "index");
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, nullptr);
+  OptionalDeviceGuard guard(self.device());
+  Tensor out = empty_cuda(index.sizes(), self.dtype());
+  if (out.numel() == 0) return out;
+  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  check_launch(gpu::launch_gather(gather_args(op, self, dim, index, out), stream()), op, self.dtype());
+  return out;
+}
+
+Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const char* op = "scatter_add_";
+  native::check_defined(op, self, "self");
+  native::check_defined(op, index, "index");
+  native::check_defined(op, src, "src");
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, &src);
+  native::check_writable(op, self);
+  if (index.numel() == 0) return self;
+  OptionalDeviceGuard guard(self.device());
+  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  const ScalarType dt = self.dtype();
+  if (dt != kFloat32 && dt != kFloat64 && dt != kInt32 && dt != kInt64 && !is_complex_type(dt)) {
+    // No device atomics for the narrow types: the sums in a wider type (int32 wraps back as the
+    // narrow type's sum; bool's nonzero sum is true; float16/bfloat16 round once), copied back.
+    const ScalarType wide = is_floating_type(dt) ? kFloat32 : kInt32;
+    Tensor acc = self.to(wide);
+    EMBER_GPU_NS::scatter_add_(acc, dim, index, src.to(wide));
+    EMBER_GPU_NS::copy_(self, acc, false);
+    return self;
+  }
+  const Tensor s = native::same_storage(self, src) ? materialize(src) : src;
+  check_launch(gpu::launch_scatter_add(gather_args(op, self, dim, index, s), stream()), op, dt);
+  return self;
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const auto shape = native::masked_fill_shape("masked_fill", self, mask);
+  OptionalDeviceGuard guard(self.device());
+  Tensor out = empty_cuda(shape, self.dtype());
+  return masked_fill_into("masked_fill", out, self, mask, value);
+}
+
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
+  native::check_masked_fill("masked_fill_", self, mask);
+  masked_fill_into("masked_fill_", self, self, mask, value);
+  return self;
+}
+
+Tensor any(const Tensor& self) { return count_test("any", self, true, std::nullopt, false); }
+Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return count_test("any", self, true, dim, keepdim); }
+Tensor all(const Tensor& self) { return count_test("all", self, false, std::nullopt, false); }
+Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return count_test("all", self, false, dim, keepdim); }
+
+void threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold, Tensor& grad_input,
+                            OutKind kind) {
+  const char* name = "threshold_backward";
+  native::check_defined(name, grad_output, "grad_output");
+  OptionalDeviceGuard guard(grad_output.device());
+  TensorIter it(name);
+  const ScalarType result = native::threshold_backward_result(name, grad_output, self);
+  native::binary_meta(it, name, result, grad_output, &self, grad_input, kind);
+  const ScalarType c = compute_dtype(result);
+  check_launch(
+      gpu::launch_binary(gpu::Binary::ThresholdBackward, to_dt(c), kernel_iter(it), to_value(threshold, c), stream()),
+      name, c);
+}
+
+}  // namespace ember::EMBER_GPU_NS

@@ -1,0 +1,96 @@
+// gather and scatter_add_ kernels: a thread per index element, the offsets from its multi-index.
+#include "Loops.cuh"
+
+namespace ember::gpu {
+namespace {
+
+// Offsets (elements) of index element e in self (dim excluded), index and other.
+struct Offsets {
+  int64_t self = 0, index = 0, other = 0;
+};
+
+__device__ __forceinline__ Offsets offsets_of(const GatherArgs& a, int64_t e) {
+  Offsets o;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    const int64_t i = e % a.sizes[d];
+    e /= a.sizes[d];
+    if (d != a.dim) o.self += i * a.self_strides[d];
+    o.index += i * a.index_strides[d];
+    o.other += i * a.other_strides[d];
+  }
+  return o;
+}
+
+template <class U>
+__global__ void gather_kernel(GatherArgs a) {
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < a.numel;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const Offsets o = offsets_of(a, e);
+    const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
+    reinterpret_cast<U*>(a.other)[o.other] = reinterpret_cast<const U*>(a.self)[at];
+  }
+}
+
+template <class T>
+__device__ __forceinline__ void atomic_add(T* p, T v) {
+  if constexpr (std::is_same_v<T, int64_t>)
+    atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));  // two's complement
+  else
+    atomicAdd(p, v);
+}
+
+template <class T>
+__global__ void scatter_add_kernel(GatherArgs a) {
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < a.numel;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const Offsets o = offsets_of(a, e);
+    const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
+    atomic_add(reinterpret_cast<T*>(a.self) + at, reinterpret_cast<const T*>(a.other)[o.other]);
+  }
+}
+
+}  // namespace
+
+bool launch_gather(const GatherArgs& a, gpuStream_t stream) {
+  if (a.numel == 0) return true;
+  const int grid = grid_size(a.numel);
+  switch (a.itemsize) {
+    case 1:
+      EMBER_GPU_LAUNCH(gather_kernel<uint8_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case 2:
+      EMBER_GPU_LAUNCH(gather_kernel<uint16_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case 4:
+      EMBER_GPU_LAUNCH(gather_kernel<uint32_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case 8:
+      EMBER_GPU_LAUNCH(gather_kernel<uint64_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool launch_scatter_add(const GatherArgs& a, gpuStream_t stream) {
+  if (a.numel == 0) return true;
+  const int grid = grid_size(a.numel);
+  switch (a.dtype) {
+    case Float:
+      EMBER_GPU_LAUNCH(scatter_add_kernel<float>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case Double:
+      EMBER_GPU_LAUNCH(scatter_add_kernel<double>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case Int32:
+      EMBER_GPU_LAUNCH(scatter_add_kernel<int32_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    case Int64:
+      EMBER_GPU_LAUNCH(scatter_add_kernel<int64_t>, grid, kBlockSize, 0, stream, a);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace ember::gpu
