@@ -1,4 +1,4 @@
-// Host half of the GPU convolution and max pooling: the shared checks and geometry
+// Host half of the GPU convolution and pooling: the shared checks and geometry
 // (ember/native/NNRules.h), contiguous operands, one implicit-GEMM launch per product (Note
 // [Implicit GEMM convolution] in kernels/conv.cu), then LibTorch's result layouts.
 #include "CUDAPlugin.h"
@@ -83,7 +83,91 @@ Tensor max_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, 
   return pool_layout(gi, native::nn::pool_keeps_channels_last(self, nd));
 }
 
+// Average pools, forward (`in` = self) or backward (`in` = grad_output), in self's layout rule.
+Tensor avg_pool_run(const char* op, int64_t nd, const PoolGeom& g, const Tensor& self, const Tensor& in, bool backward,
+                    bool adaptive, bool count_include_pad, std::optional<int64_t> divisor) {
+  OptionalDeviceGuard guard(self.device());
+  const Tensor x = in.contiguous();
+  Tensor out = empty_cuda(
+      backward ? std::vector<int64_t>(self.sizes().begin(), self.sizes().end()) : native::nn::pooled_shape(self, nd, g),
+      self.dtype());
+  gpu::AvgPoolArgs a;
+  a.p = pool_args(g, self.dtype());
+  a.p.in = static_cast<const char*>(x.data_ptr());
+  a.p.out = static_cast<char*>(out.data_ptr());
+  a.adaptive = adaptive, a.count_include_pad = count_include_pad, a.backward = backward;
+  a.divisor = divisor.value_or(0);
+  check_launch(gpu::launch_avg_pool(a, stream()), op, self.dtype());
+  return pool_layout(out, native::nn::pool_keeps_channels_last(self, nd));
+}
+
+Tensor avg_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                IntArrayRef padding, bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor) {
+  const PoolGeom g =
+      native::nn::check_avg_pool(op, gpu::kGpuDevice, self, nd, kernel_size, stride, padding, ceil_mode, divisor);
+  return avg_pool_run(op, nd, g, self, self, false, false, count_include_pad, divisor);
+}
+
+Tensor avg_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
+                         IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                         bool count_include_pad, std::optional<int64_t> divisor) {
+  const PoolGeom g =
+      native::nn::check_avg_pool(op, gpu::kGpuDevice, self, nd, kernel_size, stride, padding, ceil_mode, divisor);
+  native::nn::check_pool_grad(op, gpu::kGpuDevice, grad_output, self, native::nn::pooled_shape(self, nd, g));
+  return avg_pool_run(op, nd, g, self, grad_output, true, false, count_include_pad, divisor);
+}
+
+Tensor adaptive_avg(const char* op, int64_t nd, const Tensor& self, IntArrayRef output_size) {
+  const PoolGeom g = native::nn::check_adaptive_pool(op, gpu::kGpuDevice, self, nd, output_size);
+  return avg_pool_run(op, nd, g, self, self, false, true, true, std::nullopt);
+}
+
+Tensor adaptive_avg_backward(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self) {
+  const PoolGeom g = native::nn::check_adaptive_pool_backward(op, gpu::kGpuDevice, grad_output, self, nd);
+  return avg_pool_run(op, nd, g, self, grad_output, true, true, true, std::nullopt);
+}
+
 }  // namespace
+
+Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad) {
+  return avg_pool("avg_pool1d", 1, self, kernel_size, stride, padding, ceil_mode, count_include_pad, std::nullopt);
+}
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_pool("avg_pool2d", 2, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_pool("avg_pool3d", 3, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+}
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  return avg_pool_backward("avg_pool2d_backward", 2, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                           count_include_pad, divisor_override);
+}
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                           IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
+  return avg_pool_backward("avg_pool3d_backward", 3, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                           count_include_pad, divisor_override);
+}
+Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg("adaptive_avg_pool1d", 1, self, output_size);
+}
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg("adaptive_avg_pool2d", 2, self, output_size);
+}
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg("adaptive_avg_pool3d", 3, self, output_size);
+}
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
+  return adaptive_avg_backward("adaptive_avg_pool2d_backward", 2, grad_output, self);
+}
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
+  return adaptive_avg_backward("adaptive_avg_pool3d_backward", 3, grad_output, self);
+}
 
 Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
                    IntArrayRef padding, IntArrayRef dilation, bool transposed, IntArrayRef output_padding,

@@ -69,7 +69,61 @@ Tensor count_test(const char* op, const Tensor& self, bool any, std::optional<in
   return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
 }
 
+// self's entries at the 1-d int64 `index` along dim, as a gather over the index expanded to the
+// result's shape (its stride 0 elsewhere): index_select and embedding.
+Tensor select_rows(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end()), view(shape.size(), 1);
+  shape[static_cast<size_t>(dim)] = view[static_cast<size_t>(dim)] = index.numel();
+  Tensor out = empty_cuda(shape, self.dtype());
+  if (out.numel() == 0) return out;
+  check_index_range(op, index, dim, self.size(dim));
+  const Tensor idx = index.view(view).expand(shape);
+  check_launch(gpu::launch_gather(gather_args(op, self, dim, idx, out), stream()), op, self.dtype());
+  return out;
+}
+
 }  // namespace
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  native::check_defined("index_select", self, "self");
+  native::check_defined("index_select", index, "index");
+  dim = native::check_index_select(gpu::kGpuDevice, self, dim, index, self);
+  OptionalDeviceGuard guard(self.device());
+  const Tensor idx = index.to(kInt64).reshape({-1});
+  if (self.dim() == 0) return select_rows("index_select", self.reshape({1}), 0, idx).reshape({});
+  return select_rows("index_select", self, dim, idx);
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool /*sparse*/) {
+  native::check_defined("embedding", weight, "weight");
+  native::check_defined("embedding", indices, "indices");
+  native::check_embedding(gpu::kGpuDevice, weight, indices);
+  OptionalDeviceGuard guard(weight.device());
+  std::vector<int64_t> shape(indices.sizes().begin(), indices.sizes().end());
+  shape.push_back(weight.size(1));
+  return select_rows("embedding", weight, 0, indices.to(kInt64).reshape({-1})).view(shape);
+}
+
+// The inputs copied into slices of one contiguous result (native::cat_shape's rules: promotion,
+// legacy 1-d empties skipped).
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  const native::CatShape cs = native::cat_shape(
+      tensors, dim, [](const Tensor& a, const Tensor& b) { native::check_same_device("cat", gpu::kGpuDevice, a, b); });
+  OptionalDeviceGuard guard(tensors[0].device());
+  if (cs.all_skipped) return empty_cuda({0}, cs.dtype);
+  Tensor out = empty_cuda(cs.sizes, cs.dtype);
+  int64_t at = 0;
+  for (const Tensor& t : tensors) {
+    if (native::cat_skips(t)) continue;
+    if (t.numel() > 0) {
+      Tensor part = ember::slice(out, cs.dim, at, at + t.size(cs.dim), 1);
+      EMBER_GPU_NS::copy_(part, t, false);
+    }
+    at += t.size(cs.dim);
+  }
+  return out;
+}
 
 Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/) {
   const char* op = "gather";

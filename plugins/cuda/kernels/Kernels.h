@@ -176,6 +176,15 @@ struct PoolArgs {
 };
 bool launch_max_pool(const PoolArgs& args, gpuStream_t stream);
 bool launch_max_pool_backward(const PoolArgs& args, gpuStream_t stream);
+// Average pooling with PyTorch's windows and divisors (count_include_pad, divisor_override; or
+// the adaptive windows [floor(i in / out), ceil((i + 1) in / out))): the forward over `in` into
+// `out`, or the backward (`in` the output's gradient, `out` the input's; a gather, no atomics).
+struct AvgPoolArgs {
+  PoolArgs p;
+  bool adaptive = false, count_include_pad = true, backward = false;
+  int64_t divisor = 0;  // divisor_override, 0 when none
+};
+bool launch_avg_pool(const AvgPoolArgs& args, gpuStream_t stream);
 
 // gather and scatter_add_ over the index's shape (outermost first; strides in elements): gather
 // writes other[i] = self[i with dim replaced by index[i]], scatter_add adds other[i] there.

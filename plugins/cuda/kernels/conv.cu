@@ -1,4 +1,4 @@
-// Convolution and max pooling kernels of our own: what the HIP plugin convolves with (Debian has
+// Convolution and pooling kernels of our own: what the HIP plugin convolves with (Debian has
 // no MIOpen), and what the cuda plugin runs where cuDNN does not.
 //
 // Note [Implicit GEMM convolution]
@@ -215,7 +215,133 @@ __global__ void max_pool_backward_kernel(PoolArgs p, int64_t total) {
   }
 }
 
+// ---- average pooling ------------------------------------------------------------------------------
+
+// A window's clamped extent along one dimension and its extent counting the padding (the cpu's).
+struct Span {
+  int64_t start, end, padded;
+};
+__device__ __forceinline__ Span avg_span(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n) {
+  const int64_t st = o * s - p, en = st + k < n + p ? st + k : n + p;
+  return {st > 0 ? st : 0, en < n ? en : n, en - st};
+}
+__device__ __forceinline__ Span adaptive_span(int64_t i, int64_t out, int64_t in) {
+  const int64_t st = i * in / out, en = ((i + 1) * in + out - 1) / out;
+  return {st, en, en - st};
+}
+
+struct AvgWindow {
+  Span d, h, w;
+  int64_t divisor;
+};
+
+__device__ __forceinline__ AvgWindow avg_window(const AvgPoolArgs& a, int64_t od, int64_t oh, int64_t ow) {
+  const PoolArgs& p = a.p;
+  AvgWindow w;
+  if (a.adaptive) {
+    w.d = adaptive_span(od, p.oD, p.D), w.h = adaptive_span(oh, p.oH, p.H), w.w = adaptive_span(ow, p.oW, p.W);
+    w.divisor = (w.d.end - w.d.start) * (w.h.end - w.h.start) * (w.w.end - w.w.start);
+    return w;
+  }
+  w.d = avg_span(od, p.sD, p.pD, p.kD, p.D), w.h = avg_span(oh, p.sH, p.pH, p.kH, p.H);
+  w.w = avg_span(ow, p.sW, p.pW, p.kW, p.W);
+  w.divisor = a.divisor != 0        ? a.divisor
+              : a.count_include_pad ? w.d.padded * w.h.padded * w.w.padded
+                                    : (w.d.end - w.d.start) * (w.h.end - w.h.start) * (w.w.end - w.w.start);
+  return w;
+}
+
+template <class T, class Acc>
+__global__ void avg_pool_kernel(AvgPoolArgs a, int64_t total) {
+  const PoolArgs& p = a.p;
+  const T* in = reinterpret_cast<const T*>(p.in);
+  T* out = reinterpret_cast<T*>(p.out);
+  const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t plane = e / out_plane, sp = e % out_plane;
+    const AvgWindow w = avg_window(a, sp / (p.oH * p.oW), sp / p.oW % p.oH, sp % p.oW);
+    const T* src = in + plane * in_plane;
+    Acc sum = 0;
+    for (int64_t d = w.d.start; d < w.d.end; ++d)
+      for (int64_t h = w.h.start; h < w.h.end; ++h)
+        for (int64_t x = w.w.start; x < w.w.end; ++x) sum += to_acc<Acc>(src[(d * p.H + h) * p.W + x]);
+    const bool empty = w.d.start >= w.d.end || w.h.start >= w.h.end || w.w.start >= w.w.end;
+    out[e] = from_acc<T>(empty ? Acc(0) : sum / static_cast<Acc>(w.divisor));
+  }
+}
+
+// The outputs whose windows may hold input position x: [lo, hi).
+__device__ __forceinline__ void candidates(const AvgPoolArgs& a, int64_t x, int64_t s, int64_t pad, int64_t k,
+                                           int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
+  if (a.adaptive) {
+    lo = x * out / in;
+    hi = ((x + 1) * out + in - 1) / in;
+  } else {
+    const int64_t first = x + pad - k + 1;
+    lo = first <= 0 ? 0 : (first + s - 1) / s;
+    hi = (x + pad) / s + 1;
+  }
+  if (hi > out) hi = out;
+}
+
+template <class T, class Acc>
+__global__ void avg_pool_backward_kernel(AvgPoolArgs a, int64_t total) {
+  const PoolArgs& p = a.p;
+  const T* go = reinterpret_cast<const T*>(p.in);
+  T* gi = reinterpret_cast<T*>(p.out);
+  const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
+       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const int64_t plane = e / in_plane, at = e % in_plane;
+    const int64_t d = at / (p.H * p.W), h = at / p.W % p.H, x = at % p.W;
+    int64_t d0, d1, h0, h1, w0, w1;
+    candidates(a, d, p.sD, p.pD, p.kD, p.D, p.oD, d0, d1);
+    candidates(a, h, p.sH, p.pH, p.kH, p.H, p.oH, h0, h1);
+    candidates(a, x, p.sW, p.pW, p.kW, p.W, p.oW, w0, w1);
+    Acc sum = 0;
+    for (int64_t od = d0; od < d1; ++od)
+      for (int64_t oh = h0; oh < h1; ++oh)
+        for (int64_t ow = w0; ow < w1; ++ow) {
+          const AvgWindow w = avg_window(a, od, oh, ow);
+          if (d < w.d.start || d >= w.d.end || h < w.h.start || h >= w.h.end || x < w.w.start || x >= w.w.end) continue;
+          sum += to_acc<Acc>(go[plane * out_plane + (od * p.oH + oh) * p.oW + ow]) / static_cast<Acc>(w.divisor);
+        }
+    gi[e] = from_acc<T>(sum);
+  }
+}
+
+template <class T, class Acc>
+void launch_avg_typed(const AvgPoolArgs& a, int64_t total, gpuStream_t stream) {
+  if (a.backward)
+    EMBER_GPU_LAUNCH((avg_pool_backward_kernel<T, Acc>), grid_size(total), kBlockSize, 0, stream, a, total);
+  else
+    EMBER_GPU_LAUNCH((avg_pool_kernel<T, Acc>), grid_size(total), kBlockSize, 0, stream, a, total);
+}
+
 }  // namespace
+
+bool launch_avg_pool(const AvgPoolArgs& a, gpuStream_t stream) {
+  const PoolArgs& p = a.p;
+  const int64_t total = p.planes * (a.backward ? p.D * p.H * p.W : p.oD * p.oH * p.oW);
+  if (total == 0) return true;
+  switch (p.dtype) {
+    case Float:
+      launch_avg_typed<float, float>(a, total, stream);
+      return true;
+    case Double:
+      launch_avg_typed<double, double>(a, total, stream);
+      return true;
+    case Half:
+      launch_avg_typed<gpu_half, float>(a, total, stream);
+      return true;
+    case BFloat16:
+      launch_avg_typed<gpu_bfloat16, float>(a, total, stream);
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool launch_conv(ConvMode mode, const ConvArgs& args, gpuStream_t stream) {
   switch (args.dtype) {
