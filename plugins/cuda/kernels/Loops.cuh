@@ -230,4 +230,26 @@ bool visit_compute(Dt dt, Fn&& fn) {
   }
 }
 
+// The floating dtypes with their accumulation types (float for the 16-bit ones): calls
+// f(T{}, Acc{}) and returns true, or returns false for any other dtype.
+template <class F>
+bool visit_floating(int8_t dtype, F&& f) {
+  switch (dtype) {
+    case Float:
+      f(float{}, float{});
+      return true;
+    case Double:
+      f(double{}, double{});
+      return true;
+    case Half:
+      f(gpu_half{}, float{});
+      return true;
+    case BFloat16:
+      f(gpu_bfloat16{}, float{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace ember::gpu

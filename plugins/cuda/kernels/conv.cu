@@ -324,85 +324,33 @@ void launch_avg_typed(const AvgPoolArgs& a, int64_t total, gpuStream_t stream) {
 bool launch_avg_pool(const AvgPoolArgs& a, gpuStream_t stream) {
   const PoolArgs& p = a.p;
   const int64_t total = p.planes * (a.backward ? p.D * p.H * p.W : p.oD * p.oH * p.oW);
-  if (total == 0) return true;
-  switch (p.dtype) {
-    case Float:
-      launch_avg_typed<float, float>(a, total, stream);
-      return true;
-    case Double:
-      launch_avg_typed<double, double>(a, total, stream);
-      return true;
-    case Half:
-      launch_avg_typed<gpu_half, float>(a, total, stream);
-      return true;
-    case BFloat16:
-      launch_avg_typed<gpu_bfloat16, float>(a, total, stream);
-      return true;
-    default:
-      return false;
-  }
+  return visit_floating(p.dtype, [&](auto t, auto acc) {
+    if (total > 0) launch_avg_typed<decltype(t), decltype(acc)>(a, total, stream);
+  });
 }
 
 bool launch_conv(ConvMode mode, const ConvArgs& args, gpuStream_t stream) {
-  switch (args.dtype) {
-    case Float:
-      launch_conv_typed<float, float>(mode, args, stream);
-      return true;
-    case Double:
-      launch_conv_typed<double, double>(mode, args, stream);
-      return true;
-    case Half:
-      launch_conv_typed<gpu_half, float>(mode, args, stream);
-      return true;
-    case BFloat16:
-      launch_conv_typed<gpu_bfloat16, float>(mode, args, stream);
-      return true;
-    default:
-      return false;
-  }
+  return visit_floating(args.dtype,
+                        [&](auto t, auto acc) { launch_conv_typed<decltype(t), decltype(acc)>(mode, args, stream); });
 }
 
 bool launch_max_pool(const PoolArgs& p, gpuStream_t stream) {
   const int64_t total = p.planes * p.oD * p.oH * p.oW;
-  if (total == 0) return true;
-  switch (p.dtype) {
-    case Float:
-      EMBER_GPU_LAUNCH((max_pool_kernel<float, float>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case Double:
-      EMBER_GPU_LAUNCH((max_pool_kernel<double, double>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case Half:
-      EMBER_GPU_LAUNCH((max_pool_kernel<gpu_half, float>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case BFloat16:
-      EMBER_GPU_LAUNCH((max_pool_kernel<gpu_bfloat16, float>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    default:
-      return false;
-  }
+  return visit_floating(p.dtype, [&](auto t, auto acc) {
+    using T = decltype(t);
+    using Acc = decltype(acc);
+    if (total > 0) EMBER_GPU_LAUNCH((max_pool_kernel<T, Acc>), grid_size(total), kBlockSize, 0, stream, p, total);
+  });
 }
 
 bool launch_max_pool_backward(const PoolArgs& p, gpuStream_t stream) {
   const int64_t total = p.planes * p.D * p.H * p.W;
-  if (total == 0) return true;
-  switch (p.dtype) {
-    case Float:
-      EMBER_GPU_LAUNCH((max_pool_backward_kernel<float, float>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case Double:
-      EMBER_GPU_LAUNCH((max_pool_backward_kernel<double, double>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case Half:
-      EMBER_GPU_LAUNCH((max_pool_backward_kernel<gpu_half, float>), grid_size(total), kBlockSize, 0, stream, p, total);
-      return true;
-    case BFloat16:
-      EMBER_GPU_LAUNCH((max_pool_backward_kernel<gpu_bfloat16, float>), grid_size(total), kBlockSize, 0, stream, p,
-                       total);
-      return true;
-    default:
-      return false;
-  }
+  return visit_floating(p.dtype, [&](auto t, auto acc) {
+    using T = decltype(t);
+    using Acc = decltype(acc);
+    if (total > 0)
+      EMBER_GPU_LAUNCH((max_pool_backward_kernel<T, Acc>), grid_size(total), kBlockSize, 0, stream, p, total);
+  });
 }
 
 }  // namespace ember::gpu
