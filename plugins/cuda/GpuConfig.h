@@ -16,19 +16,7 @@
 // (Note [The emulated cuda plugin] in EmulatedRuntime.h).
 #include "ember/core/Device.h"
 
-#if defined(EMBER_GPU_EMULATE)
-// The cuda plugin on the host, for tests (Note [The emulated cuda plugin] in EmulatedRuntime.h).
-#include "EmulatedRuntime.h"
-
-#define EMBER_GPU_NS cuda
-#define EMBER_GPU_FUNCTIONS_H "ember/generated/CUDAFunctions.h"
-#define EMBER_GPU_VENDOR_BLAS 0
-namespace ember::gpu {
-constexpr DeviceType kGpuDevice = kCUDA;
-constexpr const char* kGpuLabel = "CUDA";
-constexpr const char* kGpuApi = "cuda";
-}  // namespace ember::gpu
-#elif defined(EMBER_GPU_HIP)
+#if defined(EMBER_GPU_HIP)
 #include <hip/hip_runtime_api.h>
 
 #define EMBER_GPU_NS hip
@@ -80,11 +68,17 @@ constexpr const char* kGpuApi = "hip";  // the runtime's prefix, in messages
 #define cudaStream_t hipStream_t
 #define cudaSuccess hipSuccess
 #else
+#if defined(EMBER_GPU_EMULATE)
+// The cuda plugin on the host, for tests (Note [The emulated cuda plugin] in EmulatedRuntime.h).
+#include "EmulatedRuntime.h"
+#define EMBER_GPU_VENDOR_BLAS 0
+#else
 #include <cuda_runtime_api.h>
+#define EMBER_GPU_VENDOR_BLAS 1  // cuBLAS for the matrix products (and cuDNN where the toolkit has it)
+#endif
 
 #define EMBER_GPU_NS cuda
 #define EMBER_GPU_FUNCTIONS_H "ember/generated/CUDAFunctions.h"
-#define EMBER_GPU_VENDOR_BLAS 1  // cuBLAS for the matrix products (and cuDNN where the toolkit has it)
 namespace ember::gpu {
 constexpr DeviceType kGpuDevice = kCUDA;
 constexpr const char* kGpuLabel = "CUDA";

@@ -5,6 +5,7 @@
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/generated/Functions.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/NNRules.h"
 #include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
@@ -13,11 +14,12 @@ namespace {
 using native::DimVector;
 
 // Raises the cpu plugin's IndexError when an index lies outside [0, size) (one reduction each
-// way and a sync: a kernel cannot raise, and PyTorch's device-side assert kills the context).
+// way and one copy to the host: a kernel cannot raise, and PyTorch's device-side assert kills
+// the context).
 void check_index_range(const char* op, const Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0) return;
-  const int64_t lo = ember::amin(index, {}, false).item<int64_t>();
-  const int64_t hi = ember::amax(index, {}, false).item<int64_t>();
+  const Tensor range = ember::stack({ember::amin(index, {}, false), ember::amax(index, {}, false)}, 0).cpu();
+  const int64_t lo = range.data_ptr<int64_t>()[0], hi = range.data_ptr<int64_t>()[1];
   const int64_t bad = lo < 0 ? lo : hi;
   EMBER_CHECK_INDEX(lo >= 0 && hi < size, "[{}] index {} is out of bounds for dimension {} with size {}", op, bad, dim,
                     size);
@@ -61,7 +63,7 @@ Tensor masked_fill_into(const char* op, Tensor& out, const Tensor& self, const T
 // any/all as counts of nonzero (zero) elements: bool, or uint8 for a uint8 input (as PyTorch 1.13).
 Tensor count_test(const char* op, const Tensor& self, bool any, std::optional<int64_t> dim, bool keepdim) {
   native::check_defined(op, self, "self");
-  native::check_same_device(op, gpu::kGpuDevice, self, self);
+  native::nn::check_on(op, gpu::kGpuDevice, self);
   OptionalDeviceGuard guard(self.device());
   const Tensor hit = any ? ember::ne(self, Scalar(int64_t{0})) : ember::eq(self, Scalar(int64_t{0}));
   Tensor n = dim ? ember::sum(hit, std::vector<int64_t>{*dim}, keepdim, std::nullopt) : ember::sum(hit, std::nullopt);
@@ -156,7 +158,8 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
     // narrow type's sum; bool's nonzero sum is true; float16/bfloat16 round once), copied back.
     const ScalarType wide = is_floating_type(dt) ? kFloat32 : kInt32;
     Tensor acc = self.to(wide);
-    EMBER_GPU_NS::scatter_add_(acc, dim, index, src.to(wide));
+    const Tensor s = src.to(wide);
+    check_launch(gpu::launch_scatter_add(gather_args(op, acc, dim, index, s), stream()), op, wide);
     EMBER_GPU_NS::copy_(self, acc, false);
     return self;
   }

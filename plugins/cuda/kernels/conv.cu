@@ -180,6 +180,15 @@ __global__ void max_pool_kernel(PoolArgs p, int64_t total) {
   }
 }
 
+// The pooling windows [lo, hi) that cover input position x: o stride - pad <= x <= o stride - pad + (k - 1) dil.
+__device__ __forceinline__ void windows_over(int64_t x, int64_t pad, int64_t k, int64_t dil, int64_t stride,
+                                             int64_t out, int64_t& lo, int64_t& hi) {
+  const int64_t first = x + pad - (k - 1) * dil;
+  lo = first <= 0 ? 0 : (first + stride - 1) / stride;
+  hi = (x + pad) / stride + 1;
+  if (hi > out) hi = out;
+}
+
 // One thread per input element gathers the gradients of the windows whose maximum it was
 // (deterministic: no atomics).
 template <class T, class Acc>
@@ -187,22 +196,14 @@ __global__ void max_pool_backward_kernel(PoolArgs p, int64_t total) {
   const T* go = reinterpret_cast<const T*>(p.in);
   T* gi = reinterpret_cast<T*>(p.out);
   const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
-  auto range = [](int64_t x, int64_t pad, int64_t k, int64_t dil, int64_t stride, int64_t out, int64_t& lo,
-                  int64_t& hi) {
-    // Windows o with o stride - pad <= x <= o stride - pad + (k - 1) dil.
-    const int64_t first = x + pad - (k - 1) * dil;
-    lo = first <= 0 ? 0 : (first + stride - 1) / stride;
-    hi = (x + pad) / stride + 1;
-    if (hi > out) hi = out;
-  };
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t plane = e / in_plane, at = e % in_plane;
     const int64_t d = at / (p.H * p.W), h = at / p.W % p.H, w = at % p.W;
     int64_t d0, d1, h0, h1, w0, w1;
-    range(d, p.pD, p.kD, p.dD, p.sD, p.oD, d0, d1);
-    range(h, p.pH, p.kH, p.dH, p.sH, p.oH, h0, h1);
-    range(w, p.pW, p.kW, p.dW, p.sW, p.oW, w0, w1);
+    windows_over(d, p.pD, p.kD, p.dD, p.sD, p.oD, d0, d1);
+    windows_over(h, p.pH, p.kH, p.dH, p.sH, p.oH, h0, h1);
+    windows_over(w, p.pW, p.kW, p.dW, p.sW, p.oW, w0, w1);
     Acc sum = 0;
     const int64_t base = plane * out_plane;
     for (int64_t od = d0; od < d1; ++od)
@@ -274,14 +275,9 @@ __global__ void avg_pool_kernel(AvgPoolArgs a, int64_t total) {
 // The outputs whose windows may hold input position x: [lo, hi).
 __device__ __forceinline__ void candidates(const AvgPoolArgs& a, int64_t x, int64_t s, int64_t pad, int64_t k,
                                            int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
-  if (a.adaptive) {
-    lo = x * out / in;
-    hi = ((x + 1) * out + in - 1) / in;
-  } else {
-    const int64_t first = x + pad - k + 1;
-    lo = first <= 0 ? 0 : (first + s - 1) / s;
-    hi = (x + pad) / s + 1;
-  }
+  if (!a.adaptive) return windows_over(x, pad, k, 1, s, out, lo, hi);
+  lo = x * out / in;
+  hi = ((x + 1) * out + in - 1) / in;
   if (hi > out) hi = out;
 }
 

@@ -44,19 +44,9 @@ void launch_typed(const GemmArgs& g, gpuStream_t stream) {
 
 bool launch_gemm(const GemmArgs& g, gpuStream_t stream) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return true;
+  if (visit_floating(g.dtype, [&](auto t, auto acc) { launch_typed<decltype(t), decltype(acc)>(g, stream); }))
+    return true;
   switch (g.dtype) {
-    case Float:
-      launch_typed<float, float>(g, stream);
-      return true;
-    case Double:
-      launch_typed<double, double>(g, stream);
-      return true;
-    case Half:
-      launch_typed<gpu_half, float>(g, stream);
-      return true;
-    case BFloat16:
-      launch_typed<gpu_bfloat16, float>(g, stream);
-      return true;
     // Integers accumulate in int64 and wrap on the store, as the cpu plugin's.
     case UInt8:
       launch_typed<uint8_t, int64_t>(g, stream);
