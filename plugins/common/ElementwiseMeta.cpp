@@ -2,6 +2,9 @@
 // RegisterMeta.cpp registers). See ember/native/ElementwiseMeta.h.
 #include "ember/native/ElementwiseMeta.h"
 
+#include <cmath>
+#include <limits>
+
 #include "ember/generated/StructuredMeta.h"
 
 namespace ember::native {
@@ -44,6 +47,29 @@ ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self,
   }
   it.add_output(&out, result, kind == OutKind::Out).add_input(self).build();
   return result;
+}
+
+std::array<double, 3> nan_to_num_values(ScalarType result, std::optional<double> nan, std::optional<double> posinf,
+                                        std::optional<double> neginf) {
+  auto in_result = [&](double v) -> double {
+    // Beyond float's max plus half an ulp a double rounds to infinity (a plain cast is undefined).
+    if (result != kFloat64 && std::abs(v) >= 3.4028235677973366e38) return std::copysign(HUGE_VAL, v);
+    switch (result) {
+      case kFloat32:
+        return static_cast<float>(v);
+      case kFloat16:
+        return static_cast<float>(Half(static_cast<float>(v)));
+      case kBFloat16:
+        return static_cast<float>(BFloat16(static_cast<float>(v)));
+      default:
+        return v;
+    }
+  };
+  const double max = result == kFloat16    ? 65504.0
+                     : result == kBFloat16 ? 3.3895313892515355e38
+                     : result == kFloat32  ? static_cast<double>(std::numeric_limits<float>::max())
+                                           : std::numeric_limits<double>::max();
+  return {nan ? in_result(*nan) : 0.0, posinf ? in_result(*posinf) : max, neginf ? in_result(*neginf) : -max};
 }
 
 void binary_meta(TensorIter& it, const char* name, ScalarType result, const Tensor& a, const Tensor* b_operand,

@@ -7,6 +7,7 @@
 
 #include "Loops.h"
 #include "VecMath.h"
+#include "ember/native/PointwiseMath.h"
 
 namespace ember::cpu {
 
@@ -144,24 +145,8 @@ struct PowOp {
         if (b.real() == R(-1)) return C(1) / a;
       }
       return std::pow(a, b);
-    } else if constexpr (std::is_floating_point_v<C>) {
-      return std::pow(a, b);
     } else {
-      // PyTorch's powi: negative exponents give 0 except for bases 1 and -1.
-      if constexpr (std::is_signed_v<C>) {
-        if (b < 0) {
-          if (a == 1) return 1;
-          if (a == -1) return (b & 1) ? C(-1) : C(1);
-          return 0;
-        }
-      }
-      using W = std::make_unsigned_t<C>;
-      W base = static_cast<W>(a), r = 1;
-      for (C e = b; e != 0; e = static_cast<C>(e >> 1)) {
-        if (e & 1) r = static_cast<W>(r * base);
-        base = static_cast<W>(base * base);
-      }
-      return static_cast<C>(r);
+      return native::pow_value(a, b);
     }
   }
 };

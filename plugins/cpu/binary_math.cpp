@@ -9,6 +9,7 @@
 
 #include "Pointwise.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/PointwiseMath.h"
 
 namespace ember::cpu {
 namespace {
@@ -16,32 +17,10 @@ namespace {
 using native::BinaryMathRule;
 using native::DivMode;
 
-enum class B : uint8_t { Atan2, Maximum, Minimum, Fmod, Remainder, DivTrunc, DivFloor, BitAnd, BitOr, BitXor };
-
-// The kinds that divide: an integer divisor of zero raises (LibTorch's ZeroDivisionError).
-constexpr bool divides(B k) { return k == B::Fmod || k == B::Remainder || k == B::DivTrunc || k == B::DivFloor; }
-
-template <class T>
-EMBER_ALWAYS_INLINE bool is_neg(T v) {
-  if constexpr (std::is_unsigned_v<T>)
-    return false;
-  else
-    return v < T(0);
-}
-
-// Python's floor division of floats (LibTorch's div_floor_floating): exact for the quotients of
-// integers, the sign of zero from a / b.
-template <class C>
-EMBER_ALWAYS_INLINE C div_floor_floating(C a, C b) {
-  if (EMBER_UNLIKELY(b == C(0))) return a / b;
-  const C mod = std::fmod(a, b);
-  C div = (a - mod) / b;
-  if (mod != C(0) && (b < C(0)) != (mod < C(0))) div -= C(1);
-  if (div == C(0)) return std::copysign(C(0), a / b);
-  C floordiv = std::floor(div);
-  if (div - floordiv > C(0.5)) floordiv += C(1);
-  return floordiv;
-}
+using B = native::BinaryMathKind;
+using native::clamp_hi;
+using native::clamp_lo;
+using native::divides;
 
 template <B K, class C>
 struct BinOp {
@@ -52,78 +31,8 @@ struct BinOp {
                                : K == B::Remainder       ? static_cast<int>(VecOp2::Remainder)
                                : K == B::DivFloor        ? static_cast<int>(VecOp2::DivFloor)
                                                          : -1;
-  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
-    if constexpr (K == B::Maximum) {
-      if constexpr (std::is_floating_point_v<C>)
-        return (a != a || a > b) ? a : b;  // NaN in either propagates
-      else
-        return a > b ? a : b;
-    } else if constexpr (K == B::Minimum) {
-      if constexpr (std::is_floating_point_v<C>)
-        return (a != a || a < b) ? a : b;
-      else
-        return a < b ? a : b;
-    } else if constexpr (K == B::BitAnd || K == B::BitOr || K == B::BitXor) {
-      if constexpr (std::is_floating_point_v<C>) {
-        EMBER_INTERNAL_ASSERT(false, "bitwise op on a floating compute type");
-        return a;
-      } else if constexpr (K == B::BitAnd) {
-        return static_cast<C>(a & b);
-      } else if constexpr (K == B::BitOr) {
-        return static_cast<C>(a | b);
-      } else {
-        return static_cast<C>(a ^ b);
-      }
-    } else if constexpr (std::is_same_v<C, bool> || (K == B::Atan2 && !std::is_floating_point_v<C>)) {
-      EMBER_INTERNAL_ASSERT(false, "the dtype rule rejects this compute type");
-      return a;
-    } else if constexpr (std::is_floating_point_v<C>) {
-      if constexpr (K == B::Atan2) {
-        return std::atan2(a, b);
-      } else if constexpr (K == B::Fmod) {
-        return std::fmod(a, b);
-      } else if constexpr (K == B::Remainder) {
-        C mod = std::fmod(a, b);
-        if (mod != C(0) && (b < C(0)) != (mod < C(0))) mod += b;
-        return mod;
-      } else if constexpr (K == B::DivTrunc) {
-        return std::trunc(a / b);
-      } else {
-        static_assert(K == B::DivFloor);
-        return div_floor_floating(a, b);
-      }
-    } else {
-      // Integers (the divisor was checked for zero; INT_MIN / -1 wraps as in LibTorch's kernels).
-      if constexpr (std::is_signed_v<C>) {
-        if (EMBER_UNLIKELY(b == C(-1))) {
-          using W = std::make_unsigned_t<C>;
-          return K == B::Fmod || K == B::Remainder ? C(0) : static_cast<C>(W(0) - static_cast<W>(a));
-        }
-      }
-      if constexpr (K == B::Fmod) {
-        return static_cast<C>(a % b);
-      } else if constexpr (K == B::Remainder) {
-        C r = static_cast<C>(a % b);
-        if (r != 0 && is_neg(r) != is_neg(b)) r = static_cast<C>(r + b);
-        return r;
-      } else if constexpr (K == B::DivTrunc) {
-        return static_cast<C>(a / b);
-      } else {
-        static_assert(K == B::DivFloor);
-        const C q = static_cast<C>(a / b);
-        if (is_neg(a) != is_neg(b) && static_cast<C>(a % b) != 0) return static_cast<C>(q - 1);
-        return q;
-      }
-    }
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a, C b) const { return native::binary_math_value<K, C>(a, b); }
 };
-
-// Whether kind K runs on compute type C (the dtype rules reject the other combinations first).
-template <B K, class C>
-constexpr bool runs_on_v = K == B::Atan2                                       ? std::is_floating_point_v<C>
-                           : K == B::BitAnd || K == B::BitOr || K == B::BitXor ? !std::is_floating_point_v<C>
-                           : divides(K)                                        ? !std::is_same_v<C, bool>
-                                                                               : true;
 
 // A 0-dim CPU tensor of type C holding s (a Scalar operand of the iterator).
 template <class C>
@@ -165,7 +74,7 @@ void binary_math(const char* name, ScalarType result, Tensor& out, OutKind ok, c
     const Tensor& first = as ? a : *at;
     TensorIter it(name);
     native::binary_meta(it, name, result, first, bs ? &b : bt, out, ok);
-    if constexpr (runs_on_v<K, C>)
+    if constexpr (native::binary_math_runs_on<K, C>())
       run_binary<C, C>(it, BinOp<K, C>{});
     else
       EMBER_INTERNAL_ASSERT(false, "[{}] the dtype rule rejects this compute type", name);
@@ -209,26 +118,6 @@ void div_mode_impl(const char* name, const std::optional<std::string_view>& mode
 
 // ---- clamp with tensor bounds, clamp_min, clamp_max ----------------------------------------------
 
-// NaN in a bound gives NaN (LibTorch 1.13); a NaN self stays NaN.
-template <class C>
-EMBER_ALWAYS_INLINE C clamp_lo(C a, C lo) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (lo != lo) return lo;
-    return (a != a || a > lo) ? a : lo;
-  } else {
-    return a < lo ? lo : a;
-  }
-}
-template <class C>
-EMBER_ALWAYS_INLINE C clamp_hi(C a, C hi) {
-  if constexpr (std::is_floating_point_v<C>) {
-    if (hi != hi) return hi;
-    return (a != a || a < hi) ? a : hi;
-  } else {
-    return a > hi ? hi : a;
-  }
-}
-
 template <class C>
 struct ClampMinOp {
   EMBER_ALWAYS_INLINE C operator()(C a, C lo) const { return clamp_lo(a, lo); }
@@ -239,11 +128,7 @@ struct ClampMaxOp {
 };
 template <class C>
 struct ClampBothOp {
-  EMBER_ALWAYS_INLINE C operator()(C a, C lo, C hi) const {
-    if constexpr (std::is_floating_point_v<C>)
-      if (lo != lo || hi != hi) return std::numeric_limits<C>::quiet_NaN();
-    return clamp_hi(clamp_lo(a, lo), hi);
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a, C lo, C hi) const { return native::clamp_both(a, lo, hi); }
 };
 
 // clamp(self, min, max) with optional tensor bounds (clamp.Tensor), or one tensor bound
@@ -291,38 +176,29 @@ void clamp_scalar_impl(const char* name, Tensor& out, OutKind ok, const Tensor& 
 template <class C>
 struct LeakyReluOp {
   C slope;
-  // The product is formed unconditionally: a select of two computed values vectorises, where a
-  // multiply under the condition stays a (mispredicted) branch.
-  EMBER_ALWAYS_INLINE C operator()(C a) const {
-    const C scaled = a * slope;
-    return a > C(0) ? a : scaled;
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::leaky_relu_value(a, slope); }
 };
 template <class C>
 struct EluOp {
   C alpha, scale, input_scale;
-  EMBER_ALWAYS_INLINE C operator()(C a) const {
-    return a > C(0) ? a * scale : std::expm1(a * input_scale) * alpha * scale;
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::elu_value(a, alpha, scale, input_scale); }
 };
 template <class C>
 struct SoftplusOp {
   C beta, threshold;
-  EMBER_ALWAYS_INLINE C operator()(C a) const {
-    return a * beta > threshold ? a : std::log1p(std::exp(a * beta)) / beta;
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::softplus_value(a, beta, threshold); }
 };
 template <class C>
 struct HardswishOp {
-  EMBER_ALWAYS_INLINE C operator()(C a) const { return a * std::min(std::max(a + C(3), C(0)), C(6)) / C(6); }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::hardswish_value(a); }
 };
 template <class C>
 struct HardsigmoidOp {
-  EMBER_ALWAYS_INLINE C operator()(C a) const { return std::min(std::max(a + C(3), C(0)), C(6)) / C(6); }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::hardsigmoid_value(a); }
 };
 template <class C>
 struct MishOp {
-  EMBER_ALWAYS_INLINE C operator()(C a) const { return a * std::tanh(std::log1p(std::exp(a))); }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::mish_value(a); }
 };
 template <class C>
 struct HardtanhOp {

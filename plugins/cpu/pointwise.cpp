@@ -4,6 +4,7 @@
 
 #include "Pointwise.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/PointwiseMath.h"
 
 namespace ember::cpu {
 namespace {
@@ -77,7 +78,7 @@ void pow_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, con
 template <class C>
 struct ClampOp {
   C lo, hi;
-  EMBER_ALWAYS_INLINE C operator()(C a) const { return std::min(std::max(a, lo), hi); }  // NaN stays NaN
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::clamp_value(a, lo, hi); }
 };
 
 void clamp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const std::optional<Scalar>& min,
@@ -156,10 +157,7 @@ void masked_fill_impl(const char* name, Tensor& out, const Tensor& self, const T
 template <class C>
 struct LerpOp {
   C w;
-  EMBER_ALWAYS_INLINE C operator()(C a, C b) const {
-    // PyTorch's form: exact at weight 0 and 1.
-    return std::abs(w) < C(0.5) ? a + w * (b - a) : b - (b - a) * (C(1) - w);
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a, C b) const { return native::lerp_value(a, b, w); }
 };
 
 void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& end, const Scalar& weight) {
@@ -173,21 +171,10 @@ void lerp_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, co
   });
 }
 
-template <class T>
-EMBER_ALWAYS_INLINE T wrap_muladd(T a, T v, T b, T c) {
-  if constexpr (std::is_integral_v<T>) {
-    using W = std::make_unsigned_t<T>;
-    return static_cast<T>(
-        static_cast<W>(static_cast<W>(a) + static_cast<W>(static_cast<W>(v) * static_cast<W>(b) * static_cast<W>(c))));
-  } else {
-    return a + v * b * c;
-  }
-}
-
 template <class C>
 struct AddcmulOp {
   C value;
-  EMBER_ALWAYS_INLINE C operator()(C a, C b, C c) const { return wrap_muladd(a, value, b, c); }
+  EMBER_ALWAYS_INLINE C operator()(C a, C b, C c) const { return native::wrap_muladd(a, value, b, c); }
 };
 
 void addcmul_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor& t1, const Tensor& t2,

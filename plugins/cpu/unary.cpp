@@ -159,25 +159,14 @@ template <class C>
 struct RoundDecimalsOp {
   C ten_pow;
   bool neg;
-  EMBER_ALWAYS_INLINE C operator()(C a) const {
-    return neg ? std::nearbyint(a / ten_pow) * ten_pow : std::nearbyint(a * ten_pow) / ten_pow;
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::round_decimals_value(a, ten_pow, neg); }
 };
 
 // nan_to_num: the replacements are values of the result dtype T (float16's max is 65504).
 template <class C>
 struct NanToNumOp {
   C nan, posinf, neginf;
-  EMBER_ALWAYS_INLINE C operator()(C a) const {
-    if constexpr (std::is_floating_point_v<C>) {
-      return a != a                                     ? nan
-             : a == std::numeric_limits<C>::infinity()  ? posinf
-             : a == -std::numeric_limits<C>::infinity() ? neginf
-                                                        : a;
-    } else {
-      return a;  // integers and bool have no NaN or infinity
-    }
-  }
+  EMBER_ALWAYS_INLINE C operator()(C a) const { return native::nan_to_num_value(a, nan, posinf, neginf); }
 };
 
 }  // namespace
@@ -214,32 +203,11 @@ void nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional
   const char* name = EMBER_VARIANT_NAME("nan_to_num", kind);
   TensorIter it(name);
   const ScalarType result = native::nan_to_num_meta(it, name, self, out, kind);
-  // Each replacement rounded to the result dtype first (LibTorch's static_cast<scalar_t>), so a
-  // float16 result gets 65504 for +inf and inf for 1e10.
-  auto in_result = [&](double v) -> double {
-    // Beyond float's max plus half an ulp a double rounds to infinity (a plain cast is undefined).
-    if (result != kFloat64 && std::abs(v) >= 3.4028235677973366e38) return std::copysign(HUGE_VAL, v);
-    switch (result) {
-      case kFloat32:
-        return static_cast<float>(v);
-      case kFloat16:
-        return static_cast<float>(Half(static_cast<float>(v)));
-      case kBFloat16:
-        return static_cast<float>(BFloat16(static_cast<float>(v)));
-      default:
-        return v;
-    }
-  };
-  const double max = result == kFloat16    ? 65504.0
-                     : result == kBFloat16 ? 3.3895313892515355e38
-                     : result == kFloat32  ? static_cast<double>(std::numeric_limits<float>::max())
-                                           : std::numeric_limits<double>::max();
+  const std::array<double, 3> v = native::nan_to_num_values(result, nan, posinf, neginf);
   visit_compute(compute_dtype(result), name, [&](auto tag) {
     using C = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<C>) {
-      run_nary<C, C, 1>(it, NanToNumOp<C>{static_cast<C>(nan ? in_result(*nan) : 0.0),
-                                          static_cast<C>(posinf ? in_result(*posinf) : max),
-                                          static_cast<C>(neginf ? in_result(*neginf) : -max)});
+      run_nary<C, C, 1>(it, NanToNumOp<C>{static_cast<C>(v[0]), static_cast<C>(v[1]), static_cast<C>(v[2])});
     } else {
       run_nary<C, C, 1>(it, NanToNumOp<C>{});
     }

@@ -43,6 +43,17 @@ class TensorIter : public native::TensorIter {
 // cannot take (more dimensions than kMaxDims after coalescing, complex dtypes).
 gpu::Iter kernel_iter(const native::TensorIter& it);
 
+// The device of a tensor on gpu::kGpuDevice (for an OptionalDeviceGuard), else none.
+std::optional<Device> device_of(const Tensor& t);
+// A 0-dim cpu tensor beside device operands is a value (as PyTorch's): copied to the device into
+// `holder`. Any other operand is returned as it is.
+const Tensor* device_operand(const Tensor* t, Tensor& holder);
+
+// The smallest and largest value of a (non-empty, integer) device index tensor, copied to the
+// host: what a range check before a launch raises from (a kernel cannot raise, and PyTorch's
+// device-side assert kills the context).
+std::pair<int64_t, int64_t> index_extremes(const Tensor& index);
+
 // A 0-dim device tensor of `dtype` holding `value` (a Scalar operand).
 Tensor scalar_tensor(const Scalar& value, ScalarType dtype);
 gpu::Value to_value(const Scalar& s, ScalarType compute);

@@ -10,14 +10,10 @@ namespace ember::EMBER_GPU_NS {
 
 // ---- shared helpers ------------------------------------------------------------------------------
 
-namespace {
-
 std::optional<Device> device_of(const Tensor& t) {
   if (t.defined() && t.device().type() == gpu::kGpuDevice) return t.device();
   return std::nullopt;
 }
-
-}  // namespace
 
 Tensor materialize(const Tensor& t) {
   Tensor r = empty_cuda(t.sizes(), t.dtype());
@@ -72,15 +68,14 @@ Tensor scalar_tensor(const Scalar& value, ScalarType dtype) {
   return t;
 }
 
-namespace {
-
-// A 0-dim cpu tensor beside cuda operands is a value (as PyTorch's): copied to the device.
 const Tensor* device_operand(const Tensor* t, Tensor& holder) {
   if (t == nullptr || !t->defined() || t->dim() != 0 || !t->is_cpu()) return t;
   holder = empty_cuda({}, t->dtype());
   EMBER_GPU_NS::copy_(holder, *t, false);
   return &holder;
 }
+
+namespace {
 
 // ---- unary -------------------------------------------------------------------------------------
 
@@ -193,6 +188,20 @@ EMBER_GPU_DEFINE_LOGICAL(logical_xor, LogicalXor)
   }
 EMBER_FORALL_UNARY_OUT_OPS(EMBER_GPU_DEFINE_UNARY)
 #undef EMBER_GPU_DEFINE_UNARY
+
+Tensor isfinite(const Tensor& self) {
+  Tensor out;
+  unary<U::IsFinite>("isfinite", out, OutKind::Functional, self);
+  return out;
+}
+
+void gelu_out(const Tensor& self, std::string_view approximate, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("gelu", kind);
+  if (native::gelu_tanh(name, approximate))
+    unary<U::GeluTanh>(name, out, kind, self);
+  else
+    unary<U::GeluErf>(name, out, kind, self);
+}
 
 Tensor relu(const Tensor& self) {
   Tensor out;

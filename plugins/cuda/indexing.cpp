@@ -3,23 +3,27 @@
 // (a kernel cannot raise), then one launch.
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
+#include "ember/api/Operators.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/NNCoreRules.h"
 #include "ember/native/NNRules.h"
 #include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
+std::pair<int64_t, int64_t> index_extremes(const Tensor& index) {
+  const Tensor range = ember::stack({ember::amin(index, {}, false), ember::amax(index, {}, false)}, 0).to(kInt64).cpu();
+  return {range.data_ptr<int64_t>()[0], range.data_ptr<int64_t>()[1]};
+}
+
 namespace {
 
 using native::DimVector;
 
-// Raises the cpu plugin's IndexError when an index lies outside [0, size) (one reduction each
-// way and one copy to the host: a kernel cannot raise, and PyTorch's device-side assert kills
-// the context).
+// Raises the cpu plugin's IndexError when an index lies outside [0, size).
 void check_index_range(const char* op, const Tensor& index, int64_t dim, int64_t size) {
   if (index.numel() == 0) return;
-  const Tensor range = ember::stack({ember::amin(index, {}, false), ember::amax(index, {}, false)}, 0).cpu();
-  const int64_t lo = range.data_ptr<int64_t>()[0], hi = range.data_ptr<int64_t>()[1];
+  const auto [lo, hi] = index_extremes(index);
   const int64_t bad = lo < 0 ? lo : hi;
   EMBER_CHECK_INDEX(lo >= 0 && hi < size, "[{}] index {} is out of bounds for dimension {} with size {}", op, bad, dim,
                     size);
@@ -198,6 +202,34 @@ void threshold_backward_out(const Tensor& grad_output, const Tensor& self, const
   check_launch(
       gpu::launch_binary(gpu::Binary::ThresholdBackward, to_dt(c), kernel_iter(it), to_value(threshold, c), stream()),
       name, c);
+}
+
+// The cpu's sums in float64: rows scattered with device atomics (so the order of the additions,
+// and the last bits, may differ from the cpu's), padding_idx's rows left out, and each row's
+// gradient divided by its index count with scale_grad_by_freq.
+Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                int64_t padding_idx, bool scale_grad_by_freq) {
+  const char* op = "embedding_dense_backward";
+  OptionalDeviceGuard guard(device_of(grad_output));
+  const int64_t D = native::nn::check_embedding_dense_backward(op, gpu::kGpuDevice, grad_output, indices, num_weights);
+  const Tensor idx = indices.reshape({-1}).to(kInt64).contiguous();
+  const int64_t n = idx.numel();
+  if (n > 0) {
+    const auto [lo, hi] = index_extremes(idx);
+    EMBER_CHECK_INDEX(lo >= 0 && hi < num_weights, "[{}] index {} is out of range for {} rows (num_weights)", op,
+                      lo < 0 ? lo : hi, num_weights);
+  }
+  const TensorOptions f64 = TensorOptions().dtype(kFloat64).device(grad_output.device());
+  Tensor g = grad_output.to(kFloat64).reshape({n, D});
+  g = ember::masked_fill(g, ember::eq(idx, Scalar(padding_idx)).unsqueeze(1), Scalar(0.0));
+  if (scale_grad_by_freq) {
+    Tensor counts = ember::zeros({num_weights}, f64);
+    counts.scatter_add_(0, idx, ember::ones({n}, f64));
+    g = g * ember::reciprocal(ember::index_select(counts, 0, idx)).unsqueeze(1);
+  }
+  Tensor r = ember::zeros({num_weights, D}, f64);
+  r.scatter_add_(0, idx.unsqueeze(1).expand({n, D}), g);
+  return r.to(grad_output.dtype());
 }
 
 }  // namespace ember::EMBER_GPU_NS

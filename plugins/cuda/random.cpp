@@ -9,6 +9,7 @@
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/core/Generator.h"
 #include "ember/core/Philox.h"
+#include "ember/native/NNCoreRules.h"
 #include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
@@ -129,6 +130,39 @@ Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generat
   native::check_bernoulli(p);
   fill_random("bernoulli_", gpu::RandomKind::Bernoulli, self, p, 0, generator);
   return self;
+}
+
+// The cpu's dropout: the mask is a bernoulli(1 - p) fill (the cpu's bits for a seed), the output
+// native_dropout_backward of the input.
+std::tuple<Tensor, Tensor> native_dropout(const Tensor& input, double p, std::optional<bool> train) {
+  const char* op = "native_dropout";
+  OptionalDeviceGuard guard(device_of(input));
+  const bool active = native::nn::check_native_dropout(op, gpu::kGpuDevice, input, p, train);
+  Tensor mask = empty_cuda(input.sizes(), kBool);
+  if (!active) {
+    Tensor out = empty_cuda(input.sizes(), input.dtype());
+    EMBER_GPU_NS::copy_(out, input, false);
+    EMBER_GPU_NS::fill_(mask, Scalar(true));
+    return {out, mask};
+  }
+  if (mask.numel() > 0) EMBER_GPU_NS::bernoulli_float(mask, 1 - p, std::nullopt);
+  const double scale = p == 1 ? 0.0 : 1.0 / (1 - p);
+  return {EMBER_GPU_NS::native_dropout_backward(input, mask, scale), mask};
+}
+
+// grad_output * scale where the mask is set, else 0 (an infinite or NaN gradient included).
+Tensor native_dropout_backward(const Tensor& grad_output, const Tensor& mask, double scale) {
+  const char* op = "native_dropout_backward";
+  OptionalDeviceGuard guard(device_of(grad_output));
+  native::nn::check_native_dropout_backward(op, gpu::kGpuDevice, grad_output, mask);
+  const ScalarType dt = grad_output.dtype(), ct = compute_dtype(dt);
+  Tensor out = empty_cuda(grad_output.sizes(), dt);
+  TensorIter it(op);
+  it.add_output(&out, dt).add_input(grad_output).add_input(mask).build();
+  gpu::Value v;
+  v.f = scale;
+  check_launch(gpu::launch_binary(gpu::Binary::MaskedScale, to_dt(ct), kernel_iter(it), v, stream()), op, ct);
+  return out;
 }
 
 }  // namespace ember::EMBER_GPU_NS

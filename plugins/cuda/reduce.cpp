@@ -83,7 +83,72 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dt
   return reduce("mean", Reduction::Mean, converted(self, dtype), dims, keepdim, out_dt, false);
 }
 
+// An out= argument of a reduction: defined, on the device, of dtype `expected` (checked before
+// anything is computed, as the cpu's).
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
+  native::check_defined(op, out, name);
+  EMBER_CHECK(out.device().type() == gpu::kGpuDevice, "[{}] expected a {} tensor for argument '{}', got one on {}", op,
+              gpu::kGpuLabel, name, out.device());
+  native::check_out_dtype(op, out, expected, name);
+}
+
+// out = result: out resized as resize_output does, checked writable, written through its own strides.
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
+  native::resize_output(out, result.sizes(), op);
+  native::check_out_writable(op, out);
+  return EMBER_GPU_NS::copy_(out, result, false);
+}
+
 }  // namespace
+
+Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  const ScalarType dt = native::reduction_out_dtype("sum", out, dtype);
+  check_out("sum", out, dt);
+  return write_out(out, sum_impl(self, dim, keepdim, dt), "sum");
+}
+Tensor& mean_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  const ScalarType dt = native::reduction_out_dtype("mean", out, dtype);
+  check_out("mean", out, dt);
+  return write_out(out, mean_impl(self, dim, keepdim, dt), "mean");
+}
+Tensor& amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_defined("amax", self, "self");
+  check_out("amax", out, self.dtype());
+  return write_out(out, EMBER_GPU_NS::amax(self, dim, keepdim), "amax");
+}
+Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_defined("amin", self, "self");
+  check_out("amin", out, self.dtype());
+  return write_out(out, EMBER_GPU_NS::amin(self, dim, keepdim), "amin");
+}
+std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
+                                         Tensor& max_values) {
+  native::check_defined("max", self, "self");
+  check_out("max", max, self.dtype(), "max");
+  check_out("max", max_values, kInt64, "max_values");
+  const auto [v, i] = EMBER_GPU_NS::max_dim(self, dim, keepdim);
+  write_out(max, v, "max");
+  write_out(max_values, i, "max");
+  return {max, max_values};
+}
+std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
+                                         Tensor& min_indices) {
+  native::check_defined("min", self, "self");
+  check_out("min", min, self.dtype(), "min");
+  check_out("min", min_indices, kInt64, "min_indices");
+  const auto [v, i] = EMBER_GPU_NS::min_dim(self, dim, keepdim);
+  write_out(min, v, "min");
+  write_out(min_indices, i, "min");
+  return {min, min_indices};
+}
+Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmax", out, kInt64);
+  return write_out(out, EMBER_GPU_NS::argmax(self, dim, keepdim), "argmax");
+}
+Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
+  check_out("argmin", out, kInt64);
+  return write_out(out, EMBER_GPU_NS::argmin(self, dim, keepdim), "argmin");
+}
 
 Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }
 Tensor sum_dim(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype) {
@@ -128,14 +193,16 @@ std::tuple<Tensor, Tensor> min_dim(const Tensor& self, int64_t dim, bool keepdim
 // ignored, as in LibTorch 1.13).
 Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   native::check_defined("argmax", self, "self");
-  native::check_arg_extreme_dtype("argmax", self.dtype());
   const int64_t d[1] = {dim.value_or(0)};
+  if (dim) native::reduced_mask(self, d, "argmax");  // the dim's error first, as the cpu's
+  native::check_arg_extreme_dtype("argmax", self.dtype());
   return reduce("argmax", Reduction::ArgMax, self, dim ? IntArrayRef(d) : IntArrayRef(), dim && keepdim, kInt64, true);
 }
 Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
   native::check_defined("argmin", self, "self");
-  native::check_arg_extreme_dtype("argmin", self.dtype());
   const int64_t d[1] = {dim.value_or(0)};
+  if (dim) native::reduced_mask(self, d, "argmin");  // the dim's error first, as the cpu's
+  native::check_arg_extreme_dtype("argmin", self.dtype());
   return reduce("argmin", Reduction::ArgMin, self, dim ? IntArrayRef(d) : IntArrayRef(), dim && keepdim, kInt64, true);
 }
 

@@ -62,8 +62,35 @@ enum class Binary : int8_t {
   BitwiseOr,
   BitwiseXor,
   ThresholdBackward,  // a (the gradient) where b (self) > alpha (the threshold), else 0
+  Atan2,
+  Fmod,
+  Remainder,
+  Pow,
+  ClampMin,  // clamp_lo(a, b) of ember/native/PointwiseMath.h (a tensor bound)
+  ClampMax,
+  Lerp,         // lerp(a, b, alpha)
+  MaskedScale,  // b != 0 ? a * alpha : 0 (dropout)
 };
 bool launch_binary(Binary kind, Dt compute, const Iter& it, Value alpha, gpuStream_t stream);
+
+// Elementwise kinds with Scalar parameters (p[0..2], converted to the compute dtype's kind) or
+// three inputs, each ember/native/PointwiseMath.h's value function of that name.
+enum class Pointwise : int8_t {
+  Clamp,          // clamp_value(a, p0, p1)
+  Hardtanh,       // clamp_hi(clamp_lo(a, p0), p1): hardtanh and clamp_min/clamp_max with a Scalar
+  LeakyRelu,      // p0 the slope
+  Elu,            // p0 alpha, p1 scale, p2 input_scale
+  Softplus,       // p0 beta, p1 threshold
+  Hardswish,      //
+  Hardsigmoid,    //
+  Mish,           //
+  NanToNum,       // p0 nan, p1 posinf, p2 neginf
+  RoundDecimals,  // p0 10^|decimals|, p1 1 when decimals < 0
+  PowScalar,      // pow_scalar_value(a, p0)
+  ClampBoth,      // clamp_both(a, lo, hi): three inputs
+  Addcmul,        // a + p0 * b * c: three inputs
+};
+bool launch_pointwise(Pointwise kind, Dt compute, const Iter& it, const Value* p, gpuStream_t stream);
 
 // out = cond ? a : b (inputs: cond (bool), a, b).
 bool launch_where(Dt compute, const Iter& it, gpuStream_t stream);
@@ -137,6 +164,36 @@ __host__ __device__
 }
 bool launch_random(RandomKind kind, const RandomArgs& args, gpuStream_t stream);
 bool launch_softmax_backward(const SoftmaxArgs& args, gpuStream_t stream);
+
+// Normalization (Note [GPU normalization] in norm.cu): a contiguous Float or Double tensor seen as
+// [A, R, B], with statistics per r over its (A, B) elements. The weight and bias index of
+// element (a, r, b) is (r % w_rmod) * w_rmul + (w_bdiv ? b / w_bdiv : 0).
+//   Moments:  s1[r] = mean of x, s2[r] = its biased variance (NaN for an empty row)
+//   GradSums: s1[r] = sum of dy w, s2[r] = sum of dy w x
+//   Forward:  out = x scale + shift, scale = rstd[r] w and shift = bias - mean[r] scale rounded
+//             to the dtype first (batch and group norm, as the cpu's)
+//   ForwardCentered: out = (x - mean[r]) rstd[r] w + bias in the dtype (layer norm, as the cpu's)
+//   Backward: out = dy w k1[r] + x k2[r] + k3[r]
+// w and bias are optional (1 and 0); the per-row arrays are double.
+enum class NormMode : int8_t { Moments, GradSums, Forward, ForwardCentered, Backward };
+struct NormArgs {
+  int64_t A = 1, R = 1, B = 1;
+  int64_t w_rmod = 1, w_rmul = 0, w_bdiv = 0;
+  const char* x = nullptr;
+  const char* dy = nullptr;
+  const double* w = nullptr;
+  const double* bias = nullptr;
+  char* out = nullptr;
+  double* s1 = nullptr;
+  double* s2 = nullptr;
+  const double* mean = nullptr;
+  const double* rstd = nullptr;
+  const double* k1 = nullptr;
+  const double* k2 = nullptr;
+  const double* k3 = nullptr;
+  int8_t dtype = Float;
+};
+bool launch_norm(NormMode mode, const NormArgs& args, gpuStream_t stream);
 
 // Convolution as an implicit GEMM (Note [Implicit GEMM convolution] in conv.cu), in the forward
 // convolution's terms (ember/native/NNRules.h's ConvGeom): input (N, C, D, H, W), weight

@@ -26,6 +26,41 @@ inline int grid_size(int64_t n) {
   return static_cast<int>(blocks < 65535 * 8 ? (blocks < 1 ? 1 : blocks) : 65535 * 8);
 }
 
+// A grid-stride loop of `i` over [0, n): every kernel's outer loop.
+#define EMBER_GPU_GRID_STRIDE(i, n)                                                      \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x)
+
+template <class A>
+__device__ __forceinline__ A max_nan(A a, A b) {
+  return isnan(a) || a > b ? a : b;
+}
+
+// The block's total of v (sum or NaN-propagating max), returned to every thread.
+template <bool Max, class A>
+__device__ A block_reduce(A v) {
+  __shared__ A partial[kBlockSize / EMBER_GPU_WARP_SIZE];
+  __shared__ A total;
+  for (int s = EMBER_GPU_WARP_SIZE / 2; s > 0; s /= 2) {
+    const A o = EMBER_GPU_SHFL_DOWN(0xffffffffu, v, s);
+    v = Max ? max_nan(v, o) : v + o;
+  }
+  const int lane = static_cast<int>(threadIdx.x) % EMBER_GPU_WARP_SIZE;
+  const int warp = static_cast<int>(threadIdx.x) / EMBER_GPU_WARP_SIZE;
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    A t = partial[0];
+    for (int w = 1; w < static_cast<int>(blockDim.x) / EMBER_GPU_WARP_SIZE; ++w)
+      t = Max ? max_nan(t, partial[w]) : t + partial[w];
+    total = t;
+  }
+  __syncthreads();
+  const A r = total;
+  __syncthreads();  // total and partial are reused by the next call
+  return r;
+}
+
 template <class T>
 struct DtOf;
 template <>
@@ -140,8 +175,7 @@ __device__ __forceinline__ void store(char* p, int8_t dt, T v) {
 template <class R, class C, int NIN, class F>
 __global__ void contiguous_kernel(int64_t n, R* out, const C* in0, const C* in1, const C* in2, int s0, int s1, int s2,
                                   F f) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+  EMBER_GPU_GRID_STRIDE(i, n) {
     if constexpr (NIN == 0)
       out[i] = f();
     else if constexpr (NIN == 1)
@@ -155,8 +189,7 @@ __global__ void contiguous_kernel(int64_t n, R* out, const C* in0, const C* in1,
 
 template <class R, class C, int NIN, class F>
 __global__ void general_kernel(Iter it, F f) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < it.numel; i += stride) {
+  EMBER_GPU_GRID_STRIDE(i, it.numel) {
     int64_t off[1 + NIN] = {};
     int64_t rem = i;
     for (int d = 0; d < it.ndim; ++d) {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "Loops.cuh"
+#include "ember/native/PointwiseMath.h"
 
 namespace ember::gpu {
 namespace {
@@ -17,37 +18,48 @@ __host__ __device__ __forceinline__ C scalar_of(Value v) {
     return static_cast<C>(v.i);
 }
 
-// Python's floor division for floating types (ATen's div_floor_floating).
-template <class C>
-__device__ __forceinline__ C div_floor(C a, C b) {
-  if (b == C(0)) return a / b;
-  C mod = fmod(a, b);
-  C div = (a - mod) / b;
-  if (mod != C(0) && (b < C(0)) != (mod < C(0))) div -= C(1);
-  if (div == C(0)) return copysign(C(0), a / b);
-  C floordiv = floor(div);
-  if (div - floordiv > C(0.5)) floordiv += C(1);
-  return floordiv;
+// The kinds whose value is ember/native/PointwiseMath.h's binary_math_value.
+template <Binary K>
+constexpr int math_kind() {
+  using M = native::BinaryMathKind;
+  switch (K) {
+    case Binary::DivTrunc:
+      return static_cast<int>(M::DivTrunc);
+    case Binary::DivFloor:
+      return static_cast<int>(M::DivFloor);
+    case Binary::Maximum:
+      return static_cast<int>(M::Maximum);
+    case Binary::Minimum:
+      return static_cast<int>(M::Minimum);
+    case Binary::BitwiseAnd:
+      return static_cast<int>(M::BitAnd);
+    case Binary::BitwiseOr:
+      return static_cast<int>(M::BitOr);
+    case Binary::BitwiseXor:
+      return static_cast<int>(M::BitXor);
+    case Binary::Atan2:
+      return static_cast<int>(M::Atan2);
+    case Binary::Fmod:
+      return static_cast<int>(M::Fmod);
+    case Binary::Remainder:
+      return static_cast<int>(M::Remainder);
+    case Binary::Pow:
+      return static_cast<int>(M::Pow);
+    default:
+      return -1;
+  }
 }
 
 template <Binary K, class C>
 constexpr bool binary_runs_on() {
-  constexpr bool integral = std::is_integral_v<C>;  // bool included
-  switch (K) {
-    case Binary::Div:
-      return std::is_floating_point_v<C>;
-    case Binary::DivTrunc:
-    case Binary::DivFloor:
-      return !std::is_same_v<C, bool>;
-    case Binary::BitwiseAnd:
-    case Binary::BitwiseOr:
-    case Binary::BitwiseXor:
-      return integral;
-    case Binary::ThresholdBackward:
-      return !std::is_same_v<C, bool>;
-    default:
-      return true;
-  }
+  if constexpr (math_kind<K>() >= 0)
+    return native::binary_math_runs_on<static_cast<native::BinaryMathKind>(math_kind<K>()), C>();
+  else if constexpr (K == Binary::Div || K == Binary::Lerp || K == Binary::MaskedScale)
+    return std::is_floating_point_v<C>;
+  else if constexpr (K == Binary::ThresholdBackward || K == Binary::ClampMin || K == Binary::ClampMax)
+    return !std::is_same_v<C, bool>;
+  else
+    return true;
 }
 
 template <Binary K>
@@ -60,8 +72,9 @@ struct BinaryOp {
   using R = std::conditional_t<to_bool<K>(), bool, C>;
   C alpha;
   __device__ __forceinline__ R operator()(C a, C b) const {
-    constexpr bool fp = std::is_floating_point_v<C>;
-    if constexpr (K == Binary::Add) {
+    if constexpr (math_kind<K>() >= 0) {
+      return native::binary_math_value<static_cast<native::BinaryMathKind>(math_kind<K>()), C>(a, b);
+    } else if constexpr (K == Binary::Add) {
       if constexpr (std::is_same_v<C, bool>)
         return a || (alpha && b);
       else
@@ -73,28 +86,6 @@ struct BinaryOp {
         return static_cast<C>(a * b);
     } else if constexpr (K == Binary::Div) {
       return a / b;
-    } else if constexpr (K == Binary::DivTrunc) {
-      if constexpr (fp)
-        return trunc(a / b);
-      else
-        return b == C(0) ? C(0) : static_cast<C>(a / b);  // the host checks for zero divisors
-    } else if constexpr (K == Binary::DivFloor) {
-      if constexpr (fp) {
-        return div_floor(a, b);
-      } else {
-        if (b == C(0)) return C(0);
-        const C q = static_cast<C>(a / b);
-        if constexpr (std::is_unsigned_v<C>)
-          return q;
-        else
-          return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<C>(q - 1) : q;
-      }
-    } else if constexpr (K == Binary::Maximum || K == Binary::Minimum) {
-      if constexpr (fp) {
-        if (isnan(a)) return a;
-        if (isnan(b)) return b;
-      }
-      return K == Binary::Maximum ? (a > b ? a : b) : (a < b ? a : b);
     } else if constexpr (K == Binary::Eq) {
       return a == b;
     } else if constexpr (K == Binary::Ne) {
@@ -113,12 +104,14 @@ struct BinaryOp {
       return a != C(0) || b != C(0);
     } else if constexpr (K == Binary::LogicalXor) {
       return (a != C(0)) != (b != C(0));
-    } else if constexpr (K == Binary::BitwiseAnd) {
-      return static_cast<C>(a & b);
-    } else if constexpr (K == Binary::BitwiseOr) {
-      return static_cast<C>(a | b);
-    } else if constexpr (K == Binary::BitwiseXor) {
-      return static_cast<C>(a ^ b);
+    } else if constexpr (K == Binary::ClampMin) {
+      return native::clamp_lo(a, b);
+    } else if constexpr (K == Binary::ClampMax) {
+      return native::clamp_hi(a, b);
+    } else if constexpr (K == Binary::Lerp) {
+      return native::lerp_value(a, b, alpha);
+    } else if constexpr (K == Binary::MaskedScale) {
+      return b != C(0) ? a * alpha : C(0);
     } else {
       static_assert(K == Binary::ThresholdBackward);
       return b <= alpha ? C(0) : a;
@@ -133,6 +126,75 @@ bool launch_kind(Dt compute, const Iter& it, Value alpha, gpuStream_t stream) {
     if constexpr (binary_runs_on<K, C>()) {
       using Op = BinaryOp<K, C>;
       return run<typename Op::R, C, 2>(it, stream, Op{scalar_of<C>(alpha)});
+    } else {
+      return false;
+    }
+  });
+}
+
+using P = Pointwise;
+
+constexpr int arity(P k) { return k == P::ClampBoth || k == P::Addcmul ? 3 : 1; }
+
+template <P K, class C>
+constexpr bool pointwise_runs_on() {
+  switch (K) {
+    case P::Clamp:
+    case P::Hardtanh:
+    case P::ClampBoth:
+    case P::Addcmul:
+      return !std::is_same_v<C, bool>;
+    case P::NanToNum:
+      return true;
+    case P::PowScalar:
+      return !std::is_same_v<C, bool>;
+    default:
+      return std::is_floating_point_v<C>;
+  }
+}
+
+template <P K, class C>
+struct PointwiseOp {
+  C p0, p1, p2;
+  __device__ __forceinline__ C operator()(C a) const {
+    if constexpr (K == P::Clamp)
+      return native::clamp_value(a, p0, p1);
+    else if constexpr (K == P::Hardtanh)
+      return native::clamp_hi(native::clamp_lo(a, p0), p1);
+    else if constexpr (K == P::LeakyRelu)
+      return native::leaky_relu_value(a, p0);
+    else if constexpr (K == P::Elu)
+      return native::elu_value(a, p0, p1, p2);
+    else if constexpr (K == P::Softplus)
+      return native::softplus_value(a, p0, p1);
+    else if constexpr (K == P::Hardswish)
+      return native::hardswish_value(a);
+    else if constexpr (K == P::Hardsigmoid)
+      return native::hardsigmoid_value(a);
+    else if constexpr (K == P::Mish)
+      return native::mish_value(a);
+    else if constexpr (K == P::NanToNum)
+      return native::nan_to_num_value(a, p0, p1, p2);
+    else if constexpr (K == P::RoundDecimals)
+      return native::round_decimals_value(a, p0, p1 != C(0));
+    else
+      return native::pow_scalar_value(a, p0);
+  }
+  __device__ __forceinline__ C operator()(C a, C b, C c) const {
+    if constexpr (K == P::ClampBoth)
+      return native::clamp_both(a, b, c);
+    else
+      return native::wrap_muladd(a, p0, b, c);
+  }
+};
+
+template <P K>
+bool launch_pointwise_kind(Dt compute, const Iter& it, const Value* p, gpuStream_t stream) {
+  return visit_compute(compute, [&](auto tag) {
+    using C = decltype(tag);
+    if constexpr (pointwise_runs_on<K, C>()) {
+      const PointwiseOp<K, C> op{scalar_of<C>(p[0]), scalar_of<C>(p[1]), scalar_of<C>(p[2])};
+      return run<C, C, arity(K)>(it, stream, op);
     } else {
       return false;
     }
@@ -182,7 +244,38 @@ bool launch_binary(Binary kind, Dt compute, const Iter& it, Value alpha, gpuStre
     EMBER_GPU_BINARY_CASE(BitwiseAnd)
     EMBER_GPU_BINARY_CASE(BitwiseOr)
     EMBER_GPU_BINARY_CASE(BitwiseXor)
+    EMBER_GPU_BINARY_CASE(Atan2)
+    EMBER_GPU_BINARY_CASE(Fmod)
+    EMBER_GPU_BINARY_CASE(Remainder)
+    EMBER_GPU_BINARY_CASE(Pow)
+    EMBER_GPU_BINARY_CASE(ClampMin)
+    EMBER_GPU_BINARY_CASE(ClampMax)
+    EMBER_GPU_BINARY_CASE(Lerp)
+    EMBER_GPU_BINARY_CASE(MaskedScale)
 #undef EMBER_GPU_BINARY_CASE
+  }
+  return false;
+}
+
+bool launch_pointwise(Pointwise kind, Dt compute, const Iter& it, const Value* p, gpuStream_t stream) {
+  switch (kind) {
+#define EMBER_GPU_POINTWISE_CASE(K) \
+  case P::K:                        \
+    return launch_pointwise_kind<P::K>(compute, it, p, stream);
+    EMBER_GPU_POINTWISE_CASE(Clamp)
+    EMBER_GPU_POINTWISE_CASE(Hardtanh)
+    EMBER_GPU_POINTWISE_CASE(LeakyRelu)
+    EMBER_GPU_POINTWISE_CASE(Elu)
+    EMBER_GPU_POINTWISE_CASE(Softplus)
+    EMBER_GPU_POINTWISE_CASE(Hardswish)
+    EMBER_GPU_POINTWISE_CASE(Hardsigmoid)
+    EMBER_GPU_POINTWISE_CASE(Mish)
+    EMBER_GPU_POINTWISE_CASE(NanToNum)
+    EMBER_GPU_POINTWISE_CASE(RoundDecimals)
+    EMBER_GPU_POINTWISE_CASE(PowScalar)
+    EMBER_GPU_POINTWISE_CASE(ClampBoth)
+    EMBER_GPU_POINTWISE_CASE(Addcmul)
+#undef EMBER_GPU_POINTWISE_CASE
   }
   return false;
 }

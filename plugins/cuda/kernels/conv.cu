@@ -149,8 +149,7 @@ __global__ void max_pool_kernel(PoolArgs p, int64_t total) {
   const T* in = reinterpret_cast<const T*>(p.in);
   T* out = reinterpret_cast<T*>(p.out);
   const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, total) {
     const int64_t plane = e / out_plane, sp = e % out_plane;
     const int64_t od = sp / (p.oH * p.oW), oh = sp / p.oW % p.oH, ow = sp % p.oW;
     const T* src = in + plane * in_plane;
@@ -196,8 +195,7 @@ __global__ void max_pool_backward_kernel(PoolArgs p, int64_t total) {
   const T* go = reinterpret_cast<const T*>(p.in);
   T* gi = reinterpret_cast<T*>(p.out);
   const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, total) {
     const int64_t plane = e / in_plane, at = e % in_plane;
     const int64_t d = at / (p.H * p.W), h = at / p.W % p.H, w = at % p.W;
     int64_t d0, d1, h0, h1, w0, w1;
@@ -258,8 +256,7 @@ __global__ void avg_pool_kernel(AvgPoolArgs a, int64_t total) {
   const T* in = reinterpret_cast<const T*>(p.in);
   T* out = reinterpret_cast<T*>(p.out);
   const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, total) {
     const int64_t plane = e / out_plane, sp = e % out_plane;
     const AvgWindow w = avg_window(a, sp / (p.oH * p.oW), sp / p.oW % p.oH, sp % p.oW);
     const T* src = in + plane * in_plane;
@@ -287,8 +284,7 @@ __global__ void avg_pool_backward_kernel(AvgPoolArgs a, int64_t total) {
   const T* go = reinterpret_cast<const T*>(p.in);
   T* gi = reinterpret_cast<T*>(p.out);
   const int64_t in_plane = p.D * p.H * p.W, out_plane = p.oD * p.oH * p.oW;
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, total) {
     const int64_t plane = e / in_plane, at = e % in_plane;
     const int64_t d = at / (p.H * p.W), h = at / p.W % p.H, x = at % p.W;
     int64_t d0, d1, h0, h1, w0, w1;

@@ -23,8 +23,7 @@ __device__ __forceinline__ Offsets offsets_of(const GatherArgs& a, int64_t e) {
 
 template <class U>
 __global__ void gather_kernel(GatherArgs a) {
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < a.numel;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, a.numel) {
     const Offsets o = offsets_of(a, e);
     const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
     reinterpret_cast<U*>(a.other)[o.other] = reinterpret_cast<const U*>(a.self)[at];
@@ -41,8 +40,7 @@ __device__ __forceinline__ void atomic_add(T* p, T v) {
 
 template <class T>
 __global__ void scatter_add_kernel(GatherArgs a) {
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < a.numel;
-       e += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+  EMBER_GPU_GRID_STRIDE(e, a.numel) {
     const Offsets o = offsets_of(a, e);
     const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
     atomic_add(reinterpret_cast<T*>(a.self) + at, reinterpret_cast<const T*>(a.other)[o.other]);

@@ -32,8 +32,7 @@ int digits_of(int8_t dt) { return dt == Half ? 11 : dt == BFloat16 ? 8 : 24; }
 
 __global__ void uniform_kernel(RandomArgs r, int bits) {
   const int64_t blocks = random_blocks(RandomKind::Uniform, r.dtype, r.n);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t b = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+  EMBER_GPU_GRID_STRIDE(b, blocks) {
     const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
     if (r.dtype == Double) {
       for (int64_t j = 0; j < 2 && b * 2 + j < r.n; ++j)
@@ -50,10 +49,9 @@ __global__ void uniform_kernel(RandomArgs r, int bits) {
 template <class Acc>
 __global__ void normal_kernel(RandomArgs r) {
   const int64_t blocks = random_blocks(RandomKind::Normal, r.dtype, r.n);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const int size = r.dtype == Double ? 8 : r.dtype == Float ? 4 : 2;
   const Acc m = static_cast<Acc>(r.a), s = static_cast<Acc>(r.b), two_pi = static_cast<Acc>(kTwoPi);
-  for (int64_t b = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+  EMBER_GPU_GRID_STRIDE(b, blocks) {
     const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
     Acc u1, u2;
     if constexpr (std::is_same_v<Acc, double>) {
@@ -71,8 +69,7 @@ __global__ void normal_kernel(RandomArgs r) {
 
 __global__ void bernoulli_kernel(RandomArgs r, int size) {
   const int64_t blocks = random_blocks(RandomKind::Bernoulli, r.dtype, r.n);
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t b = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < blocks; b += stride) {
+  EMBER_GPU_GRID_STRIDE(b, blocks) {
     const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
     for (int64_t j = 0; j < 4 && b * 4 + j < r.n; ++j)
       store<int64_t>(r.out + (b * 4 + j) * size, r.dtype, static_cast<double>(w[j]) * 0x1.0p-32 < r.a ? 1 : 0);

@@ -122,8 +122,7 @@ __global__ void reduce_block_kernel(ReduceArgs r) {
 template <Reduction K, class T, class A>
 __global__ void reduce_thread_kernel(ReduceArgs r) {
   const Combine<K, A> combine;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < r.n_out; o += stride) {
+  EMBER_GPU_GRID_STRIDE(o, r.n_out) {
     const char* base = r.in + offset_of(o, r.n_kept, r.kept_sizes, r.in_kept_strides);
     Pair<A> acc = identity<K, A>();
     for (int64_t j = 0; j < r.n_red; ++j) {

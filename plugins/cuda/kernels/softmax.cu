@@ -17,36 +17,6 @@ namespace ember::gpu {
 namespace {
 
 template <class A>
-__device__ __forceinline__ A max_nan(A a, A b) {
-  return isnan(a) || a > b ? a : b;
-}
-
-// The block's total of v (sum or NaN-propagating max), returned to every thread.
-template <bool Max, class A>
-__device__ A block_reduce(A v) {
-  __shared__ A partial[kBlockSize / EMBER_GPU_WARP_SIZE];
-  __shared__ A total;
-  for (int s = EMBER_GPU_WARP_SIZE / 2; s > 0; s /= 2) {
-    const A o = EMBER_GPU_SHFL_DOWN(0xffffffffu, v, s);
-    v = Max ? max_nan(v, o) : v + o;
-  }
-  const int lane = static_cast<int>(threadIdx.x) % EMBER_GPU_WARP_SIZE;
-  const int warp = static_cast<int>(threadIdx.x) / EMBER_GPU_WARP_SIZE;
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    A t = partial[0];
-    for (int w = 1; w < static_cast<int>(blockDim.x) / EMBER_GPU_WARP_SIZE; ++w)
-      t = Max ? max_nan(t, partial[w]) : t + partial[w];
-    total = t;
-  }
-  __syncthreads();
-  const A r = total;
-  __syncthreads();  // total and partial are reused by the next call
-  return r;
-}
-
-template <class A>
 __device__ __forceinline__ A at(const char* base, int64_t i, int8_t dt, int size) {
   return load<A>(base + i * size, dt);
 }
@@ -74,8 +44,8 @@ __global__ void softmax_rows(SoftmaxArgs s) {
 template <bool Log, class A>
 __global__ void softmax_columns(SoftmaxArgs s) {
   const int is = s.in_size, os = s.out_size;
-  const int64_t n = s.outer * s.inner, stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n; c += stride) {
+  const int64_t n = s.outer * s.inner;
+  EMBER_GPU_GRID_STRIDE(c, n) {
     const int64_t base = (c / s.inner) * s.dim * s.inner + c % s.inner;
     A m = -INFINITY;
     for (int64_t j = 0; j < s.dim; ++j) m = max_nan(m, at<A>(s.in, base + j * s.inner, s.in_dtype, is));
@@ -112,8 +82,8 @@ __global__ void softmax_backward_rows(SoftmaxArgs s) {
 template <bool Log, class A>
 __global__ void softmax_backward_columns(SoftmaxArgs s) {
   const int is = s.in_size, os = s.out_size;
-  const int64_t n = s.outer * s.inner, stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < n; c += stride) {
+  const int64_t n = s.outer * s.inner;
+  EMBER_GPU_GRID_STRIDE(c, n) {
     const int64_t base = (c / s.inner) * s.dim * s.inner + c % s.inner;
     A sum = 0;
     for (int64_t j = 0; j < s.dim; ++j) {

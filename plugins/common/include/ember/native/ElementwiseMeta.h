@@ -4,6 +4,9 @@
 // TensorIter passed in. A cpu kernel runs it on its own TensorIter and then its loops; the
 // family's meta function (ember/generated/StructuredMeta.h, StructuredMeta.cpp) runs it on kMeta
 // and stops. So both give the same sizes, strides, dtypes and errors by construction.
+#include <array>
+#include <optional>
+
 #include "ember/native/Geometry.h"
 #include "ember/native/Rules.h"
 #include "ember/native/UnaryKind.h"
@@ -35,6 +38,11 @@ ScalarType unary_meta(TensorIter& it, const char* name, const UnaryRule& rule, c
                       OutKind kind);
 // out = nan_to_num(self): self's dtype, and out= of exactly that dtype (LibTorch's rule).
 ScalarType nan_to_num_meta(TensorIter& it, const char* name, const Tensor& self, Tensor& out, OutKind kind);
+// nan_to_num's replacements for NaN, +inf and -inf, each rounded to the result dtype first
+// (LibTorch's static_cast<scalar_t>: a float16 result gets 65504 for +inf and inf for 1e10); the
+// defaults are 0 and the dtype's largest finite values.
+std::array<double, 3> nan_to_num_values(ScalarType result, std::optional<double> nan, std::optional<double> posinf,
+                                        std::optional<double> neginf);
 // LibTorch's unary_op configuration (check_all_same_dtype): an out= must have the result's dtype
 // exactly, where the promoting families cast into it.
 void check_same_dtype_out(const char* name, OutKind kind, const Tensor& out, ScalarType result);
