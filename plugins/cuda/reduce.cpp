@@ -2,6 +2,8 @@
 // (ember/native/Rules.h), then one kernel launch (Note [GPU reductions] in kernels/reduce.cu).
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
+#include "ember/api/Operators.h"
+#include "ember/generated/Functions.h"
 #include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
@@ -55,9 +57,12 @@ Tensor reduce(const char* op, Reduction kind, const Tensor& self, IntArrayRef di
   r.out = static_cast<char*>(out.data_ptr());
   r.in_dtype = static_cast<int8_t>(self.dtype());
   r.out_dtype = static_cast<int8_t>(out_dt);
-  r.acc_dtype = static_cast<int8_t>(acc_of(kind == Reduction::Sum || kind == Reduction::Mean
-                                               ? (is_integral_type(self.dtype(), true) ? kInt64 : out_dt)
-                                               : self.dtype()));
+  const bool integral = is_integral_type(self.dtype(), true);
+  // prod accumulates in float64 (int64 for integers), as the cpu's.
+  r.acc_dtype =
+      static_cast<int8_t>(acc_of(kind == Reduction::Sum || kind == Reduction::Mean ? (integral ? kInt64 : out_dt)
+                                 : kind == Reduction::Prod                         ? (integral ? kInt64 : kFloat64)
+                                                                                   : self.dtype()));
   check_launch(gpu::launch_reduce(kind, r, stream()), op, self.dtype());
   return out;
 }
@@ -81,6 +86,45 @@ Tensor mean_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dt
   native::check_defined("mean", self, "self");
   const ScalarType out_dt = native::mean_dtype(self, dtype);
   return reduce("mean", Reduction::Mean, converted(self, dtype), dims, keepdim, out_dt, false);
+}
+
+Tensor prod_impl(const Tensor& self, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  native::check_defined("prod", self, "self");
+  const ScalarType out_dt = native::sum_like_dtype("prod", self, dtype);
+  return reduce("prod", Reduction::Prod, converted(self, dtype), dims, keepdim, out_dt, false);
+}
+
+// The variance with divisor max(0, n - correction), in float64 from two passes (the mean, then
+// the squared deviations), as the cpu's: a zero divisor gives inf, or NaN for 0 / 0.
+Tensor var_impl(const char* op, bool take_sqrt, const Tensor& self, IntArrayRef dims, double correction, bool keepdim) {
+  native::check_defined(op, self, "self");
+  OptionalDeviceGuard guard(device_of(self));
+  native::check_var_dtype(op, self);
+  const auto red = native::reduced_mask(self, dims, op);
+  double n = 1;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (red[static_cast<size_t>(d)]) n *= static_cast<double>(self.size(d));
+  const Tensor x = self.to(kFloat64);
+  const Tensor mean = sum_impl(x, dims, true, std::nullopt) / n;
+  const Tensor dev = x - mean;
+  Tensor v = sum_impl(dev * dev, dims, keepdim, std::nullopt) / (n > correction ? n - correction : 0.0);
+  if (take_sqrt) v = ember::sqrt(v);
+  return v.to(self.dtype());
+}
+
+// log(sum(exp(x - m))) + m with m the maximum (0 where it is infinite: all -inf gives -inf, an
+// inf gives inf), in float64 as the cpu's.
+Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
+  native::check_defined("logsumexp", self, "self");
+  OptionalDeviceGuard guard(device_of(self));
+  const ScalarType out_dt = native::logsumexp_dtype(self);
+  const Tensor x = self.to(kFloat64);
+  Tensor m = x.numel() == 0 ? sum_impl(x, dims, true, std::nullopt)
+                            : reduce("logsumexp", Reduction::Max, x, dims, true, kFloat64, false);
+  m = ember::masked_fill(m, ember::isinf(m), Scalar(0.0));
+  Tensor r = ember::log(sum_impl(ember::exp(x - m), dims, true, std::nullopt)) + m;
+  if (!keepdim) r = sum_impl(r, dims, false, std::nullopt);  // drops the kept unit dimensions
+  return r.to(out_dt);
 }
 
 // An out= argument of a reduction: defined, on the device, of dtype `expected` (checked before
@@ -148,6 +192,55 @@ Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   check_out("argmin", out, kInt64);
   return write_out(out, EMBER_GPU_NS::argmin(self, dim, keepdim), "argmin");
+}
+
+Tensor prod(const Tensor& self, OptDtype dtype) { return prod_impl(self, {}, false, dtype); }
+Tensor prod_dim_int(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtype) {
+  const int64_t d[1] = {dim};
+  return prod_impl(self, d, keepdim, dtype);
+}
+Tensor& prod_int_out(const Tensor& self, int64_t dim, bool keepdim, OptDtype dtype, Tensor& out) {
+  const ScalarType dt = native::reduction_out_dtype("prod", out, dtype);
+  check_out("prod", out, dt);
+  const int64_t d[1] = {dim};
+  return write_out(out, prod_impl(self, d, keepdim, dt), "prod");
+}
+
+Tensor var(const Tensor& self, bool unbiased) { return var_impl("var", false, self, {}, unbiased ? 1 : 0, false); }
+Tensor var_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("var", false, self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim);
+}
+Tensor std(const Tensor& self, bool unbiased) { return var_impl("std", true, self, {}, unbiased ? 1 : 0, false); }
+Tensor std_dim(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
+  return var_impl("std", true, self, dim.value_or(IntArrayRef()), unbiased ? 1 : 0, keepdim);
+}
+Tensor var_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl("var", false, self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)),
+                  keepdim);
+}
+Tensor std_correction(const Tensor& self, std::optional<IntArrayRef> dim, std::optional<int64_t> correction,
+                      bool keepdim) {
+  return var_impl("std", true, self, dim.value_or(IntArrayRef()), static_cast<double>(correction.value_or(1)), keepdim);
+}
+std::tuple<Tensor, Tensor> var_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl("var_mean", false, self, d, static_cast<double>(correction.value_or(1)), keepdim);
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+std::tuple<Tensor, Tensor> std_mean_correction(const Tensor& self, std::optional<IntArrayRef> dim,
+                                               std::optional<int64_t> correction, bool keepdim) {
+  const IntArrayRef d = dim.value_or(IntArrayRef());
+  Tensor v = var_impl("std_mean", true, self, d, static_cast<double>(correction.value_or(1)), keepdim);
+  return {v, mean_impl(self, d, keepdim, std::nullopt)};
+}
+
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) { return logsumexp_impl(self, dim, keepdim); }
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  native::check_logsumexp_out(out);
+  check_out("logsumexp", out, out.dtype());
+  return write_out(out, logsumexp_impl(self, dim, keepdim), "logsumexp");
 }
 
 Tensor sum(const Tensor& self, OptDtype dtype) { return sum_impl(self, {}, false, dtype); }

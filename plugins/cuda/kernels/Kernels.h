@@ -101,7 +101,7 @@ bool launch_copy(const Iter& it, gpuStream_t stream);
 
 // Reductions (Note [GPU reductions] in reduce.cu): the input's kept dimensions (one output
 // element per index, innermost first) and reduced ones, with their byte strides.
-enum class Reduction : int8_t { Sum, Mean, Max, Min, ArgMax, ArgMin };
+enum class Reduction : int8_t { Sum, Mean, Max, Min, ArgMax, ArgMin, Prod };
 struct ReduceArgs {
   int n_kept = 0, n_red_dims = 0;
   int64_t n_out = 1, n_red = 1;

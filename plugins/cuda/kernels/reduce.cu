@@ -38,6 +38,11 @@ struct Combine {
   __device__ __forceinline__ Pair<A> operator()(Pair<A> a, Pair<A> b) const {
     if constexpr (K == Reduction::Sum || K == Reduction::Mean) {
       return {static_cast<A>(a.v + b.v), 0};
+    } else if constexpr (K == Reduction::Prod) {
+      if constexpr (std::is_integral_v<A>)  // wraps, as int64 does in PyTorch
+        return {static_cast<A>(static_cast<uint64_t>(a.v) * static_cast<uint64_t>(b.v)), 0};
+      else
+        return {a.v * b.v, 0};
     } else {
       constexpr bool want_max = K == Reduction::Max || K == Reduction::ArgMax;
       const bool an = is_nan(a.v), bn = is_nan(b.v);
@@ -55,6 +60,8 @@ template <Reduction K, class A>
 __device__ __forceinline__ Pair<A> identity() {
   if constexpr (K == Reduction::Sum || K == Reduction::Mean) {
     return {A(0), 0};
+  } else if constexpr (K == Reduction::Prod) {
+    return {A(1), 0};
   } else if constexpr (K == Reduction::Max || K == Reduction::ArgMax) {
     if constexpr (std::is_floating_point_v<A>)
       return {-INFINITY, INT64_MAX};
@@ -160,6 +167,8 @@ bool launch_reduce(Reduction kind, const ReduceArgs& r, gpuStream_t stream) {
       return launch_kind<Reduction::Sum>(r, stream);
     case Reduction::Mean:
       return launch_kind<Reduction::Mean>(r, stream);
+    case Reduction::Prod:
+      return launch_kind<Reduction::Prod>(r, stream);
     case Reduction::Max:
       return launch_kind<Reduction::Max>(r, stream);
     case Reduction::Min:
