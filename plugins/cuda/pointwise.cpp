@@ -91,14 +91,20 @@ void div_mode_impl(const char* name, const std::optional<std::string_view>& mode
   binary_math(name, kind, result, out, ok, &self, nullptr, bt, bs);
 }
 
-// out = K(self; p) for the activations that take floating tensors only.
-void activation(const char* name, gpu::Pointwise kind, Tensor& out, OutKind ok, const Tensor& self,
-                const gpu::Value (&p)[3]) {
+// out = K(self; p) over self alone, for the `result` dtype of the family's rule: the family's
+// metadata step (binary_meta with no second operand), then one launch.
+void self_pointwise(const char* name, gpu::Pointwise kind, ScalarType result, Tensor& out, OutKind ok,
+                    const Tensor& self, const gpu::Value (&p)[3]) {
   OptionalDeviceGuard guard(device_of(self));
-  const ScalarType result = native::activation_result(name, self);
   TensorIter it(name);
   native::binary_meta(it, name, result, self, nullptr, out, ok);
   launch_pointwise_kind(name, kind, compute_dtype(result), it, p);
+}
+
+// out = K(self; p) for the activations that take floating tensors only.
+void activation(const char* name, gpu::Pointwise kind, Tensor& out, OutKind ok, const Tensor& self,
+                const gpu::Value (&p)[3]) {
+  self_pointwise(name, kind, native::activation_result(name, self), out, ok, self, p);
 }
 
 void clamp_tensor_impl(const char* name, Tensor& out, OutKind ok, const Tensor& self, const Tensor* min,
@@ -122,17 +128,14 @@ void clamp_tensor_impl(const char* name, Tensor& out, OutKind ok, const Tensor& 
 // clamp_min/clamp_max with a Scalar bound: clamp's dtype rule; the other bound at the extreme.
 void clamp_scalar_impl(const char* name, bool is_min, Tensor& out, OutKind ok, const Tensor& self,
                        const Scalar& bound) {
-  OptionalDeviceGuard guard(device_of(self));
   const ScalarType result = is_min ? native::clamp_result(name, self, bound, std::nullopt)
                                    : native::clamp_result(name, self, std::nullopt, bound);
   const ScalarType cdt = compute_dtype(result);
-  TensorIter it(name);
-  native::binary_meta(it, name, result, self, nullptr, out, ok);
   const gpu::Value b = to_value(bound, cdt);
   if (is_min)
-    launch_pointwise_kind(name, gpu::Pointwise::Hardtanh, cdt, it, {b, extreme(cdt, true), {}});
+    self_pointwise(name, gpu::Pointwise::Hardtanh, result, out, ok, self, {b, extreme(cdt, true), {}});
   else
-    launch_pointwise_kind(name, gpu::Pointwise::Hardtanh, cdt, it, {extreme(cdt, false), b, {}});
+    self_pointwise(name, gpu::Pointwise::Hardtanh, result, out, ok, self, {extreme(cdt, false), b, {}});
 }
 
 }  // namespace
@@ -147,16 +150,13 @@ void pow_tensor_tensor_out(const Tensor& self, const Tensor& exponent, Tensor& o
 
 void pow_tensor_scalar_out(const Tensor& self, const Scalar& exponent, Tensor& out, OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("pow", kind);
-  OptionalDeviceGuard guard(device_of(self));
   const ScalarType result = native::pow_result(name, self, nullptr, &exponent);
   if (kind == OutKind::Out) {
     native::check_defined(name, out, "out");
     native::check_same_dtype_out(name, kind, out, result);  // LibTorch's pow.Tensor_Scalar is a unary op on self
   }
-  const ScalarType cdt = compute_dtype(result);
-  TensorIter it(name);
-  native::binary_meta(it, name, result, self, nullptr, out, kind);
-  launch_pointwise_kind(name, gpu::Pointwise::PowScalar, cdt, it, {to_value(exponent, cdt), {}, {}});
+  self_pointwise(name, gpu::Pointwise::PowScalar, result, out, kind, self,
+                 {to_value(exponent, compute_dtype(result)), {}, {}});
 }
 
 void pow_scalar_out(const Scalar& self, const Tensor& exponent, Tensor& out, OutKind kind) {
@@ -175,14 +175,10 @@ void pow_scalar_out(const Scalar& self, const Tensor& exponent, Tensor& out, Out
 void clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max, Tensor& out,
                OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("clamp", kind);
-  OptionalDeviceGuard guard(device_of(self));
   const ScalarType result = native::clamp_result(name, self, min, max);
   const ScalarType cdt = compute_dtype(result);
-  TensorIter it(name);
-  native::binary_meta(it, name, result, self, nullptr, out, kind);
-  launch_pointwise_kind(
-      name, gpu::Pointwise::Clamp, cdt, it,
-      {min ? to_value(*min, cdt) : extreme(cdt, false), max ? to_value(*max, cdt) : extreme(cdt, true), {}});
+  self_pointwise(name, gpu::Pointwise::Clamp, result, out, kind, self,
+                 {min ? to_value(*min, cdt) : extreme(cdt, false), max ? to_value(*max, cdt) : extreme(cdt, true), {}});
 }
 
 void clamp_tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
@@ -253,12 +249,10 @@ void div_scalar_mode_out(const Tensor& self, const Scalar& other, std::optional<
 
 void hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out, OutKind kind) {
   const char* name = EMBER_VARIANT_NAME("hardtanh", kind);
-  OptionalDeviceGuard guard(device_of(self));
   const ScalarType result = native::hardtanh_result(name, self, min_val, max_val);
   const ScalarType cdt = compute_dtype(result);
-  TensorIter it(name);
-  native::binary_meta(it, name, result, self, nullptr, out, kind);
-  launch_pointwise_kind(name, gpu::Pointwise::Hardtanh, cdt, it, {to_value(min_val, cdt), to_value(max_val, cdt), {}});
+  self_pointwise(name, gpu::Pointwise::Hardtanh, result, out, kind, self,
+                 {to_value(min_val, cdt), to_value(max_val, cdt), {}});
 }
 
 void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, Tensor& out, OutKind kind) {

@@ -123,7 +123,7 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
                             : reduce("logsumexp", Reduction::Max, x, dims, true, kFloat64, false);
   m = ember::masked_fill(m, ember::isinf(m), Scalar(0.0));
   Tensor r = ember::log(sum_impl(ember::exp(x - m), dims, true, std::nullopt)) + m;
-  if (!keepdim) r = sum_impl(r, dims, false, std::nullopt);  // drops the kept unit dimensions
+  if (!keepdim) r = r.reshape(native::reduced_shape(self, native::reduced_mask(self, dims, "logsumexp"), false));
   return r.to(out_dt);
 }
 
@@ -141,6 +141,20 @@ Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
   native::resize_output(out, result.sizes(), op);
   native::check_out_writable(op, out);
   return EMBER_GPU_NS::copy_(out, result, false);
+}
+
+// max.dim_max / min.dim_min: both outs checked first, then the functional `f`'s values and indices written.
+std::tuple<Tensor&, Tensor&> extreme_dim_out(const char* op,
+                                             std::tuple<Tensor, Tensor> (*f)(const Tensor&, int64_t, bool),
+                                             const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
+                                             Tensor& indices, const char* values_name, const char* indices_name) {
+  native::check_defined(op, self, "self");
+  check_out(op, values, self.dtype(), values_name);
+  check_out(op, indices, kInt64, indices_name);
+  const auto [v, i] = f(self, dim, keepdim);
+  write_out(values, v, op);
+  write_out(indices, i, op);
+  return {values, indices};
 }
 
 }  // namespace
@@ -167,23 +181,11 @@ Tensor& amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out)
 }
 std::tuple<Tensor&, Tensor&> max_dim_max(const Tensor& self, int64_t dim, bool keepdim, Tensor& max,
                                          Tensor& max_values) {
-  native::check_defined("max", self, "self");
-  check_out("max", max, self.dtype(), "max");
-  check_out("max", max_values, kInt64, "max_values");
-  const auto [v, i] = EMBER_GPU_NS::max_dim(self, dim, keepdim);
-  write_out(max, v, "max");
-  write_out(max_values, i, "max");
-  return {max, max_values};
+  return extreme_dim_out("max", &EMBER_GPU_NS::max_dim, self, dim, keepdim, max, max_values, "max", "max_values");
 }
 std::tuple<Tensor&, Tensor&> min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min,
                                          Tensor& min_indices) {
-  native::check_defined("min", self, "self");
-  check_out("min", min, self.dtype(), "min");
-  check_out("min", min_indices, kInt64, "min_indices");
-  const auto [v, i] = EMBER_GPU_NS::min_dim(self, dim, keepdim);
-  write_out(min, v, "min");
-  write_out(min_indices, i, "min");
-  return {min, min_indices};
+  return extreme_dim_out("min", &EMBER_GPU_NS::min_dim, self, dim, keepdim, min, min_indices, "min", "min_indices");
 }
 Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   check_out("argmax", out, kInt64);
