@@ -1,5 +1,5 @@
-// Factories and copies of the cuda plugin: empty, empty_strided, resize_, fill_, zero_, copy_
-// (within a device, between devices and with the host) and _local_scalar_dense.
+// Factories and copies of the cuda plugin: empty, empty_strided, arange, linspace, eye, resize_,
+// fill_, zero_, copy_ (within a device, between devices and with the host) and _local_scalar_dense.
 #include <cstring>
 
 #include "CUDAPlugin.h"
@@ -81,6 +81,64 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLa
   const Device d = factory_device("empty_strided", layout, device, pin_memory);
   OptionalDeviceGuard guard(indexed(d));
   return empty_strided_cuda(size, stride, dtype ? *dtype : get_default_dtype());
+}
+
+// The range fills (Note [GPU range fills] in kernels/Kernels.h): the cpu's lengths, checks and
+// arithmetic, on the device.
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype, OptLayout layout,
+              OptDevice device, OptBool pin_memory) {
+  const Device d = factory_device("arange", layout, device, pin_memory);
+  const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
+  const ScalarType dt = dtype.value_or(integral ? kInt64 : get_default_dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool && !is_complex_type(dt), "[arange] not implemented for dtype {} on {}", dt,
+                              gpu::kGpuLabel);
+  const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
+  OptionalDeviceGuard guard(indexed(d));
+  Tensor out = empty_cuda({n}, dt);
+  gpu::RangeArgs a;
+  a.kind = gpu::RangeKind::Arange;
+  a.out = static_cast<char*>(out.data_ptr());
+  a.n = n;
+  a.dtype = static_cast<int8_t>(dt);
+  a.start = to_value(start, dt);
+  a.step = to_value(step, dt);
+  check_launch(gpu::launch_range(a, stream()), "arange", dt);
+  return out;
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptLayout layout,
+                OptDevice device, OptBool pin_memory) {
+  const Device d = factory_device("linspace", layout, device, pin_memory);
+  EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got {}", steps);
+  const ScalarType dt = dtype.value_or(get_default_dtype());
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool && !is_complex_type(dt), "[linspace] not implemented for dtype {} on {}", dt,
+                              gpu::kGpuLabel);
+  OptionalDeviceGuard guard(indexed(d));
+  Tensor out = empty_cuda({steps}, dt);
+  gpu::RangeArgs a;
+  a.kind = gpu::RangeKind::Linspace;
+  a.out = static_cast<char*>(out.data_ptr());
+  a.n = steps;
+  a.dtype = static_cast<int8_t>(dt);
+  a.start = to_value(start, dt);
+  a.end = to_value(end, dt);
+  check_launch(gpu::launch_range(a, stream()), "linspace", dt);
+  return out;
+}
+
+Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  const Device d = factory_device("eye", layout, device, pin_memory);
+  native::check_eye(n, m);
+  OptionalDeviceGuard guard(indexed(d));
+  Tensor out = empty_cuda({n, m}, dtype.value_or(get_default_dtype()));
+  EMBER_GPU_NS::zero_(out);
+  Tensor diag = ember::diagonal(out, 0, 0, 1);
+  if (diag.numel() > 0) EMBER_GPU_NS::fill_(diag, Scalar(int64_t{1}));
+  return out;
+}
+
+Tensor eye(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return EMBER_GPU_NS::eye_m(n, n, dtype, layout, device, pin_memory);
 }
 
 Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {

@@ -261,4 +261,49 @@ struct GatherArgs {
 bool launch_gather(const GatherArgs& args, gpuStream_t stream);
 bool launch_scatter_add(const GatherArgs& args, gpuStream_t stream);
 
+// Index maps (Note [GPU index maps] in shape.cu): mapped element i (the mapped tensor's sizes,
+// outermost first; strides in elements) reads source element j, where along dimension d
+//   Offset:    j = i - shift (outside [0, n): the fill bytes; constant padding, a negative pad crops)
+//   Reflect:   i - shift reflected at the edges (reflection padding)
+//   Replicate: i - shift clamped to the edges (replication padding)
+//   Roll:      (i - shift) mod n, shift in [0, n)
+//   Flip:      n - 1 - i
+// and, with a band, elements outside it (the last two dims' col - row <= diagonal for Lower,
+// >= for Upper) are zero. launch_remap moves elements by their size (1 to 16 bytes);
+// launch_remap_add adds each mapped element into its source one instead (Float or Double).
+enum class MapMode : int8_t { Offset, Reflect, Replicate, Roll, Flip };
+enum class Band : int8_t { None, Lower, Upper };
+struct RemapArgs {
+  int ndim = 0;
+  int64_t numel = 0;  // the mapped tensor's elements
+  int64_t sizes[kMaxDims] = {}, mapped_strides[kMaxDims] = {};
+  int64_t source_sizes[kMaxDims] = {}, source_strides[kMaxDims] = {};
+  int64_t shift[kMaxDims] = {};
+  int8_t mode[kMaxDims] = {};
+  char* mapped = nullptr;
+  char* source = nullptr;
+  int itemsize = 4;
+  uint64_t fill[2] = {};
+  Band band = Band::None;
+  int64_t diagonal = 0;
+  int8_t dtype = Float;
+};
+bool launch_remap(const RemapArgs& args, gpuStream_t stream);
+bool launch_remap_add(const RemapArgs& args, gpuStream_t stream);
+
+// Note [GPU range fills]: a contiguous 1-d out of n elements, as the cpu's factories compute it:
+//   Arange:   start + step i, in int64 (integer dtypes), float (float16/bfloat16) or double
+//   Linspace: start + step i for i < n / 2, else end - step (n - 1 - i), step = (end - start) /
+//             (n - 1) in double (integer dtypes), float (float16/bfloat16) or the dtype.
+// The Values are to_value's of the dtype (integers truncated); any real dtype but bool.
+enum class RangeKind : int8_t { Arange, Linspace };
+struct RangeArgs {
+  RangeKind kind = RangeKind::Arange;
+  char* out = nullptr;
+  int64_t n = 0;
+  int8_t dtype = Float;
+  Value start, step, end;
+};
+bool launch_range(const RangeArgs& args, gpuStream_t stream);
+
 }  // namespace ember::gpu
