@@ -54,6 +54,10 @@ const Tensor* device_operand(const Tensor* t, Tensor& holder);
 // device-side assert kills the context).
 std::pair<int64_t, int64_t> index_extremes(const Tensor& index);
 
+// The running sums (or products) of the contiguous device tensor `in` along dim, in out_dt (Note
+// [GPU scans] in kernels/scan.cu).
+Tensor scan(const char* op, const Tensor& in, int64_t dim, ScalarType out_dt, bool prod);
+
 // A 0-dim device tensor of `dtype` holding `value` (a Scalar operand).
 Tensor scalar_tensor(const Scalar& value, ScalarType dtype);
 gpu::Value to_value(const Scalar& s, ScalarType compute);

@@ -6,6 +6,7 @@
 #include "ember/api/Operators.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/IndexShapeRules.h"
 #include "ember/native/NNCoreRules.h"
 #include "ember/native/NNRules.h"
 #include "ember/native/Rules.h"
@@ -86,6 +87,13 @@ Tensor select_rows(const char* op, const Tensor& self, int64_t dim, const Tensor
   const Tensor idx = index.view(view).expand(shape);
   check_launch(gpu::launch_gather(gather_args(op, self, dim, idx, out), stream()), op, self.dtype());
   return out;
+}
+
+// The flat (row-major) positions of the nonzero elements of `t`, as a 1-d int64 tensor (one sync:
+// the count).
+Tensor flat_positions(const Tensor& t) {
+  const Tensor nz = EMBER_GPU_NS::nonzero(t.reshape({-1}));
+  return nz.view({nz.size(0)});
 }
 
 }  // namespace
@@ -230,6 +238,108 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   Tensor r = ember::zeros({num_weights, D}, f64);
   r.scatter_add_(0, idx.unsqueeze(1).expand({n, D}), g);
   return r.to(grad_output.dtype());
+}
+
+}  // namespace ember::EMBER_GPU_NS
+
+namespace ember::EMBER_GPU_NS {
+
+// The inclusive count of nonzero elements in row-major order (one scan), then a thread per element
+// writes a hit's coordinates at its count (Note [GPU scans] in kernels/scan.cu).
+Tensor nonzero(const Tensor& self) {
+  native::check_defined("nonzero", self, "self");
+  OptionalDeviceGuard guard(device_of(self));
+  const int64_t nd = self.dim();
+  EMBER_CHECK_NOT_IMPLEMENTED(nd <= gpu::kMaxDims, "[nonzero] the {} plugin takes at most {} dims", gpu::kGpuLabel,
+                              gpu::kMaxDims);
+  const int64_t numel = self.numel();
+  Tensor inclusive;
+  int64_t count = 0;
+  if (numel > 0) {
+    const Tensor hit = ember::ne(self, Scalar(int64_t{0})).reshape({numel});
+    inclusive = scan("nonzero", hit.contiguous(), 0, kInt64, false);
+    count = EMBER_GPU_NS::_local_scalar_dense(inclusive[numel - 1]).to<int64_t>();
+  }
+  // LibTorch's layout: [count, ndim] with strides [1, count].
+  Tensor out = empty_strided_cuda({count, nd}, {1, count}, kInt64);
+  gpu::NonzeroArgs a;
+  a.ndim = static_cast<int>(nd);
+  a.numel = numel;
+  a.count = count;
+  for (int d = 0; d < a.ndim; ++d) a.sizes[d] = self.size(d);
+  if (count > 0) a.inclusive = static_cast<const int64_t*>(inclusive.data_ptr());
+  a.out = static_cast<int64_t*>(out.data_ptr());
+  check_launch(gpu::launch_nonzero(a, stream()), "nonzero", kInt64);
+  return out;
+}
+
+Tensor masked_select(const Tensor& self, const Tensor& mask) {
+  const DimVector shape = native::check_masked_select(gpu::kGpuDevice, self, mask);
+  OptionalDeviceGuard guard(device_of(self));
+  const Tensor pos = flat_positions(mask.expand(shape));
+  return select_rows("masked_select", self.expand(shape).reshape({-1}), 0, pos);
+}
+
+// The source's first (mask count) elements scattered to the mask's flat positions.
+Tensor& masked_scatter_(Tensor& self, const Tensor& mask, const Tensor& source) {
+  native::check_masked_scatter(gpu::kGpuDevice, self, mask, source);
+  OptionalDeviceGuard guard(device_of(self));
+  const Tensor pos = flat_positions(mask.expand(self.sizes()));
+  const int64_t n = pos.numel();
+  EMBER_CHECK(source.numel() >= n,
+              "[masked_scatter_] argument 'source': expected at least {} elements (the mask's true count), got {}", n,
+              source.numel());
+  if (n == 0) return self;
+  const Tensor src = source.reshape({-1}).slice(0, 0, n).contiguous();  // a copy when it aliases self
+  Tensor flat = self.is_contiguous() ? self.view({-1}) : self.contiguous().view({-1});
+  check_launch(gpu::launch_scatter(gather_args("masked_scatter_", flat, 0, pos, src), stream()), "masked_scatter_",
+               self.dtype());
+  if (!self.is_contiguous()) EMBER_GPU_NS::copy_(self, flat.view(self.sizes()), false);
+  return self;
+}
+
+Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& source) {
+  const DimVector shape = native::check_masked_scatter_functional(gpu::kGpuDevice, self, mask, source);
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor r = empty_cuda(shape, self.dtype());
+  EMBER_GPU_NS::copy_(r, self, false);
+  return EMBER_GPU_NS::masked_scatter_(r, mask, source);
+}
+
+Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::masked_scatter(self, mask, source);
+  native::check_defined("masked_scatter", out, "out");
+  native::check_same_device("masked_scatter", gpu::kGpuDevice, self, out);
+  native::check_out_dtype("masked_scatter", out, self.dtype());
+  native::resize_output(out, r.sizes(), "masked_scatter");
+  native::check_out_writable("masked_scatter", out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
+// Index i repeated repeats[i] times: the repeats' range and total checked on the host (one sync
+// each), their running sums scanned, then a thread per index fills its run.
+Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> output_size) {
+  native::check_repeat_interleave(repeats, output_size);
+  OptionalDeviceGuard guard(device_of(repeats));
+  const int64_t n = repeats.numel();
+  Tensor inclusive;
+  int64_t total = 0;
+  if (n > 0) {
+    EMBER_CHECK(index_extremes(repeats).first >= 0, "[repeat_interleave] repeats can not be negative");
+    inclusive = scan("repeat_interleave", repeats.contiguous(), 0, kInt64, false);
+    total = EMBER_GPU_NS::_local_scalar_dense(inclusive[n - 1]).to<int64_t>();
+  }
+  EMBER_CHECK(!output_size || *output_size == total,
+              "[repeat_interleave] allocated size does not match required size: output_size is {}, the repeats sum "
+              "to {}",
+              output_size.value_or(0), total);
+  Tensor out = empty_cuda({total}, kInt64);
+  gpu::RepeatArgs a;
+  a.n = total > 0 ? n : 0;
+  if (a.n > 0) a.inclusive = static_cast<const int64_t*>(inclusive.data_ptr());
+  a.out = static_cast<int64_t*>(out.data_ptr());
+  check_launch(gpu::launch_repeat_index(a, stream()), "repeat_interleave", kInt64);
+  return repeats.dtype() == kInt64 ? out : out.to(repeats.dtype());
 }
 
 }  // namespace ember::EMBER_GPU_NS

@@ -127,6 +127,15 @@ Tensor logsumexp_impl(const Tensor& self, IntArrayRef dims, bool keepdim) {
   return r.to(out_dt);
 }
 
+// cumsum / cumprod: a dtype converts the input first (as the cpu's), then the scan of its lines.
+Tensor cumulative(const char* op, bool prod, const Tensor& self, int64_t dim, OptDtype dtype) {
+  native::check_defined(op, self, "self");
+  const ScalarType out_dt = native::sum_like_dtype(op, self, dtype);
+  OptionalDeviceGuard guard(device_of(self));
+  const int64_t w = maybe_wrap_dim(dim, self.dim(), op);
+  return scan(op, converted(self, dtype).contiguous(), w, out_dt, prod);
+}
+
 // An out= argument of a reduction: defined, on the device, of dtype `expected` (checked before
 // anything is computed, as the cpu's).
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
@@ -194,6 +203,39 @@ Tensor& argmax_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
 Tensor& argmin_out(const Tensor& self, std::optional<int64_t> dim, bool keepdim, Tensor& out) {
   check_out("argmin", out, kInt64);
   return write_out(out, EMBER_GPU_NS::argmin(self, dim, keepdim), "argmin");
+}
+
+Tensor scan(const char* op, const Tensor& in, int64_t dim, ScalarType out_dt, bool prod) {
+  Tensor out = empty_cuda(in.sizes(), out_dt);
+  gpu::ScanArgs a;
+  for (int64_t d = 0; d < in.dim(); ++d) (d < dim ? a.outer : d == dim ? a.n : a.inner) *= in.size(d);
+  a.in = static_cast<const char*>(in.data_ptr());
+  a.out = static_cast<char*>(out.data_ptr());
+  a.in_dtype = static_cast<int8_t>(in.dtype());
+  a.out_dtype = static_cast<int8_t>(out_dt);
+  a.in_itemsize = static_cast<int>(in.itemsize());
+  a.out_itemsize = static_cast<int>(out.itemsize());
+  a.prod = prod;
+  a.integral = is_integral_type(in.dtype(), true);
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(in.dtype()) && !is_complex_type(out_dt),
+                              "[{}] the {} plugin has no complex scans", op, gpu::kGpuLabel);
+  check_launch(gpu::launch_scan(a, stream()), op, in.dtype());
+  return out;
+}
+
+Tensor cumsum(const Tensor& self, int64_t dim, OptDtype dtype) { return cumulative("cumsum", false, self, dim, dtype); }
+Tensor cumprod(const Tensor& self, int64_t dim, OptDtype dtype) {
+  return cumulative("cumprod", true, self, dim, dtype);
+}
+Tensor& cumsum_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out) {
+  const ScalarType dt = native::reduction_out_dtype("cumsum", out, dtype);
+  check_out("cumsum", out, dt);
+  return write_out(out, cumulative("cumsum", false, self, dim, dt), "cumsum");
+}
+Tensor& cumprod_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out) {
+  const ScalarType dt = native::reduction_out_dtype("cumprod", out, dtype);
+  check_out("cumprod", out, dt);
+  return write_out(out, cumulative("cumprod", true, self, dim, dt), "cumprod");
 }
 
 Tensor prod(const Tensor& self, OptDtype dtype) { return prod_impl(self, {}, false, dtype); }

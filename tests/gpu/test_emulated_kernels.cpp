@@ -1,7 +1,8 @@
 // The cuda plugin's kernel sources run on the host (Note [GPU kernels on the host] in
 // plugins/cuda/kernels/HostEmulation.h) against naive references: the elementwise loops (both
 // paths, dtype conversion, broadcasting and strides), the block and thread reductions with their
-// warp shuffles, and the tiled GEMM with shared memory, on shapes that leave partial tiles.
+// warp shuffles, the tiled GEMM with shared memory, on shapes that leave partial tiles, the scans
+// and the index maps.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -406,3 +407,73 @@ TEST(EmulatedGpuKernels, SoftmaxOfHalfToFloatAndNaNRows) {
 }
 
 }  // namespace
+
+TEST(EmulatedGpuKernels, ScansBlockAndThreadPathsAndWrapping) {
+  // 3 lines of 1000 along the middle dim (inner 2): a block per line; 5000 lines of 3: a thread each.
+  for (auto [outer, n, inner] : {std::array<int64_t, 3>{3, 1000, 2}, {2500, 3, 2}}) {
+    const auto x = random_floats(static_cast<size_t>(outer * n * inner), 11, 0.5f, 1.5f);
+    for (bool prod : {false, true}) {
+      std::vector<double> y(x.size());
+      ScanArgs a;
+      a.outer = outer, a.n = n, a.inner = inner;
+      a.in = reinterpret_cast<const char*>(x.data());
+      a.out = reinterpret_cast<char*>(y.data());
+      a.in_dtype = Float, a.out_dtype = Double, a.in_itemsize = 4, a.out_itemsize = 8, a.prod = prod;
+      ASSERT_TRUE(launch_scan(a, nullptr));
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t i = 0; i < inner; ++i) {
+          double acc = prod ? 1 : 0;
+          for (int64_t k = 0; k < n; ++k) {
+            const size_t at = static_cast<size_t>((o * n + k) * inner + i);
+            acc = prod ? acc * x[at] : acc + x[at];
+            ASSERT_NEAR(y[at], acc, 1e-12 * std::max(1.0, std::fabs(acc))) << outer << "x" << n << " at " << at;
+          }
+        }
+    }
+  }
+  // int64 products wrap as unsigned arithmetic does, in any order.
+  std::vector<int64_t> v(300, 3), r(300);
+  ScanArgs a;
+  a.n = 300;
+  a.in = reinterpret_cast<const char*>(v.data());
+  a.out = reinterpret_cast<char*>(r.data());
+  a.in_dtype = a.out_dtype = Int64, a.in_itemsize = a.out_itemsize = 8, a.prod = true, a.integral = true;
+  ASSERT_TRUE(launch_scan(a, nullptr));
+  uint64_t p = 1;
+  for (size_t k = 0; k < r.size(); ++k) ASSERT_EQ(r[k], static_cast<int64_t>(p *= 3)) << k;
+}
+
+TEST(EmulatedGpuKernels, RemapPadsRollsFlipsAndBands) {
+  // A 3 x 4 source: rows reflected with pad 2 (and cropped by a negative right pad), columns rolled by 1.
+  std::vector<float> src(12), out(3 * 4);
+  for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i);
+  RemapArgs a;
+  a.ndim = 2, a.numel = 12, a.itemsize = 4;
+  a.sizes[0] = a.source_sizes[0] = 3, a.sizes[1] = a.source_sizes[1] = 4;
+  a.mapped_strides[0] = a.source_strides[0] = 4, a.mapped_strides[1] = a.source_strides[1] = 1;
+  a.mode[0] = static_cast<int8_t>(MapMode::Reflect), a.shift[0] = 2;
+  a.mode[1] = static_cast<int8_t>(MapMode::Roll), a.shift[1] = 1;
+  a.mapped = reinterpret_cast<char*>(out.data());
+  a.source = reinterpret_cast<char*>(src.data());
+  ASSERT_TRUE(launch_remap(a, nullptr));
+  const int rows[3] = {2, 1, 0};  // i - 2 reflected: -2 -> 2, -1 -> 1, 0
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(out[i * 4 + j], src[rows[i] * 4 + (j + 3) % 4]) << i << "," << j;
+  // Flip along columns, upper band from diagonal 1: the rest zero.
+  a.mode[0] = static_cast<int8_t>(MapMode::Offset), a.shift[0] = 0;
+  a.mode[1] = static_cast<int8_t>(MapMode::Flip), a.shift[1] = 0;
+  a.band = Band::Upper, a.diagonal = 1;
+  ASSERT_TRUE(launch_remap(a, nullptr));
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(out[i * 4 + j], j - i >= 1 ? src[i * 4 + 3 - j] : 0.f) << i << "," << j;
+  // The backward: each mapped element added into its source (replicated edges gather several).
+  std::vector<double> g(5, 1.0), acc(3, 0.0);
+  RemapArgs b;
+  b.ndim = 1, b.numel = 5, b.dtype = Double;
+  b.sizes[0] = 5, b.source_sizes[0] = 3, b.mapped_strides[0] = b.source_strides[0] = 1;
+  b.mode[0] = static_cast<int8_t>(MapMode::Replicate), b.shift[0] = 1;
+  b.mapped = reinterpret_cast<char*>(g.data());
+  b.source = reinterpret_cast<char*>(acc.data());
+  ASSERT_TRUE(launch_remap_add(b, nullptr));
+  EXPECT_EQ(acc, (std::vector<double>{2, 1, 2}));
+}

@@ -243,10 +243,11 @@ struct AvgPoolArgs {
 };
 bool launch_avg_pool(const AvgPoolArgs& args, gpuStream_t stream);
 
-// gather and scatter_add_ over the index's shape (outermost first; strides in elements): gather
-// writes other[i] = self[i with dim replaced by index[i]], scatter_add adds other[i] there.
-// Indices are in range (the host checks). gather moves any dtype by its size; scatter_add takes
-// Float, Double, Int32 and Int64 (device atomics).
+// gather, scatter and scatter_add_ over the index's shape (outermost first; strides in elements):
+// gather writes other[i] = self[i with dim replaced by index[i]], scatter writes other[i] there
+// (of duplicate indices, one write lands), scatter_add adds other[i] there. Indices are in range
+// (the host checks). gather and scatter move any dtype by its size; scatter_add takes Float,
+// Double, Int32 and Int64 (device atomics).
 struct GatherArgs {
   int ndim = 0, dim = 0;
   int64_t numel = 0;
@@ -259,6 +260,7 @@ struct GatherArgs {
   int itemsize = 4;
 };
 bool launch_gather(const GatherArgs& args, gpuStream_t stream);
+bool launch_scatter(const GatherArgs& args, gpuStream_t stream);
 bool launch_scatter_add(const GatherArgs& args, gpuStream_t stream);
 
 // Index maps (Note [GPU index maps] in shape.cu): mapped element i (the mapped tensor's sizes,
@@ -305,5 +307,39 @@ struct RangeArgs {
   Value start, step, end;
 };
 bool launch_range(const RangeArgs& args, gpuStream_t stream);
+
+// cumsum / cumprod (Note [GPU scans] in scan.cu) along the n elements of each line of a contiguous
+// [outer, n, inner] input, into a contiguous output of the same shape; in int64 that wraps
+// (integral) or double, loaded from and stored to each side's dtype (any real dtype).
+struct ScanArgs {
+  int64_t outer = 1, n = 1, inner = 1;
+  const char* in = nullptr;
+  char* out = nullptr;
+  int8_t in_dtype = Float, out_dtype = Float;
+  int in_itemsize = 4, out_itemsize = 4;
+  bool prod = false, integral = false;
+};
+bool launch_scan(const ScanArgs& args, gpuStream_t stream);
+
+// nonzero's coordinates: `inclusive` the inclusive prefix count of the nonzero elements of a
+// tensor of `sizes` (outermost first) in row-major order, `count` its last value; writes the
+// [count, ndim] result in LibTorch's column-major layout (coordinate d of hit k at d * count + k).
+struct NonzeroArgs {
+  int ndim = 0;
+  int64_t numel = 0, count = 0;
+  int64_t sizes[kMaxDims] = {};
+  const int64_t* inclusive = nullptr;
+  int64_t* out = nullptr;
+};
+bool launch_nonzero(const NonzeroArgs& args, gpuStream_t stream);
+
+// repeat_interleave(repeats): out[j] = i for j in [inclusive[i - 1], inclusive[i]), `inclusive`
+// the inclusive prefix sums of the n repeats.
+struct RepeatArgs {
+  int64_t n = 0;
+  const int64_t* inclusive = nullptr;
+  int64_t* out = nullptr;
+};
+bool launch_repeat_index(const RepeatArgs& args, gpuStream_t stream);
 
 }  // namespace ember::gpu

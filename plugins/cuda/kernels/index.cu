@@ -1,4 +1,5 @@
-// gather and scatter_add_ kernels: a thread per index element, the offsets from its multi-index.
+// gather, scatter (assign) and scatter_add_ kernels: a thread per index element, the offsets from
+// its multi-index.
 #include "Loops.cuh"
 
 namespace ember::gpu {
@@ -21,12 +22,18 @@ __device__ __forceinline__ Offsets offsets_of(const GatherArgs& a, int64_t e) {
   return o;
 }
 
-template <class U>
-__global__ void gather_kernel(GatherArgs a) {
+// gather (other[i] = self[at]) or scatter (self[at] = other[i]).
+template <class U, bool Scatter>
+__global__ void move_kernel(GatherArgs a) {
   EMBER_GPU_GRID_STRIDE(e, a.numel) {
     const Offsets o = offsets_of(a, e);
     const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
-    reinterpret_cast<U*>(a.other)[o.other] = reinterpret_cast<const U*>(a.self)[at];
+    U* self = reinterpret_cast<U*>(a.self) + at;
+    U* other = reinterpret_cast<U*>(a.other) + o.other;
+    if constexpr (Scatter)
+      *self = *other;
+    else
+      *other = *self;
   }
 }
 
@@ -47,28 +54,40 @@ __global__ void scatter_add_kernel(GatherArgs a) {
   }
 }
 
-}  // namespace
+struct Bytes16 {
+  uint64_t lo, hi;
+};
 
-bool launch_gather(const GatherArgs& a, gpuStream_t stream) {
+template <bool Scatter>
+bool launch_moving(const GatherArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;
   const int grid = grid_size(a.numel);
   switch (a.itemsize) {
     case 1:
-      EMBER_GPU_LAUNCH(gather_kernel<uint8_t>, grid, kBlockSize, 0, stream, a);
+      EMBER_GPU_LAUNCH((move_kernel<uint8_t, Scatter>), grid, kBlockSize, 0, stream, a);
       return true;
     case 2:
-      EMBER_GPU_LAUNCH(gather_kernel<uint16_t>, grid, kBlockSize, 0, stream, a);
+      EMBER_GPU_LAUNCH((move_kernel<uint16_t, Scatter>), grid, kBlockSize, 0, stream, a);
       return true;
     case 4:
-      EMBER_GPU_LAUNCH(gather_kernel<uint32_t>, grid, kBlockSize, 0, stream, a);
+      EMBER_GPU_LAUNCH((move_kernel<uint32_t, Scatter>), grid, kBlockSize, 0, stream, a);
       return true;
     case 8:
-      EMBER_GPU_LAUNCH(gather_kernel<uint64_t>, grid, kBlockSize, 0, stream, a);
+      EMBER_GPU_LAUNCH((move_kernel<uint64_t, Scatter>), grid, kBlockSize, 0, stream, a);
+      return true;
+    case 16:
+      EMBER_GPU_LAUNCH((move_kernel<Bytes16, Scatter>), grid, kBlockSize, 0, stream, a);
       return true;
     default:
       return false;
   }
 }
+
+}  // namespace
+
+bool launch_gather(const GatherArgs& a, gpuStream_t stream) { return launch_moving<false>(a, stream); }
+
+bool launch_scatter(const GatherArgs& a, gpuStream_t stream) { return launch_moving<true>(a, stream); }
 
 bool launch_scatter_add(const GatherArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;

@@ -1,0 +1,2 @@
+// kernels/scan.cu compiled for the host (Note [GPU kernels on the host] in ../kernels/HostEmulation.h).
+#include "scan.cu"
