@@ -89,6 +89,133 @@ Tensor select_rows(const char* op, const Tensor& self, int64_t dim, const Tensor
   return out;
 }
 
+// Advanced indexing's launch (gpu::IndexArgs) over the result shape restA + B + restB of
+// native::index_geometry, with the index tensors it reads kept alive (mask columns are nonzero's).
+struct IndexPlan {
+  gpu::IndexArgs args;
+  DimVector shape;
+  std::vector<Tensor> held;
+};
+
+// `indices` per dim of self (masks expanded by nonzero, as the cpu's); each index's range checked
+// on the host first (negative values wrap when `wrap_negative`, as PyTorch's index does).
+IndexPlan plan_index(const char* op, bool wrap_negative, const Tensor& self,
+                     const std::vector<std::optional<Tensor>>& indices) {
+  std::vector<Tensor> idx;
+  for (const auto& oi : indices) {
+    if (!oi || !oi->defined()) {
+      idx.emplace_back();
+      continue;
+    }
+    const Tensor& t = *oi;
+    native::check_same_device(op, gpu::kGpuDevice, self, t);
+    if (native::is_mask_index(t)) {
+      native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
+      const Tensor nz = EMBER_GPU_NS::nonzero(t);
+      for (int64_t j = 0; j < nz.size(1); ++j) idx.push_back(nz.select(1, j));
+      continue;
+    }
+    native::check_long_index(op, t);
+    idx.push_back(t);
+  }
+  const native::IndexGeometry g = native::index_geometry(op, self, idx);
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      g.dims.size() <= static_cast<size_t>(gpu::kMaxIndices) && g.shape.size() <= static_cast<size_t>(gpu::kMaxDims),
+      "[{}] the {} plugin takes at most {} index tensors and {} result dims", op, gpu::kGpuLabel, gpu::kMaxIndices,
+      gpu::kMaxDims);
+  IndexPlan p;
+  p.shape = g.shape;
+  gpu::IndexArgs& a = p.args;
+  int64_t numel = 1;
+  for (int64_t s : g.shape) numel *= s;
+  for (int64_t d : g.dims) {
+    const Tensor& t = idx[static_cast<size_t>(d)];
+    const int64_t size = self.size(d);
+    if (numel > 0 && t.numel() > 0) {
+      const auto [lo, hi] = index_extremes(t);
+      const int64_t floor = wrap_negative ? -size : 0;
+      EMBER_CHECK_INDEX(lo >= floor && hi < size, "[{}] index {} is out of bounds for dimension {} with size {}", op,
+                        lo < floor ? lo : hi, d, size);
+    }
+    const int k = a.nindex++;
+    a.index[k] = static_cast<const int64_t*>(t.data_ptr());
+    a.index_size[k] = size;
+    a.index_self_stride[k] = self.stride(d);
+    p.held.push_back(t);
+  }
+  auto plain = [&](int64_t d) {
+    a.sizes[a.ndim] = self.size(d);
+    a.self_strides[a.ndim++] = self.stride(d);
+  };
+  auto rest = [&](bool before) {
+    for (int64_t d = 0; d < self.dim(); ++d)
+      if (!idx[static_cast<size_t>(d)].defined() && (g.adjacent && d < g.dims.front()) == before) plain(d);
+  };
+  if (g.dims.empty()) {
+    for (int64_t d = 0; d < self.dim(); ++d) plain(d);
+  } else {
+    rest(true);
+    const auto nb = static_cast<int64_t>(g.bshape.size());
+    for (int64_t j = 0; j < nb; ++j) {
+      for (int k = 0; k < a.nindex; ++k) {
+        const Tensor& t = p.held[static_cast<size_t>(k)];
+        const int64_t td = j - (nb - t.dim());
+        a.index_strides[k][a.ndim] = td < 0 || t.size(td) == 1 ? 0 : t.stride(td);
+      }
+      a.sizes[a.ndim++] = g.bshape[static_cast<size_t>(j)];
+    }
+    rest(false);
+  }
+  a.numel = numel;
+  a.self = static_cast<char*>(self.data_ptr());
+  a.itemsize = static_cast<int>(self.itemsize());
+  a.dtype = static_cast<int8_t>(self.dtype());
+  return p;
+}
+
+// `other` (of the plan's shape, any strides) as the plan's other operand.
+void set_other(gpu::IndexArgs& a, const Tensor& other) {
+  for (int d = 0; d < a.ndim; ++d) a.other_strides[d] = other.stride(d);
+  a.other = static_cast<char*>(other.data_ptr());
+}
+
+// One index tensor along dim (index_fill_, index_add_, index_copy_): the plan of self[..., index],
+// a 0-dim self taken as a 1-element 1-d one (as the cpu's).
+IndexPlan plan_at_dim(const char* op, bool wrap_negative, Tensor& self, int64_t dim, const Tensor& index) {
+  const Tensor target = self.dim() == 0 ? self.view({1}) : self;
+  std::vector<std::optional<Tensor>> idx(static_cast<size_t>(self.dim() == 0 ? 0 : dim));
+  idx.emplace_back(index.reshape({index.numel()}));
+  return plan_index(op, wrap_negative, target, idx);
+}
+
+// Puts (or, accumulating, adds) `values` (of the plan's shape, or broadcasting to it) through
+// the plan into self. Adds in the narrow integer dtypes run in int32, copied back (the same
+// wrap-around; bool's sum is its or), as scatter_add_'s.
+void put_through(const char* op, IndexPlan& p, Tensor& self, const Tensor& values, bool accumulate) {
+  if (p.args.numel == 0) return;
+  const Tensor v = values.expand(p.shape);
+  const ScalarType dt = self.dtype();
+  if (accumulate && !is_floating_type(dt) && dt != kInt32 && dt != kInt64) {
+    EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] the {} plugin has no complex accumulation", op,
+                                gpu::kGpuLabel);
+    const ScalarType wide = kInt32;
+    Tensor acc = empty_strided_cuda(self.sizes(), self.strides(), wide);  // self's offsets hold in it
+    EMBER_GPU_NS::copy_(acc, self, false);
+    const Tensor w = v.to(wide);
+    gpu::IndexArgs a = p.args;
+    a.self = static_cast<char*>(acc.data_ptr());
+    a.itemsize = static_cast<int>(acc.itemsize());
+    a.dtype = static_cast<int8_t>(wide);
+    set_other(a, w);
+    check_launch(gpu::launch_index(gpu::IndexMode::Accumulate, a, stream()), op, wide);
+    EMBER_GPU_NS::copy_(self, acc, false);
+    return;
+  }
+  set_other(p.args, v);
+  check_launch(gpu::launch_index(accumulate ? gpu::IndexMode::Accumulate : gpu::IndexMode::Put, p.args, stream()), op,
+               dt);
+}
+
 // The flat (row-major) positions of the nonzero elements of `t`, as a 1-d int64 tensor (one sync:
 // the count).
 Tensor flat_positions(const Tensor& t) {
@@ -165,10 +292,10 @@ Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tenso
   OptionalDeviceGuard guard(self.device());
   check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
   const ScalarType dt = self.dtype();
-  if (dt != kFloat32 && dt != kFloat64 && dt != kInt32 && dt != kInt64 && !is_complex_type(dt)) {
-    // No device atomics for the narrow types: the sums in a wider type (int32 wraps back as the
-    // narrow type's sum; bool's nonzero sum is true; float16/bfloat16 round once), copied back.
-    const ScalarType wide = is_floating_type(dt) ? kFloat32 : kInt32;
+  if (!is_floating_type(dt) && dt != kInt32 && dt != kInt64 && !is_complex_type(dt)) {
+    // No device atomics for the narrow integers: the sums in int32 (which wraps back as the
+    // narrow type's sum; bool's nonzero sum is true), copied back.
+    const ScalarType wide = kInt32;
     Tensor acc = self.to(wide);
     const Tensor s = src.to(wide);
     check_launch(gpu::launch_scatter_add(gather_args(op, acc, dim, index, s), stream()), op, wide);
@@ -340,6 +467,151 @@ Tensor repeat_interleave_tensor(const Tensor& repeats, std::optional<int64_t> ou
   a.out = static_cast<int64_t*>(out.data_ptr());
   check_launch(gpu::launch_repeat_index(a, stream()), "repeat_interleave", kInt64);
   return repeats.dtype() == kInt64 ? out : out.to(repeats.dtype());
+}
+
+Tensor index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  OptionalDeviceGuard guard(device_of(self));
+  IndexPlan p = plan_index("index", true, self, indices);
+  Tensor out = empty_cuda(p.shape, self.dtype());
+  set_other(p.args, out);
+  check_launch(gpu::launch_index(gpu::IndexMode::Gather, p.args, stream()), "index", self.dtype());
+  return out;
+}
+
+Tensor& index_put_(Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                   bool accumulate) {
+  native::check_index_put(gpu::kGpuDevice, self, values);
+  native::check_writable("index_put_", self);
+  OptionalDeviceGuard guard(device_of(self));
+  IndexPlan p = plan_index("index_put_", true, self, indices);
+  // values broadcast to the indexing result (leading 1s stripped), copied first when they alias self.
+  const IntArrayRef vs = native::index_put_values_sizes(values, p.shape);
+  Tensor v = values.reshape(vs);
+  if (native::same_storage(v, self)) v = v.contiguous().clone();
+  put_through("index_put_", p, self, v, accumulate);
+  return self;
+}
+
+Tensor take(const Tensor& self, const Tensor& index) {
+  native::check_take(gpu::kGpuDevice, self, index);
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor out = empty_cuda(index.sizes(), self.dtype());
+  if (index.numel() == 0) return out;
+  const int64_t n = self.numel();
+  const auto [lo, hi] = index_extremes(index);
+  EMBER_CHECK_INDEX(lo >= -n && hi < n, "[take] out of range: tried to access index {} on a tensor of {} elements.",
+                    lo < -n ? lo : hi, n);
+  const Tensor flat = self.reshape({n});
+  const Tensor idx = index.reshape({index.numel()});
+  IndexPlan p = plan_index("take", true, flat, {idx});
+  set_other(p.args, out.view({index.numel()}));
+  check_launch(gpu::launch_index(gpu::IndexMode::Gather, p.args, stream()), "take", self.dtype());
+  return out;
+}
+
+Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::take(self, index);
+  native::check_defined("take", out, "out");
+  native::check_same_device("take", gpu::kGpuDevice, self, out);
+  native::check_out_dtype("take", out, self.dtype());
+  native::resize_output(out, r.sizes(), "take");
+  native::check_out_writable("take", out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
+Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {
+  native::check_defined("index_select", out, "out");
+  native::check_index_select(gpu::kGpuDevice, self, dim, index, out);
+  const Tensor r = EMBER_GPU_NS::index_select(self, dim, index);
+  native::resize_output(out, r.sizes(), "index_select");
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
+Tensor& index_fill__int_scalar(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  dim = native::check_index_fill(gpu::kGpuDevice, self, dim, index);
+  OptionalDeviceGuard guard(device_of(self));
+  IndexPlan p = plan_at_dim("index_fill_", true, self, dim, index);
+  put_through("index_fill_", p, self, scalar_tensor(value, self.dtype()), false);
+  return self;
+}
+
+// index_add_ and index_copy_: source (self's shape with the index's length at dim) through the
+// plan of self[..., index] (index values not wrapped, as the cpu's).
+Tensor& index_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha) {
+  dim = native::check_index_add_copy(gpu::kGpuDevice, "index_add_", self, dim, index, source, true);
+  OptionalDeviceGuard guard(device_of(self));
+  IndexPlan p = plan_at_dim("index_add_", false, self, dim, index.to(kInt64));
+  const bool one = alpha.isFloatingPoint() ? alpha.toDouble() == 1.0 : alpha.toLong() == 1;
+  Tensor src = source.reshape(p.shape);
+  // alpha in self's dtype times each element, rounded to the dtype, as the cpu's (bool ignores it).
+  if (!one && self.dtype() != kBool)
+    src = ember::mul(src, scalar_tensor(alpha, self.dtype()));
+  else if (native::same_storage(src, self))
+    src = src.clone();
+  put_through("index_add_", p, self, src, true);
+  return self;
+}
+
+Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& source) {
+  dim = native::check_index_add_copy(gpu::kGpuDevice, "index_copy_", self, dim, index, source, false);
+  OptionalDeviceGuard guard(device_of(self));
+  IndexPlan p = plan_at_dim("index_copy_", false, self, dim, index);
+  Tensor src = source.reshape(p.shape);
+  if (native::same_storage(src, self)) src = src.clone();
+  put_through("index_copy_", p, self, src, false);
+  return self;
+}
+
+// The functional forms as the cpu's: a copy of self, changed in place, written to out.
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      Tensor& out) {
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor r = empty_cuda(self.sizes(), self.dtype());
+  EMBER_GPU_NS::copy_(r, self, false);
+  EMBER_GPU_NS::index_add_(r, dim, index, source, alpha);
+  native::prepare_same_out("index_add", gpu::kGpuDevice, self, out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
+Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor r = empty_cuda(self.sizes(), self.dtype());
+  EMBER_GPU_NS::copy_(r, self, false);
+  EMBER_GPU_NS::index_copy_(r, dim, index, source);
+  native::prepare_same_out("index_copy", gpu::kGpuDevice, self, out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
+// scatter_ with a tensor or a value: one write per index element (of duplicates, one lands).
+Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+  const char* op = "scatter_";
+  native::check_defined(op, self, "self");
+  native::check_defined(op, index, "index");
+  native::check_defined(op, src, "src");
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, &src);
+  native::check_writable(op, self);
+  if (index.numel() == 0) return self;
+  OptionalDeviceGuard guard(self.device());
+  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  const Tensor s = native::same_storage(self, src) ? materialize(src) : src;
+  check_launch(gpu::launch_scatter(gather_args(op, self, dim, index, s), stream()), op, self.dtype());
+  return self;
+}
+
+Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+  const char* op = "scatter_";
+  native::check_defined(op, self, "self");
+  native::check_defined(op, index, "index");
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, nullptr);
+  native::check_writable(op, self);
+  if (index.numel() == 0) return self;
+  OptionalDeviceGuard guard(self.device());
+  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  const Tensor v = scalar_tensor(value, self.dtype()).expand(native::sizes1(index));
+  check_launch(gpu::launch_scatter(gather_args(op, self, dim, index, v), stream()), op, self.dtype());
+  return self;
 }
 
 }  // namespace ember::EMBER_GPU_NS

@@ -290,6 +290,12 @@ T atomicAdd(T* p, T v) {
   *p = static_cast<T>(old + v);
   return old;
 }
+template <class T>
+T atomicCAS(T* p, T compare, T value) {
+  const T old = *p;
+  if (old == compare) *p = value;
+  return old;
+}
 #define EMBER_GPU_SHFL_DOWN(mask, v, delta) ::ember::gpu::emu::shfl_down(v, delta)
 #define EMBER_GPU_LAUNCH(kernel, grid, block, smem, stream, ...) \
   ((void)(smem), (void)(stream), ::ember::gpu::emu::launch(kernel, dim3(grid), dim3(block), __VA_ARGS__))

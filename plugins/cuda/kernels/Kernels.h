@@ -247,7 +247,7 @@ bool launch_avg_pool(const AvgPoolArgs& args, gpuStream_t stream);
 // gather writes other[i] = self[i with dim replaced by index[i]], scatter writes other[i] there
 // (of duplicate indices, one write lands), scatter_add adds other[i] there. Indices are in range
 // (the host checks). gather and scatter move any dtype by its size; scatter_add takes Float,
-// Double, Int32 and Int64 (device atomics).
+// Double, Int32, Int64 (device atomics), Half and BFloat16 (each add rounded, as the cpu's).
 struct GatherArgs {
   int ndim = 0, dim = 0;
   int64_t numel = 0;
@@ -341,5 +341,29 @@ struct RepeatArgs {
   int64_t* out = nullptr;
 };
 bool launch_repeat_index(const RepeatArgs& args, gpuStream_t stream);
+
+// Advanced indexing (index, index_put_, take, index_add_/index_copy_/index_fill_): element e of the
+// result shape (outermost first) is self element
+//   sum_d i_d self_strides[d] + sum_k wrap(index[k][sum_d i_d index_strides[k][d]]) index_self_stride[k]
+// (wrap adds index_size[k] to a negative value; values are in range: the host checks), and element
+// other[sum_d i_d other_strides[d]] (strides in elements). Gather writes other from self, Put
+// self from other (of duplicate positions, one write lands), Accumulate adds other into self with
+// device atomics (Float, Double, Int32, Int64; Half and BFloat16 rounding each add, as the cpu's);
+// Gather and Put move any dtype by its size.
+constexpr int kMaxIndices = 8;
+enum class IndexMode : int8_t { Gather, Put, Accumulate };
+struct IndexArgs {
+  int ndim = 0, nindex = 0;
+  int64_t numel = 0;
+  int64_t sizes[kMaxDims] = {}, self_strides[kMaxDims] = {}, other_strides[kMaxDims] = {};
+  const int64_t* index[kMaxIndices] = {};
+  int64_t index_strides[kMaxIndices][kMaxDims] = {};
+  int64_t index_size[kMaxIndices] = {}, index_self_stride[kMaxIndices] = {};
+  char* self = nullptr;
+  char* other = nullptr;
+  int itemsize = 4;
+  int8_t dtype = Float;
+};
+bool launch_index(IndexMode mode, const IndexArgs& args, gpuStream_t stream);
 
 }  // namespace ember::gpu

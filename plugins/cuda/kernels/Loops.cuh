@@ -13,6 +13,7 @@
 //   serves every mix of dtypes.
 // Both are grid-stride loops over the 64-bit linear index.
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "Kernels.h"
@@ -169,6 +170,42 @@ __device__ __forceinline__ void store(char* p, int8_t dt, T v) {
       *reinterpret_cast<double*>(p) = convert<double>(v);
       break;
   }
+}
+
+template <class T>
+__device__ __forceinline__ float narrow_to_float(T v) {
+  if constexpr (std::is_same_v<T, gpu_half>)
+    return __half2float(v);
+  else
+    return static_cast<float>(v);
+}
+template <class T>
+__device__ __forceinline__ T narrow_from_float(float v) {
+  if constexpr (std::is_same_v<T, gpu_half>)
+    return __float2half_rn(v);
+  else
+    return T(v);
+}
+
+// *p = T(float(*p) + v) for T float16 or bfloat16 as one atomic step (a compare-and-swap of the
+// 32-bit word holding p): each addition rounds to T, as the cpu's sequential adds do.
+template <class T>
+__device__ __forceinline__ void atomic_add_narrow(T* p, float v) {
+  static_assert(sizeof(T) == 2);
+  auto* word = reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{3});
+  const unsigned shift = (reinterpret_cast<uintptr_t>(p) & 2) ? 16u : 0u;
+  unsigned int old = *word, assumed;
+  do {
+    assumed = old;
+    const auto bits = static_cast<uint16_t>(assumed >> shift);
+    T cur;
+    memcpy(static_cast<void*>(&cur), &bits, 2);
+    const T sum = narrow_from_float<T>(narrow_to_float(cur) + v);
+    uint16_t next_bits;
+    memcpy(&next_bits, &sum, 2);
+    const unsigned int next = (assumed & ~(0xffffu << shift)) | (static_cast<unsigned int>(next_bits) << shift);
+    old = atomicCAS(word, assumed, next);
+  } while (assumed != old);
 }
 
 // Contiguous loop: R out[i] = f(C in_k[i * step_k]...).
