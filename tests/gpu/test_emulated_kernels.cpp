@@ -5,7 +5,9 @@
 // and the index maps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -476,4 +478,52 @@ TEST(EmulatedGpuKernels, RemapPadsRollsFlipsAndBands) {
   b.source = reinterpret_cast<char*>(acc.data());
   ASSERT_TRUE(launch_remap_add(b, nullptr));
   EXPECT_EQ(acc, (std::vector<double>{2, 1, 2}));
+}
+
+TEST(EmulatedGpuKernels, BitonicSortIsTheStableSortWithNaNLastAndSignedZerosEqual) {
+  // 2 lines of 100 (padded to 128) with ties, -0.0/0.0, infinities and NaNs.
+  const int64_t lines = 2, n = 100;
+  std::vector<float> x = random_floats(static_cast<size_t>(lines * n), 5, -3, 3);
+  for (size_t i = 0; i < x.size(); i += 7) x[i] = std::round(x[i]);  // ties
+  x[3] = -0.0f, x[4] = 0.0f, x[10] = std::numeric_limits<float>::infinity();
+  x[11] = std::numeric_limits<float>::quiet_NaN(), x[150] = std::numeric_limits<float>::quiet_NaN();
+  for (bool desc : {false, true}) {
+    std::vector<uint64_t> keys(static_cast<size_t>(lines * 128));
+    std::vector<int64_t> idx(keys.size()), ind(static_cast<size_t>(lines * n));
+    std::vector<float> val(ind.size());
+    SortArgs a;
+    a.lines = lines, a.n = n, a.padded = 128, a.k = n, a.descending = desc;
+    a.in = reinterpret_cast<const char*>(x.data());
+    a.keys = keys.data(), a.idx = idx.data();
+    a.values = reinterpret_cast<char*>(val.data()), a.indices = ind.data();
+    ASSERT_TRUE(launch_sort(a, nullptr));
+    for (int64_t l = 0; l < lines; ++l) {
+      std::vector<int64_t> want(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) want[static_cast<size_t>(j)] = j;
+      const float* row = x.data() + l * n;
+      std::stable_sort(want.begin(), want.end(), [&](int64_t p, int64_t q) {
+        const float u = row[p], v = row[q];
+        if (std::isnan(u) || std::isnan(v))
+          return desc ? std::isnan(u) && !std::isnan(v) : !std::isnan(u) && std::isnan(v);
+        return desc ? u > v : u < v;
+      });
+      for (int64_t j = 0; j < n; ++j) {
+        ASSERT_EQ(ind[static_cast<size_t>(l * n + j)], want[static_cast<size_t>(j)]) << "line " << l << " at " << j;
+        const float got = val[static_cast<size_t>(l * n + j)], exp = row[want[static_cast<size_t>(j)]];
+        ASSERT_TRUE(std::memcmp(&got, &exp, 4) == 0) << "line " << l << " at " << j;  // -0.0 and NaN kept
+      }
+    }
+  }
+  // Order statistics from the ascending sort: the median with a NaN is the first NaN.
+  std::vector<uint64_t> keys(256);
+  std::vector<int64_t> idx(256), ind(2);
+  std::vector<float> val(2);
+  SortArgs a;
+  a.lines = lines, a.n = n, a.padded = 128, a.pick = Pick::Median;
+  a.in = reinterpret_cast<const char*>(x.data());
+  a.keys = keys.data(), a.idx = idx.data();
+  a.values = reinterpret_cast<char*>(val.data()), a.indices = ind.data();
+  ASSERT_TRUE(launch_sort(a, nullptr));
+  EXPECT_EQ(ind[0], 11);
+  EXPECT_EQ(ind[1], 50);
 }

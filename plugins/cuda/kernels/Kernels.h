@@ -366,4 +366,25 @@ struct IndexArgs {
 };
 bool launch_index(IndexMode mode, const IndexArgs& args, gpuStream_t stream);
 
+// Sorting (Note [GPU sort] in sort.cu) of `lines` contiguous lines of n elements of `in` (any
+// real dtype), through scratch keys/idx of lines x padded (padded: a power of two >= n). Pick
+// None writes the first k sorted values and their indices per line (contiguous lines of k);
+// the others one value and index per line: Kth the k-th smallest (k from 1), Median (NaN when
+// the line has one), NanMedian (NaNs left out) and Mode (the most frequent, smallest on ties,
+// its last index); those sort ascending.
+enum class Pick : int8_t { None, Kth, Median, NanMedian, Mode };
+struct SortArgs {
+  int64_t lines = 0, n = 0, padded = 1, k = 0;
+  const char* in = nullptr;
+  int itemsize = 4;
+  int8_t dtype = Float;
+  bool descending = false;
+  Pick pick = Pick::None;
+  uint64_t* keys = nullptr;
+  int64_t* idx = nullptr;
+  char* values = nullptr;
+  int64_t* indices = nullptr;
+};
+bool launch_sort(const SortArgs& args, gpuStream_t stream);
+
 }  // namespace ember::gpu

@@ -1,0 +1,172 @@
+// Host half of the GPU sorts (Note [GPU sort] in kernels/sort.cu): sort, argsort, topk and the
+// order statistics kthvalue, median, nanmedian and mode, with the cpu's checks and result layouts
+// (ember/native/Rules.h's sort section, OrderRules.h).
+#include "CUDAPlugin.h"
+#include EMBER_GPU_FUNCTIONS_H
+#include "ember/api/Operators.h"
+#include "ember/generated/Functions.h"
+#include "ember/native/OrderRules.h"
+#include "ember/native/Rules.h"
+
+namespace ember::EMBER_GPU_NS {
+namespace {
+
+namespace order = native::order;
+using native::DimVector;
+
+// The order of t's dims with w moved last (the others in order).
+std::vector<int64_t> dim_last_order(int64_t nd, int64_t w) {
+  std::vector<int64_t> p;
+  for (int64_t d = 0; d < nd; ++d)
+    if (d != w) p.push_back(d);
+  p.push_back(w);
+  return p;
+}
+
+// t's lines along w, contiguous with w last (a 0-dim t as one line of one element).
+Tensor lines_along(const Tensor& t, int64_t w) {
+  if (t.dim() == 0) return t.reshape({1});
+  return ember::permute(t, dim_last_order(t.dim(), w)).contiguous();
+}
+
+// Sorts (or picks from) the contiguous lines of n elements of x; `values` and `indices` receive
+// k per line (Pick::None) or one.
+void sort_lines(const char* op, const Tensor& x, int64_t n, bool descending, int64_t k, gpu::Pick pick, Tensor& values,
+                Tensor& indices) {
+  gpu::SortArgs a;
+  a.n = n;
+  a.lines = n == 0 ? 0 : x.numel() / n;
+  while (a.padded < n) a.padded *= 2;
+  a.k = k;
+  a.in = static_cast<const char*>(x.data_ptr());
+  a.itemsize = static_cast<int>(x.itemsize());
+  a.dtype = static_cast<int8_t>(x.dtype());
+  a.descending = descending;
+  a.pick = pick;
+  if (a.lines == 0 || (pick == gpu::Pick::None && k == 0)) return;
+  EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(x.dtype()), "[{}] the {} plugin does not sort complex tensors", op,
+                              gpu::kGpuLabel);
+  Tensor keys = empty_cuda({a.lines * a.padded}, kInt64), idx = empty_cuda({a.lines * a.padded}, kInt64);
+  a.keys = static_cast<uint64_t*>(keys.data_ptr());
+  a.idx = static_cast<int64_t*>(idx.data_ptr());
+  a.values = static_cast<char*>(values.data_ptr());
+  a.indices = static_cast<int64_t*>(indices.data_ptr());
+  check_launch(gpu::launch_sort(a, stream()), op, x.dtype());
+}
+
+// The first k along dim (all when k is none) in the cpu's order: results laid out as
+// native::sort_strides says, computed with dim last and copied into that layout.
+std::tuple<Tensor, Tensor> sorted_along(const char* op, const Tensor& self, int64_t dim, bool descending,
+                                        std::optional<int64_t> k) {
+  native::check_defined(op, self, "self");
+  const native::SortShape ss = native::sort_shape(op, self, dim, k);
+  OptionalDeviceGuard guard(device_of(self));
+  const DimVector st = native::sort_strides(self, k);
+  auto result = [&](ScalarType dt) {
+    return st.empty() ? empty_cuda(ss.sizes, dt) : empty_strided_cuda(ss.sizes, st, dt);
+  };
+  Tensor values = result(self.dtype()), indices = result(kInt64);
+  // A 0-dim input keeps its value for k = 0 too (LibTorch's topk copies it).
+  const int64_t n = self.dim() == 0 ? 1 : self.size(ss.dim), kk = self.dim() == 0 ? 1 : ss.k;
+  const Tensor x = lines_along(self, ss.dim);
+  if (self.dim() == 0) {
+    Tensor v = values.view({1}), i = indices.view({1});
+    sort_lines(op, x, n, descending, kk, gpu::Pick::None, v, i);
+    return {values, indices};
+  }
+  const std::vector<int64_t> perm = dim_last_order(self.dim(), ss.dim);
+  Tensor vview = ember::permute(values, perm), iview = ember::permute(indices, perm);
+  const bool direct = vview.is_contiguous() && iview.is_contiguous();
+  Tensor vt = direct ? vview : empty_cuda(vview.sizes(), self.dtype());
+  Tensor it = direct ? iview : empty_cuda(iview.sizes(), kInt64);
+  sort_lines(op, x, n, descending, kk, gpu::Pick::None, vt, it);
+  if (!direct) {
+    EMBER_GPU_NS::copy_(vview, vt, false);
+    EMBER_GPU_NS::copy_(iview, it, false);
+  }
+  return {values, indices};
+}
+
+// The out= forms: both outs checked first, then written (resized to the sort's layout).
+std::tuple<Tensor&, Tensor&> sorted_out(const char* op, const Tensor& self, int64_t dim, bool descending,
+                                        std::optional<int64_t> k, Tensor& values, Tensor& indices) {
+  native::check_defined(op, self, "self");
+  for (auto [t, name, dt] :
+       {std::tuple<Tensor*, const char*, ScalarType>{&values, "values", self.dtype()}, {&indices, "indices", kInt64}}) {
+    native::check_defined(op, *t, name);
+    native::check_same_device(op, gpu::kGpuDevice, self, *t);
+    native::check_out_dtype(op, *t, dt, name);
+  }
+  const auto [v, i] = sorted_along(op, self, dim, descending, k);
+  const DimVector st = native::sort_strides(self, k);
+  for (auto [out, r] : {std::pair<Tensor*, const Tensor*>{&values, &v}, {&indices, &i}}) {
+    native::resize_sort_out(*out, r->sizes(), st, op);
+    native::check_out_writable(op, *out);
+    EMBER_GPU_NS::copy_(*out, *r, false);
+  }
+  return {values, indices};
+}
+
+// One order statistic per line along p.dim: (values, indices) of p.shape.
+std::tuple<Tensor, Tensor> pick_along(const char* op, const Tensor& self, const order::Pick& p, gpu::Pick pick,
+                                      int64_t k = 0) {
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor values = empty_cuda(p.shape, self.dtype()), indices = empty_cuda(p.shape, kInt64);
+  const int64_t n = self.dim() == 0 ? 1 : self.size(p.dim);
+  sort_lines(op, lines_along(self, p.dim), n, false, k, pick, values, indices);
+  return {values, indices};
+}
+
+Tensor median_all(const char* op, const Tensor& self, gpu::Pick pick) {
+  order::check_median_all(op, self);
+  OptionalDeviceGuard guard(device_of(self));
+  if (self.numel() == 0) {
+    EMBER_CHECK_INDEX(self.is_floating_point(), "[{}] cannot compute the median of an empty {} tensor", op,
+                      self.dtype());
+    Tensor r = empty_cuda({}, self.dtype());
+    return EMBER_GPU_NS::fill_(r, Scalar(std::numeric_limits<double>::quiet_NaN()));
+  }
+  return std::get<0>(pick_along(op, self.reshape({self.numel()}), order::Pick{0, {}}, pick));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return sorted_along("sort", self, dim, descending, std::nullopt);
+}
+std::tuple<Tensor, Tensor> sort_stable(const Tensor& self, std::optional<bool> /*stable: always*/, int64_t dim,
+                                       bool descending) {
+  return sorted_along("sort", self, dim, descending, std::nullopt);
+}
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(sorted_along("argsort", self, dim, descending, std::nullopt));
+}
+// Sorted whatever `sorted` says (the cpu's unsorted order is its selection's; any order is PyTorch's promise).
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/) {
+  return sorted_along("topk", self, dim, largest, k);
+}
+std::tuple<Tensor&, Tensor&> sort_values(const Tensor& self, int64_t dim, bool descending, Tensor& values,
+                                         Tensor& indices) {
+  return sorted_out("sort", self, dim, descending, std::nullopt, values, indices);
+}
+std::tuple<Tensor&, Tensor&> topk_values(const Tensor& self, int64_t k, int64_t dim, bool largest, bool /*sorted*/,
+                                         Tensor& values, Tensor& indices) {
+  return sorted_out("topk", self, dim, largest, k, values, indices);
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  return pick_along("kthvalue", self, order::check_kthvalue(self, k, dim, keepdim), gpu::Pick::Kth, k);
+}
+Tensor median(const Tensor& self) { return median_all("median", self, gpu::Pick::Median); }
+Tensor nanmedian(const Tensor& self) { return median_all("nanmedian", self, gpu::Pick::NanMedian); }
+std::tuple<Tensor, Tensor> median_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return pick_along("median", self, order::check_pick("median", self, dim, keepdim, false), gpu::Pick::Median);
+}
+std::tuple<Tensor, Tensor> nanmedian_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return pick_along("nanmedian", self, order::check_pick("nanmedian", self, dim, keepdim, false), gpu::Pick::NanMedian);
+}
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
+  return pick_along("mode", self, order::check_pick("mode", self, dim, keepdim, true), gpu::Pick::Mode);
+}
+
+}  // namespace ember::EMBER_GPU_NS
