@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "CUDAPlugin.h"
+#include "ember/native/OrderRules.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/native/LinalgRules.h"
 #include "ember/native/Rules.h"
@@ -230,6 +231,39 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   }
   gemm("addmm", mat1, mat2, out, alpha.to<double>(), beta_zero ? 0.0 : beta.to<double>());
   return out;
+}
+
+// dot and mv as products of (1, n) x (n, 1) and (n, m) x (m, 1) matrices (the gemm's accumulation).
+Tensor dot(const Tensor& self, const Tensor& tensor) {
+  native::order::check_dot("dot", self, tensor);
+  native::check_same_device("dot", gpu::kGpuDevice, self, tensor);
+  OptionalDeviceGuard guard(self.device());
+  return EMBER_GPU_NS::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view({});
+}
+Tensor& dot_out(const Tensor& self, const Tensor& tensor, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::dot(self, tensor);
+  native::check_defined("dot", out, "out");
+  EMBER_CHECK_TYPE(out.dtype() == r.dtype(), "[dot] result dtype {} does not match input dtype {}", out.dtype(),
+                   r.dtype());
+  native::check_same_device("dot", gpu::kGpuDevice, self, out);
+  native::resize_output(out, r.sizes(), "dot");
+  native::check_out_writable("dot", out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  native::order::check_mv("mv", self, vec);
+  native::check_same_device("mv", gpu::kGpuDevice, self, vec);
+  OptionalDeviceGuard guard(self.device());
+  return EMBER_GPU_NS::mm(self, vec.unsqueeze(1)).view({self.size(0)});
+}
+Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::mv(self, vec);
+  native::check_defined("mv", out, "out");
+  native::check_same_device("mv", gpu::kGpuDevice, self, out);
+  native::check_out_dtype("mv", out, r.dtype());
+  native::resize_output(out, r.sizes(), "mv");
+  native::check_out_writable("mv", out);
+  return EMBER_GPU_NS::copy_(out, r, false);
 }
 
 }  // namespace ember::EMBER_GPU_NS

@@ -65,15 +65,27 @@ Tensor masked_fill_into(const char* op, Tensor& out, const Tensor& self, const T
   return out;
 }
 
-// any/all as counts of nonzero (zero) elements: bool, or uint8 for a uint8 input (as PyTorch 1.13).
-Tensor count_test(const char* op, const Tensor& self, bool any, std::optional<int64_t> dim, bool keepdim) {
+// any/all as counts of nonzero (zero) elements over `dims` (every dim when empty): bool, or uint8
+// for a uint8 input (as PyTorch 1.13).
+Tensor count_test(const char* op, const Tensor& self, bool any, IntArrayRef dims, bool keepdim) {
   native::check_defined(op, self, "self");
   native::nn::check_on(op, gpu::kGpuDevice, self);
   OptionalDeviceGuard guard(self.device());
   const Tensor hit = any ? ember::ne(self, Scalar(int64_t{0})) : ember::eq(self, Scalar(int64_t{0}));
-  Tensor n = dim ? ember::sum(hit, std::vector<int64_t>{*dim}, keepdim, std::nullopt) : ember::sum(hit, std::nullopt);
+  Tensor n = ember::sum(hit, dims, keepdim, std::nullopt);
   Tensor r = any ? ember::gt(n, Scalar(int64_t{0})) : ember::eq(n, Scalar(int64_t{0}));
   return self.dtype() == kUInt8 ? r.to(kUInt8) : r;
+}
+
+Tensor& count_test_out(const char* op, const Tensor& self, bool any, IntArrayRef dims, bool keepdim, Tensor& out) {
+  native::check_defined(op, self, "self");
+  native::check_defined(op, out, "out");
+  native::check_same_device(op, gpu::kGpuDevice, self, out);
+  native::check_out_dtype(op, out, native::any_all_dtype(self));
+  const Tensor r = count_test(op, self, any, dims, keepdim);
+  native::resize_output(out, r.sizes(), op);
+  native::check_out_writable(op, out);
+  return EMBER_GPU_NS::copy_(out, r, false);
 }
 
 // self's entries at the 1-d int64 `index` along dim, as a gather over the index expanded to the
@@ -320,10 +332,44 @@ Tensor& masked_fill_(Tensor& self, const Tensor& mask, const Scalar& value) {
   return self;
 }
 
-Tensor any(const Tensor& self) { return count_test("any", self, true, std::nullopt, false); }
-Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) { return count_test("any", self, true, dim, keepdim); }
-Tensor all(const Tensor& self) { return count_test("all", self, false, std::nullopt, false); }
-Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) { return count_test("all", self, false, dim, keepdim); }
+Tensor any(const Tensor& self) { return count_test("any", self, true, {}, false); }
+Tensor any_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return count_test("any", self, true, IntArrayRef(&dim, 1), keepdim);
+}
+Tensor all(const Tensor& self) { return count_test("all", self, false, {}, false); }
+Tensor all_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  return count_test("all", self, false, IntArrayRef(&dim, 1), keepdim);
+}
+// any.dims / all.dims: None or an empty list reduce every dim (as the cpu's).
+Tensor any_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  return count_test("any", self, true, dim.value_or(IntArrayRef()), keepdim);
+}
+Tensor all_dims(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim) {
+  return count_test("all", self, false, dim.value_or(IntArrayRef()), keepdim);
+}
+Tensor& any_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  return count_test_out("any", self, true, dim.value_or(IntArrayRef()), keepdim, out);
+}
+Tensor& all_dims_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, Tensor& out) {
+  return count_test_out("all", self, false, dim.value_or(IntArrayRef()), keepdim, out);
+}
+
+// equal and allclose as one device reduction and one sync (the bool the schema returns).
+bool equal(const Tensor& self, const Tensor& other) {
+  native::equal_dtype(gpu::kGpuDevice, self, other);
+  if (self.sizes() != other.sizes()) return false;
+  if (self.numel() == 0) return true;
+  OptionalDeviceGuard guard(self.device());
+  return count_test("equal", ember::eq(self, other), false, {}, false).item().toBool();
+}
+
+bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol, bool equal_nan) {
+  native::check_allclose(gpu::kGpuDevice, self, other, rtol, atol);
+  native::broadcast_shapes(self.sizes(), other.sizes(), "allclose");
+  OptionalDeviceGuard guard(self.device());
+  const Tensor close = ember::isclose(self, other, rtol, atol, equal_nan);
+  return count_test("allclose", close, false, {}, false).item().toBool();
+}
 
 void threshold_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& threshold, Tensor& grad_input,
                             OutKind kind) {

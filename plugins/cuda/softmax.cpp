@@ -48,6 +48,15 @@ Tensor softmax_forward(const char* op, bool log, const Tensor& self, int64_t dim
   return out;
 }
 
+Tensor& write_softmax_out(const char* op, const Tensor& r, Tensor& out) {
+  native::check_defined(op, out, "out");
+  native::check_same_device(op, gpu::kGpuDevice, r, out);
+  native::check_out_dtype(op, out, r.dtype());
+  native::resize_output(out, r.sizes(), op);
+  native::check_out_writable(op, out);
+  return EMBER_GPU_NS::copy_(out, r, false);
+}
+
 Tensor softmax_backward(const char* op, bool log, const Tensor& grad_output, const Tensor& output, int64_t dim,
                         ScalarType input_dtype) {
   check_device(op, grad_output, "grad_output");
@@ -102,6 +111,14 @@ Tensor _softmax_backward_data(const Tensor& grad_output, const Tensor& output, i
 Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& output, int64_t dim,
                                   ScalarType input_dtype) {
   return softmax_backward("_log_softmax_backward_data", true, grad_output, output, dim, input_dtype);
+}
+
+// The out= forms: the functional result (its checks first), then out checked, resized, written.
+Tensor& _softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  return write_softmax_out("_softmax", softmax_forward("_softmax", false, self, dim, half_to_float), out);
+}
+Tensor& _log_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  return write_softmax_out("_log_softmax", softmax_forward("_log_softmax", true, self, dim, half_to_float), out);
 }
 
 }  // namespace ember::EMBER_GPU_NS
