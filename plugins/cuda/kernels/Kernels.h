@@ -387,4 +387,23 @@ struct SortArgs {
 };
 bool launch_sort(const SortArgs& args, gpuStream_t stream);
 
+// Upsampling (ember/native/ResampleTables.h's tables) of a contiguous (planes, D, H, W) `in` to a
+// contiguous (planes, oD, oH, oW) `out`: along dimension d, output index o reads taps[d] source
+// indices index[d][k * out[d] + o] with weights weight[d][...] (of dtype: Float or Double).
+// Forward: dst (out-shaped) from src; backward: src the output's gradient, dst the input's
+// (zeroed), added into with atomics. Nearest: one tap, no weights; its forward moves any dtype by
+// its size.
+struct UpsampleArgs {
+  int64_t planes = 0, in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  int64_t taps[3] = {1, 1, 1};
+  const int64_t* index[3] = {};
+  const char* weight[3] = {};
+  const char* src = nullptr;
+  char* dst = nullptr;
+  int8_t dtype = Float;
+  int itemsize = 4;
+  bool nearest = false, backward = false;
+};
+bool launch_upsample(const UpsampleArgs& args, gpuStream_t stream);
+
 }  // namespace ember::gpu
