@@ -1,11 +1,11 @@
 // Kernels of the complex family that the unary file does not hold: angle (a real result) and
 // conj_physical. See Note [Complex tensors] in ember/native/Rules.h.
 #include <cmath>
-#include <numbers>
 
 #include "Pointwise.h"
 #include "ember/generated/CPUFunctions.h"
 #include "ember/native/ElementwiseMeta.h"
+#include "ember/native/PointwiseMath.h"
 
 namespace ember::cpu {
 namespace {
@@ -16,9 +16,7 @@ struct AngleOp {
     if constexpr (is_complex_v<C>) {
       return std::arg(a);
     } else {
-      // LibTorch: pi for negatives, 0 otherwise, NaN kept.
-      if (std::isnan(a)) return a;
-      return a < C(0) ? static_cast<C>(std::numbers::pi) : C(0);
+      return native::angle_value(a);
     }
   }
 };

@@ -11,11 +11,12 @@
 #include <limits>
 #include <numbers>
 
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
 #include "ember/core/CPUGeneratorImpl.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/IndexShapeRules.h"
+#include "ember/native/Randperm.h"
 
 namespace ember::cpu {
 namespace {
@@ -209,9 +210,7 @@ Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generat
 
 namespace ember::cpu {
 
-// Fisher-Yates from the last position down: position i swaps with a draw in [0, i], the draw being
-// the 64-bit word i of the call's Philox stream modulo i + 1, so a seed gives one permutation
-// whatever the thread count.
+// The permutation of ember/native/Randperm.h (one per seed on every device).
 Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
                           OptDevice device, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided, "[randperm] only the strided layout is supported");
@@ -222,16 +221,8 @@ Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtyp
   CPUGeneratorImpl* gen = cpu_generator(generator, "randperm");
   Tensor out = empty_cpu({n}, dt);
   Tensor perm = dt == kInt64 ? out : empty_cpu({n}, kInt64);
-  int64_t* p = perm.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) p[i] = i;
-  if (n > 1) {
-    const auto r = reserve(gen, blocks_for(n, 2));
-    for (int64_t i = n - 1; i > 0; --i) {
-      const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(i / 2));
-      const uint64_t x = uint64_t{w[2 * (i % 2)]} << 32 | w[2 * (i % 2) + 1];
-      std::swap(p[i], p[static_cast<int64_t>(x % static_cast<uint64_t>(i + 1))]);
-    }
-  }
+  const auto r = reserve(gen, native::randperm_blocks(n));
+  native::randperm_fill(perm.data_ptr<int64_t>(), n, r.seed, r.offset);
   if (dt != kInt64) cpu::copy_(out, perm, false);
   return out;
 }

@@ -322,4 +322,33 @@ void round_decimals_out(const Tensor& self, int64_t decimals, Tensor& out, OutKi
                         {float_value(ten_pow), float_value(neg ? 1.0 : 0.0), {}});
 }
 
+// angle (integers read in the floating result dtype; complex values through their real views);
+// conj_physical of a real
+// tensor is a copy, of a complex one a copy with the imaginary parts negated (through the real
+// views: the kernels have no complex types).
+void angle_out(const Tensor& self, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("angle", kind);
+  OptionalDeviceGuard guard(device_of(self));
+  TensorIter it(name);
+  const ScalarType result = native::unary_meta(it, name, native::unary_rules::angle, self, out, kind);
+  if (is_complex_type(self.dtype())) {  // atan2(imag, real), std::arg's value
+    const Tensor parts = ember::view_as_real(self);
+    EMBER_GPU_NS::copy_(out, ember::atan2(parts.select(-1, 1), parts.select(-1, 0)), false);
+    return;
+  }
+  launch_pointwise_kind(name, gpu::Pointwise::Angle, compute_dtype(result), it, {});
+}
+
+void conj_physical_out(const Tensor& self, Tensor& out, OutKind kind) {
+  const char* name = EMBER_VARIANT_NAME("conj_physical", kind);
+  OptionalDeviceGuard guard(device_of(self));
+  TensorIter it(name);
+  native::unary_meta(it, name, native::unary_rules::conj_physical, self, out, kind);
+  if (!out.is_same(self)) EMBER_GPU_NS::copy_(out, self, false);
+  if (is_complex_type(out.dtype())) {
+    Tensor imag = ember::view_as_real(out).select(-1, 1);
+    ember::neg_(imag);
+  }
+}
+
 }  // namespace ember::EMBER_GPU_NS

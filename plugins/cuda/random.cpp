@@ -1,4 +1,4 @@
-// The GPU generator and random fills: counter-based as the CPU's, so a seed gives the CPU's
+// The GPU generator, random fills and randperm: counter-based as the CPU's, so a seed gives the CPU's
 // numbers (Note [GPU random numbers] in kernels/random.cu). The generator keeps a seed and a
 // Philox block offset on the host; a fill reserves its blocks under the generator's mutex and
 // passes (seed, offset) to the kernel, so no device state exists and none needs syncing.
@@ -9,7 +9,9 @@
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/core/Generator.h"
 #include "ember/core/Philox.h"
+#include "ember/native/IndexShapeRules.h"
 #include "ember/native/NNCoreRules.h"
+#include "ember/native/Randperm.h"
 #include "ember/native/Rules.h"
 
 namespace ember::EMBER_GPU_NS {
@@ -89,7 +91,7 @@ namespace {
 // Fills `self` (any layout) with `kind`: the kernel writes a contiguous buffer in row-major order,
 // copied into self when self is not contiguous, so values follow the element index as on the CPU.
 void fill_random(const char* op, gpu::RandomKind kind, Tensor& self, double a, double b,
-                 const std::optional<Generator>& generator) {
+                 const std::optional<Generator>& generator, int64_t from = 0, uint64_t range = 0) {
   native::check_defined(op, self, "self");
   OptionalDeviceGuard guard(self.device());
   auto* gen = get_generator_or_default<PhiloxGeneratorImpl>(generator, detail::getDefaultGenerator(self.device()), op);
@@ -103,9 +105,11 @@ void fill_random(const char* op, gpu::RandomKind kind, Tensor& self, double a, d
   r.dtype = static_cast<int8_t>(buf.dtype());
   r.a = a;
   r.b = b;
-  const PhiloxRange range = gen->reserve(static_cast<uint64_t>(gpu::random_blocks(kind, r.dtype, r.n)));
-  r.seed = range.seed;
-  r.offset = range.offset;
+  r.from = from;
+  r.range = range;
+  const PhiloxRange blocks = gen->reserve(static_cast<uint64_t>(gpu::random_blocks(kind, r.dtype, r.n)));
+  r.seed = blocks.seed;
+  r.offset = blocks.offset;
   check_launch(gpu::launch_random(kind, r, stream()), op, self.dtype());
   if (!buf.is_same(self)) EMBER_GPU_NS::copy_(self, buf, false);
 }
@@ -124,6 +128,51 @@ Tensor& normal_(Tensor& self, double mean, double std, std::optional<Generator> 
   native::check_normal(self, std);
   fill_random("normal_", gpu::RandomKind::Normal, self, mean, std, generator);
   return self;
+}
+
+// Integers in [from, end) (native::random_from_end's default end for the dtype), two a Philox
+// block, as the cpu's.
+Tensor& random_from(Tensor& self, int64_t from, std::optional<int64_t> to, std::optional<Generator> generator) {
+  native::check_defined("random_", self, "self");
+  const __int128 end = native::random_from_end(self, from, to);
+  const auto span = static_cast<unsigned __int128>(end - from);  // in [1, 2^64]
+  fill_random("random_", gpu::RandomKind::Integer, self, 0, 0, generator, from, static_cast<uint64_t>(span));
+  return self;
+}
+
+// The permutation is drawn on the host (ember/native/Randperm.h: Fisher-Yates is sequential) from
+// the device generator's stream, so a seed gives the cpu's permutation, then copied over.
+Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
+                          OptDevice device, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided, "[randperm] only the strided layout is supported");
+  EMBER_CHECK(!device || device->type() == gpu::kGpuDevice, "[randperm] the {} kernel was asked for a tensor on {}",
+              gpu::kGpuLabel, *device);
+  EMBER_CHECK(!pin_memory.value_or(false), "[randperm] only dense CPU tensors can be pinned");
+  const ScalarType dt = dtype.value_or(kInt64);
+  native::check_randperm(n, dt);
+  const DeviceIndex index = device ? device->index() : -1;
+  impl::check_device("randperm", index);
+  const Device d(gpu::kGpuDevice, index >= 0 ? index : impl::current_device());
+  OptionalDeviceGuard guard(d);
+  auto* gen = get_generator_or_default<PhiloxGeneratorImpl>(generator, detail::getDefaultGenerator(d), "randperm");
+  const PhiloxRange r = gen->reserve(native::randperm_blocks(n));
+  Tensor host = ember::empty({n}, TensorOptions().dtype(kInt64));
+  native::randperm_fill(host.data_ptr<int64_t>(), n, r.seed, r.offset);
+  Tensor out = empty_cuda({n}, dt);
+  return EMBER_GPU_NS::copy_(out, host, false);
+}
+
+Tensor randperm(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
+  return EMBER_GPU_NS::randperm_generator(n, std::nullopt, dtype, layout, device, pin_memory);
+}
+
+Tensor& randperm_out(int64_t n, Tensor& out) {
+  native::check_defined("randperm", out, "out");
+  const Tensor r =
+      EMBER_GPU_NS::randperm_generator(n, std::nullopt, out.dtype(), std::nullopt, out.device(), std::nullopt);
+  native::resize_output(out, {n}, "randperm");
+  native::check_out_writable("randperm", out);
+  return EMBER_GPU_NS::copy_(out, r, false);
 }
 
 Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator) {

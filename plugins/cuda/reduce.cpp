@@ -1,5 +1,7 @@
 // Host half of the cuda plugin's reductions: shapes, dtypes and errors from the shared rules
 // (ember/native/Rules.h), then one kernel launch (Note [GPU reductions] in kernels/reduce.cu).
+#include <cmath>
+
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/api/Operators.h"
@@ -136,6 +138,29 @@ Tensor cumulative(const char* op, bool prod, const Tensor& self, int64_t dim, Op
   return scan(op, converted(self, dtype).contiguous(), w, out_dt, prod);
 }
 
+// The vector p-norm over dims in float64, as the cpu's: a count of nonzeros (p = 0), the largest
+// or smallest magnitude (p = +-inf, NaN when there is one), else (sum |x|^p)^(1/p).
+Tensor norm_impl(const char* op, const Tensor& self, double p, IntArrayRef dims, bool keepdim, OptDtype dtype) {
+  native::check_defined(op, self, "self");
+  const ScalarType out_dt = native::norm_dtype(op, self, dtype);
+  OptionalDeviceGuard guard(device_of(self));
+  const Tensor x = self.to(kFloat64);
+  const Tensor m = ember::abs(x);
+  Tensor r;
+  if (p == 0) {
+    r = sum_impl(ember::ne(x, Scalar(0.0)).to(kFloat64), dims, keepdim, std::nullopt);
+  } else if (std::isinf(p)) {
+    r = reduce(op, p > 0 ? Reduction::Max : Reduction::Min, m, dims, keepdim, kFloat64, true);
+  } else if (p == 1) {
+    r = sum_impl(m, dims, keepdim, std::nullopt);
+  } else if (p == 2) {
+    r = ember::sqrt(sum_impl(m * m, dims, keepdim, std::nullopt));
+  } else {
+    r = ember::pow(sum_impl(ember::pow(m, Scalar(p)), dims, keepdim, std::nullopt), Scalar(1.0 / p));
+  }
+  return r.to(out_dt);
+}
+
 // An out= argument of a reduction: defined, on the device, of dtype `expected` (checked before
 // anything is computed, as the cpu's).
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
@@ -236,6 +261,18 @@ Tensor& cumprod_out(const Tensor& self, int64_t dim, OptDtype dtype, Tensor& out
   const ScalarType dt = native::reduction_out_dtype("cumprod", out, dtype);
   check_out("cumprod", out, dt);
   return write_out(out, cumulative("cumprod", true, self, dim, dt), "cumprod");
+}
+
+Tensor norm_scalar(const Tensor& self, const Scalar& p) {
+  return norm_impl("norm", self, native::norm_order(p, "norm"), {}, false, std::nullopt);
+}
+Tensor norm_scalaropt_dim(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  return norm_impl("norm", self, p ? native::norm_order(*p, "norm") : 2.0, dim, keepdim, std::nullopt);
+}
+Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
+                          OptDtype dtype) {
+  return norm_impl("linalg_vector_norm", self, native::norm_order(ord, "linalg_vector_norm"),
+                   dim.value_or(IntArrayRef()), keepdim, dtype);
 }
 
 Tensor prod(const Tensor& self, OptDtype dtype) { return prod_impl(self, {}, false, dtype); }

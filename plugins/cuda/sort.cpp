@@ -1,6 +1,6 @@
-// Host half of the GPU sorts (Note [GPU sort] in kernels/sort.cu): sort, argsort, topk and the
-// order statistics kthvalue, median, nanmedian and mode, with the cpu's checks and result layouts
-// (ember/native/Rules.h's sort section, OrderRules.h).
+// Host half of the GPU sorts (Note [GPU sort] in kernels/sort.cu): sort, argsort, topk, the
+// order statistics kthvalue, median, nanmedian and mode, and searchsorted / bucketize, with the
+// cpu's checks and result layouts (ember/native/Rules.h's sort section, OrderRules.h).
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/api/Operators.h"
@@ -129,7 +129,85 @@ Tensor median_all(const char* op, const Tensor& self, gpu::Pick pick) {
   return std::get<0>(pick_along(op, self.reshape({self.numel()}), order::Pick{0, {}}, pick));
 }
 
+// searchsorted / bucketize: boundaries and values converted to their promoted dtype (as the
+// cpu's), the sorter's range checked on the host, then a thread per value searches its row.
+Tensor search(const char* op, const Tensor& boundaries, const Tensor& values, bool out_int32, bool right,
+              const std::optional<Tensor>& sorter) {
+  native::check_same_device(op, gpu::kGpuDevice, boundaries, values);
+  OptionalDeviceGuard guard(device_of(boundaries));
+  const ScalarType ct = promote_types(boundaries.dtype(), values.dtype());
+  const Tensor b = boundaries.to(ct).contiguous(), v = values.to(ct).contiguous();
+  gpu::SearchArgs a;
+  a.M = boundaries.size(-1);
+  a.inner = values.dim() == 0 ? 1 : values.size(-1);
+  a.one_d = boundaries.dim() == 1;
+  a.n = values.numel();
+  a.right = right;
+  a.out_int32 = out_int32;
+  Tensor s;
+  if (sorter && sorter->defined()) {
+    s = sorter->to(kInt64).contiguous();
+    if (s.numel() > 0) {
+      const auto [lo, hi] = index_extremes(s);
+      EMBER_CHECK_INDEX(lo >= 0 && hi < a.M, "[{}] argument 'sorter': index {} is out of range for {} boundaries", op,
+                        lo < 0 ? lo : hi, a.M);
+    }
+    a.sorter = static_cast<const int64_t*>(s.data_ptr());
+  }
+  Tensor out = empty_cuda(values.sizes(), out_int32 ? kInt32 : kInt64);
+  a.boundaries = static_cast<const char*>(b.data_ptr());
+  a.values = static_cast<const char*>(v.data_ptr());
+  a.out = static_cast<char*>(out.data_ptr());
+  a.dtype = static_cast<int8_t>(ct);
+  a.itemsize = static_cast<int>(b.itemsize());
+  check_launch(gpu::launch_search(a, stream()), op, ct);
+  return out;
+}
+
+// A 0-d tensor of a Scalar value searched against boundaries: the boundaries' dtype, or the
+// default dtype for a floating value among integer boundaries (LibTorch's wrapped-number rule).
+Tensor scalar_values(const Scalar& s, const Tensor& boundaries) {
+  OptionalDeviceGuard guard(device_of(boundaries));
+  const bool fl = s.isFloatingPoint() && !boundaries.is_floating_point();
+  Tensor t = empty_cuda({}, fl ? get_default_dtype() : boundaries.dtype());
+  return EMBER_GPU_NS::fill_(t, s);
+}
+
 }  // namespace
+
+Tensor searchsorted_tensor(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                           std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  native::check_defined("searchsorted", self, "self");
+  const bool r =
+      order::check_searchsorted("searchsorted", sorted_sequence, self.sizes(), self.dtype(), right, side, sorter);
+  return search("searchsorted", sorted_sequence, self, out_int32, r, sorter);
+}
+Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
+                           std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
+  native::check_defined("searchsorted", sorted_sequence, "sorted_sequence");
+  const Tensor v = scalar_values(self, sorted_sequence);
+  const bool r = order::check_searchsorted("searchsorted", sorted_sequence, v.sizes(), v.dtype(), right, side, sorter);
+  EMBER_CHECK(sorted_sequence.dim() == 1,
+              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}",
+              sorted_sequence.sizes());
+  return search("searchsorted", sorted_sequence, v, out_int32, r, sorter);
+}
+Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
+  native::check_defined("bucketize", self, "self");
+  native::check_defined("bucketize", boundaries, "boundaries");
+  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got dim({})",
+              boundaries.dim());
+  order::check_searchsorted("bucketize", boundaries, self.sizes(), self.dtype(), right, std::nullopt, std::nullopt);
+  return search("bucketize", boundaries, self, out_int32, right, std::nullopt);
+}
+Tensor bucketize_scalar(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
+  native::check_defined("bucketize", boundaries, "boundaries");
+  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got dim({})",
+              boundaries.dim());
+  const Tensor v = scalar_values(self, boundaries);
+  order::check_searchsorted("bucketize", boundaries, v.sizes(), v.dtype(), right, std::nullopt, std::nullopt);
+  return search("bucketize", boundaries, v, out_int32, right, std::nullopt);
+}
 
 std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
   return sorted_along("sort", self, dim, descending, std::nullopt);

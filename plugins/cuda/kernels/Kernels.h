@@ -87,6 +87,7 @@ enum class Pointwise : int8_t {
   NanToNum,       // p0 nan, p1 posinf, p2 neginf
   RoundDecimals,  // p0 10^|decimals|, p1 1 when decimals < 0
   PowScalar,      // pow_scalar_value(a, p0)
+  Angle,          // angle_value(a)
   ClampBoth,      // clamp_both(a, lo, hi): three inputs
   Addcmul,        // a + p0 * b * c: three inputs
 };
@@ -144,14 +145,17 @@ struct SoftmaxArgs {
 bool launch_softmax(const SoftmaxArgs& args, gpuStream_t stream);
 
 // Random fills of a contiguous output (Note [GPU random numbers] in random.cu): uniform in
-// [a, b), normal with mean a and std b, bernoulli with probability a.
-enum class RandomKind : int8_t { Uniform, Normal, Bernoulli };
+// [a, b), normal with mean a and std b, bernoulli with probability a, integers from + (64 random
+// bits mod range) (range 0: 2^64) in any real dtype.
+enum class RandomKind : int8_t { Uniform, Normal, Bernoulli, Integer };
 struct RandomArgs {
   char* out = nullptr;
   int64_t n = 0;
   int8_t dtype = Float;
   uint64_t seed = 0, offset = 0;
   double a = 0, b = 1;
+  int64_t from = 0;
+  uint64_t range = 0;
 };
 // The Philox blocks a fill of n elements takes (the CPU kernels' counts): what the host reserves.
 #if defined(__CUDACC__) || defined(__HIPCC__)
@@ -159,7 +163,9 @@ __host__ __device__
 #endif
     inline int64_t
     random_blocks(RandomKind kind, int8_t dtype, int64_t n) {
-  const int64_t per = kind == RandomKind::Normal || (kind == RandomKind::Uniform && dtype == Double) ? 2 : 4;
+  const int64_t per =
+      kind == RandomKind::Normal || kind == RandomKind::Integer || (kind == RandomKind::Uniform && dtype == Double) ? 2
+                                                                                                                    : 4;
   return (n + per - 1) / per;
 }
 bool launch_random(RandomKind kind, const RandomArgs& args, gpuStream_t stream);
@@ -405,5 +411,21 @@ struct UpsampleArgs {
   bool nearest = false, backward = false;
 };
 bool launch_upsample(const UpsampleArgs& args, gpuStream_t stream);
+
+// searchsorted / bucketize (the cpu's binary searches: left, the first i with boundaries[i] >= v;
+// right, the first with boundaries[i] > v; NaN goes past the end): values and boundaries
+// contiguous in one dtype, boundaries 1-d (one_d) or one row of M per `inner` values; sorter
+// (optional) the int64 order of each row.
+struct SearchArgs {
+  int64_t n = 0, M = 0, inner = 1;
+  bool one_d = true, right = false, out_int32 = false;
+  const char* boundaries = nullptr;
+  const char* values = nullptr;
+  const int64_t* sorter = nullptr;
+  char* out = nullptr;
+  int8_t dtype = Float;
+  int itemsize = 4;
+};
+bool launch_search(const SearchArgs& args, gpuStream_t stream);
 
 }  // namespace ember::gpu

@@ -177,6 +177,8 @@ struct PointwiseOp {
       return native::nan_to_num_value(a, p0, p1, p2);
     else if constexpr (K == P::RoundDecimals)
       return native::round_decimals_value(a, p0, p1 != C(0));
+    else if constexpr (K == P::Angle)
+      return native::angle_value(a);
     else
       return native::pow_scalar_value(a, p0);
   }
@@ -273,6 +275,7 @@ bool launch_pointwise(Pointwise kind, Dt compute, const Iter& it, const Value* p
     EMBER_GPU_POINTWISE_CASE(NanToNum)
     EMBER_GPU_POINTWISE_CASE(RoundDecimals)
     EMBER_GPU_POINTWISE_CASE(PowScalar)
+    EMBER_GPU_POINTWISE_CASE(Angle)
     EMBER_GPU_POINTWISE_CASE(ClampBoth)
     EMBER_GPU_POINTWISE_CASE(Addcmul)
 #undef EMBER_GPU_POINTWISE_CASE

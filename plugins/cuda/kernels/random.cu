@@ -1,4 +1,5 @@
-// Random fills on the GPU with the CPU's counter-based streams: uniform_, normal_, bernoulli_.
+// Random fills on the GPU with the CPU's counter-based streams: uniform_, normal_, bernoulli_,
+// random_.
 //
 // Note [GPU random numbers]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -76,6 +77,19 @@ __global__ void bernoulli_kernel(RandomArgs r, int size) {
   }
 }
 
+// from + (64 bits mod range), wrapping in uint64 (the result lies in [from, from + range)).
+__global__ void integer_kernel(RandomArgs r, int size) {
+  const int64_t blocks = random_blocks(RandomKind::Integer, r.dtype, r.n);
+  EMBER_GPU_GRID_STRIDE(b, blocks) {
+    const auto w = ember::detail::philox_block(r.seed, r.offset + static_cast<uint64_t>(b));
+    for (int64_t j = 0; j < 2 && b * 2 + j < r.n; ++j) {
+      const uint64_t x = uint64_t{w[2 * j]} << 32 | w[2 * j + 1];
+      const uint64_t v = static_cast<uint64_t>(r.from) + (r.range == 0 ? x : x % r.range);
+      store<int64_t>(r.out + (b * 2 + j) * size, r.dtype, static_cast<int64_t>(v));
+    }
+  }
+}
+
 int size_of(int8_t dt) {
   switch (dt) {
     case Bool:
@@ -98,8 +112,9 @@ int size_of(int8_t dt) {
 
 bool launch_random(RandomKind kind, const RandomArgs& r, gpuStream_t stream) {
   const bool floating = r.dtype == Float || r.dtype == Double || r.dtype == Half || r.dtype == BFloat16;
-  if (kind != RandomKind::Bernoulli && !floating) return false;
-  if (kind == RandomKind::Bernoulli && (r.dtype == ComplexFloat || r.dtype == ComplexDouble)) return false;
+  const bool any_real = kind == RandomKind::Bernoulli || kind == RandomKind::Integer;
+  if (!any_real && !floating) return false;
+  if (any_real && (r.dtype == ComplexFloat || r.dtype == ComplexDouble)) return false;
   if (r.n == 0) return true;
   const int grid = grid_size(random_blocks(kind, r.dtype, r.n));
   switch (kind) {
@@ -114,6 +129,9 @@ bool launch_random(RandomKind kind, const RandomArgs& r, gpuStream_t stream) {
       break;
     case RandomKind::Bernoulli:
       EMBER_GPU_LAUNCH(bernoulli_kernel, grid, kBlockSize, 0, stream, r, size_of(r.dtype));
+      break;
+    case RandomKind::Integer:
+      EMBER_GPU_LAUNCH(integer_kernel, grid, kBlockSize, 0, stream, r, size_of(r.dtype));
       break;
   }
   return true;

@@ -1,5 +1,5 @@
-// Sorting along lines (sort, argsort, topk) and the order statistics picked from sorted lines
-// (kthvalue, median, nanmedian, mode).
+// Sorting along lines (sort, argsort, topk), the order statistics picked from sorted lines
+// (kthvalue, median, nanmedian, mode) and the binary searches of searchsorted and bucketize.
 //
 // Note [GPU sort]
 // ~~~~~~~~~~~~~~~
@@ -137,6 +137,28 @@ __global__ void pick_kernel(SortArgs a) {
   }
 }
 
+template <class C>
+__global__ void search_kernel(SearchArgs a) {
+  EMBER_GPU_GRID_STRIDE(i, a.n) {
+    const int64_t row = a.one_d ? 0 : i / a.inner;
+    const int64_t* sr = a.sorter ? a.sorter + row * a.M : nullptr;
+    const C v = load<C>(a.values + i * a.itemsize, a.dtype);
+    int64_t lo = 0, hi = a.M;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo) / 2;
+      const C m = load<C>(a.boundaries + (row * a.M + (sr ? sr[mid] : mid)) * a.itemsize, a.dtype);
+      if (a.right ? !(m > v) : !(m >= v))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (a.out_int32)
+      reinterpret_cast<int32_t*>(a.out)[i] = static_cast<int32_t>(lo);
+    else
+      reinterpret_cast<int64_t*>(a.out)[i] = lo;
+  }
+}
+
 template <class T>
 void launch_keys(const SortArgs& a, gpuStream_t stream) {
   EMBER_GPU_LAUNCH(keys_kernel<T>, grid_size(a.lines * a.padded), kBlockSize, 0, stream, a);
@@ -186,6 +208,18 @@ bool launch_sort(const SortArgs& a, gpuStream_t stream) {
   } else {
     EMBER_GPU_LAUNCH(pick_kernel, grid_size(a.lines), kBlockSize, 0, stream, a);
   }
+  return true;
+}
+
+// Floating dtypes compare in double, integers in int64: both exact for every value of the dtype.
+bool launch_search(const SearchArgs& a, gpuStream_t stream) {
+  if (a.n == 0) return true;
+  if (a.dtype == ComplexFloat || a.dtype == ComplexDouble) return false;
+  const bool floating = a.dtype == Half || a.dtype == BFloat16 || a.dtype == Float || a.dtype == Double;
+  if (floating)
+    EMBER_GPU_LAUNCH(search_kernel<double>, grid_size(a.n), kBlockSize, 0, stream, a);
+  else
+    EMBER_GPU_LAUNCH(search_kernel<int64_t>, grid_size(a.n), kBlockSize, 0, stream, a);
   return true;
 }
 

@@ -240,6 +240,13 @@ EMBER_HOST_DEVICE_INLINE C mish_value(C a) {
   return a * std::tanh(std::log1p(std::exp(a)));
 }
 
+// The argument of a real number (LibTorch's angle): pi for negatives, 0 otherwise, NaN kept.
+template <class C>
+EMBER_HOST_DEVICE_INLINE C angle_value(C a) {
+  if (a != a) return a;
+  return a < C(0) ? static_cast<C>(3.14159265358979323846) : C(0);
+}
+
 // ---- lerp, addcmul, nan_to_num, round(decimals) ------------------------------------------------
 
 // PyTorch's form: exact at weight 0 and 1.
