@@ -54,6 +54,12 @@ const Tensor* device_operand(const Tensor* t, Tensor& holder);
 // device-side assert kills the context).
 std::pair<int64_t, int64_t> index_extremes(const Tensor& index);
 
+// An out= argument: defined, on the device, of dtype `expected` (checked before anything is
+// written, so a failed call leaves every out as it was).
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out");
+// out = result: out resized as resize_output does, checked writable, written through its own strides.
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
+
 // The running sums (or products) of the contiguous device tensor `in` along dim, in out_dt (Note
 // [GPU scans] in kernels/scan.cu).
 Tensor scan(const char* op, const Tensor& in, int64_t dim, ScalarType out_dt, bool prod);

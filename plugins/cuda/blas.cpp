@@ -258,12 +258,8 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
 }
 Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
   const Tensor r = EMBER_GPU_NS::mv(self, vec);
-  native::check_defined("mv", out, "out");
-  native::check_same_device("mv", gpu::kGpuDevice, self, out);
-  native::check_out_dtype("mv", out, r.dtype());
-  native::resize_output(out, r.sizes(), "mv");
-  native::check_out_writable("mv", out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out("mv", out, r.dtype());
+  return write_out(out, r, "mv");
 }
 
 }  // namespace ember::EMBER_GPU_NS

@@ -258,4 +258,32 @@ Tensor max_pool3d_with_indices_backward(const Tensor& grad_output, const Tensor&
                            dilation, ceil_mode, indices);
 }
 
+// The 3-d pools' out= forms: the functional result (its errors first), then the outs checked
+// (both before either is written) and written.
+Tensor& avg_pool3d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, Tensor& out) {
+  const Tensor r =
+      EMBER_GPU_NS::avg_pool3d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override);
+  check_out("avg_pool3d_out", out, self.dtype());
+  return write_out(out, r, "avg_pool3d_out");
+}
+
+std::tuple<Tensor&, Tensor&> max_pool3d_with_indices_out(const Tensor& self, IntArrayRef kernel_size,
+                                                         IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                         bool ceil_mode, Tensor& out, Tensor& indices) {
+  const char* op = "max_pool3d_with_indices_out";
+  const auto [o, i] = EMBER_GPU_NS::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode);
+  check_out(op, out, self.dtype());
+  check_out(op, indices, kInt64, "indices");
+  write_out(out, o, op);
+  write_out(indices, i, op);
+  return {out, indices};
+}
+
+Tensor& _adaptive_avg_pool3d_out(const Tensor& self, IntArrayRef output_size, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::_adaptive_avg_pool3d(self, output_size);
+  check_out("adaptive_avg_pool3d_out", out, self.dtype());
+  return write_out(out, r, "adaptive_avg_pool3d_out");
+}
+
 }  // namespace ember::EMBER_GPU_NS

@@ -79,13 +79,8 @@ Tensor count_test(const char* op, const Tensor& self, bool any, IntArrayRef dims
 
 Tensor& count_test_out(const char* op, const Tensor& self, bool any, IntArrayRef dims, bool keepdim, Tensor& out) {
   native::check_defined(op, self, "self");
-  native::check_defined(op, out, "out");
-  native::check_same_device(op, gpu::kGpuDevice, self, out);
-  native::check_out_dtype(op, out, native::any_all_dtype(self));
-  const Tensor r = count_test(op, self, any, dims, keepdim);
-  native::resize_output(out, r.sizes(), op);
-  native::check_out_writable(op, out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out(op, out, native::any_all_dtype(self));
+  return write_out(out, count_test(op, self, any, dims, keepdim), op);
 }
 
 // self's entries at the 1-d int64 `index` along dim, as a gather over the index expanded to the
@@ -481,12 +476,8 @@ Tensor masked_scatter(const Tensor& self, const Tensor& mask, const Tensor& sour
 
 Tensor& masked_scatter_out(const Tensor& self, const Tensor& mask, const Tensor& source, Tensor& out) {
   const Tensor r = EMBER_GPU_NS::masked_scatter(self, mask, source);
-  native::check_defined("masked_scatter", out, "out");
-  native::check_same_device("masked_scatter", gpu::kGpuDevice, self, out);
-  native::check_out_dtype("masked_scatter", out, self.dtype());
-  native::resize_output(out, r.sizes(), "masked_scatter");
-  native::check_out_writable("masked_scatter", out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out("masked_scatter", out, self.dtype());
+  return write_out(out, r, "masked_scatter");
 }
 
 // Index i repeated repeats[i] times: the repeats' range and total checked on the host (one sync
@@ -557,12 +548,8 @@ Tensor take(const Tensor& self, const Tensor& index) {
 
 Tensor& take_out(const Tensor& self, const Tensor& index, Tensor& out) {
   const Tensor r = EMBER_GPU_NS::take(self, index);
-  native::check_defined("take", out, "out");
-  native::check_same_device("take", gpu::kGpuDevice, self, out);
-  native::check_out_dtype("take", out, self.dtype());
-  native::resize_output(out, r.sizes(), "take");
-  native::check_out_writable("take", out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out("take", out, self.dtype());
+  return write_out(out, r, "take");
 }
 
 Tensor& index_select_out(const Tensor& self, int64_t dim, const Tensor& index, Tensor& out) {

@@ -170,9 +170,7 @@ Tensor& randperm_out(int64_t n, Tensor& out) {
   native::check_defined("randperm", out, "out");
   const Tensor r =
       EMBER_GPU_NS::randperm_generator(n, std::nullopt, out.dtype(), std::nullopt, out.device(), std::nullopt);
-  native::resize_output(out, {n}, "randperm");
-  native::check_out_writable("randperm", out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  return write_out(out, r, "randperm");
 }
 
 Tensor& bernoulli_float(Tensor& self, double p, std::optional<Generator> generator) {

@@ -161,22 +161,6 @@ Tensor norm_impl(const char* op, const Tensor& self, double p, IntArrayRef dims,
   return r.to(out_dt);
 }
 
-// An out= argument of a reduction: defined, on the device, of dtype `expected` (checked before
-// anything is computed, as the cpu's).
-void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out") {
-  native::check_defined(op, out, name);
-  EMBER_CHECK(out.device().type() == gpu::kGpuDevice, "[{}] expected a {} tensor for argument '{}', got one on {}", op,
-              gpu::kGpuLabel, name, out.device());
-  native::check_out_dtype(op, out, expected, name);
-}
-
-// out = result: out resized as resize_output does, checked writable, written through its own strides.
-Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
-  native::resize_output(out, result.sizes(), op);
-  native::check_out_writable(op, out);
-  return EMBER_GPU_NS::copy_(out, result, false);
-}
-
 // max.dim_max / min.dim_min: both outs checked first, then the functional `f`'s values and indices written.
 std::tuple<Tensor&, Tensor&> extreme_dim_out(const char* op,
                                              std::tuple<Tensor, Tensor> (*f)(const Tensor&, int64_t, bool),
@@ -192,6 +176,19 @@ std::tuple<Tensor&, Tensor&> extreme_dim_out(const char* op,
 }
 
 }  // namespace
+
+void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name) {
+  native::check_defined(op, out, name);
+  EMBER_CHECK(out.device().type() == gpu::kGpuDevice, "[{}] expected a {} tensor for argument '{}', got one on {}", op,
+              gpu::kGpuLabel, name, out.device());
+  native::check_out_dtype(op, out, expected, name);
+}
+
+Tensor& write_out(Tensor& out, const Tensor& result, const char* op) {
+  native::resize_output(out, result.sizes(), op);
+  native::check_out_writable(op, out);
+  return EMBER_GPU_NS::copy_(out, result, false);
+}
 
 Tensor& sum_intlist_out(const Tensor& self, IntArrayRef dim, bool keepdim, OptDtype dtype, Tensor& out) {
   const ScalarType dt = native::reduction_out_dtype("sum", out, dtype);

@@ -128,11 +128,8 @@ Tensor pad_impl(const char* op, int64_t nd, bool reflect, const Tensor& self, In
 Tensor& pad_out_impl(const char* op, const char* name, int64_t nd, bool reflect, const Tensor& self,
                      IntArrayRef padding, Tensor& out) {
   const Tensor r = pad_impl(name, nd, reflect, self, padding);  // the input's errors first, as LibTorch
-  native::check_defined(op, out, "out");
-  native::check_out_dtype(op, out, self.dtype());
-  native::resize_output(out, r.sizes(), op);
-  native::check_out_writable(op, out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out(op, out, self.dtype());
+  return write_out(out, r, op);
 }
 
 // Each output gradient added into the input element it was read from, in float or double (complex
@@ -277,11 +274,8 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
 Tensor& constant_pad_nd_out(const Tensor& self, IntArrayRef pad, const Scalar& value, Tensor& out) {
   const char* op = "constant_pad_nd_out";
   const Tensor r = EMBER_GPU_NS::constant_pad_nd(self, pad, value);
-  native::check_defined(op, out, "out");
-  native::check_out_dtype(op, out, self.dtype());
-  native::resize_output(out, r.sizes(), op);
-  native::check_out_writable(op, out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  check_out(op, out, self.dtype());
+  return write_out(out, r, op);
 }
 
 #define EMBER_PAD_KERNELS(NAME, ND, REFLECT)                                                                   \

@@ -48,15 +48,6 @@ Tensor softmax_forward(const char* op, bool log, const Tensor& self, int64_t dim
   return out;
 }
 
-Tensor& write_softmax_out(const char* op, const Tensor& r, Tensor& out) {
-  native::check_defined(op, out, "out");
-  native::check_same_device(op, gpu::kGpuDevice, r, out);
-  native::check_out_dtype(op, out, r.dtype());
-  native::resize_output(out, r.sizes(), op);
-  native::check_out_writable(op, out);
-  return EMBER_GPU_NS::copy_(out, r, false);
-}
-
 Tensor softmax_backward(const char* op, bool log, const Tensor& grad_output, const Tensor& output, int64_t dim,
                         ScalarType input_dtype) {
   check_device(op, grad_output, "grad_output");
@@ -115,10 +106,14 @@ Tensor _log_softmax_backward_data(const Tensor& grad_output, const Tensor& outpu
 
 // The out= forms: the functional result (its checks first), then out checked, resized, written.
 Tensor& _softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
-  return write_softmax_out("_softmax", softmax_forward("_softmax", false, self, dim, half_to_float), out);
+  const Tensor r = softmax_forward("_softmax", false, self, dim, half_to_float);
+  check_out("_softmax", out, r.dtype());
+  return write_out(out, r, "_softmax");
 }
 Tensor& _log_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
-  return write_softmax_out("_log_softmax", softmax_forward("_log_softmax", true, self, dim, half_to_float), out);
+  const Tensor r = softmax_forward("_log_softmax", true, self, dim, half_to_float);
+  check_out("_log_softmax", out, r.dtype());
+  return write_out(out, r, "_log_softmax");
 }
 
 }  // namespace ember::EMBER_GPU_NS

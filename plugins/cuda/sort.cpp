@@ -1,5 +1,6 @@
 // Host half of the GPU sorts (Note [GPU sort] in kernels/sort.cu): sort, argsort, topk, the
-// order statistics kthvalue, median, nanmedian and mode, and searchsorted / bucketize, with the
+// order statistics kthvalue, median, nanmedian and mode, unique (flat and consecutive) and
+// searchsorted / bucketize, with the
 // cpu's checks and result layouts (ember/native/Rules.h's sort section, OrderRules.h).
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
@@ -173,7 +174,85 @@ Tensor scalar_values(const Scalar& s, const Tensor& boundaries) {
   return EMBER_GPU_NS::fill_(t, s);
 }
 
+// The positions (int64, 1-d) where `start` (bool, 1-d) is set.
+Tensor positions(const Tensor& start) {
+  const Tensor nz = EMBER_GPU_NS::nonzero(start);
+  return nz.view({nz.size(0)});
+}
+
+// The runs of a line by their start flags: each run's length, and each position's run.
+std::pair<Tensor, Tensor> runs_of(const Tensor& start, const Tensor& pos) {
+  const int64_t n = start.numel();
+  const Tensor end = ember::cat({pos.slice(0, 1, pos.size(0), 1), ember::full({1}, Scalar(n), pos.options())}, 0);
+  const Tensor run = EMBER_GPU_NS::cumsum(start, 0, kInt64) - 1;
+  return {end - pos, run};
+}
+
+// unique over the flattened self (Note [CPU order statistics]: sorted, or consecutive runs): a
+// run starts wherever a value differs from the one before it (ne: each NaN its own run, -0.0
+// equal to 0.0); sorted runs come from the stable sort, so equal values keep their index order.
+std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& self, bool sort, bool return_inverse,
+                                               bool return_counts) {
+  order::check_unique(op, self);
+  OptionalDeviceGuard guard(device_of(self));
+  const int64_t n = self.numel();
+  const TensorOptions i64 = TensorOptions().dtype(kInt64).device(self.device());
+  Tensor v = self.reshape({n}), perm;
+  if (sort && n > 0) std::tie(v, perm) = EMBER_GPU_NS::sort(v, 0, false);
+  Tensor start = empty_cuda({n}, kBool);
+  if (n > 0) {
+    Tensor head = start.slice(0, 0, 1, 1);
+    EMBER_GPU_NS::fill_(head, Scalar(true));
+    Tensor rest = start.slice(0, 1, n, 1);
+    EMBER_GPU_NS::copy_(rest, ember::ne(v.slice(0, 1, n, 1), v.slice(0, 0, n - 1, 1)), false);
+  }
+  const Tensor pos = positions(start);
+  const Tensor values = ember::index_select(v, 0, pos);
+  const auto [counts, run] = runs_of(start, pos);
+  Tensor inverse = ember::empty({0}, i64);
+  if (return_inverse) {
+    inverse = run;
+    if (perm.defined()) inverse = ember::empty({n}, i64).scatter_(0, perm, run);
+    inverse = inverse.view(self.sizes());
+  }
+  return {values, inverse, return_counts ? counts : ember::empty({0}, i64)};
+}
+
+// unique_consecutive along dim: slices differ where some element is smaller or larger (NaN
+// equals NaN here, as the cpu's comparisons); the values keep LibTorch's layout (the slices
+// stacked along dim 0, moved back to dim); inverse and counts always.
+std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& self, int64_t dim) {
+  const int64_t w = order::check_unique_dim(op, self, dim);
+  OptionalDeviceGuard guard(device_of(self));
+  const Tensor first = ember::movedim(self, w, 0).contiguous();
+  const int64_t n = first.size(0);
+  Tensor start = empty_cuda({n}, kBool);
+  if (n > 0) {
+    Tensor head = start.slice(0, 0, 1, 1);
+    EMBER_GPU_NS::fill_(head, Scalar(true));
+    const Tensor rows = first.reshape({n, -1});
+    const Tensor a = rows.slice(0, 1, n, 1), b = rows.slice(0, 0, n - 1, 1);
+    Tensor rest = start.slice(0, 1, n, 1);
+    EMBER_GPU_NS::copy_(rest, ember::any(ember::logical_or(ember::lt(a, b), ember::gt(a, b)), 1, false), false);
+  }
+  const Tensor pos = positions(start);
+  const Tensor values = ember::movedim(ember::index_select(first, 0, pos), 0, w);
+  const auto [counts, run] = runs_of(start, pos);
+  return {values, run, counts};
+}
+
 }  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool /*sorted: always*/, bool return_inverse,
+                                            bool return_counts) {
+  return unique_flat("_unique2", self, true, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  if (dim && self.dim() > 0) return unique_slices("unique_consecutive", self, *dim);
+  return unique_flat("unique_consecutive", self, false, return_inverse, return_counts);
+}
 
 Tensor searchsorted_tensor(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
                            std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
