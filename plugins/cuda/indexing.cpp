@@ -54,6 +54,21 @@ gpu::GatherArgs gather_args(const char* op, const Tensor& self, int64_t dim, con
   return a;
 }
 
+// scatter_'s and scatter_add_'s checks (src null for a value), then the index's range on the host:
+// the wrapped dim, or none when there is nothing to write.
+std::optional<int64_t> prepare_scatter(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                                       const Tensor* src) {
+  native::check_defined(op, self, "self");
+  native::check_defined(op, index, "index");
+  if (src) native::check_defined(op, *src, "src");
+  dim = maybe_wrap_dim(dim, self.dim(), op);
+  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, src);
+  native::check_writable(op, self);
+  if (index.numel() == 0) return std::nullopt;
+  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  return dim;
+}
+
 Tensor masked_fill_into(const char* op, Tensor& out, const Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_scalar_fits(value, self.dtype(), op);
   OptionalDeviceGuard guard(self.device());
@@ -287,17 +302,12 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index, bool /*spars
   return out;
 }
 
-Tensor& scatter_add_(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor& scatter_add_(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& src) {
   const char* op = "scatter_add_";
-  native::check_defined(op, self, "self");
-  native::check_defined(op, index, "index");
-  native::check_defined(op, src, "src");
-  dim = maybe_wrap_dim(dim, self.dim(), op);
-  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, &src);
-  native::check_writable(op, self);
-  if (index.numel() == 0) return self;
-  OptionalDeviceGuard guard(self.device());
-  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  OptionalDeviceGuard guard(device_of(self));
+  const std::optional<int64_t> d = prepare_scatter(op, self, dim_in, index, &src);
+  if (!d) return self;
+  const int64_t dim = *d;
   const ScalarType dt = self.dtype();
   if (!is_floating_type(dt) && dt != kInt32 && dt != kInt64 && !is_complex_type(dt)) {
     // No device atomics for the narrow integers: the sums in int32 (which wraps back as the
@@ -616,32 +626,23 @@ Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, con
 }
 
 // scatter_ with a tensor or a value: one write per index element (of duplicates, one lands).
-Tensor& scatter__src(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+Tensor& scatter__src(Tensor& self, int64_t dim_in, const Tensor& index, const Tensor& src) {
   const char* op = "scatter_";
-  native::check_defined(op, self, "self");
-  native::check_defined(op, index, "index");
-  native::check_defined(op, src, "src");
-  dim = maybe_wrap_dim(dim, self.dim(), op);
-  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, &src);
-  native::check_writable(op, self);
-  if (index.numel() == 0) return self;
-  OptionalDeviceGuard guard(self.device());
-  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  OptionalDeviceGuard guard(device_of(self));
+  const std::optional<int64_t> d = prepare_scatter(op, self, dim_in, index, &src);
+  if (!d) return self;
+  const int64_t dim = *d;
   const Tensor s = native::same_storage(self, src) ? materialize(src) : src;
   check_launch(gpu::launch_scatter(gather_args(op, self, dim, index, s), stream()), op, self.dtype());
   return self;
 }
 
-Tensor& scatter__value(Tensor& self, int64_t dim, const Tensor& index, const Scalar& value) {
+Tensor& scatter__value(Tensor& self, int64_t dim_in, const Tensor& index, const Scalar& value) {
   const char* op = "scatter_";
-  native::check_defined(op, self, "self");
-  native::check_defined(op, index, "index");
-  dim = maybe_wrap_dim(dim, self.dim(), op);
-  native::check_gather_scatter(gpu::kGpuDevice, op, self, dim, index, nullptr);
-  native::check_writable(op, self);
-  if (index.numel() == 0) return self;
-  OptionalDeviceGuard guard(self.device());
-  check_index_range(op, index, dim, native::sizes1(self)[static_cast<size_t>(dim)]);
+  OptionalDeviceGuard guard(device_of(self));
+  const std::optional<int64_t> d = prepare_scatter(op, self, dim_in, index, nullptr);
+  if (!d) return self;
+  const int64_t dim = *d;
   const Tensor v = scalar_tensor(value, self.dtype()).expand(native::sizes1(index));
   check_launch(gpu::launch_scatter(gather_args(op, self, dim, index, v), stream()), op, self.dtype());
   return self;
