@@ -22,6 +22,7 @@
 #include "Reduce.h"
 #include "ember/generated/Functions.h"
 #include "ember/native/IndexShapeRules.h"
+#include "ember/native/IndexTensors.h"
 #include "ember/native/Rules.h"
 
 namespace ember::cpu {
@@ -132,24 +133,8 @@ struct IndexRules {
 // many as their dims); a missing or undefined entry keeps its dim.
 IndexPlan plan_index(const IndexRules& rules, const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   const char* op = rules.op;
-  std::vector<Tensor> idx;  // one per dim of self, undefined where not indexed
-  for (const auto& oi : indices) {
-    if (!oi || !oi->defined()) {
-      idx.emplace_back();
-      continue;
-    }
-    const Tensor& t = *oi;
-    check_cpu(op, self, t);
-    if (native::is_mask_index(t)) {
-      native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
-      Tensor nz = cpu::nonzero(t);
-      const int64_t n = nz.size(0), k = nz.size(1);
-      for (int64_t j = 0; j < k; ++j) idx.push_back(make_view(nz, {n}, {nz.stride(0)}, j * nz.stride(1)));
-      continue;
-    }
-    native::check_long_index(op, t);
-    idx.push_back(t);
-  }
+  std::vector<Tensor> idx =
+      native::index_tensors(op, kCPU, self, indices, [](const Tensor& mask) { return cpu::nonzero(mask); });
   const native::IndexGeometry g = native::index_geometry(op, self, idx);
   IndexPlan p;
   p.shape = g.shape;

@@ -60,6 +60,10 @@ void check_out(const char* op, const Tensor& out, ScalarType expected, const cha
 // out = result: out resized as resize_output does, checked writable, written through its own strides.
 Tensor& write_out(Tensor& out, const Tensor& result, const char* op);
 
+// The flat (row-major) positions of the nonzero elements of the device tensor `t`, as a 1-d int64
+// tensor (one sync: the count).
+Tensor flat_positions(const Tensor& t);
+
 // The running sums (or products) of the contiguous device tensor `in` along dim, in out_dt (Note
 // [GPU scans] in kernels/scan.cu).
 Tensor scan(const char* op, const Tensor& in, int64_t dim, ScalarType out_dt, bool prod);

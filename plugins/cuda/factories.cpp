@@ -83,27 +83,40 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLa
   return empty_strided_cuda(size, stride, dtype ? *dtype : get_default_dtype());
 }
 
+namespace {
+
 // The range fills (Note [GPU range fills] in kernels/Kernels.h): the cpu's lengths, checks and
-// arithmetic, on the device.
+// arithmetic, on the device. `second` is arange's step or linspace's end.
+void check_range_dtype(const char* op, ScalarType dt) {
+  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool && !is_complex_type(dt), "[{}] not implemented for dtype {} on {}", op, dt,
+                              gpu::kGpuLabel);
+}
+
+Tensor range_fill(const char* op, gpu::RangeKind kind, Device d, ScalarType dt, int64_t n, const Scalar& start,
+                  const Scalar& second) {
+  OptionalDeviceGuard guard(indexed(d));
+  Tensor out = empty_cuda({n}, dt);
+  gpu::RangeArgs a;
+  a.kind = kind;
+  a.out = static_cast<char*>(out.data_ptr());
+  a.n = n;
+  a.dtype = static_cast<int8_t>(dt);
+  a.start = to_value(start, dt);
+  (kind == gpu::RangeKind::Arange ? a.step : a.end) = to_value(second, dt);
+  check_launch(gpu::launch_range(a, stream()), op, dt);
+  return out;
+}
+
+}  // namespace
+
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDtype dtype, OptLayout layout,
               OptDevice device, OptBool pin_memory) {
   const Device d = factory_device("arange", layout, device, pin_memory);
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const ScalarType dt = dtype.value_or(integral ? kInt64 : get_default_dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool && !is_complex_type(dt), "[arange] not implemented for dtype {} on {}", dt,
-                              gpu::kGpuLabel);
+  check_range_dtype("arange", dt);
   const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
-  OptionalDeviceGuard guard(indexed(d));
-  Tensor out = empty_cuda({n}, dt);
-  gpu::RangeArgs a;
-  a.kind = gpu::RangeKind::Arange;
-  a.out = static_cast<char*>(out.data_ptr());
-  a.n = n;
-  a.dtype = static_cast<int8_t>(dt);
-  a.start = to_value(start, dt);
-  a.step = to_value(step, dt);
-  check_launch(gpu::launch_range(a, stream()), "arange", dt);
-  return out;
+  return range_fill("arange", gpu::RangeKind::Arange, d, dt, n, start, step);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype dtype, OptLayout layout,
@@ -111,19 +124,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype 
   const Device d = factory_device("linspace", layout, device, pin_memory);
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got {}", steps);
   const ScalarType dt = dtype.value_or(get_default_dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(dt != kBool && !is_complex_type(dt), "[linspace] not implemented for dtype {} on {}", dt,
-                              gpu::kGpuLabel);
-  OptionalDeviceGuard guard(indexed(d));
-  Tensor out = empty_cuda({steps}, dt);
-  gpu::RangeArgs a;
-  a.kind = gpu::RangeKind::Linspace;
-  a.out = static_cast<char*>(out.data_ptr());
-  a.n = steps;
-  a.dtype = static_cast<int8_t>(dt);
-  a.start = to_value(start, dt);
-  a.end = to_value(end, dt);
-  check_launch(gpu::launch_range(a, stream()), "linspace", dt);
-  return out;
+  check_range_dtype("linspace", dt);
+  return range_fill("linspace", gpu::RangeKind::Linspace, d, dt, steps, start, end);
 }
 
 Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {

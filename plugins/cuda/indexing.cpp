@@ -7,6 +7,7 @@
 #include "ember/generated/Functions.h"
 #include "ember/native/ElementwiseMeta.h"
 #include "ember/native/IndexShapeRules.h"
+#include "ember/native/IndexTensors.h"
 #include "ember/native/NNCoreRules.h"
 #include "ember/native/NNRules.h"
 #include "ember/native/Rules.h"
@@ -69,6 +70,20 @@ std::optional<int64_t> prepare_scatter(const char* op, const Tensor& self, int64
   return dim;
 }
 
+// Narrow integers and bool have no device atomic adds: their sums run in int32 (which wraps back
+// to the narrow type's sum; bool's nonzero sum is true) on a copy laid out as self, so self's
+// offsets hold in it, then copied back.
+bool adds_through_int32(ScalarType dt) {
+  return !is_floating_type(dt) && !is_complex_type(dt) && dt != kInt32 && dt != kInt64;
+}
+template <class Add>
+void add_through_int32(Tensor& self, Add&& add) {
+  Tensor acc = empty_strided_cuda(self.sizes(), self.strides(), kInt32);
+  EMBER_GPU_NS::copy_(acc, self, false);
+  add(acc);
+  EMBER_GPU_NS::copy_(self, acc, false);
+}
+
 Tensor masked_fill_into(const char* op, Tensor& out, const Tensor& self, const Tensor& mask, const Scalar& value) {
   native::check_scalar_fits(value, self.dtype(), op);
   OptionalDeviceGuard guard(self.device());
@@ -123,23 +138,8 @@ struct IndexPlan {
 // on the host first (negative values wrap when `wrap_negative`, as PyTorch's index does).
 IndexPlan plan_index(const char* op, bool wrap_negative, const Tensor& self,
                      const std::vector<std::optional<Tensor>>& indices) {
-  std::vector<Tensor> idx;
-  for (const auto& oi : indices) {
-    if (!oi || !oi->defined()) {
-      idx.emplace_back();
-      continue;
-    }
-    const Tensor& t = *oi;
-    native::check_same_device(op, gpu::kGpuDevice, self, t);
-    if (native::is_mask_index(t)) {
-      native::check_index_mask(op, self, t, static_cast<int64_t>(idx.size()));
-      const Tensor nz = EMBER_GPU_NS::nonzero(t);
-      for (int64_t j = 0; j < nz.size(1); ++j) idx.push_back(nz.select(1, j));
-      continue;
-    }
-    native::check_long_index(op, t);
-    idx.push_back(t);
-  }
+  std::vector<Tensor> idx = native::index_tensors(op, gpu::kGpuDevice, self, indices,
+                                                  [](const Tensor& mask) { return EMBER_GPU_NS::nonzero(mask); });
   const native::IndexGeometry g = native::index_geometry(op, self, idx);
   EMBER_CHECK_NOT_IMPLEMENTED(
       g.dims.size() <= static_cast<size_t>(gpu::kMaxIndices) && g.shape.size() <= static_cast<size_t>(gpu::kMaxDims),
@@ -211,26 +211,23 @@ IndexPlan plan_at_dim(const char* op, bool wrap_negative, Tensor& self, int64_t 
 }
 
 // Puts (or, accumulating, adds) `values` (of the plan's shape, or broadcasting to it) through
-// the plan into self. Adds in the narrow integer dtypes run in int32, copied back (the same
-// wrap-around; bool's sum is its or), as scatter_add_'s.
+// the plan into self (the narrow integers through add_through_int32, as scatter_add_).
 void put_through(const char* op, IndexPlan& p, Tensor& self, const Tensor& values, bool accumulate) {
   if (p.args.numel == 0) return;
   const Tensor v = values.expand(p.shape);
   const ScalarType dt = self.dtype();
-  if (accumulate && !is_floating_type(dt) && dt != kInt32 && dt != kInt64) {
-    EMBER_CHECK_NOT_IMPLEMENTED(!is_complex_type(dt), "[{}] the {} plugin has no complex accumulation", op,
-                                gpu::kGpuLabel);
-    const ScalarType wide = kInt32;
-    Tensor acc = empty_strided_cuda(self.sizes(), self.strides(), wide);  // self's offsets hold in it
-    EMBER_GPU_NS::copy_(acc, self, false);
-    const Tensor w = v.to(wide);
-    gpu::IndexArgs a = p.args;
-    a.self = static_cast<char*>(acc.data_ptr());
-    a.itemsize = static_cast<int>(acc.itemsize());
-    a.dtype = static_cast<int8_t>(wide);
-    set_other(a, w);
-    check_launch(gpu::launch_index(gpu::IndexMode::Accumulate, a, stream()), op, wide);
-    EMBER_GPU_NS::copy_(self, acc, false);
+  EMBER_CHECK_NOT_IMPLEMENTED(!accumulate || !is_complex_type(dt), "[{}] the {} plugin has no complex accumulation", op,
+                              gpu::kGpuLabel);
+  if (accumulate && adds_through_int32(dt)) {
+    const Tensor w = v.to(kInt32);
+    add_through_int32(self, [&](Tensor& acc) {
+      gpu::IndexArgs a = p.args;
+      a.self = static_cast<char*>(acc.data_ptr());
+      a.itemsize = static_cast<int>(acc.itemsize());
+      a.dtype = static_cast<int8_t>(kInt32);
+      set_other(a, w);
+      check_launch(gpu::launch_index(gpu::IndexMode::Accumulate, a, stream()), op, kInt32);
+    });
     return;
   }
   set_other(p.args, v);
@@ -238,14 +235,12 @@ void put_through(const char* op, IndexPlan& p, Tensor& self, const Tensor& value
                dt);
 }
 
-// The flat (row-major) positions of the nonzero elements of `t`, as a 1-d int64 tensor (one sync:
-// the count).
+}  // namespace
+
 Tensor flat_positions(const Tensor& t) {
   const Tensor nz = EMBER_GPU_NS::nonzero(t.reshape({-1}));
   return nz.view({nz.size(0)});
 }
-
-}  // namespace
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   native::check_defined("index_select", self, "self");
@@ -309,14 +304,11 @@ Tensor& scatter_add_(Tensor& self, int64_t dim_in, const Tensor& index, const Te
   if (!d) return self;
   const int64_t dim = *d;
   const ScalarType dt = self.dtype();
-  if (!is_floating_type(dt) && dt != kInt32 && dt != kInt64 && !is_complex_type(dt)) {
-    // No device atomics for the narrow integers: the sums in int32 (which wraps back as the
-    // narrow type's sum; bool's nonzero sum is true), copied back.
-    const ScalarType wide = kInt32;
-    Tensor acc = self.to(wide);
-    const Tensor s = src.to(wide);
-    check_launch(gpu::launch_scatter_add(gather_args(op, acc, dim, index, s), stream()), op, wide);
-    EMBER_GPU_NS::copy_(self, acc, false);
+  if (adds_through_int32(dt)) {
+    const Tensor s = src.to(kInt32);
+    add_through_int32(self, [&](Tensor& acc) {
+      check_launch(gpu::launch_scatter_add(gather_args(op, acc, dim, index, s), stream()), op, kInt32);
+    });
     return self;
   }
   const Tensor s = native::same_storage(self, src) ? materialize(src) : src;
@@ -605,24 +597,26 @@ Tensor& index_copy_(Tensor& self, int64_t dim, const Tensor& index, const Tensor
   return self;
 }
 
-// The functional forms as the cpu's: a copy of self, changed in place, written to out.
-Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
-                      Tensor& out) {
+// The out= forms of index_add_ and index_copy_, as the cpu's: a copy of self changed in place by
+// `apply`, then written to out.
+template <class Apply>
+Tensor& out_of_copy(const char* op, const Tensor& self, Tensor& out, Apply&& apply) {
   OptionalDeviceGuard guard(device_of(self));
   Tensor r = empty_cuda(self.sizes(), self.dtype());
   EMBER_GPU_NS::copy_(r, self, false);
-  EMBER_GPU_NS::index_add_(r, dim, index, source, alpha);
-  native::prepare_same_out("index_add", gpu::kGpuDevice, self, out);
+  apply(r);
+  native::prepare_same_out(op, gpu::kGpuDevice, self, out);
   return EMBER_GPU_NS::copy_(out, r, false);
 }
 
+Tensor& index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, const Scalar& alpha,
+                      Tensor& out) {
+  return out_of_copy("index_add", self, out,
+                     [&](Tensor& r) { EMBER_GPU_NS::index_add_(r, dim, index, source, alpha); });
+}
+
 Tensor& index_copy_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source, Tensor& out) {
-  OptionalDeviceGuard guard(device_of(self));
-  Tensor r = empty_cuda(self.sizes(), self.dtype());
-  EMBER_GPU_NS::copy_(r, self, false);
-  EMBER_GPU_NS::index_copy_(r, dim, index, source);
-  native::prepare_same_out("index_copy", gpu::kGpuDevice, self, out);
-  return EMBER_GPU_NS::copy_(out, r, false);
+  return out_of_copy("index_copy", self, out, [&](Tensor& r) { EMBER_GPU_NS::index_copy_(r, dim, index, source); });
 }
 
 // scatter_ with a tensor or a value: one write per index element (of duplicates, one lands).

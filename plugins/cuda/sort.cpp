@@ -174,10 +174,12 @@ Tensor scalar_values(const Scalar& s, const Tensor& boundaries) {
   return EMBER_GPU_NS::fill_(t, s);
 }
 
-// The positions (int64, 1-d) where `start` (bool, 1-d) is set.
-Tensor positions(const Tensor& start) {
-  const Tensor nz = EMBER_GPU_NS::nonzero(start);
-  return nz.view({nz.size(0)});
+// The run start flags of n items: the first, then wherever `differs` (n - 1 flags, built only when
+// n > 0) says an item differs from the one before.
+template <class Differs>
+Tensor run_starts(int64_t n, Device device, Differs&& differs) {
+  const TensorOptions b = TensorOptions().dtype(kBool).device(device);
+  return n == 0 ? ember::empty({0}, b) : ember::cat({ember::ones({1}, b), differs()}, 0);
 }
 
 // The runs of a line by their start flags: each run's length, and each position's run.
@@ -199,14 +201,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
   const TensorOptions i64 = TensorOptions().dtype(kInt64).device(self.device());
   Tensor v = self.reshape({n}), perm;
   if (sort && n > 0) std::tie(v, perm) = EMBER_GPU_NS::sort(v, 0, false);
-  Tensor start = empty_cuda({n}, kBool);
-  if (n > 0) {
-    Tensor head = start.slice(0, 0, 1, 1);
-    EMBER_GPU_NS::fill_(head, Scalar(true));
-    Tensor rest = start.slice(0, 1, n, 1);
-    EMBER_GPU_NS::copy_(rest, ember::ne(v.slice(0, 1, n, 1), v.slice(0, 0, n - 1, 1)), false);
-  }
-  const Tensor pos = positions(start);
+  const Tensor start =
+      run_starts(n, self.device(), [&] { return ember::ne(v.slice(0, 1, n, 1), v.slice(0, 0, n - 1, 1)); });
+  const Tensor pos = flat_positions(start);
   const Tensor values = ember::index_select(v, 0, pos);
   const auto [counts, run] = runs_of(start, pos);
   Tensor inverse = ember::empty({0}, i64);
@@ -226,16 +223,12 @@ std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& s
   OptionalDeviceGuard guard(device_of(self));
   const Tensor first = ember::movedim(self, w, 0).contiguous();
   const int64_t n = first.size(0);
-  Tensor start = empty_cuda({n}, kBool);
-  if (n > 0) {
-    Tensor head = start.slice(0, 0, 1, 1);
-    EMBER_GPU_NS::fill_(head, Scalar(true));
+  const Tensor start = run_starts(n, self.device(), [&] {
     const Tensor rows = first.reshape({n, -1});
     const Tensor a = rows.slice(0, 1, n, 1), b = rows.slice(0, 0, n - 1, 1);
-    Tensor rest = start.slice(0, 1, n, 1);
-    EMBER_GPU_NS::copy_(rest, ember::any(ember::logical_or(ember::lt(a, b), ember::gt(a, b)), 1, false), false);
-  }
-  const Tensor pos = positions(start);
+    return ember::any(ember::logical_or(ember::lt(a, b), ember::gt(a, b)), 1, false);
+  });
+  const Tensor pos = flat_positions(start);
   const Tensor values = ember::movedim(ember::index_select(first, 0, pos), 0, w);
   const auto [counts, run] = runs_of(start, pos);
   return {values, run, counts};

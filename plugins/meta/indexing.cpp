@@ -4,6 +4,7 @@
 // size that depends on the data, so they raise NotImplementedError, as PyTorch's meta tensors do.
 #include "MetaHelpers.h"
 #include "ember/native/IndexShapeRules.h"
+#include "ember/native/IndexTensors.h"
 
 namespace ember::meta {
 
@@ -20,20 +21,9 @@ namespace {
 // The advanced-indexing geometry of self[indices] (Note [CPU advanced indexing]).
 native::IndexGeometry index_geometry(const char* op, const Tensor& self,
                                      const std::vector<std::optional<Tensor>>& indices) {
-  std::vector<Tensor> idx;
-  for (const auto& oi : indices) {
-    if (!oi || !oi->defined()) {
-      idx.emplace_back();
-      continue;
-    }
-    native::check_same_device(op, kMeta, self, *oi);
-    if (native::is_mask_index(*oi)) {
-      native::check_index_mask(op, self, *oi, static_cast<int64_t>(idx.size()));
-      data_dependent_shape(op, "the result size of a bool or uint8 mask index");
-    }
-    native::check_long_index(op, *oi);
-    idx.push_back(*oi);
-  }
+  std::vector<Tensor> idx = native::index_tensors(op, kMeta, self, indices, [&](const Tensor&) -> Tensor {
+    data_dependent_shape(op, "the result size of a bool or uint8 mask index");
+  });
   return native::index_geometry(op, self, idx);
 }
 

@@ -172,6 +172,36 @@ __device__ __forceinline__ void store(char* p, int8_t dt, T v) {
   }
 }
 
+// An element of 16 bytes (complex128), moved as a whole.
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+// f(W{}) with W an unsigned word of `size` bytes (1, 2, 4, 8 or 16): kernels that move elements
+// without arithmetic are instantiated per element size, not per dtype. False for other sizes.
+template <class F>
+bool visit_word(int size, F&& f) {
+  switch (size) {
+    case 1:
+      f(uint8_t{});
+      return true;
+    case 2:
+      f(uint16_t{});
+      return true;
+    case 4:
+      f(uint32_t{});
+      return true;
+    case 8:
+      f(uint64_t{});
+      return true;
+    case 16:
+      f(Bytes16{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <class T>
 __device__ __forceinline__ float narrow_to_float(T v) {
   if constexpr (std::is_same_v<T, gpu_half>)

@@ -56,29 +56,36 @@ __global__ void scatter_add_kernel(GatherArgs a) {
   }
 }
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
-
 template <bool Scatter>
 bool launch_moving(const GatherArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;
-  const int grid = grid_size(a.numel);
-  switch (a.itemsize) {
-    case 1:
-      EMBER_GPU_LAUNCH((move_kernel<uint8_t, Scatter>), grid, kBlockSize, 0, stream, a);
+  return visit_word(a.itemsize, [&](auto word) {
+    EMBER_GPU_LAUNCH((move_kernel<decltype(word), Scatter>), grid_size(a.numel), kBlockSize, 0, stream, a);
+  });
+}
+
+// f(T{}) for the dtypes with device atomic adds (Float, Double, Int32, Int64; Half and BFloat16
+// through atomic_add_narrow). False for the others.
+template <class F>
+bool visit_atomic(int8_t dtype, F&& f) {
+  switch (dtype) {
+    case Float:
+      f(float{});
       return true;
-    case 2:
-      EMBER_GPU_LAUNCH((move_kernel<uint16_t, Scatter>), grid, kBlockSize, 0, stream, a);
+    case Double:
+      f(double{});
       return true;
-    case 4:
-      EMBER_GPU_LAUNCH((move_kernel<uint32_t, Scatter>), grid, kBlockSize, 0, stream, a);
+    case Int32:
+      f(int32_t{});
       return true;
-    case 8:
-      EMBER_GPU_LAUNCH((move_kernel<uint64_t, Scatter>), grid, kBlockSize, 0, stream, a);
+    case Int64:
+      f(int64_t{});
       return true;
-    case 16:
-      EMBER_GPU_LAUNCH((move_kernel<Bytes16, Scatter>), grid, kBlockSize, 0, stream, a);
+    case Half:
+      f(gpu_half{});
+      return true;
+    case BFloat16:
+      f(gpu_bfloat16{});
       return true;
     default:
       return false;
@@ -115,50 +122,11 @@ __global__ void index_kernel(IndexArgs a) {
 template <IndexMode M>
 bool launch_index_as(const IndexArgs& a, gpuStream_t stream) {
   const int grid = grid_size(a.numel);
-  if constexpr (M == IndexMode::Accumulate) {
-    switch (a.dtype) {
-      case Float:
-        EMBER_GPU_LAUNCH((index_kernel<float, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case Double:
-        EMBER_GPU_LAUNCH((index_kernel<double, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case Int32:
-        EMBER_GPU_LAUNCH((index_kernel<int32_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case Int64:
-        EMBER_GPU_LAUNCH((index_kernel<int64_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case Half:
-        EMBER_GPU_LAUNCH((index_kernel<gpu_half, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case BFloat16:
-        EMBER_GPU_LAUNCH((index_kernel<gpu_bfloat16, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      default:
-        return false;
-    }
-  } else {
-    switch (a.itemsize) {
-      case 1:
-        EMBER_GPU_LAUNCH((index_kernel<uint8_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 2:
-        EMBER_GPU_LAUNCH((index_kernel<uint16_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 4:
-        EMBER_GPU_LAUNCH((index_kernel<uint32_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 8:
-        EMBER_GPU_LAUNCH((index_kernel<uint64_t, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 16:
-        EMBER_GPU_LAUNCH((index_kernel<Bytes16, M>), grid, kBlockSize, 0, stream, a);
-        return true;
-      default:
-        return false;
-    }
-  }
+  auto launch = [&](auto t) { EMBER_GPU_LAUNCH((index_kernel<decltype(t), M>), grid, kBlockSize, 0, stream, a); };
+  if constexpr (M == IndexMode::Accumulate)
+    return visit_atomic(a.dtype, launch);
+  else
+    return visit_word(a.itemsize, launch);
 }
 
 }  // namespace
@@ -181,29 +149,9 @@ bool launch_scatter(const GatherArgs& a, gpuStream_t stream) { return launch_mov
 
 bool launch_scatter_add(const GatherArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;
-  const int grid = grid_size(a.numel);
-  switch (a.dtype) {
-    case Float:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<float>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case Double:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<double>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case Int32:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<int32_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case Int64:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<int64_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case Half:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<gpu_half>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case BFloat16:
-      EMBER_GPU_LAUNCH(scatter_add_kernel<gpu_bfloat16>, grid, kBlockSize, 0, stream, a);
-      return true;
-    default:
-      return false;
-  }
+  return visit_atomic(a.dtype, [&](auto t) {
+    EMBER_GPU_LAUNCH(scatter_add_kernel<decltype(t)>, grid_size(a.numel), kBlockSize, 0, stream, a);
+  });
 }
 
 }  // namespace ember::gpu

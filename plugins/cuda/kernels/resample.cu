@@ -8,10 +8,6 @@
 namespace ember::gpu {
 namespace {
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
-
 struct Pos {
   int64_t p, od, oh, ow;
 };
@@ -80,25 +76,9 @@ bool launch_upsample(const UpsampleArgs& a, gpuStream_t stream) {
   if (n == 0) return true;
   const int grid = grid_size(n);
   if (a.nearest && !a.backward) {
-    switch (a.itemsize) {
-      case 1:
-        EMBER_GPU_LAUNCH((nearest_kernel<uint8_t, false>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 2:
-        EMBER_GPU_LAUNCH((nearest_kernel<uint16_t, false>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 4:
-        EMBER_GPU_LAUNCH((nearest_kernel<uint32_t, false>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 8:
-        EMBER_GPU_LAUNCH((nearest_kernel<uint64_t, false>), grid, kBlockSize, 0, stream, a);
-        return true;
-      case 16:
-        EMBER_GPU_LAUNCH((nearest_kernel<Bytes16, false>), grid, kBlockSize, 0, stream, a);
-        return true;
-      default:
-        return false;
-    }
+    return visit_word(a.itemsize, [&](auto word) {
+      EMBER_GPU_LAUNCH((nearest_kernel<decltype(word), false>), grid, kBlockSize, 0, stream, a);
+    });
   }
   if (a.dtype != Float && a.dtype != Double) return false;
   if (a.nearest) {

@@ -18,10 +18,6 @@
 namespace ember::gpu {
 namespace {
 
-struct Bytes16 {
-  uint64_t lo, hi;
-};
-
 // The source offset (elements) of mapped element e and its mapped offset; false when the source
 // index lies outside the source (an Offset dimension), or outside the band.
 struct Mapped {
@@ -148,26 +144,9 @@ void launch_range_as(const RangeArgs& a, gpuStream_t stream) {
 
 bool launch_remap(const RemapArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;
-  const int grid = grid_size(a.numel);
-  switch (a.itemsize) {
-    case 1:
-      EMBER_GPU_LAUNCH(remap_kernel<uint8_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case 2:
-      EMBER_GPU_LAUNCH(remap_kernel<uint16_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case 4:
-      EMBER_GPU_LAUNCH(remap_kernel<uint32_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case 8:
-      EMBER_GPU_LAUNCH(remap_kernel<uint64_t>, grid, kBlockSize, 0, stream, a);
-      return true;
-    case 16:
-      EMBER_GPU_LAUNCH(remap_kernel<Bytes16>, grid, kBlockSize, 0, stream, a);
-      return true;
-    default:
-      return false;
-  }
+  return visit_word(a.itemsize, [&](auto word) {
+    EMBER_GPU_LAUNCH(remap_kernel<decltype(word)>, grid_size(a.numel), kBlockSize, 0, stream, a);
+  });
 }
 
 bool launch_remap_add(const RemapArgs& a, gpuStream_t stream) {

@@ -93,7 +93,7 @@ __global__ void take_sorted_kernel(SortArgs a, int64_t k) {
 }
 
 // The sorted position an order statistic takes in one (ascending) line.
-__device__ int64_t pick_position(const SortArgs& a, const uint64_t* keys, const int64_t* idx) {
+__device__ int64_t pick_position(const SortArgs& a, const uint64_t* keys) {
   // the first NaN's position (n when none): keys are sorted, NaNs last
   int64_t lo = 0, hi = a.n;
   while (lo < hi) {
@@ -120,7 +120,6 @@ __device__ int64_t pick_position(const SortArgs& a, const uint64_t* keys, const 
         if (j - i > best) best = j - i, at = j - 1;  // the run's last index
         i = j;
       }
-      (void)idx;
       return at;
     }
   }
@@ -130,7 +129,7 @@ __global__ void pick_kernel(SortArgs a) {
   EMBER_GPU_GRID_STRIDE(line, a.lines) {
     const uint64_t* keys = a.keys + line * a.padded;
     const int64_t* idx = a.idx + line * a.padded;
-    const int64_t pos = pick_position(a, keys, idx);
+    const int64_t pos = pick_position(a, keys);
     const int64_t j = pos < 0 ? 0 : idx[pos];
     memcpy(a.values + line * a.itemsize, a.in + (line * a.n + j) * a.itemsize, static_cast<size_t>(a.itemsize));
     a.indices[line] = j;
