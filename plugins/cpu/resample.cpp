@@ -32,8 +32,6 @@ using rs::UpsampleGeom;
 using Scales = std::array<std::optional<double>, 3>;
 
 using rs::area_scale;
-using rs::cubic_coefficients;
-using rs::cubic_coefficients_grad;
 using rs::Interp;
 using rs::interp_tables;
 using rs::nearest_table;
@@ -293,101 +291,11 @@ Tensor& write_out(const char* op, const Tensor& result, Tensor& out) {
 
 namespace {
 
-using rs::GridInterp;
-using rs::GridPadding;
-
 // Note [CPU grid sampler]
-// PyTorch's GridSampler.h rules: a grid value in [-1, 1] is unnormalized to a pixel position
-// (align_corners: -1 and 1 are the corner pixels' centres; else their outer edges), then for
-// bilinear and nearest clipped (border) or reflected and clipped (reflection) to the image; zeros
-// padding reads 0 outside it. Bicubic unnormalizes only and pads each of its 16 taps. Nearest
-// rounds half to even. The backward also gives d(out)/d(grid) through the same chain (clip and
-// reflection derivatives, the unnormalization's factor). Computed in float32 or float64; output
-// pixels (n, h, w) are split over the threads; the input gradient scatters one image per task.
-template <class T>
-struct GridCtx {
-  int64_t C, H, W, oH, oW;
-  GridPadding padding;
-  bool align;
-};
-
-template <class T>
-T unnormalize(T coord, int64_t size, bool align, T* grad = nullptr) {
-  if (align) {
-    if (grad) *grad = static_cast<T>(size - 1) / 2;
-    return ((coord + 1) / 2) * static_cast<T>(size - 1);
-  }
-  if (grad) *grad = static_cast<T>(size) / 2;
-  return ((coord + 1) * static_cast<T>(size) - 1) / 2;
-}
-
-template <class T>
-T clip(T in, int64_t limit, T* grad = nullptr) {
-  const T hi = static_cast<T>(limit - 1);
-  if (grad) *grad = in > T(0) && in < hi ? T(1) : T(0);
-  return std::min(hi, std::max(in, T(0)));
-}
-
-template <class T>
-T reflect(T in, int64_t twice_low, int64_t twice_high, T* grad = nullptr) {
-  if (twice_low == twice_high) {
-    if (grad) *grad = 0;
-    return 0;
-  }
-  const T mn = static_cast<T>(twice_low) / 2, span = static_cast<T>(twice_high - twice_low) / 2;
-  in -= mn;
-  T mult = 1;
-  if (in < T(0)) mult = -1, in = -in;
-  const T extra = std::fmod(in, span);
-  const auto flips = static_cast<int64_t>(std::floor(in / span));
-  if (flips % 2 == 0) {
-    if (grad) *grad = mult;
-    return extra + mn;
-  }
-  if (grad) *grad = -mult;
-  return span - extra + mn;
-}
-
-// Keeps a coordinate where an int64 conversion is defined (NaN and huge values land outside).
-template <class T>
-T safe_coord(T x) {
-  return std::isfinite(x) && std::fabs(x) < T(1e15) ? x : T(-100);
-}
-
-// The padding applied to an unnormalized coordinate (PyTorch's compute_coordinates).
-template <class T>
-T pad_coord(T x, int64_t size, GridPadding padding, bool align, T* grad = nullptr) {
-  T g1 = 1, g2 = 1;
-  if (padding == GridPadding::Border) {
-    x = clip(x, size, grad ? &g1 : nullptr);
-  } else if (padding == GridPadding::Reflection) {
-    x = align ? reflect(x, 0, 2 * (size - 1), grad ? &g2 : nullptr)
-              : reflect(x, -1, 2 * size - 1, grad ? &g2 : nullptr);
-    x = clip(x, size, grad ? &g1 : nullptr);
-  }
-  if (grad) *grad = g1 * g2;
-  return safe_coord(x);
-}
-
-// grid value -> source position (bilinear, nearest), with d(position)/d(value) when asked.
-template <class T>
-T source_pos(T coord, int64_t size, GridPadding padding, bool align, T* grad = nullptr) {
-  T gu = 1, gp = 1;
-  const T x = unnormalize(coord, size, align, grad ? &gu : nullptr);
-  const T r = pad_coord(x, size, padding, align, grad ? &gp : nullptr);
-  if (grad) *grad = gu * gp;
-  return r;
-}
-
-inline bool inside(int64_t y, int64_t x, int64_t H, int64_t W) { return y >= 0 && y < H && x >= 0 && x < W; }
-
-// One bicubic tap's padded position in an image (or -1 outside for zeros padding).
-template <class T>
-int64_t cubic_tap(T pos, int64_t size, GridPadding padding, bool align) {
-  const T p = pad_coord(pos, size, padding, align);
-  const auto i = static_cast<int64_t>(p);
-  return i >= 0 && i < size ? i : -1;
-}
+// The coordinate rules, taps and per-pixel backward are ember/native/ResampleMath.h's (Note [Grid
+// sampler rules]), shared with the GPU kernels. Output pixels (n, h, w) are split over the
+// threads; the input gradient scatters one image per task.
+using GridCtx = rs::GridGeom;
 
 // Output pixels are taken kGridBlock at a time: their K taps (index into an image plane, or -1
 // outside it, and weight) are computed once, then every channel is read through them with
@@ -395,44 +303,12 @@ int64_t cubic_tap(T pos, int64_t size, GridPadding padding, bool align) {
 constexpr int64_t kGridBlock = 64;
 
 template <int K, class T>
-void grid_taps(const GridCtx<T>& c, const T* grid, int64_t count, int64_t* idx, T* w) {
-  for (int64_t q = 0; q < count; ++q) {
-    const T gx = grid[2 * q], gy = grid[2 * q + 1];
-    auto set = [&](int64_t k, int64_t y, int64_t x, T weight) {
-      const bool in = inside(y, x, c.H, c.W);
-      idx[k * kGridBlock + q] = in ? y * c.W + x : -1;
-      w[k * kGridBlock + q] = weight;
-    };
-    if constexpr (K == 1) {
-      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
-      set(0, static_cast<int64_t>(std::nearbyint(y)), static_cast<int64_t>(std::nearbyint(x)), T(1));
-    } else if constexpr (K == 4) {
-      const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
-      const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
-      const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x0 + 1) - x, wy1 = y - static_cast<T>(y0),
-              wy0 = static_cast<T>(y0 + 1) - y;
-      set(0, y0, x0, wx0 * wy0);
-      set(1, y0, x0 + 1, wx1 * wy0);
-      set(2, y0 + 1, x0, wx0 * wy1);
-      set(3, y0 + 1, x0 + 1, wx1 * wy1);
-    } else {
-      const T x = safe_coord(unnormalize(gx, c.W, c.align)), y = safe_coord(unnormalize(gy, c.H, c.align));
-      const T fx = std::floor(x), fy = std::floor(y);
-      const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
-      for (int64_t j = 0; j < 4; ++j) {
-        const int64_t yj = cubic_tap(fy - 1 + static_cast<T>(j), c.H, c.padding, c.align);
-        for (int64_t k = 0; k < 4; ++k) {
-          const int64_t xk = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
-          // cubic_tap gives -1 outside: inside() then rejects the tap.
-          set(j * 4 + k, yj, xk, wx[static_cast<size_t>(k)] * wy[static_cast<size_t>(j)]);
-        }
-      }
-    }
-  }
+void grid_taps(const GridCtx& c, const T* grid, int64_t count, int64_t* idx, T* w) {
+  for (int64_t q = 0; q < count; ++q) rs::grid_taps<K>(c, grid[2 * q], grid[2 * q + 1], idx + q, w + q, kGridBlock);
 }
 
 template <int K, class T>
-EMBER_ALWAYS_INLINE void grid_block_body(const GridCtx<T>& c, const T* __restrict img, T* __restrict dst, int64_t count,
+EMBER_ALWAYS_INLINE void grid_block_body(const GridCtx& c, const T* __restrict img, T* __restrict dst, int64_t count,
                                          const int64_t* __restrict idx, const T* __restrict w) {
   const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
   for (int64_t ch = 0; ch < c.C; ++ch) {
@@ -450,20 +326,20 @@ EMBER_ALWAYS_INLINE void grid_block_body(const GridCtx<T>& c, const T* __restric
 }
 
 template <int K, class T>
-EMBER_NOINLINE void grid_block_baseline(const GridCtx<T>& c, const T* img, T* dst, int64_t count, const int64_t* idx,
+EMBER_NOINLINE void grid_block_baseline(const GridCtx& c, const T* img, T* dst, int64_t count, const int64_t* idx,
                                         const T* w) {
   grid_block_body<K>(c, img, dst, count, idx, w);
 }
 #if defined(EMBER_CPU_MULTI_ISA)
 template <int K, class T>
-EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void grid_block_avx512(const GridCtx<T>& c, const T* img, T* dst, int64_t count,
+EMBER_NOINLINE EMBER_CPU_TARGET_AVX512 void grid_block_avx512(const GridCtx& c, const T* img, T* dst, int64_t count,
                                                               const int64_t* idx, const T* w) {
   grid_block_body<K>(c, img, dst, count, idx, w);
 }
 #endif
 
 template <int K, class T>
-void grid_forward_k(const GridCtx<T>& c, int64_t N, const T* in, const T* grid, T* out) {
+void grid_forward_k(const GridCtx& c, int64_t N, const T* in, const T* grid, T* out) {
   const int64_t HW = c.H * c.W, oHW = c.oH * c.oW, blocks_per_image = (oHW + kGridBlock - 1) / kGridBlock;
   const int64_t work = kGridBlock * c.C * K;
   parallel_for(0, N * blocks_per_image, std::max<int64_t>(1, kGrainSize / work), [&](int64_t b0, int64_t b1) {
@@ -487,91 +363,25 @@ void grid_forward_k(const GridCtx<T>& c, int64_t N, const T* in, const T* grid, 
 }
 
 template <class T>
-void grid_forward(const GridCtx<T>& c, GridInterp mode, int64_t N, const T* in, const T* grid, T* out) {
-  if (mode == GridInterp::Bilinear) return grid_forward_k<4>(c, N, in, grid, out);
-  if (mode == GridInterp::Nearest) return grid_forward_k<1>(c, N, in, grid, out);
+void grid_forward(const GridCtx& c, int64_t mode, int64_t N, const T* in, const T* grid, T* out) {
+  if (mode == rs::kGridBilinear) return grid_forward_k<4>(c, N, in, grid, out);
+  if (mode == rs::kGridNearest) return grid_forward_k<1>(c, N, in, grid, out);
   grid_forward_k<16>(c, N, in, grid, out);
 }
 
 // grad_input (when gi) and grad_grid (when gg) of one image n.
 template <class T>
-void grid_backward_image(const GridCtx<T>& c, GridInterp mode, int64_t n, const T* go, const T* in, const T* grid,
-                         T* gi, T* gg) {
+void grid_backward_image(const GridCtx& c, int64_t mode, int64_t n, const T* go, const T* in, const T* grid, T* gi,
+                         T* gg) {
   const int64_t HW = c.H * c.W, oHW = c.oH * c.oW;
   const T* img = in + n * c.C * HW;
   T* gimg = gi ? gi + n * c.C * HW : nullptr;
   for (int64_t o = 0; o < oHW; ++o) {
     const int64_t i = n * oHW + o;
-    const T gx = grid[2 * i], gy = grid[2 * i + 1];
-    const T* g = go + n * c.C * oHW + o;
-    T dx = 0, dy = 0;
-    if (mode == GridInterp::Bilinear) {
-      T mx, my;
-      const T x = source_pos(gx, c.W, c.padding, c.align, &mx), y = source_pos(gy, c.H, c.padding, c.align, &my);
-      const auto x0 = static_cast<int64_t>(std::floor(x)), y0 = static_cast<int64_t>(std::floor(y));
-      const int64_t x1 = x0 + 1, y1 = y0 + 1;
-      const T wx1 = x - static_cast<T>(x0), wx0 = static_cast<T>(x1) - x, wy1 = y - static_cast<T>(y0),
-              wy0 = static_cast<T>(y1) - y;
-      const bool b00 = inside(y0, x0, c.H, c.W), b01 = inside(y0, x1, c.H, c.W), b10 = inside(y1, x0, c.H, c.W),
-                 b11 = inside(y1, x1, c.H, c.W);
-      for (int64_t ch = 0; ch < c.C; ++ch) {
-        const T v = g[ch * oHW];
-        const T* p = img + ch * HW;
-        T* q = gimg ? gimg + ch * HW : nullptr;
-        if (b00) {
-          if (q) q[y0 * c.W + x0] += wx0 * wy0 * v;
-          dx -= p[y0 * c.W + x0] * wy0 * v, dy -= p[y0 * c.W + x0] * wx0 * v;
-        }
-        if (b01) {
-          if (q) q[y0 * c.W + x1] += wx1 * wy0 * v;
-          dx += p[y0 * c.W + x1] * wy0 * v, dy -= p[y0 * c.W + x1] * wx1 * v;
-        }
-        if (b10) {
-          if (q) q[y1 * c.W + x0] += wx0 * wy1 * v;
-          dx -= p[y1 * c.W + x0] * wy1 * v, dy += p[y1 * c.W + x0] * wx0 * v;
-        }
-        if (b11) {
-          if (q) q[y1 * c.W + x1] += wx1 * wy1 * v;
-          dx += p[y1 * c.W + x1] * wy1 * v, dy += p[y1 * c.W + x1] * wx1 * v;
-        }
-      }
-      dx *= mx, dy *= my;
-    } else if (mode == GridInterp::Nearest) {
-      if (gimg) {
-        const T x = source_pos(gx, c.W, c.padding, c.align), y = source_pos(gy, c.H, c.padding, c.align);
-        const auto xi = static_cast<int64_t>(std::nearbyint(x)), yi = static_cast<int64_t>(std::nearbyint(y));
-        if (inside(yi, xi, c.H, c.W))
-          for (int64_t ch = 0; ch < c.C; ++ch) gimg[ch * HW + yi * c.W + xi] += g[ch * oHW];
-      }
-    } else {
-      T mx, my;
-      const T x = safe_coord(unnormalize(gx, c.W, c.align, &mx)), y = safe_coord(unnormalize(gy, c.H, c.align, &my));
-      const T fx = std::floor(x), fy = std::floor(y);
-      const auto wx = cubic_coefficients<T>(x - fx), wy = cubic_coefficients<T>(y - fy);
-      const auto dwx = cubic_coefficients_grad<T>(x - fx), dwy = cubic_coefficients_grad<T>(y - fy);
-      int64_t xs[4], ys[4];
-      for (int64_t k = 0; k < 4; ++k) {
-        xs[k] = cubic_tap(fx - 1 + static_cast<T>(k), c.W, c.padding, c.align);
-        ys[k] = cubic_tap(fy - 1 + static_cast<T>(k), c.H, c.padding, c.align);
-      }
-      for (int64_t ch = 0; ch < c.C; ++ch) {
-        const T v = g[ch * oHW];
-        const T* p = img + ch * HW;
-        T* q = gimg ? gimg + ch * HW : nullptr;
-        for (int64_t j = 0; j < 4; ++j) {
-          if (ys[j] < 0) continue;
-          for (int64_t k = 0; k < 4; ++k) {
-            if (xs[k] < 0) continue;
-            const int64_t at = ys[j] * c.W + xs[k];
-            const T wxk = wx[static_cast<size_t>(k)], wyj = wy[static_cast<size_t>(j)];
-            if (q) q[at] += v * wxk * wyj;
-            dx -= p[at] * dwx[static_cast<size_t>(k)] * wyj * v;
-            dy -= p[at] * dwy[static_cast<size_t>(j)] * wxk * v;
-          }
-        }
-      }
-      dx *= mx, dy *= my;
-    }
+    T dx, dy;
+    rs::grid_pixel_backward(
+        c, mode, grid[2 * i], grid[2 * i + 1], go + n * c.C * oHW + o, oHW, img, gimg != nullptr,
+        [gimg](int64_t at, T v) { gimg[at] += v; }, dx, dy);
     if (gg) gg[2 * i] = dx, gg[2 * i + 1] = dy;
   }
 }
@@ -584,13 +394,10 @@ Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t int
   const Tensor x = nn::compute_input(input, ct), gr = nn::compute_input(grid, ct);
   Tensor out = empty_cpu(rs::grid_sampler_2d_shape(input, grid), ct);
   if (out.numel() == 0) return out;
-  const auto mode = static_cast<GridInterp>(interpolation_mode);
+  const GridCtx c = rs::grid_geom(input, grid, padding_mode, align_corners);
   nn::visit_float(ct, [&](auto tag) {
     using T = decltype(tag);
-    const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
-                       grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
-                       align_corners};
-    grid_forward<T>(c, mode, input.size(0), x.data_ptr<T>(), gr.data_ptr<T>(), out.data_ptr<T>());
+    grid_forward<T>(c, interpolation_mode, input.size(0), x.data_ptr<T>(), gr.data_ptr<T>(), out.data_ptr<T>());
   });
   return out;
 }
@@ -626,17 +433,14 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, c
     cpu::zero_(gg);
   }
   if ((!gi.defined() && !gg.defined()) || go.numel() == 0) return {gi, gg};
-  const auto mode = static_cast<GridInterp>(interpolation_mode);
+  const GridCtx c = rs::grid_geom(input, grid, padding_mode, align_corners);
   nn::visit_float(ct, [&](auto tag) {
     using T = decltype(tag);
-    const GridCtx<T> c{input.size(1), input.size(2), input.size(3),
-                       grid.size(1),  grid.size(2),  static_cast<GridPadding>(padding_mode),
-                       align_corners};
     T* gip = gi.defined() ? gi.data_ptr<T>() : nullptr;
     T* ggp = gg.defined() ? gg.data_ptr<T>() : nullptr;
     parallel_for(0, input.size(0), 1, [&](int64_t n0, int64_t n1) {
       for (int64_t n = n0; n < n1; ++n)
-        grid_backward_image<T>(c, mode, n, go.data_ptr<T>(), x.data_ptr<T>(), gr.data_ptr<T>(), gip, ggp);
+        grid_backward_image<T>(c, interpolation_mode, n, go.data_ptr<T>(), x.data_ptr<T>(), gr.data_ptr<T>(), gip, ggp);
     });
   });
   return {gi, gg};

@@ -1,6 +1,7 @@
-// Host half of the GPU upsampling (kernels/resample.cu): the cpu's checks (ember/native/
-// ResampleRules.h) and index and weight tables (ResampleTables.h), copied to the device, then one
-// launch; computed in float32 (float16, bfloat16, float32) or float64, results contiguous.
+// Host half of the GPU resampling (kernels/resample.cu): upsampling, grid_sampler_2d, im2col and
+// col2im with the cpu's checks (ember/native/ResampleRules.h); upsampling through the cpu's index
+// and weight tables (ResampleTables.h), copied to the device; then one launch, computed in float32
+// (float16, bfloat16, float32) or float64, results contiguous.
 #include <cstring>
 
 #include "CUDAPlugin.h"
@@ -131,8 +132,125 @@ Tensor& write_out(const char* op, const Tensor& result, Tensor& out) {
   return EMBER_GPU_NS::copy_(out, result, false);
 }
 
+gpu::GridSampleArgs grid_args(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                              bool align_corners) {
+  gpu::GridSampleArgs a;
+  a.N = input.size(0), a.C = input.size(1), a.H = input.size(2), a.W = input.size(3);
+  a.oH = grid.size(1), a.oW = grid.size(2);
+  a.mode = interpolation_mode, a.padding = padding_mode, a.align = align_corners;
+  a.dtype = static_cast<int8_t>(input.dtype());
+  return a;
+}
+
+Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                            bool align_corners) {
+  const char* op = "grid_sampler_2d";
+  rs::check_grid_sampler_2d(op, gpu::kGpuDevice, input, grid, interpolation_mode, padding_mode);
+  OptionalDeviceGuard guard(device_of(input));
+  const Tensor x = input.contiguous(), gr = grid.contiguous();
+  Tensor out = empty_cuda(rs::grid_sampler_2d_shape(input, grid), input.dtype());
+  gpu::GridSampleArgs a = grid_args(input, grid, interpolation_mode, padding_mode, align_corners);
+  a.input = static_cast<const char*>(x.data_ptr());
+  a.grid = static_cast<const char*>(gr.data_ptr());
+  a.out = static_cast<char*>(out.data_ptr());
+  check_launch(gpu::launch_grid_sample(a, false, stream()), op, input.dtype());
+  return out;
+}
+
+// The image's geometry as the kernels' (N C planes).
+gpu::ColArgs col_args(const rs::ColGeom& g, const void* in, void* out, ScalarType dt) {
+  gpu::ColArgs a;
+  a.planes = g.N * g.C, a.H = g.H, a.W = g.W, a.kH = g.kH, a.kW = g.kW, a.dH = g.dH, a.dW = g.dW;
+  a.pH = g.pH, a.pW = g.pW, a.sH = g.sH, a.sW = g.sW, a.bH = g.bH, a.bW = g.bW;
+  a.in = static_cast<const char*>(in);
+  a.out = static_cast<char*>(out);
+  a.dtype = static_cast<int8_t>(dt);
+  a.itemsize = static_cast<int>(element_size(dt));
+  return a;
+}
+
+Tensor im2col_impl(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                   IntArrayRef stride) {
+  const char* op = "im2col";
+  const rs::ColGeom g = rs::check_im2col(op, gpu::kGpuDevice, self, kernel_size, dilation, padding, stride);
+  OptionalDeviceGuard guard(device_of(self));
+  const Tensor x = self.contiguous();
+  Tensor col = empty_cuda(g.col_sizes(), self.dtype());
+  check_launch(gpu::launch_im2col(col_args(g, x.data_ptr(), col.data_ptr(), self.dtype()), stream()), op, self.dtype());
+  return col;
+}
+
+Tensor col2im_impl(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+                   IntArrayRef padding, IntArrayRef stride) {
+  const char* op = "col2im";
+  const rs::ColGeom g =
+      rs::check_col2im(op, gpu::kGpuDevice, self, output_size, kernel_size, dilation, padding, stride);
+  OptionalDeviceGuard guard(device_of(self));
+  const ScalarType ct = native::nn::compute_float(self, op, "self");
+  const Tensor x = self.to(ct).contiguous();
+  Tensor img = empty_cuda(g.image_sizes(), ct);
+  check_launch(gpu::launch_col2im(col_args(g, x.data_ptr(), img.data_ptr(), ct), stream()), op, ct);
+  return img.dtype() == self.dtype() ? img : img.to(self.dtype());
+}
+
 }  // namespace
 
 #include "ember/native/UpsampleEntryPoints.inc"
+
+// ---- grid_sampler_2d -------------------------------------------------------------------------------
+
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                       bool align_corners) {
+  return grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners);
+}
+
+Tensor& grid_sampler_2d_out(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                            bool align_corners, Tensor& out) {
+  return write_out("grid_sampler_2d",
+                   grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners), out);
+}
+
+std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                                                    int64_t interpolation_mode, int64_t padding_mode,
+                                                    bool align_corners, std::array<bool, 2> output_mask) {
+  const char* op = "grid_sampler_2d_backward";
+  rs::check_grid_sampler_2d_backward(op, gpu::kGpuDevice, grad_output, input, grid, interpolation_mode, padding_mode);
+  OptionalDeviceGuard guard(device_of(input));
+  const TensorOptions opts = TensorOptions().dtype(input.dtype()).device(input.device());
+  Tensor gi = output_mask[0] ? ember::zeros(input.sizes(), opts) : Tensor();
+  Tensor gg = output_mask[1] ? ember::zeros(grid.sizes(), opts) : Tensor();
+  if ((!gi.defined() && !gg.defined()) || grad_output.numel() == 0) return {gi, gg};
+  const Tensor go = grad_output.contiguous(), x = input.contiguous(), gr = grid.contiguous();
+  gpu::GridSampleArgs a = grid_args(input, grid, interpolation_mode, padding_mode, align_corners);
+  a.input = static_cast<const char*>(x.data_ptr());
+  a.grid = static_cast<const char*>(gr.data_ptr());
+  a.grad_out = static_cast<const char*>(go.data_ptr());
+  a.grad_input = gi.defined() ? static_cast<char*>(gi.data_ptr()) : nullptr;
+  a.grad_grid = gg.defined() ? static_cast<char*>(gg.data_ptr()) : nullptr;
+  check_launch(gpu::launch_grid_sample(a, true, stream()), op, input.dtype());
+  return {gi, gg};
+}
+
+// ---- im2col / col2im -------------------------------------------------------------------------------
+
+Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+              IntArrayRef stride) {
+  return im2col_impl(self, kernel_size, dilation, padding, stride);
+}
+
+Tensor& im2col_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
+                   IntArrayRef stride, Tensor& out) {
+  return write_out("im2col", im2col_impl(self, kernel_size, dilation, padding, stride), out);
+}
+
+Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+              IntArrayRef padding, IntArrayRef stride) {
+  return col2im_impl(self, output_size, kernel_size, dilation, padding, stride);
+}
+
+Tensor& col2im_out(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
+                   IntArrayRef padding, IntArrayRef stride, Tensor& out) {
+  return write_out("col2im", col2im_impl(self, output_size, kernel_size, dilation, padding, stride), out);
+}
 
 }  // namespace ember::EMBER_GPU_NS

@@ -412,6 +412,39 @@ struct UpsampleArgs {
 };
 bool launch_upsample(const UpsampleArgs& args, gpuStream_t stream);
 
+// grid_sampler_2d (Note [Grid sampler rules] in ember/native/ResampleMath.h) of a contiguous input
+// (N, C, H, W) through a contiguous grid (N, oH, oW, 2), Float or Double: the forward writes the
+// contiguous out (N, C, oH, oW), a thread per output pixel summing its taps per channel in the
+// cpu's order; the backward (grad_out the output's gradient) adds into the zeroed grad_input with
+// atomics (when given) and writes grad_grid (when given). mode and padding are PyTorch's codes.
+struct GridSampleArgs {
+  int64_t N = 0, C = 0, H = 0, W = 0, oH = 0, oW = 0;
+  int64_t mode = 0, padding = 0;
+  bool align = false;
+  const char* input = nullptr;
+  const char* grid = nullptr;
+  const char* grad_out = nullptr;
+  char* out = nullptr;
+  char* grad_input = nullptr;
+  char* grad_grid = nullptr;
+  int8_t dtype = Float;
+};
+bool launch_grid_sample(const GridSampleArgs& args, bool backward, gpuStream_t stream);
+
+// im2col / col2im (F::unfold / F::fold, Note [CPU im2col] in the cpu plugin): planes = N C images
+// of H x W, blocks bH x bW; col[plane, (i kW + j), bh bW + bw] = image[plane, bh sH - pH + i dH,
+// bw sW - pW + j dW] (0 outside). im2col moves elements by their size; col2im gives each image
+// element the sum of its column entries in (i, j) order (Float or Double), as the cpu's.
+struct ColArgs {
+  int64_t planes = 0, H = 0, W = 0, kH = 1, kW = 1, dH = 1, dW = 1, pH = 0, pW = 0, sH = 1, sW = 1, bH = 0, bW = 0;
+  const char* in = nullptr;
+  char* out = nullptr;
+  int8_t dtype = Float;
+  int itemsize = 4;
+};
+bool launch_im2col(const ColArgs& args, gpuStream_t stream);
+bool launch_col2im(const ColArgs& args, gpuStream_t stream);
+
 // searchsorted / bucketize (the cpu's binary searches: left, the first i with boundaries[i] >= v;
 // right, the first with boundaries[i] > v; NaN goes past the end): values and boundaries
 // contiguous in one dtype, boundaries 1-d (one_d) or one row of M per `inner` values; sorter

@@ -18,6 +18,7 @@
 #include <optional>
 #include <vector>
 
+#include "ember/native/ResampleMath.h"
 #include "ember/native/ResampleRules.h"
 
 namespace ember::native::resample {
@@ -91,30 +92,6 @@ Table<T> linear_table(int64_t in, int64_t out, bool align_corners, std::optional
   return t;
 }
 
-// Keys' cubic convolution weights of the taps at -1, 0, 1, 2 for a fraction x (A = -0.75).
-template <class T>
-std::array<T, 4> cubic_coefficients(T x) {
-  const T A = T(-0.75);
-  auto conv1 = [&](T v) { return ((A + T(2)) * v - (A + T(3))) * v * v + T(1); };
-  auto conv2 = [&](T v) { return ((A * v - T(5) * A) * v + T(8) * A) * v - T(4) * A; };
-  return {conv2(x + T(1)), conv1(x), conv1(T(1) - x), conv2(T(2) - x)};
-}
-
-// Their derivatives in x (grid_sampler_2d's bicubic backward).
-template <class T>
-std::array<T, 4> cubic_coefficients_grad(T t) {
-  const T A = T(-0.75);
-  T x = -T(1) - t;
-  const T c0 = (-T(3) * A * x - T(10) * A) * x - T(8) * A;
-  x = -t;
-  const T c1 = (-T(3) * (A + T(2)) * x - T(2) * (A + T(3))) * x;
-  x = T(1) - t;
-  const T c2 = (T(3) * (A + T(2)) * x - T(2) * (A + T(3))) * x;
-  x = T(2) - t;
-  const T c3 = (T(3) * A * x - T(10) * A) * x + T(8) * A;
-  return {c0, c1, c2, c3};
-}
-
 template <class T>
 Table<T> cubic_table(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
   Table<T> t;
@@ -156,6 +133,16 @@ std::array<Table<T>, 3> interp_tables(const UpsampleGeom& g, Interp mode, bool a
       t[d] = cubic_table<T>(g.in[d], g.out[d], align_corners, g.scales[d]);
   }
   return t;
+}
+
+static_assert(static_cast<int64_t>(GridInterp::Nearest) == kGridNearest &&
+              static_cast<int64_t>(GridInterp::Bicubic) == kGridBicubic &&
+              static_cast<int64_t>(GridPadding::Border) == kGridBorder &&
+              static_cast<int64_t>(GridPadding::Reflection) == kGridReflection);
+
+// A checked grid_sampler_2d call's geometry (input (N, C, H, W), grid (N, oH, oW, 2)).
+inline GridGeom grid_geom(const Tensor& input, const Tensor& grid, int64_t padding_mode, bool align_corners) {
+  return {input.size(1), input.size(2), input.size(3), grid.size(1), grid.size(2), padding_mode, align_corners};
 }
 
 }  // namespace ember::native::resample
