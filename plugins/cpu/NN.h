@@ -9,8 +9,9 @@
 // (conv.cpp); everything else is our own code.
 #include <optional>
 
-#include "Loops.h"
 #include "CPUKernels.h"
+#include "Loops.h"
+#include "ember/native/DistanceMath.h"
 #include "ember/native/NNRules.h"
 
 namespace ember::cpu::nn {
@@ -45,20 +46,8 @@ void visit_float(ScalarType ct, F&& f) {
     f(double{});
 }
 
-// The sum of term(k) over k in [0, n), in 8 independent double lanes: the loop vectorises (one
-// running sum is a serial chain of adds), and the fixed order keeps results the same on every ISA.
-template <class F>
-double lane_sum(int64_t n, const F& term) {
-  constexpr int kLanes = 8;
-  double l[kLanes] = {};
-  int64_t k = 0;
-  for (; k + kLanes <= n; k += kLanes)
-    for (int j = 0; j < kLanes; ++j) l[j] += term(k + j);
-  double s = 0;
-  for (double v : l) s += v;
-  for (; k < n; ++k) s += term(k);
-  return s;
-}
+// The sum of term(k) over k in [0, n) in a fixed order of double lanes (shared with the GPU).
+using native::lane_sum;
 
 // r converted to dtype dt (r itself when it has it).
 inline Tensor to_dtype_of(const Tensor& r, ScalarType dt) {

@@ -433,48 +433,16 @@ Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tens
 
 namespace {
 
-// Note [Distance p cases]
-// ~~~~~~~~~~~~~~~~~~~~~~~
-// cdist and pdist take LibTorch's special cases of p: 0 (the count of differing coordinates),
-// 1, 2, inf (the largest difference) and a general p ((sum |d|^p)^(1/p)). Their gradients with
-// respect to x1 at a pair of distance dist are grad * g(d) per coordinate difference d: 0 for
-// p = 0; sign(d) for p = 1; d |d|^(p-2) / dist^(p-1) for general p (d / dist for p = 2);
-// sign(d) where |d| equals dist for inf; all 0 where dist is 0. The composite double backward in
-// the autograd plugin (FunctionsManual.cpp) differentiates the same expressions.
-double dist_of(const double* a, const double* b, int64_t m, double p) {
-  double s = 0;
-  if (p == 0) return nn::lane_sum(m, [a, b](int64_t k) { return a[k] != b[k] ? 1.0 : 0.0; });
-  if (p == 1) return nn::lane_sum(m, [a, b](int64_t k) { return std::abs(a[k] - b[k]); });
-  if (p == 2) return std::sqrt(nn::lane_sum(m, [a, b](int64_t k) { return (a[k] - b[k]) * (a[k] - b[k]); }));
-  if (std::isinf(p)) {
-    for (int64_t k = 0; k < m; ++k) s = std::max(s, std::abs(a[k] - b[k]));
-    return s;
-  }
-  for (int64_t k = 0; k < m; ++k) s += std::pow(std::abs(a[k] - b[k]), p);
-  return std::pow(s, 1.0 / p);
-}
+// The distances and their gradients are ember/native/DistanceMath.h's (Note [Distance p cases]).
+double dist_of(const double* a, const double* b, int64_t m, double p) { return native::dist_value(a, b, m, p); }
 
-// grad_a += g * d dist(a, b) / d a (Note [Distance p cases]).
+// grad_a += g * d dist(a, b) / d a.
 void add_dist_grad(double* ga, const double* a, const double* b, int64_t m, double p, double dist, double g) {
-  if (p == 0 || dist == 0 || g == 0) return;
+  if (native::dist_grad_vanishes(p, dist, g)) return;
   // p = inf: the largest |a - b| gets the gradient. Recomputed here in double: `dist` is the forward's
   // result in the input's dtype, which a float32 difference need not equal once widened.
-  double dmax = 0;
-  if (std::isinf(p))
-    for (int64_t k = 0; k < m; ++k) dmax = std::max(dmax, std::abs(a[k] - b[k]));
-  for (int64_t k = 0; k < m; ++k) {
-    const double d = a[k] - b[k];
-    double f;
-    if (p == 1)
-      f = (d > 0) - (d < 0);
-    else if (p == 2)
-      f = d / dist;
-    else if (std::isinf(p))
-      f = std::abs(d) == dmax ? static_cast<double>((d > 0) - (d < 0)) : 0.0;
-    else
-      f = d * std::pow(std::abs(d), p - 2) / std::pow(dist, p - 1);
-    ga[k] += g * f;
-  }
+  const double dmax = std::isinf(p) ? native::max_abs_diff(a, b, m) : 0.0;
+  for (int64_t k = 0; k < m; ++k) ga[k] += g * native::dist_grad_factor(a[k] - b[k], p, dist, dmax);
 }
 
 // Batch i of a tensor expanded to `batch` (its own batch dims broadcast): the offset of its matrix.
@@ -495,14 +463,6 @@ BatchIndex batch_of(const std::vector<int64_t>& out_shape) {
   bi.batch.assign(out_shape.begin(), out_shape.end() - 2);
   for (int64_t s : bi.batch) bi.count *= s;
   return bi;
-}
-
-// Whether cdist takes the matrix-product path: p = 2 with compute_mode 1, or None/0 and more
-// than 25 rows on either side (LibTorch's rule).
-bool cdist_use_mm(double p, std::optional<int64_t> mode, int64_t P, int64_t R) {
-  if (p != 2) return false;
-  const int64_t m = mode.value_or(0);
-  return m == 1 || (m == 0 && (P > 25 || R > 25));
 }
 
 // sqrt(max(|a|^2 + |b|^2 - 2 a.b, 0)) for every pair, with the product on BLAS in T.
@@ -547,7 +507,7 @@ Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optiona
   const BatchIndex bi = batch_of(shape);
   const int64_t P = x1.size(-2), R = x2.size(-2), M = x1.size(-1);
   const ScalarType dt = x1.dtype();
-  if (cdist_use_mm(p, compute_mode, P, R)) {
+  if (rules::cdist_uses_mm(p, compute_mode, P, R)) {
     std::vector<int64_t> s1(bi.batch), s2(bi.batch);
     s1.insert(s1.end(), {P, M});
     s2.insert(s2.end(), {R, M});

@@ -54,6 +54,10 @@ const Tensor* device_operand(const Tensor* t, Tensor& holder);
 // device-side assert kills the context).
 std::pair<int64_t, int64_t> index_extremes(const Tensor& index);
 
+// Raises the cpu nn kernels' IndexError ("index i is out of range for <rows> <what>") when a value
+// of the integer device tensor `index` lies outside [0, rows).
+void check_rows(const char* op, const Tensor& index, int64_t rows, const char* what);
+
 // An out= argument: defined, on the device, of dtype `expected` (checked before anything is
 // written, so a failed call leaves every out as it was).
 void check_out(const char* op, const Tensor& out, ScalarType expected, const char* name = "out");

@@ -50,21 +50,28 @@ gpu::PoolArgs pool_args(const PoolGeom& g, ScalarType dt) {
   return p;
 }
 
-std::tuple<Tensor, Tensor> max_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
-                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
-  const PoolGeom g =
-      native::nn::check_pool(op, gpu::kGpuDevice, self, nd, kernel_size, stride, padding, dilation, ceil_mode);
+// Max pooling over g's windows (or the adaptive ones): the result and the flat indices.
+std::tuple<Tensor, Tensor> max_pool_run(const char* op, int64_t nd, const PoolGeom& g, const Tensor& self,
+                                        bool adaptive) {
   OptionalDeviceGuard guard(self.device());
   const Tensor x = self.contiguous();
   const auto shape = native::nn::pooled_shape(self, nd, g);
   Tensor out = empty_cuda(shape, self.dtype()), ind = empty_cuda(shape, kInt64);
   gpu::PoolArgs p = pool_args(g, self.dtype());
+  p.adaptive = adaptive;
   p.in = static_cast<const char*>(x.data_ptr());
   p.out = static_cast<char*>(out.data_ptr());
   p.indices = static_cast<int64_t*>(ind.data_ptr());
   check_launch(gpu::launch_max_pool(p, stream()), op, self.dtype());
   const bool cl = native::nn::pool_keeps_channels_last(self, nd);
   return {pool_layout(out, cl), pool_layout(ind, cl)};
+}
+
+std::tuple<Tensor, Tensor> max_pool(const char* op, int64_t nd, const Tensor& self, IntArrayRef kernel_size,
+                                    IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const PoolGeom g =
+      native::nn::check_pool(op, gpu::kGpuDevice, self, nd, kernel_size, stride, padding, dilation, ceil_mode);
+  return max_pool_run(op, nd, g, self, false);
 }
 
 Tensor max_pool_backward(const char* op, int64_t nd, const Tensor& grad_output, const Tensor& self,
@@ -128,6 +135,35 @@ Tensor adaptive_avg_backward(const char* op, int64_t nd, const Tensor& grad_outp
 }
 
 }  // namespace
+
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
+  const char* op = "adaptive_max_pool2d";
+  return max_pool_run(op, 2, native::nn::check_adaptive_pool(op, gpu::kGpuDevice, self, 2, output_size), self, true);
+}
+
+// Adaptive windows overlap, and any in-range indices are accepted (as the cpu's): the gradient is
+// added at the indices (atomics, in float32 or float64) rather than gathered per window.
+Tensor adaptive_max_pool2d_backward(const Tensor& grad_output, const Tensor& self, const Tensor& indices) {
+  const char* op = "adaptive_max_pool2d_backward";
+  const PoolGeom g = native::nn::check_adaptive_pool_backward(op, gpu::kGpuDevice, grad_output, self, 2);
+  native::nn::check_pool_indices(op, gpu::kGpuDevice, indices, grad_output.sizes());
+  OptionalDeviceGuard guard(self.device());
+  const int64_t HW = g.in_plane(), L = g.out_plane();
+  if (indices.numel() > 0) {
+    const auto [lo, hi] = index_extremes(indices);
+    const int64_t bad = lo < 0 ? lo : hi;
+    EMBER_CHECK_INDEX(lo >= 0 && hi < HW,
+                      "[{}] argument 'indices': index {} is out of range for an input plane of {} elements", op, bad,
+                      HW);
+  }
+  const ScalarType ct = native::nn::compute_float(self, op, "self");
+  Tensor gi = ember::zeros({g.planes, HW}, TensorOptions().dtype(ct).device(self.device()));
+  if (L > 0 && g.planes > 0)
+    gi = ember::scatter_add(gi, 1, indices.reshape({g.planes, L}), grad_output.to(ct).reshape({g.planes, L}));
+  gi = gi.reshape(self.sizes());
+  return pool_layout(gi.dtype() == self.dtype() ? gi : gi.to(self.dtype()),
+                     native::nn::pool_keeps_channels_last(self, 2));
+}
 
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad) {

@@ -18,6 +18,12 @@ std::pair<int64_t, int64_t> index_extremes(const Tensor& index) {
   return {range.data_ptr<int64_t>()[0], range.data_ptr<int64_t>()[1]};
 }
 
+void check_rows(const char* op, const Tensor& index, int64_t rows, const char* what) {
+  if (index.numel() == 0) return;
+  const auto [lo, hi] = index_extremes(index);
+  EMBER_CHECK_INDEX(lo >= 0 && hi < rows, "[{}] index {} is out of range for {} {}", op, lo < 0 ? lo : hi, rows, what);
+}
+
 namespace {
 
 using native::DimVector;
@@ -392,11 +398,7 @@ Tensor embedding_dense_backward(const Tensor& grad_output, const Tensor& indices
   const int64_t D = native::nn::check_embedding_dense_backward(op, gpu::kGpuDevice, grad_output, indices, num_weights);
   const Tensor idx = indices.reshape({-1}).to(kInt64).contiguous();
   const int64_t n = idx.numel();
-  if (n > 0) {
-    const auto [lo, hi] = index_extremes(idx);
-    EMBER_CHECK_INDEX(lo >= 0 && hi < num_weights, "[{}] index {} is out of range for {} rows (num_weights)", op,
-                      lo < 0 ? lo : hi, num_weights);
-  }
+  check_rows(op, idx, num_weights, "rows (num_weights)");
   const TensorOptions f64 = TensorOptions().dtype(kFloat64).device(grad_output.device());
   Tensor g = grad_output.to(kFloat64).reshape({n, D});
   g = ember::masked_fill(g, ember::eq(idx, Scalar(padding_idx)).unsqueeze(1), Scalar(0.0));

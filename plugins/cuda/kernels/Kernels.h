@@ -236,6 +236,7 @@ struct PoolArgs {
   char* out = nullptr;       // forward: the result; backward: grad_in
   int64_t* indices = nullptr;
   int8_t dtype = Float;
+  bool adaptive = false;  // max pooling over the adaptive windows (see AvgPoolArgs); k, s, p, d unused
 };
 bool launch_max_pool(const PoolArgs& args, gpuStream_t stream);
 bool launch_max_pool_backward(const PoolArgs& args, gpuStream_t stream);
@@ -444,6 +445,44 @@ struct ColArgs {
 };
 bool launch_im2col(const ColArgs& args, gpuStream_t stream);
 bool launch_col2im(const ColArgs& args, gpuStream_t stream);
+
+// cdist / pdist (Note [Distance p cases] in ember/native/DistanceMath.h) on contiguous float64
+// operands, a thread per result element summing in the cpu's order:
+//   CdistForward:  out[k, i, j] = dist(a[k, i], b[k, j]), a (batch, P, M), b (batch, R, M)
+//   CdistBackward: out[k, i, m] = sum over j of grad[k, i, j] d dist(a[k, i], b[k, j]) / d a[k, i, m]
+//                  (dist the forward's result, (batch, P, R))
+//   PdistForward:  out[pair(i, j)] = dist(a[i], a[j]) for i < j < P, a (P, M); pairs row by row
+//   PdistBackward: out[i, m] = sum over j != i of grad[pair] d dist(a[i], a[j]) / d a[i, m]
+enum class DistMode : int8_t { CdistForward, CdistBackward, PdistForward, PdistBackward };
+struct DistArgs {
+  int64_t batch = 1, P = 0, R = 0, M = 0;
+  double p = 2;
+  const double* a = nullptr;
+  const double* b = nullptr;
+  const double* grad = nullptr;
+  const double* dist = nullptr;
+  double* out = nullptr;
+};
+bool launch_distance(DistMode mode, const DistArgs& args, gpuStream_t stream);
+
+// _embedding_bag's forward (Note [Embedding bag outputs] in the cpu plugin) over float64 weight
+// rows (rows, D), int64 indices idx (n) and offsets (n_offsets, non-decreasing, the first 0; bag b
+// is [offsets[b], b + 1 < n_offsets ? offsets[b + 1] : n)), a thread per (bag, column) in the
+// cpu's order: out[b, c] the sum (each row times psw[i] when given), mean or max of the bag's rows
+// but padding_idx's (0 for an empty bag); max_index[b, c] the row of the max (max mode);
+// bag_size[b] the rows reduced. offset2bag[i]: the last bag b < B with offsets[b] <= i (0 with no bags).
+struct BagArgs {
+  int64_t B = 0, n = 0, D = 0, n_offsets = 0, padding_idx = -1, mode = 0;  // mode: 0 sum, 1 mean, 2 max
+  const int64_t* idx = nullptr;
+  const int64_t* offsets = nullptr;
+  const double* weight = nullptr;
+  const double* psw = nullptr;
+  double* out = nullptr;
+  int64_t* max_index = nullptr;
+  int64_t* bag_size = nullptr;
+  int64_t* offset2bag = nullptr;
+};
+bool launch_embedding_bag(const BagArgs& args, gpuStream_t stream);
 
 // searchsorted / bucketize (the cpu's binary searches: left, the first i with boundaries[i] >= v;
 // right, the first with boundaries[i] > v; NaN goes past the end): values and boundaries

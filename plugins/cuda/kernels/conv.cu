@@ -144,6 +144,29 @@ void launch_conv_typed(ConvMode mode, const ConvArgs& args, gpuStream_t stream) 
 
 // ---- max pooling ---------------------------------------------------------------------------------
 
+// A window's clamped extent along one dimension and its extent counting the padding (the cpu's).
+struct Span {
+  int64_t start, end, padded;
+};
+// Output i of `out` covers the inputs [floor(i * in / out), ceil((i + 1) * in / out)).
+__device__ __forceinline__ Span adaptive_span(int64_t i, int64_t out, int64_t in) {
+  const int64_t st = i * in / out, en = ((i + 1) * in + out - 1) / out;
+  return {st, en, en - st};
+}
+
+// The positions a max-pool window reads along one dimension: first + k * step for k < count.
+struct Taps {
+  int64_t first, count, step;
+};
+__device__ __forceinline__ Taps pool_taps(const PoolArgs& p, int64_t o, int64_t out, int64_t in, int64_t k, int64_t s,
+                                          int64_t pad, int64_t dil) {
+  if (p.adaptive) {
+    const Span w = adaptive_span(o, out, in);
+    return {w.start, w.end - w.start, 1};
+  }
+  return {o * s - pad, k, dil};
+}
+
 template <class T, class Acc>
 __global__ void max_pool_kernel(PoolArgs p, int64_t total) {
   const T* in = reinterpret_cast<const T*>(p.in);
@@ -155,14 +178,17 @@ __global__ void max_pool_kernel(PoolArgs p, int64_t total) {
     const T* src = in + plane * in_plane;
     Acc best = -static_cast<Acc>(INFINITY);
     int64_t best_at = -1;  // the window's first element until one is greater (the cpu's rule)
-    for (int64_t kd = 0; kd < p.kD; ++kd) {
-      const int64_t d = od * p.sD - p.pD + kd * p.dD;
+    const Taps td = pool_taps(p, od, p.oD, p.D, p.kD, p.sD, p.pD, p.dD);
+    const Taps th = pool_taps(p, oh, p.oH, p.H, p.kH, p.sH, p.pH, p.dH);
+    const Taps tw = pool_taps(p, ow, p.oW, p.W, p.kW, p.sW, p.pW, p.dW);
+    for (int64_t kd = 0; kd < td.count; ++kd) {
+      const int64_t d = td.first + kd * td.step;
       if (d < 0 || d >= p.D) continue;
-      for (int64_t kh = 0; kh < p.kH; ++kh) {
-        const int64_t h = oh * p.sH - p.pH + kh * p.dH;
+      for (int64_t kh = 0; kh < th.count; ++kh) {
+        const int64_t h = th.first + kh * th.step;
         if (h < 0 || h >= p.H) continue;
-        for (int64_t kw = 0; kw < p.kW; ++kw) {
-          const int64_t w = ow * p.sW - p.pW + kw * p.dW;
+        for (int64_t kw = 0; kw < tw.count; ++kw) {
+          const int64_t w = tw.first + kw * tw.step;
           if (w < 0 || w >= p.W) continue;
           const int64_t at = (d * p.H + h) * p.W + w;
           const Acc v = to_acc<Acc>(src[at]);
@@ -216,17 +242,9 @@ __global__ void max_pool_backward_kernel(PoolArgs p, int64_t total) {
 
 // ---- average pooling ------------------------------------------------------------------------------
 
-// A window's clamped extent along one dimension and its extent counting the padding (the cpu's).
-struct Span {
-  int64_t start, end, padded;
-};
 __device__ __forceinline__ Span avg_span(int64_t o, int64_t s, int64_t p, int64_t k, int64_t n) {
   const int64_t st = o * s - p, en = st + k < n + p ? st + k : n + p;
   return {st > 0 ? st : 0, en < n ? en : n, en - st};
-}
-__device__ __forceinline__ Span adaptive_span(int64_t i, int64_t out, int64_t in) {
-  const int64_t st = i * in / out, en = ((i + 1) * in + out - 1) / out;
-  return {st, en, en - st};
 }
 
 struct AvgWindow {

@@ -218,6 +218,14 @@ inline std::vector<int64_t> check_cdist(const char* op, DeviceType dev, const Te
   return shape;
 }
 
+// Whether cdist takes the matrix-product path: p = 2 with compute_mode 1, or None/0 and more
+// than 25 rows on either side (LibTorch's rule).
+inline bool cdist_uses_mm(double p, std::optional<int64_t> mode, int64_t P, int64_t R) {
+  if (p != 2) return false;
+  const int64_t m = mode.value_or(0);
+  return m == 1 || (m == 0 && (P > 25 || R > 25));
+}
+
 // _pdist_forward: a 2-D (N, M) float32/float64 input; N (N - 1) / 2 distances.
 inline int64_t check_pdist(const char* op, DeviceType dev, const Tensor& self, double p) {
   check_defined(op, self, "self");

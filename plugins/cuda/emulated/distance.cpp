@@ -1,0 +1,2 @@
+// kernels/distance.cu compiled for the host (Note [GPU kernels on the host] in ../kernels/HostEmulation.h).
+#include "distance.cu"
