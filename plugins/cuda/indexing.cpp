@@ -1,6 +1,8 @@
 // Host half of the GPU gather, scatter_add_, masked_fill, any/all and threshold_backward: the
 // shared checks (ember/native/Rules.h), the index range checked on the device before a launch
 // (a kernel cannot raise), then one launch.
+#include <limits>
+
 #include "CUDAPlugin.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/api/Operators.h"
@@ -642,6 +644,96 @@ Tensor& scatter__value(Tensor& self, int64_t dim_in, const Tensor& index, const 
   const Tensor v = scalar_tensor(value, self.dtype()).expand(native::sizes1(index));
   check_launch(gpu::launch_scatter(gather_args(op, self, dim, index, v), stream()), op, self.dtype());
   return self;
+}
+
+}  // namespace ember::EMBER_GPU_NS
+
+namespace ember::EMBER_GPU_NS {
+namespace {
+
+// What a position reached by scatter_reduce starts from when include_self is false (the cpu's).
+Scalar reduce_identity(native::ScatterReduce kind, ScalarType dt) {
+  using R = native::ScatterReduce;
+  if (kind == R::Prod) return Scalar(int64_t{1});
+  if (dt == kBool) return Scalar(kind == R::Amin);
+  if (kind != R::Amax && kind != R::Amin) return Scalar(int64_t{0});
+  const bool max = kind == R::Amax;
+  if (is_floating_type(dt))
+    return Scalar(max ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity());
+  switch (dt) {
+    case kUInt8:
+      return Scalar(int64_t{max ? 0 : 255});
+    case kInt8:
+      return Scalar(int64_t{max ? -128 : 127});
+    case kInt16:
+      return Scalar(int64_t{max ? -32768 : 32767});
+    case kInt32:
+      return Scalar(int64_t{max ? std::numeric_limits<int32_t>::min() : std::numeric_limits<int32_t>::max()});
+    default:
+      return Scalar(max ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max());
+  }
+}
+
+gpu::ScatterOp scatter_op(native::ScatterReduce kind) {
+  using R = native::ScatterReduce;
+  switch (kind) {
+    case R::Prod:
+      return gpu::ScatterOp::Prod;
+    case R::Amax:
+      return gpu::ScatterOp::Amax;
+    case R::Amin:
+      return gpu::ScatterOp::Amin;
+    default:
+      return gpu::ScatterOp::Sum;
+  }
+}
+
+}  // namespace
+
+// Each src element reduces into its position with an atomic step (kernels/index.cu); positions
+// reached start from the identity when include_self is false; mean divides the sums by the counts
+// (+ 1 with self) where a position was reached: true division, floor for integers (the cpu's).
+Tensor& scatter_reduce__two(Tensor& self, int64_t dim, const Tensor& index, const Tensor& src_in,
+                            std::string_view reduce, bool include_self) {
+  const char* op = "scatter_reduce";
+  const auto [kind, d] = native::check_scatter_reduce(gpu::kGpuDevice, self, dim, index, src_in, reduce);
+  native::check_writable(op, self);
+  if (index.numel() == 0) return self;
+  OptionalDeviceGuard guard(device_of(self));
+  check_index_range(op, index, d, native::sizes1(self)[static_cast<size_t>(d)]);
+  const Tensor src = native::same_storage(self, src_in) ? materialize(src_in) : src_in;
+  const ScalarType dt = self.dtype();
+  if (!include_self) {
+    const Tensor v = scalar_tensor(reduce_identity(kind, dt), dt).expand(native::sizes1(index));
+    check_launch(gpu::launch_scatter(gather_args(op, self, d, index, v), stream()), op, dt);
+  }
+  check_launch(gpu::launch_scatter_reduce(scatter_op(kind), gather_args(op, self, d, index, src), stream()), op, dt);
+  if (kind != native::ScatterReduce::Mean) return self;
+  const TensorOptions i64 = TensorOptions().dtype(kInt64).device(self.device());
+  Tensor counts = ember::zeros(self.sizes(), i64);
+  const Tensor ones = ember::ones({1}, i64).expand(native::sizes1(index));
+  check_launch(gpu::launch_scatter_add(gather_args(op, counts, d, index, ones), stream()), op, kInt64);
+  // Positions not reached keep their value; their divisor is made 1 (an integer division by 0 raises).
+  const Tensor divisor = ember::clamp_min(include_self ? counts + Scalar(int64_t{1}) : counts, Scalar(int64_t{1}));
+  const Tensor mean = is_floating_type(dt) ? ember::div(self, divisor) : ember::div(self, divisor, "floor");
+  EMBER_GPU_NS::copy_(self, ember::where(ember::gt(counts, Scalar(int64_t{0})), mean, self), false);
+  return self;
+}
+
+Tensor scatter_reduce_two(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self) {
+  native::check_scatter_reduce(gpu::kGpuDevice, self, dim, index, src, reduce);
+  OptionalDeviceGuard guard(device_of(self));
+  Tensor r = empty_cuda(self.sizes(), self.dtype());
+  EMBER_GPU_NS::copy_(r, self, false);
+  return EMBER_GPU_NS::scatter_reduce__two(r, dim, index, src, reduce, include_self);
+}
+
+Tensor& scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                               std::string_view reduce, bool include_self, Tensor& out) {
+  const Tensor r = EMBER_GPU_NS::scatter_reduce_two(self, dim, index, src, reduce, include_self);
+  native::prepare_same_out("scatter_reduce", gpu::kGpuDevice, self, out);
+  return EMBER_GPU_NS::copy_(out, r, false);
 }
 
 }  // namespace ember::EMBER_GPU_NS

@@ -269,6 +269,13 @@ struct GatherArgs {
 bool launch_gather(const GatherArgs& args, gpuStream_t stream);
 bool launch_scatter(const GatherArgs& args, gpuStream_t stream);
 bool launch_scatter_add(const GatherArgs& args, gpuStream_t stream);
+// scatter_reduce's steps over the same walk: self[at] = step(self[at], other[i]) as one atomic
+// step (a compare-and-swap), for any real dtype, with the cpu's steps: NaN propagates through
+// amax/amin; float16/bfloat16 compute in float and round each step; bool reduces with or (sum,
+// amax) and and (prod, amin). The order of the steps, and so a float sum's or product's last bits,
+// may differ from the cpu's.
+enum class ScatterOp : int8_t { Sum, Prod, Amax, Amin };
+bool launch_scatter_reduce(ScatterOp op, const GatherArgs& args, gpuStream_t stream);
 
 // Index maps (Note [GPU index maps] in shape.cu): mapped element i (the mapped tensor's sizes,
 // outermost first; strides in elements) reads source element j, where along dimension d

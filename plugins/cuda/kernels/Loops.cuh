@@ -217,25 +217,48 @@ __device__ __forceinline__ T narrow_from_float(float v) {
     return T(v);
 }
 
-// *p = T(float(*p) + v) for T float16 or bfloat16 as one atomic step (a compare-and-swap of the
-// 32-bit word holding p): each addition rounds to T, as the cpu's sequential adds do.
+// *p = f(*p) as one atomic step: a compare-and-swap loop on the 8-byte element, or on the 4-byte
+// word that holds a 1-, 2- or 4-byte element (its neighbours in the word are written back as read).
+template <class T, class F>
+__device__ __forceinline__ void atomic_update(T* p, F f) {
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
+  if constexpr (sizeof(T) == 8) {
+    auto* word = reinterpret_cast<unsigned long long*>(p);
+    unsigned long long old = *word, assumed;
+    do {
+      assumed = old;
+      T cur;
+      memcpy(static_cast<void*>(&cur), &assumed, 8);
+      const T next = f(cur);
+      unsigned long long next_bits;
+      memcpy(&next_bits, static_cast<const void*>(&next), 8);
+      old = atomicCAS(word, assumed, next_bits);
+    } while (assumed != old);
+  } else {
+    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint32_t>>;
+    auto* word = reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(reinterpret_cast<uintptr_t>(p) & 3) * 8u;
+    const unsigned mask = static_cast<unsigned>(static_cast<Bits>(~Bits{0})) << shift;
+    unsigned int old = *word, assumed;
+    do {
+      assumed = old;
+      const auto bits = static_cast<Bits>(assumed >> shift);
+      T cur;
+      memcpy(static_cast<void*>(&cur), &bits, sizeof(T));
+      const T next = f(cur);
+      Bits next_bits;
+      memcpy(&next_bits, static_cast<const void*>(&next), sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned int>(next_bits) << shift));
+    } while (assumed != old);
+  }
+}
+
+// *p = T(float(*p) + v) for T float16 or bfloat16 as one atomic step: each addition rounds to T,
+// as the cpu's sequential adds do.
 template <class T>
 __device__ __forceinline__ void atomic_add_narrow(T* p, float v) {
   static_assert(sizeof(T) == 2);
-  auto* word = reinterpret_cast<unsigned int*>(reinterpret_cast<uintptr_t>(p) & ~uintptr_t{3});
-  const unsigned shift = (reinterpret_cast<uintptr_t>(p) & 2) ? 16u : 0u;
-  unsigned int old = *word, assumed;
-  do {
-    assumed = old;
-    const auto bits = static_cast<uint16_t>(assumed >> shift);
-    T cur;
-    memcpy(static_cast<void*>(&cur), &bits, 2);
-    const T sum = narrow_from_float<T>(narrow_to_float(cur) + v);
-    uint16_t next_bits;
-    memcpy(&next_bits, &sum, 2);
-    const unsigned int next = (assumed & ~(0xffffu << shift)) | (static_cast<unsigned int>(next_bits) << shift);
-    old = atomicCAS(word, assumed, next);
-  } while (assumed != old);
+  atomic_update(p, [v](T cur) { return narrow_from_float<T>(narrow_to_float(cur) + v); });
 }
 
 // Contiguous loop: R out[i] = f(C in_k[i * step_k]...).

@@ -56,6 +56,83 @@ __global__ void scatter_add_kernel(GatherArgs a) {
   }
 }
 
+// One scatter_reduce step (the cpu's reduce_step).
+template <ScatterOp Op, class T>
+__device__ __forceinline__ T scatter_step(T cur, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return Op == ScatterOp::Prod || Op == ScatterOp::Amin ? (cur && v) : (cur || v);
+  } else {
+    constexpr bool narrow = std::is_same_v<T, gpu_half> || std::is_same_v<T, gpu_bfloat16>;
+    using C = std::conditional_t<narrow, float, T>;
+    C a, b;
+    if constexpr (narrow)
+      a = narrow_to_float(cur), b = narrow_to_float(v);
+    else
+      a = cur, b = v;
+    auto back = [](C x) {
+      if constexpr (narrow)
+        return narrow_from_float<T>(x);
+      else
+        return static_cast<T>(x);
+    };
+    if constexpr (Op == ScatterOp::Prod) return back(a * b);
+    if constexpr (Op == ScatterOp::Amax) return b != b ? v : (a < b ? v : cur);
+    if constexpr (Op == ScatterOp::Amin) return b != b ? v : (b < a ? v : cur);
+    if constexpr (Op == ScatterOp::Sum) return back(a + b);
+  }
+}
+
+template <ScatterOp Op, class T>
+__global__ void scatter_reduce_kernel(GatherArgs a) {
+  EMBER_GPU_GRID_STRIDE(e, a.numel) {
+    const Offsets o = offsets_of(a, e);
+    const int64_t at = o.self + a.index[o.index] * a.self_strides[a.dim];
+    const T v = reinterpret_cast<const T*>(a.other)[o.other];
+    atomic_update(reinterpret_cast<T*>(a.self) + at, [v](T cur) { return scatter_step<Op>(cur, v); });
+  }
+}
+
+template <ScatterOp Op>
+bool launch_scatter_reduce_as(const GatherArgs& a, gpuStream_t stream) {
+  auto launch = [&](auto t) {
+    EMBER_GPU_LAUNCH((scatter_reduce_kernel<Op, decltype(t)>), grid_size(a.numel), kBlockSize, 0, stream, a);
+  };
+  switch (a.dtype) {
+    case Bool:
+      launch(bool{});
+      return true;
+    case UInt8:
+      launch(uint8_t{});
+      return true;
+    case Int8:
+      launch(int8_t{});
+      return true;
+    case Int16:
+      launch(int16_t{});
+      return true;
+    case Int32:
+      launch(int32_t{});
+      return true;
+    case Int64:
+      launch(int64_t{});
+      return true;
+    case Half:
+      launch(gpu_half{});
+      return true;
+    case BFloat16:
+      launch(gpu_bfloat16{});
+      return true;
+    case Float:
+      launch(float{});
+      return true;
+    case Double:
+      launch(double{});
+      return true;
+    default:
+      return false;
+  }
+}
+
 template <bool Scatter>
 bool launch_moving(const GatherArgs& a, gpuStream_t stream) {
   if (a.numel == 0) return true;
@@ -152,6 +229,20 @@ bool launch_scatter_add(const GatherArgs& a, gpuStream_t stream) {
   return visit_atomic(a.dtype, [&](auto t) {
     EMBER_GPU_LAUNCH(scatter_add_kernel<decltype(t)>, grid_size(a.numel), kBlockSize, 0, stream, a);
   });
+}
+
+bool launch_scatter_reduce(ScatterOp op, const GatherArgs& a, gpuStream_t stream) {
+  if (a.numel == 0) return true;
+  switch (op) {
+    case ScatterOp::Sum:
+      return launch_scatter_reduce_as<ScatterOp::Sum>(a, stream);
+    case ScatterOp::Prod:
+      return launch_scatter_reduce_as<ScatterOp::Prod>(a, stream);
+    case ScatterOp::Amax:
+      return launch_scatter_reduce_as<ScatterOp::Amax>(a, stream);
+    default:
+      return launch_scatter_reduce_as<ScatterOp::Amin>(a, stream);
+  }
 }
 
 }  // namespace ember::gpu
