@@ -215,23 +215,43 @@ std::tuple<Tensor, Tensor, Tensor> unique_flat(const char* op, const Tensor& sel
   return {values, inverse, return_counts ? counts : ember::empty({0}, i64)};
 }
 
-// unique_consecutive along dim: slices differ where some element is smaller or larger (NaN
-// equals NaN here, as the cpu's comparisons); the values keep LibTorch's layout (the slices
-// stacked along dim 0, moved back to dim); inverse and counts always.
-std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& self, int64_t dim) {
+// The stable lexicographic order of the n rows of `rows` (n, len): a least-significant-column-first
+// radix order, one stable sort per column (Note [GPU sort]: every sort is stable), so equal rows
+// keep their index order as the cpu's std::stable_sort does.
+Tensor lexicographic_order(const Tensor& rows) {
+  const int64_t n = rows.size(0), len = rows.size(1);
+  Tensor order = ember::arange(n, TensorOptions().dtype(kInt64).device(rows.device()));
+  for (int64_t k = len - 1; k >= 0; --k) {
+    const Tensor key = ember::index_select(rows.select(1, k), 0, order);
+    order = ember::index_select(order, 0, std::get<1>(EMBER_GPU_NS::sort(key, 0, false)));
+  }
+  return order;
+}
+
+// unique slices along dim, sorted (unique_dim) or consecutive runs (unique_consecutive): slices
+// differ where some element is smaller or larger (NaN equals NaN here, as the cpu's comparisons);
+// the values keep LibTorch's layout (the slices stacked along dim 0, moved back to dim); inverse
+// and counts always.
+std::tuple<Tensor, Tensor, Tensor> unique_slices(const char* op, const Tensor& self, int64_t dim, bool sort) {
   const int64_t w = order::check_unique_dim(op, self, dim);
   OptionalDeviceGuard guard(device_of(self));
-  const Tensor first = ember::movedim(self, w, 0).contiguous();
-  const int64_t n = first.size(0);
+  Tensor first = ember::movedim(self, w, 0).contiguous();
+  const int64_t n = first.size(0), len = n == 0 ? 0 : first.numel() / n;
+  Tensor order;
+  if (sort && n > 1 && len > 0) {
+    order = lexicographic_order(first.reshape({n, len}));
+    first = ember::index_select(first, 0, order);
+  }
   const Tensor start = run_starts(n, self.device(), [&] {
-    const Tensor rows = first.reshape({n, -1});
+    const Tensor rows = first.reshape({n, len});
     const Tensor a = rows.slice(0, 1, n, 1), b = rows.slice(0, 0, n - 1, 1);
     return ember::any(ember::logical_or(ember::lt(a, b), ember::gt(a, b)), 1, false);
   });
   const Tensor pos = flat_positions(start);
   const Tensor values = ember::movedim(ember::index_select(first, 0, pos), 0, w);
   const auto [counts, run] = runs_of(start, pos);
-  return {values, run, counts};
+  const Tensor inverse = order.defined() ? ember::empty({n}, run.options()).scatter_(0, order, run) : run;
+  return {values, inverse, counts};
 }
 
 }  // namespace
@@ -241,9 +261,14 @@ std::tuple<Tensor, Tensor, Tensor> _unique2(const Tensor& self, bool /*sorted: a
   return unique_flat("_unique2", self, true, return_inverse, return_counts);
 }
 
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& self, int64_t dim, bool /*sorted: always*/,
+                                              bool /*return_inverse*/, bool /*return_counts*/) {
+  return unique_slices("unique_dim", self, dim, true);  // LibTorch returns inverse and counts anyway
+}
+
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& self, bool return_inverse, bool return_counts,
                                                       std::optional<int64_t> dim) {
-  if (dim && self.dim() > 0) return unique_slices("unique_consecutive", self, *dim);
+  if (dim && self.dim() > 0) return unique_slices("unique_consecutive", self, *dim, false);
   return unique_flat("unique_consecutive", self, false, return_inverse, return_counts);
 }
 
