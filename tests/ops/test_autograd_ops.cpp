@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -597,6 +599,154 @@ TEST_P(AutogradOp, MetaShapes) {
   }
   report(name, "meta", problems);
   if (checked == 0) GTEST_SKIP() << "no sample with a differentiable output ran on meta";
+}
+
+// ---- gradients on a device backend ---------------------------------------------------------------
+
+// The device EMBER_TEST_BACKEND names (a backend with values: cuda, hip), or none.
+std::optional<Device> gradient_device() {
+  const char* b = std::getenv("EMBER_TEST_BACKEND");
+  if (!b || !*b || std::string(b) == "cpu" || std::string(b) == "meta") return std::nullopt;
+  return Device(std::string(b));
+}
+
+// Why a's values are not b's (float64, NaN equal to NaN), or empty.
+std::string difference(const Tensor& a, const Tensor& b) {
+  std::ostringstream os;
+  if (a.defined() != b.defined()) return a.defined() ? "defined on the cpu only" : "defined on the device only";
+  if (!a.defined()) return "";
+  if (a.sizes() != b.sizes()) {
+    os << "shape " << b.sizes() << ", the cpu's " << a.sizes();
+    return os.str();
+  }
+  const Tensor x = a.contiguous().to(kFloat64), y = b.cpu().contiguous().to(kFloat64);
+  const double* p = x.data_ptr<double>();
+  const double* q = y.data_ptr<double>();
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    const bool same = (std::isnan(p[i]) && std::isnan(q[i])) || std::abs(p[i] - q[i]) <= 1e-7 + 1e-7 * std::abs(p[i]);
+    if (!same) {
+      os << "element " << i << ": " << q[i] << ", the cpu's " << p[i];
+      return os.str();
+    }
+  }
+  return "";
+}
+
+// The same differentiable calls on the backend under test (EMBER_TEST_BACKEND) and on the cpu,
+// whose gradients the finite differences above check: the outputs and the first-order gradients
+// (one random output gradient) agree, and the gradients live on the device. This runs the
+// backward formulas on device tensors, the backend's backward kernels and the engine's device path.
+TEST_P(AutogradOp, DeviceGradientsMatchCpu) {
+  const std::optional<Device> dev = gradient_device();
+  if (!dev) GTEST_SKIP() << "EMBER_TEST_BACKEND names no device backend";
+  const std::string& name = GetParam();
+  if (auto it = not_checked_here().find(name); it != not_checked_here().end()) GTEST_SKIP() << it->second;
+  const OpInfo& info = op_db().at(name);
+  const OperatorHandle op = *Dispatcher::singleton().findSchema(name);
+  const FunctionSchema& schema = op.schema();
+  for (const Argument& a : schema.arguments())
+    if (a.is_out()) GTEST_SKIP() << "an out= variant never records a graph";
+  const DerivativeEntry* entry = entry_for(name);
+  SampleCtx ctx(schema, kFloat64, 11);
+  const Samples samples = info.samples(ctx);
+  int checked = 0;
+  std::vector<std::string> problems;
+  for (size_t si = 0; si < samples.size() && si < 3; ++si) {
+    // One side's call: its leaves, and its outputs (undefined when the call raised).
+    struct Side {
+      std::vector<Tensor> leaves, outs;
+      std::string error;
+    };
+    auto side = [&](std::optional<Device> to) {
+      Side r;
+      Stack stack;
+      for (size_t i = 0; i < schema.arguments().size(); ++i) {
+        const bool diff = !(entry && entry->non_differentiable.count(schema.arguments()[i].name()));
+        auto place = [&](const Tensor& t) -> Tensor {
+          if (!t.defined()) return t;
+          Tensor m = to ? t.to(*to) : t.clone();
+          if (!diff || t.scalar_type() != kFloat64) return m;
+          r.leaves.push_back(m.requires_grad_());
+          return m.clone();  // not the leaf itself: in-place operators write into it
+        };
+        const IValue a = sample_arg(schema, samples[si], i);
+        if (to && schema.arguments()[i].name() == "tensor_indices_or_sections") {
+          stack.push_back(a);  // on the host whatever the device (tensor_split's rule)
+        } else if (a.isTensor()) {
+          stack.push_back(IValue(place(a.toTensor())));
+        } else if (a.isTensorList()) {
+          std::vector<Tensor> l;
+          for (const Tensor& t : a.toTensorVector()) l.push_back(place(t));
+          stack.push_back(IValue(l));
+        } else if (a.isList() && to) {
+          std::vector<IValue> l;
+          for (const IValue& e : a.toListRef()) l.push_back(e.isTensor() ? IValue(e.toTensor().to(*to)) : e);
+          stack.push_back(IValue::make_list(std::move(l)));
+        } else if (a.isDevice() && to) {
+          stack.push_back(IValue(*to));
+        } else {
+          stack.push_back(a);
+        }
+      }
+      try {
+        manual_seed(0);
+        op.callBoxed(stack);
+        r.outs = tensors_of(std::vector<IValue>(stack.begin(), stack.end()));
+      } catch (const std::exception& e) {
+        r.error = e.what();
+      }
+      return r;
+    };
+    Side c = side(std::nullopt);
+    if (!c.error.empty() || c.leaves.empty()) continue;  // the cpu rejects the sample, or nothing differentiable
+    Side d = side(dev);
+    const std::string where = samples[si].desc;
+    if (!d.error.empty()) {
+      // Sparse tensors on a GPU need SparseCUDA kernels, which the sparse plugin (host loops) lacks.
+      if (d.error.find("no kernel for dispatch key Sparse") == std::string::npos)
+        problems.push_back(where + ": raised on " + dev->str() + ": " + d.error);
+      continue;
+    }
+    // The float64 outputs that require grad, each with a random output gradient.
+    std::vector<Tensor> co, dout, cv, dv;
+    Generator gen = ember::detail::createCPUGenerator(5);
+    for (size_t k = 0; k < c.outs.size() && k < d.outs.size(); ++k) {
+      const Tensor& o = c.outs[k];
+      if (const std::string diff = difference(o, d.outs[k]); !diff.empty())
+        problems.push_back(where + ": output " + std::to_string(k) + ": " + diff);
+      if (!o.defined() || !o.requires_grad() || o.scalar_type() != kFloat64) continue;
+      if (!d.outs[k].defined() || !d.outs[k].requires_grad()) {
+        problems.push_back(where + ": output " + std::to_string(k) + " does not require grad on the device");
+        continue;
+      }
+      co.push_back(o);
+      dout.push_back(d.outs[k]);
+      cv.push_back(randn(o.sizes(), gen, kFloat64));
+      dv.push_back(cv.back().to(*dev));
+    }
+    if (co.empty()) continue;
+    std::vector<Tensor> cg, dg;
+    try {
+      cg = autograd::grad(co, c.leaves, cv, false, false, true);
+    } catch (const std::exception&) {
+      continue;  // no cpu gradient to compare with (the finite-difference test reports it)
+    }
+    try {
+      dg = autograd::grad(dout, d.leaves, dv, false, false, true);
+    } catch (const std::exception& e) {
+      problems.push_back(where + ": backward raised on " + dev->str() + ": " + e.what());
+      continue;
+    }
+    ++checked;
+    for (size_t i = 0; i < cg.size() && i < dg.size(); ++i) {
+      if (dg[i].defined() && dg[i].device() != d.leaves[i].device())
+        problems.push_back(where + ": gradient " + std::to_string(i) + " is on " + dg[i].device().str());
+      if (const std::string diff = difference(cg[i], dg[i]); !diff.empty())
+        problems.push_back(where + ": gradient " + std::to_string(i) + ": " + diff);
+    }
+  }
+  report(name, dev->str(), problems);
+  if (checked == 0) GTEST_SKIP() << "no sample with a differentiable output ran";
 }
 
 // ---- conventions finite differences cannot see (values from LibTorch 1.13) ----------------------
