@@ -273,17 +273,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
   const int64_t n = static_cast<int64_t>(idx.size());
   const Tensor off_t = nn::compute_input(offsets, kInt64);
   const int64_t* off = off_t.data_ptr<int64_t>();
-  if (offsets.numel() > 0) {
-    EMBER_CHECK(off[0] == 0,
-                "[{}] offsets[0] has to be 0, i.e. the first bag has to start at position 0 of indices, got {}", op,
-                off[0]);
-    EMBER_CHECK(off[offsets.numel() - 1] <= n,
-                "[{}] offsets[-1] can not be greater than the length of indices ({}), got {}", op, n,
-                off[offsets.numel() - 1]);
-    for (int64_t b = 1; b < offsets.numel(); ++b)
-      EMBER_CHECK(off[b] >= off[b - 1], "[{}] argument 'offsets': expected non-decreasing values, got {} after {}", op,
-                  off[b], off[b - 1]);
-  }
+  rules::check_bag_offsets(op, off, offsets.numel(), n);
   auto bag_end = [&](int64_t b) { return b + 1 < offsets.numel() ? off[b + 1] : n; };
   std::vector<int64_t> offset2bag(static_cast<size_t>(n), 0), bag_size(static_cast<size_t>(B), 0);
   for (int64_t b = 0; b < B; ++b)
@@ -353,12 +343,7 @@ Tensor _embedding_bag_backward(const Tensor& grad, const Tensor& indices, const 
                                const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
   const char* op = "_embedding_bag_backward";
   (void)offsets;
-  EMBER_CHECK_NOT_IMPLEMENTED(!sparse, "[{}] sparse=True (a sparse weight gradient) is not implemented", op);
-  check_defined(op, grad, "grad");
-  EMBER_CHECK(grad.dim() == 2, "[{}] argument 'grad': expected a 2-D (bags, dim) tensor, got shape {}", op,
-              grad.sizes());
-  EMBER_CHECK(mode == rules::kBagSum || mode == rules::kBagMean || mode == rules::kBagMax,
-              "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
+  rules::check_embedding_bag_backward(op, kCPU, grad, mode, sparse);
   const int64_t B = grad.size(0), D = grad.size(1);
   const Tensor g = as_double(grad);
   const double* gp = g.data_ptr<double>();

@@ -283,10 +283,6 @@ Tensor& write_out(const char* op, const Tensor& result, Tensor& out) {
 
 }  // namespace
 
-// ---- upsample kernels ----------------------------------------------------------------------------
-
-#include "ember/native/UpsampleEntryPoints.inc"
-
 // ---- grid_sampler_2d -----------------------------------------------------------------------------
 
 namespace {
@@ -403,17 +399,6 @@ Tensor grid_sampler_2d_impl(const Tensor& input, const Tensor& grid, int64_t int
 }
 
 }  // namespace
-
-Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
-                       bool align_corners) {
-  return grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners);
-}
-
-Tensor& grid_sampler_2d_out(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
-                            bool align_corners, Tensor& out) {
-  return write_out("grid_sampler_2d",
-                   grid_sampler_2d_impl(input, grid, interpolation_mode, padding_mode, align_corners), out);
-}
 
 std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input, const Tensor& grid,
                                                     int64_t interpolation_mode, int64_t padding_mode,
@@ -542,24 +527,8 @@ Tensor col2im_impl(const Tensor& self, IntArrayRef output_size, IntArrayRef kern
 
 }  // namespace
 
-Tensor im2col(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
-              IntArrayRef stride) {
-  return im2col_impl(self, kernel_size, dilation, padding, stride);
-}
+// ---- entry points -----------------------------------------------------------------------------------
 
-Tensor& im2col_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
-                   IntArrayRef stride, Tensor& out) {
-  return write_out("im2col", im2col_impl(self, kernel_size, dilation, padding, stride), out);
-}
-
-Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
-              IntArrayRef padding, IntArrayRef stride) {
-  return col2im_impl(self, output_size, kernel_size, dilation, padding, stride);
-}
-
-Tensor& col2im_out(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation,
-                   IntArrayRef padding, IntArrayRef stride, Tensor& out) {
-  return write_out("col2im", col2im_impl(self, output_size, kernel_size, dilation, padding, stride), out);
-}
+#include "ember/native/ResampleEntryPoints.inc"
 
 }  // namespace ember::cpu

@@ -148,19 +148,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
   check_rows(op, indices, weight.size(0), "rows of weight");
   // The offsets' rules need their values: one copy to the host (bags, not indices).
   const Tensor off = offsets.to(kInt64).contiguous();
-  if (off.numel() > 0) {
-    const Tensor h = off.cpu();
-    const int64_t* o = h.data_ptr<int64_t>();
-    const int64_t k = off.numel();
-    EMBER_CHECK(o[0] == 0,
-                "[{}] offsets[0] has to be 0, i.e. the first bag has to start at position 0 of indices, got {}", op,
-                o[0]);
-    EMBER_CHECK(o[k - 1] <= n, "[{}] offsets[-1] can not be greater than the length of indices ({}), got {}", op, n,
-                o[k - 1]);
-    for (int64_t b = 1; b < k; ++b)
-      EMBER_CHECK(o[b] >= o[b - 1], "[{}] argument 'offsets': expected non-decreasing values, got {} after {}", op,
-                  o[b], o[b - 1]);
-  }
+  rules::check_bag_offsets(op, off.cpu().data_ptr<int64_t>(), off.numel(), n);
   const Tensor idx = indices.to(kInt64).contiguous(), w = as_double(weight);
   const bool has_psw = per_sample_weights && per_sample_weights->defined();
   const Tensor psw = has_psw ? as_double(*per_sample_weights) : Tensor();
@@ -193,13 +181,7 @@ Tensor _embedding_bag_backward(const Tensor& grad, const Tensor& indices, const 
                                const std::optional<Tensor>& per_sample_weights, int64_t padding_idx) {
   const char* op = "_embedding_bag_backward";
   (void)offsets;
-  EMBER_CHECK_NOT_IMPLEMENTED(!sparse, "[{}] sparse=True (a sparse weight gradient) is not implemented", op);
-  native::check_defined(op, grad, "grad");
-  rules::check_on(op, gpu::kGpuDevice, grad);
-  EMBER_CHECK(grad.dim() == 2, "[{}] argument 'grad': expected a 2-D (bags, dim) tensor, got shape {}", op,
-              grad.sizes());
-  EMBER_CHECK(mode == rules::kBagSum || mode == rules::kBagMean || mode == rules::kBagMax,
-              "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
+  rules::check_embedding_bag_backward(op, gpu::kGpuDevice, grad, mode, sparse);
   OptionalDeviceGuard guard(device_of(grad));
   const int64_t B = grad.size(0), D = grad.size(1);
   const TensorOptions f64 = TensorOptions().dtype(kFloat64).device(grad.device());

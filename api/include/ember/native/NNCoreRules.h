@@ -186,6 +186,31 @@ inline BagShape check_embedding_bag(const char* op, DeviceType dev, const Tensor
   return {include_last_offset ? offsets.numel() - 1 : offsets.numel(), weight.size(1)};
 }
 
+// _embedding_bag's k offsets (over n indices): the first 0, the last at most n, non-decreasing.
+inline void check_bag_offsets(const char* op, const int64_t* o, int64_t k, int64_t n) {
+  if (k == 0) return;
+  EMBER_CHECK(o[0] == 0,
+              "[{}] offsets[0] has to be 0, i.e. the first bag has to start at position 0 of indices, got {}", op,
+              o[0]);
+  EMBER_CHECK(o[k - 1] <= n, "[{}] offsets[-1] can not be greater than the length of indices ({}), got {}", op, n,
+              o[k - 1]);
+  for (int64_t b = 1; b < k; ++b)
+    EMBER_CHECK(o[b] >= o[b - 1], "[{}] argument 'offsets': expected non-decreasing values, got {} after {}", op, o[b],
+                o[b - 1]);
+}
+
+// _embedding_bag_backward: a dense weight gradient, grad (bags, dim) and a known mode.
+inline void check_embedding_bag_backward(const char* op, DeviceType dev, const Tensor& grad, int64_t mode,
+                                         bool sparse) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!sparse, "[{}] sparse=True (a sparse weight gradient) is not implemented", op);
+  check_defined(op, grad, "grad");
+  check_on(op, dev, grad);
+  EMBER_CHECK(grad.dim() == 2, "[{}] argument 'grad': expected a 2-D (bags, dim) tensor, got shape {}", op,
+              grad.sizes());
+  EMBER_CHECK(mode == kBagSum || mode == kBagMean || mode == kBagMax,
+              "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
+}
+
 // ---- distances -------------------------------------------------------------------------------
 
 // _cdist_forward: x1 (..., P, M), x2 (..., R, M) of one floating dtype (float32, float64), batch
