@@ -105,13 +105,6 @@ Tensor pad_impl(const char* op, int64_t nd, bool reflect, const Tensor& self, In
   return out;
 }
 
-Tensor& pad_out_impl(const char* op, const char* name, int64_t nd, bool reflect, const Tensor& self,
-                     IntArrayRef padding, Tensor& out) {
-  const Tensor r = pad_impl(name, nd, reflect, self, padding);  // the input's errors first, as LibTorch
-  check_out(op, out, self.dtype());
-  return write_out(out, r, op);
-}
-
 Tensor pad_backward_impl(const char* op, int64_t nd, bool reflect, const Tensor& grad_output, const Tensor& self,
                          IntArrayRef padding) {
   const PadGeom g = native::pad::check_pad_backward(op, kCPU, grad_output, self, nd, padding, reflect);
@@ -199,9 +192,7 @@ void constant_pad(const Tensor& x, IntArrayRef pad, const T value, Tensor& out) 
   });
 }
 
-}  // namespace
-
-Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+Tensor constant_pad_impl(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   const char* op = "constant_pad_nd";
   const std::vector<int64_t> shape = native::pad::constant_pad_shape(op, self, pad);
   EMBER_CHECK(self.device().type() == kCPU, "[{}] expected a CPU tensor, got one on {}", op, self.device());
@@ -215,28 +206,8 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   return out;
 }
 
-Tensor& constant_pad_nd_out(const Tensor& self, IntArrayRef pad, const Scalar& value, Tensor& out) {
-  const char* op = "constant_pad_nd_out";
-  const Tensor r = cpu::constant_pad_nd(self, pad, value);
-  check_out(op, out, self.dtype());
-  return write_out(out, r, op);
-}
+}  // namespace
 
-#define EMBER_PAD_KERNELS(NAME, ND, REFLECT)                                                                   \
-  Tensor NAME(const Tensor& self, IntArrayRef padding) { return pad_impl(#NAME, ND, REFLECT, self, padding); } \
-  Tensor& NAME##_out(const Tensor& self, IntArrayRef padding, Tensor& out) {                                   \
-    return pad_out_impl(#NAME "_out", #NAME, ND, REFLECT, self, padding, out);                                 \
-  }                                                                                                            \
-  Tensor NAME##_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {                 \
-    return pad_backward_impl(#NAME "_backward", ND, REFLECT, grad_output, self, padding);                      \
-  }
-
-EMBER_PAD_KERNELS(reflection_pad1d, 1, true)
-EMBER_PAD_KERNELS(reflection_pad2d, 2, true)
-EMBER_PAD_KERNELS(reflection_pad3d, 3, true)
-EMBER_PAD_KERNELS(replication_pad1d, 1, false)
-EMBER_PAD_KERNELS(replication_pad2d, 2, false)
-EMBER_PAD_KERNELS(replication_pad3d, 3, false)
-#undef EMBER_PAD_KERNELS
+#include "ember/native/PadEntryPoints.inc"
 
 }  // namespace ember::cpu
