@@ -285,27 +285,7 @@ Tensor& triu_out(const Tensor& self, int64_t diagonal, Tensor& out) {
 
 // ---- the view scatters, copy, fill -------------------------------------------------------------------
 
-Tensor select_scatter(const Tensor& self, const Tensor& src, int64_t dim, int64_t index) {
-  return view_scatter("select_scatter", self, src, [&](const Tensor& t) { return ember::select(t, dim, index); });
-}
-Tensor& select_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, int64_t index, Tensor& out) {
-  return write_same_out("select_scatter", self, EMBER_GPU_NS::select_scatter(self, src, dim, index), out);
-}
-
-Tensor slice_scatter(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
-                     std::optional<int64_t> end, int64_t step) {
-  return view_scatter("slice_scatter", self, src,
-                      [&](const Tensor& t) { return ember::slice(t, dim, start, end, step); });
-}
-Tensor& slice_scatter_out(const Tensor& self, const Tensor& src, int64_t dim, std::optional<int64_t> start,
-                          std::optional<int64_t> end, int64_t step, Tensor& out) {
-  return write_same_out("slice_scatter", self, EMBER_GPU_NS::slice_scatter(self, src, dim, start, end, step), out);
-}
-
-Tensor diagonal_scatter(const Tensor& self, const Tensor& src, int64_t offset, int64_t dim1, int64_t dim2) {
-  return view_scatter("diagonal_scatter", self, src,
-                      [&](const Tensor& t) { return ember::diagonal(t, offset, dim1, dim2); });
-}
+#include "ember/native/ViewScatterEntryPoints.inc"
 
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
   native::check_defined("copy", self, "self");
