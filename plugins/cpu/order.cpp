@@ -392,39 +392,7 @@ Tensor scalar_values(const Scalar& s, const Tensor& boundaries) {
 
 }  // namespace
 
-Tensor searchsorted_tensor(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
-                           std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
-  check_defined("searchsorted", self, "self");
-  const bool r =
-      order::check_searchsorted("searchsorted", sorted_sequence, self.sizes(), self.dtype(), right, side, sorter);
-  return search("searchsorted", sorted_sequence, self, out_int32, r, sorter);
-}
-Tensor searchsorted_scalar(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
-                           std::optional<std::string_view> side, const std::optional<Tensor>& sorter) {
-  check_defined("searchsorted", sorted_sequence, "sorted_sequence");
-  const Tensor v = scalar_values(self, sorted_sequence);
-  const bool r = order::check_searchsorted("searchsorted", sorted_sequence, v.sizes(), v.dtype(), right, side, sorter);
-  EMBER_CHECK(sorted_sequence.dim() == 1,
-              "[searchsorted] a scalar value needs 1-D boundaries, got boundaries of shape {}",
-              sorted_sequence.sizes());
-  return search("searchsorted", sorted_sequence, v, out_int32, r, sorter);
-}
-Tensor bucketize_tensor(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
-  check_defined("bucketize", self, "self");
-  check_defined("bucketize", boundaries, "boundaries");
-  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got dim({})",
-              boundaries.dim());
-  order::check_searchsorted("bucketize", boundaries, self.sizes(), self.dtype(), right, std::nullopt, std::nullopt);
-  return search("bucketize", boundaries, self, out_int32, right, std::nullopt);
-}
-Tensor bucketize_scalar(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {
-  check_defined("bucketize", boundaries, "boundaries");
-  EMBER_CHECK(boundaries.dim() == 1, "[bucketize] boundaries tensor must be 1 dimension, but got dim({})",
-              boundaries.dim());
-  const Tensor v = scalar_values(self, boundaries);
-  order::check_searchsorted("bucketize", boundaries, v.sizes(), v.dtype(), right, std::nullopt, std::nullopt);
-  return search("bucketize", boundaries, v, out_int32, right, std::nullopt);
-}
+#include "ember/native/SearchEntryPoints.inc"
 
 // ---- dot, mv ---------------------------------------------------------------------------------
 
