@@ -21,6 +21,15 @@ WORKER = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)
 DEADLINE = 60  # seconds for any one launch: a hung launcher fails the test instead of hanging it
 
 
+def still_alive(pids, within=5.0):
+    """The pids still alive after waiting up to `within` s: a signal is delivered asynchronously, and
+    the launcher does not wait for what the ranks left behind after sending it SIGTERM."""
+    t0 = time.monotonic()
+    while any(p and alive(p) for p in pids) and time.monotonic() - t0 < within:
+        time.sleep(0.02)
+    return [p for p in pids if p and alive(p)]
+
+
 def alive(pid):
     try:
         os.kill(pid, 0)
@@ -145,7 +154,7 @@ class Launch(unittest.TestCase):
         self.assertEqual(self.signals(1), [])
         pids = self.pids()
         self.assertEqual(len(pids), 6)
-        self.assertEqual([p for p in pids if p and alive(p)], [])
+        self.assertEqual(still_alive(pids), [])
 
     def test_hanging_rank_is_killed(self):
         t0 = time.monotonic()
@@ -162,7 +171,7 @@ class Launch(unittest.TestCase):
         self.assertIn("  rank      : 0 (local_rank: 0)\n", root)
         self.assertRegex(root, r"  exitcode  : 7 \(pid: \d+\)\n")
         self.assertEqual(self.signals(1), ["SIGTERM"])
-        self.assertEqual([p for p in self.pids() if p and alive(p)], [])
+        self.assertEqual(still_alive(self.pids()), [])
 
     def test_rank_killed_by_a_signal(self):
         r = self.run_ember(["--nproc-per-node", "2"], ["--kill-self-rank", "1", "--signal", "11", "--sleep", "60"])
@@ -188,10 +197,7 @@ class Launch(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         grandchildren = self.pids()[1::2]
         self.assertTrue(all(grandchildren) and len(grandchildren) == 2, grandchildren)
-        t0 = time.monotonic()  # SIGTERM was sent; the launcher does not wait for them
-        while any(alive(p) for p in grandchildren) and time.monotonic() - t0 < 5:
-            time.sleep(0.02)
-        self.assertEqual([p for p in grandchildren if alive(p)], [])
+        self.assertEqual(still_alive(grandchildren), [])
 
     def test_program_that_cannot_start(self):
         r = subprocess.run([EMBER, "run", "--nproc-per-node", "2", "/nonexistent/prog"], capture_output=True,
@@ -240,7 +246,7 @@ class Launch(unittest.TestCase):
         self.assertEqual(rc, 128 + signal.SIGTERM, err)
         self.assertLess(elapsed, 10)  # not the 30 s grace period
         self.assertIn("received SIGTERM while stopping; sending SIGKILL to rank(s) 0 (pid ", err)
-        self.assertEqual([p for p in self.pids() if p and alive(p)], [])
+        self.assertEqual(still_alive(self.pids()), [])
 
     # ---- --log-dir -----------------------------------------------------------------------
 
