@@ -388,13 +388,7 @@ Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tens
                                                   int64_t padding_idx) {
   const char* op = "_embedding_bag_per_sample_weights_backward";
   (void)offsets;
-  EMBER_CHECK(mode == rules::kBagSum, "[{}] per_sample_weights is only supported with mode 0 (sum), got mode {}", op,
-              mode);
-  check_defined(op, grad, "grad");
-  check_defined(op, weight, "weight");
-  EMBER_CHECK(grad.dim() == 2 && weight.dim() == 2 && grad.size(1) == weight.size(1),
-              "[{}] expected grad (bags, dim) and weight (rows, dim) of one dim, got shapes {} and {}", op,
-              grad.sizes(), weight.sizes());
+  rules::check_embedding_bag_psw_backward(op, kCPU, grad, weight, mode);
   const int64_t B = grad.size(0), D = grad.size(1);
   const std::vector<int64_t> idx = index_values(op, indices, weight.size(0), "rows of weight");
   const std::vector<int64_t> o2b = index_values(op, offset2bag, std::max<int64_t>(B, 1), "bags");
@@ -527,12 +521,7 @@ Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optiona
 // broadcast along); cdist is the forward's result, grad its gradient.
 Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
   const char* op = "_cdist_backward";
-  const std::vector<int64_t> shape = rules::check_cdist(op, kCPU, x1, x2, p, std::nullopt);
-  check_defined(op, grad, "grad");
-  check_defined(op, cdist, "cdist");
-  EMBER_CHECK(grad.sizes() == IntArrayRef(shape) && cdist.sizes() == IntArrayRef(shape),
-              "[{}] expected grad and cdist of shape {} (the distances'), got {} and {}", op, IntArrayRef(shape),
-              grad.sizes(), cdist.sizes());
+  const std::vector<int64_t> shape = rules::check_cdist_backward(op, kCPU, grad, x1, x2, p, cdist);
   const BatchIndex bi = batch_of(shape);
   const int64_t P = x1.size(-2), R = x2.size(-2), M = x1.size(-1);
   const Tensor a = bi.expand(x1), b = bi.expand(x2), g = as_double(grad), d = as_double(cdist);
@@ -596,12 +585,7 @@ Tensor _pdist_forward(const Tensor& self, double p) {
 
 Tensor _pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& pdist) {
   const char* op = "_pdist_backward";
-  const int64_t K = rules::check_pdist(op, kCPU, self, p);
-  check_defined(op, grad, "grad");
-  check_defined(op, pdist, "pdist");
-  EMBER_CHECK(grad.numel() == K && pdist.numel() == K && grad.dim() == 1 && pdist.dim() == 1,
-              "[{}] expected grad and pdist of shape [{}] (the distances'), got {} and {}", op, K, grad.sizes(),
-              pdist.sizes());
+  rules::check_pdist_backward(op, kCPU, grad, self, p, pdist);
   const int64_t N = self.size(0), M = self.size(1);
   const Tensor x = as_double(self), g = as_double(grad), d = as_double(pdist);
   const double* xp = x.data_ptr<double>();

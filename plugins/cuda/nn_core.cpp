@@ -77,13 +77,7 @@ Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optiona
 
 Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
   const char* op = "_cdist_backward";
-  const std::vector<int64_t> shape = rules::check_cdist(op, gpu::kGpuDevice, x1, x2, p, std::nullopt);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, cdist, "cdist");
-  rules::check_on(op, gpu::kGpuDevice, grad, cdist);
-  EMBER_CHECK(grad.sizes() == IntArrayRef(shape) && cdist.sizes() == IntArrayRef(shape),
-              "[{}] expected grad and cdist of shape {} (the distances'), got {} and {}", op, IntArrayRef(shape),
-              grad.sizes(), cdist.sizes());
+  const std::vector<int64_t> shape = rules::check_cdist_backward(op, gpu::kGpuDevice, grad, x1, x2, p, cdist);
   OptionalDeviceGuard guard(device_of(x1));
   const IntArrayRef batch = IntArrayRef(shape).slice(0, shape.size() - 2);
   const int64_t P = x1.size(-2), R = x2.size(-2), M = x1.size(-1);
@@ -115,13 +109,7 @@ Tensor _pdist_forward(const Tensor& self, double p) {
 
 Tensor _pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& pdist) {
   const char* op = "_pdist_backward";
-  const int64_t K = rules::check_pdist(op, gpu::kGpuDevice, self, p);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, pdist, "pdist");
-  rules::check_on(op, gpu::kGpuDevice, grad, pdist);
-  EMBER_CHECK(grad.numel() == K && pdist.numel() == K && grad.dim() == 1 && pdist.dim() == 1,
-              "[{}] expected grad and pdist of shape [{}] (the distances'), got {} and {}", op, K, grad.sizes(),
-              pdist.sizes());
+  rules::check_pdist_backward(op, gpu::kGpuDevice, grad, self, p, pdist);
   OptionalDeviceGuard guard(device_of(self));
   const Tensor x = as_double(self), g = as_double(grad), d = as_double(pdist);
   Tensor out = empty_cuda(self.sizes(), kFloat64);
@@ -228,14 +216,7 @@ Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tens
                                                   int64_t padding_idx) {
   const char* op = "_embedding_bag_per_sample_weights_backward";
   (void)offsets;
-  EMBER_CHECK(mode == rules::kBagSum, "[{}] per_sample_weights is only supported with mode 0 (sum), got mode {}", op,
-              mode);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, weight, "weight");
-  rules::check_on(op, gpu::kGpuDevice, grad, weight);
-  EMBER_CHECK(grad.dim() == 2 && weight.dim() == 2 && grad.size(1) == weight.size(1),
-              "[{}] expected grad (bags, dim) and weight (rows, dim) of one dim, got shapes {} and {}", op,
-              grad.sizes(), weight.sizes());
+  rules::check_embedding_bag_psw_backward(op, gpu::kGpuDevice, grad, weight, mode);
   OptionalDeviceGuard guard(device_of(grad));
   const int64_t B = grad.size(0), n = indices.numel();
   check_rows(op, indices, weight.size(0), "rows of weight");

@@ -108,24 +108,13 @@ Tensor _embedding_bag_backward(const Tensor& grad, const Tensor&, const Tensor&,
                                const Tensor&, int64_t num_weights, bool, int64_t mode, bool sparse,
                                const std::optional<Tensor>&, int64_t) {
   const char* op = "_embedding_bag_backward";
-  EMBER_CHECK_NOT_IMPLEMENTED(!sparse, "[{}] sparse=True (a sparse weight gradient) is not implemented", op);
-  native::check_defined(op, grad, "grad");
-  EMBER_CHECK(grad.dim() == 2, "[{}] argument 'grad': expected a 2-D (bags, dim) tensor, got shape {}", op,
-              grad.sizes());
-  EMBER_CHECK(mode == nn::kBagSum || mode == nn::kBagMean || mode == nn::kBagMax,
-              "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
+  nn::check_embedding_bag_backward(op, kMeta, grad, mode, sparse);
   return empty_meta({num_weights, grad.size(1)}, grad.dtype());
 }
 Tensor _embedding_bag_per_sample_weights_backward(const Tensor& grad, const Tensor& weight, const Tensor& indices,
                                                   const Tensor&, const Tensor&, int64_t mode, int64_t) {
   const char* op = "_embedding_bag_per_sample_weights_backward";
-  EMBER_CHECK(mode == nn::kBagSum, "[{}] per_sample_weights is only supported with mode 0 (sum), got mode {}", op,
-              mode);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, weight, "weight");
-  EMBER_CHECK(grad.dim() == 2 && weight.dim() == 2 && grad.size(1) == weight.size(1),
-              "[{}] expected grad (bags, dim) and weight (rows, dim) of one dim, got shapes {} and {}", op,
-              grad.sizes(), weight.sizes());
+  nn::check_embedding_bag_psw_backward(op, kMeta, grad, weight, mode);
   return empty_meta({indices.numel()}, grad.dtype());
 }
 
@@ -134,12 +123,7 @@ Tensor _cdist_forward(const Tensor& x1, const Tensor& x2, double p, std::optiona
 }
 Tensor _cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
   const char* op = "_cdist_backward";
-  const std::vector<int64_t> shape = nn::check_cdist(op, kMeta, x1, x2, p, std::nullopt);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, cdist, "cdist");
-  EMBER_CHECK(grad.sizes() == IntArrayRef(shape) && cdist.sizes() == IntArrayRef(shape),
-              "[{}] expected grad and cdist of shape {} (the distances'), got {} and {}", op, IntArrayRef(shape),
-              grad.sizes(), cdist.sizes());
+  nn::check_cdist_backward(op, kMeta, grad, x1, x2, p, cdist);
   return empty_meta(x1.sizes(), x1.dtype());
 }
 Tensor _pdist_forward(const Tensor& self, double p) {
@@ -147,12 +131,7 @@ Tensor _pdist_forward(const Tensor& self, double p) {
 }
 Tensor _pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& pdist) {
   const char* op = "_pdist_backward";
-  const int64_t K = nn::check_pdist(op, kMeta, self, p);
-  native::check_defined(op, grad, "grad");
-  native::check_defined(op, pdist, "pdist");
-  EMBER_CHECK(grad.numel() == K && pdist.numel() == K && grad.dim() == 1 && pdist.dim() == 1,
-              "[{}] expected grad and pdist of shape [{}] (the distances'), got {} and {}", op, K, grad.sizes(),
-              pdist.sizes());
+  nn::check_pdist_backward(op, kMeta, grad, self, p, pdist);
   return empty_meta(self.sizes(), self.dtype());
 }
 

@@ -211,6 +211,18 @@ inline void check_embedding_bag_backward(const char* op, DeviceType dev, const T
               "[{}] argument 'mode': expected 0 (sum), 1 (mean) or 2 (max), got {}", op, mode);
 }
 
+// _embedding_bag_per_sample_weights_backward: sum mode, grad (bags, dim) and weight (rows, dim).
+inline void check_embedding_bag_psw_backward(const char* op, DeviceType dev, const Tensor& grad, const Tensor& weight,
+                                             int64_t mode) {
+  EMBER_CHECK(mode == kBagSum, "[{}] per_sample_weights is only supported with mode 0 (sum), got mode {}", op, mode);
+  check_defined(op, grad, "grad");
+  check_defined(op, weight, "weight");
+  check_on(op, dev, grad, weight);
+  EMBER_CHECK(grad.dim() == 2 && weight.dim() == 2 && grad.size(1) == weight.size(1),
+              "[{}] expected grad (bags, dim) and weight (rows, dim) of one dim, got shapes {} and {}", op,
+              grad.sizes(), weight.sizes());
+}
+
 // ---- distances -------------------------------------------------------------------------------
 
 // _cdist_forward: x1 (..., P, M), x2 (..., R, M) of one floating dtype (float32, float64), batch
@@ -251,6 +263,20 @@ inline bool cdist_uses_mm(double p, std::optional<int64_t> mode, int64_t P, int6
   return m == 1 || (m == 0 && (P > 25 || R > 25));
 }
 
+// _cdist_backward: the forward's checks, grad and cdist (its result) of the distances' shape,
+// which is returned.
+inline std::vector<int64_t> check_cdist_backward(const char* op, DeviceType dev, const Tensor& grad, const Tensor& x1,
+                                                 const Tensor& x2, double p, const Tensor& cdist) {
+  std::vector<int64_t> shape = check_cdist(op, dev, x1, x2, p, std::nullopt);
+  check_defined(op, grad, "grad");
+  check_defined(op, cdist, "cdist");
+  check_on(op, dev, grad, cdist);
+  EMBER_CHECK(grad.sizes() == IntArrayRef(shape) && cdist.sizes() == IntArrayRef(shape),
+              "[{}] expected grad and cdist of shape {} (the distances'), got {} and {}", op, IntArrayRef(shape),
+              grad.sizes(), cdist.sizes());
+  return shape;
+}
+
 // _pdist_forward: a 2-D (N, M) float32/float64 input; N (N - 1) / 2 distances.
 inline int64_t check_pdist(const char* op, DeviceType dev, const Tensor& self, double p) {
   check_defined(op, self, "self");
@@ -263,6 +289,18 @@ inline int64_t check_pdist(const char* op, DeviceType dev, const Tensor& self, d
   EMBER_CHECK(p >= 0, "[{}] pdist only supports non-negative p values", op);
   const int64_t n = self.size(0);
   return n > 1 ? n * (n - 1) / 2 : 0;
+}
+
+// _pdist_backward: the forward's checks, grad and pdist (its result) of the K distances.
+inline void check_pdist_backward(const char* op, DeviceType dev, const Tensor& grad, const Tensor& self, double p,
+                                 const Tensor& pdist) {
+  const int64_t K = check_pdist(op, dev, self, p);
+  check_defined(op, grad, "grad");
+  check_defined(op, pdist, "pdist");
+  check_on(op, dev, grad, pdist);
+  EMBER_CHECK(grad.numel() == K && pdist.numel() == K && grad.dim() == 1 && pdist.dim() == 1,
+              "[{}] expected grad and pdist of shape [{}] (the distances'), got {} and {}", op, K, grad.sizes(),
+              pdist.sizes());
 }
 
 }  // namespace ember::native::nn
