@@ -407,20 +407,41 @@ IValue sample_arg(const FunctionSchema& schema, const SampleInput& sample, size_
   return i < sample.args.size() ? sample.args[i] : detail::default_ivalue(schema, schema.arguments()[i]);
 }
 
+// An operator under test, with its float64 samples; `skip` says why it is not differentiated here
+// ("" when it is): listed in not_checked_here() (when `listed` applies), or an out= variant.
+struct OpUnderTest {
+  OperatorHandle op;
+  const DerivativeEntry* entry = nullptr;
+  std::string skip;
+  Samples samples;
+};
+
+OpUnderTest op_under_test(const std::string& name, bool listed) {
+  OpUnderTest t{*Dispatcher::singleton().findSchema(name), entry_for(name), "", {}};
+  if (auto it = not_checked_here().find(name); listed && it != not_checked_here().end()) {
+    t.skip = it->second;
+    return t;
+  }
+  for (const Argument& a : t.op.schema().arguments())
+    if (a.is_out()) {
+      t.skip = "an out= variant never records a graph";
+      return t;
+    }
+  SampleCtx ctx(t.op.schema(), kFloat64, 11);
+  t.samples = op_db().at(name).samples(ctx);
+  return t;
+}
+
 class AutogradOp : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
   const std::string& name = GetParam();
-  if (auto it = not_checked_here().find(name); it != not_checked_here().end()) GTEST_SKIP() << it->second;
-  const OpInfo& info = op_db().at(name);
-  const OperatorHandle op = *Dispatcher::singleton().findSchema(name);
+  const OpUnderTest t = op_under_test(name, true);
+  if (!t.skip.empty()) GTEST_SKIP() << t.skip;
+  const OperatorHandle& op = t.op;
   const FunctionSchema& schema = op.schema();
-  for (const Argument& a : schema.arguments())
-    if (a.is_out()) GTEST_SKIP() << "an out= variant never records a graph";
-  const DerivativeEntry* entry = entry_for(name);
-
-  SampleCtx ctx(schema, kFloat64, 11);
-  const Samples samples = info.samples(ctx);
+  const DerivativeEntry* entry = t.entry;
+  const Samples& samples = t.samples;
   int checked = 0;
   std::vector<std::string> problems;
   for (size_t si = 0; si < samples.size() && si < 6; ++si) {
@@ -516,14 +537,12 @@ TEST_P(AutogradOp, GradcheckAndGradgradcheck) {
 // and dtype (an operator whose result is the data raises NotImplementedError there: skipped).
 TEST_P(AutogradOp, MetaShapes) {
   const std::string& name = GetParam();
-  const OpInfo& info = op_db().at(name);
-  const OperatorHandle op = *Dispatcher::singleton().findSchema(name);
+  const OpUnderTest t = op_under_test(name, false);
+  if (!t.skip.empty()) GTEST_SKIP() << t.skip;
+  const OperatorHandle& op = t.op;
   const FunctionSchema& schema = op.schema();
-  for (const Argument& a : schema.arguments())
-    if (a.is_out()) GTEST_SKIP() << "an out= variant never records a graph";
-  const DerivativeEntry* entry = entry_for(name);
-  SampleCtx ctx(schema, kFloat64, 11);
-  const Samples samples = info.samples(ctx);
+  const DerivativeEntry* entry = t.entry;
+  const Samples& samples = t.samples;
   int checked = 0;
   std::vector<std::string> problems;
   for (size_t si = 0; si < samples.size() && si < 6; ++si) {
@@ -640,15 +659,12 @@ TEST_P(AutogradOp, DeviceGradientsMatchCpu) {
   const std::optional<Device> dev = gradient_device();
   if (!dev) GTEST_SKIP() << "EMBER_TEST_BACKEND names no device backend";
   const std::string& name = GetParam();
-  if (auto it = not_checked_here().find(name); it != not_checked_here().end()) GTEST_SKIP() << it->second;
-  const OpInfo& info = op_db().at(name);
-  const OperatorHandle op = *Dispatcher::singleton().findSchema(name);
+  const OpUnderTest t = op_under_test(name, true);
+  if (!t.skip.empty()) GTEST_SKIP() << t.skip;
+  const OperatorHandle& op = t.op;
   const FunctionSchema& schema = op.schema();
-  for (const Argument& a : schema.arguments())
-    if (a.is_out()) GTEST_SKIP() << "an out= variant never records a graph";
-  const DerivativeEntry* entry = entry_for(name);
-  SampleCtx ctx(schema, kFloat64, 11);
-  const Samples samples = info.samples(ctx);
+  const DerivativeEntry* entry = t.entry;
+  const Samples& samples = t.samples;
   int checked = 0;
   std::vector<std::string> problems;
   for (size_t si = 0; si < samples.size() && si < 3; ++si) {
