@@ -154,9 +154,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag(const Tensor& weight, 
   a.offset2bag = static_cast<int64_t*>(o2b.data_ptr());
   check_launch(gpu::launch_embedding_bag(a, stream()), op, kFloat64);
   const ScalarType it = indices.dtype();
-  const Tensor zeros_b = ember::zeros({B}, TensorOptions().dtype(it).device(weight.device()));
-  const Tensor size_out = mode == rules::kBagSum ? zeros_b : bag_size.to(it);
-  const Tensor max_out = mode == rules::kBagMax ? maxi.to(it) : mode == rules::kBagMean ? size_out : zeros_b;
+  // Four tensors of their own, as the cpu's (mean mode's max_indices is a copy of bag_size).
+  auto zeros_b = [&] { return ember::zeros({B}, TensorOptions().dtype(it).device(weight.device())); };
+  const Tensor size_out = mode == rules::kBagSum ? zeros_b() : bag_size.to(it);
+  const Tensor max_out = mode == rules::kBagMax ? maxi.to(it) : mode == rules::kBagMean ? size_out.clone() : zeros_b();
   return {out.to(weight.dtype()), o2b.to(it), size_out, max_out};
 }
 
