@@ -466,6 +466,31 @@ struct Comparer {
           aliases(where + "[" + std::to_string(k) + "]", cl[k], bl[k]);
       }
     }
+    // Results share storage with each other on the backend exactly where they do on the cpu (a
+    // backend returning one tensor as two results, where the cpu returns two, is caught here).
+    if (!(output_on_cpu && be.device.type() != kCPU)) {
+      std::vector<std::pair<Tensor, Tensor>> results;
+      for (size_t i = 0; i < c.outs.size(); ++i) {
+        if (c.outs[i].isTensor() && b.outs[i].isTensor())
+          results.emplace_back(c.outs[i].toTensor(), b.outs[i].toTensor());
+        if (c.outs[i].isTensorList() && b.outs[i].isTensorList()) {
+          const auto &cl = c.outs[i].toTensorVector(), &bl = b.outs[i].toTensorVector();
+          for (size_t k = 0; k < cl.size() && k < bl.size(); ++k) results.emplace_back(cl[k], bl[k]);
+        }
+      }
+      auto storage = [](const Tensor& t) { return t.unsafeGetTensorImpl()->storage().get(); };
+      for (size_t i = 0; i < results.size(); ++i)
+        for (size_t j = i + 1; j < results.size(); ++j) {
+          const auto& [ci, bi] = results[i];
+          const auto& [cj, bj] = results[j];
+          if (!ci.defined() || !cj.defined() || !bi.defined() || !bj.defined()) continue;
+          const bool cs = storage(ci) == storage(cj), bs = storage(bi) == storage(bj);
+          if (cs != bs)
+            fail("results " + std::to_string(i) + " and " + std::to_string(j),
+                 std::string(cs ? "share" : "do not share") + " storage on the cpu, " +
+                     (bs ? "share" : "do not share") + " on " + be.name);
+        }
+    }
     // A result annotated Tensor(a!) is its argument annotated (a!): the same tensor.
     const auto& rets = schema.returns();
     for (size_t i = 0; i < rets.size() && i < c.outs.size(); ++i) {
@@ -821,6 +846,24 @@ TEST(BackendHarness, AliasingAndOutArgumentsAreCompared) {
   Comparer written{cpu, true};
   written.runs(s, c, b, false);
   EXPECT_TRUE(matches(written.problems, "argument out after the call"));
+}
+
+TEST(BackendHarness, ResultsSharingStorageAreCompared) {
+  const FunctionSchema s = parse_schema("f(Tensor self) -> (Tensor, Tensor)");
+  const Backend cpu = make_backend("cpu");
+  const Tensor x = ember::ones({2});
+  Outcome c, b;
+  c.args = {x};
+  c.outs = {ember::zeros({2}), ember::zeros({2})};  // two tensors of their own
+  b.args = {x.clone()};
+  b.outs = {ember::zeros({2}), ember::zeros({2})};
+  Comparer ok{cpu, true};
+  ok.runs(s, c, b, false);
+  EXPECT_TRUE(ok.problems.empty()) << ok.problems.front();
+  b.outs = {b.outs[0], b.outs[0]};  // one tensor returned twice
+  Comparer twice{cpu, true};
+  twice.runs(s, c, b, false);
+  EXPECT_TRUE(matches(twice.problems, "results 0 and 1: do not share storage on the cpu, share on cpu"));
 }
 
 }  // namespace
