@@ -125,6 +125,19 @@ void resetPeakStats(DeviceIndex device) { allocator().reset_peak_stats(device); 
 void recordStream(const DataPtr& data, CUDAStream stream) { allocator().record_stream(data, stream); }
 }  // namespace CUDACachingAllocator
 
+// ---- pinned host memory -------------------------------------------------------------------------
+
+HostAllocator* getCachingHostAllocator() { return host_allocator_for(Device(kCUDA), "CachingHostAllocator"); }
+HostAllocator* getPinnedMemoryAllocator() { return getCachingHostAllocator(); }
+bool CachingHostAllocator_recordEvent(const DataPtr& data, CUDAStream stream) {
+  return getCachingHostAllocator()->record_stream(data, stream);
+}
+void CachingHostAllocator_emptyCache() {
+  if (HostAllocator* a = find_host_allocator(kCUDA)) a->empty_cache();
+}
+HostMemoryStats CachingHostAllocator_getStats() { return getCachingHostAllocator()->stats(); }
+void CachingHostAllocator_resetPeakStats() { getCachingHostAllocator()->reset_peak_stats(); }
+
 void record_stream(const Tensor& tensor, CUDAStream stream) {
   EMBER_CHECK(tensor.defined() && tensor.is_cuda() && tensor.unsafeGetTensorImpl()->has_storage(),
               "[record_stream] expected a CUDA tensor with storage");

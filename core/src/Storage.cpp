@@ -16,8 +16,44 @@ std::array<std::atomic<Allocator*>, kMaxDeviceTypes>& allocators() {
   static std::array<std::atomic<Allocator*>, kMaxDeviceTypes> a{};
   return a;
 }
+std::array<std::atomic<HostAllocator*>, kMaxDeviceTypes>& host_allocators() {
+  static std::array<std::atomic<HostAllocator*>, kMaxDeviceTypes> a{};
+  return a;
+}
 std::atomic<const AutogradHooks*> g_autograd_hooks{nullptr};
 }  // namespace
+
+HostAllocator::~HostAllocator() = default;
+
+void set_host_allocator(DeviceType t, HostAllocator* a) {
+  EMBER_CHECK(static_cast<int>(t) >= 0 && static_cast<int>(t) < kMaxDeviceTypes && t != kCPU && t != kMeta,
+              "[set_host_allocator] expected a GPU device type, got id {}", static_cast<int>(t));
+  host_allocators()[static_cast<int>(t)].store(a, std::memory_order_release);
+}
+
+HostAllocator* find_host_allocator(DeviceType t) {
+  if (static_cast<int>(t) < 0 || static_cast<int>(t) >= kMaxDeviceTypes) return nullptr;
+  return host_allocators()[static_cast<int>(t)].load(std::memory_order_acquire);
+}
+
+HostAllocator* host_allocator_for(std::optional<Device> device, const char* op) {
+  if (!device) {
+    for (DeviceType t : {kCUDA, kHIP})
+      if (HostAllocator* a = find_host_allocator(t)) return a;
+    EMBER_THROW(ValueError,
+                "[{}] pinned memory needs a GPU plugin's host allocator and none is registered: load the "
+                "plugin of your GPU (ember::plugins::load(\"cuda\"))",
+                op);
+  }
+  EMBER_CHECK(device->type() != kCPU && device->type() != kMeta,
+              "[{}] expected the GPU device to pin memory for, got {}", op, *device);
+  HostAllocator* a = find_host_allocator(device->type());
+  EMBER_CHECK(a != nullptr,
+              "[{}] no pinned host allocator is registered for device '{}': load the plugin that provides it "
+              "(ember::plugins::load(\"{}\"))",
+              op, device_type_name(device->type()), device_type_name(device->type()));
+  return a;
+}
 
 DeviceAllocator::~DeviceAllocator() = default;
 

@@ -213,9 +213,7 @@ namespace ember::cpu {
 // The permutation of ember/native/Randperm.h (one per seed on every device).
 Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtype dtype, OptLayout layout,
                           OptDevice device, OptBool pin_memory) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided, "[randperm] only the strided layout is supported");
-  EMBER_CHECK(!device || device->type() == kCPU, "[randperm] the cpu kernel was asked for a tensor on {}", *device);
-  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[randperm] pin_memory=true is not supported by the cpu plugin");
+  check_factory("randperm", layout, device, pin_memory);
   const ScalarType dt = dtype.value_or(kInt64);
   native::check_randperm(n, dt);
   CPUGeneratorImpl* gen = cpu_generator(generator, "randperm");
@@ -224,7 +222,7 @@ Tensor randperm_generator(int64_t n, std::optional<Generator> generator, OptDtyp
   const auto r = reserve(gen, native::randperm_blocks(n));
   native::randperm_fill(perm.data_ptr<int64_t>(), n, r.seed, r.offset);
   if (dt != kInt64) cpu::copy_(out, perm, false);
-  return out;
+  return pinned_result(out, pin_memory);
 }
 
 Tensor randperm(int64_t n, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {

@@ -321,7 +321,23 @@ class CUDAMemory final : public gpu::DeviceMemory {
     if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) (void)cudaGetLastError();
     return {free_bytes, total};
   }
+  void* host_malloc(size_t bytes) override {
+    void* p = nullptr;
+    const cudaError_t err = cudaHostAlloc(&p, bytes, cudaHostAllocDefault);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+    EMBER_CUDA_CHECK(err);
+    return p;
+  }
+  void host_free(void* ptr) override { EMBER_CUDA_CHECK(cudaFreeHost(ptr)); }
 };
+
+CUDAMemory& memory() {
+  static auto* m = new CUDAMemory();  // never destroyed: deleters may run at exit
+  return *m;
+}
 
 class CUDAAllocator final : public DeviceAllocator {
  public:
@@ -356,11 +372,42 @@ class CUDAAllocator final : public DeviceAllocator {
     static auto* c = new gpu::CachingAllocator(memory(), device_count(), gpu::kGpuLabel);  // never destroyed
     return *c;
   }
-  static CUDAMemory& memory() {
-    static auto* m = new CUDAMemory();
-    return *m;
-  }
   static void deleter(void*, void* ctx) { cache().free(static_cast<gpu::CachingAllocator::Block*>(ctx)); }
+};
+
+// Pinned host memory (Note [Pinned host memory], Note [Pinned host cache]): CPU tensors.
+class CUDAHostAllocator final : public HostAllocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    check_device("pin_memory", -1);
+    if (nbytes == 0) return DataPtr{nullptr, nullptr, nullptr, kCPU};
+    auto* b = cache().malloc(nbytes);
+    return DataPtr{gpu::HostCachingAllocator::ptr(b), b, &CUDAHostAllocator::deleter, kCPU};
+  }
+  bool is_pinned(const void* ptr) const override {
+    return ptr != nullptr && device_count() > 0 && cache().contains(ptr);
+  }
+  bool record_stream(const DataPtr& data, const Stream& stream) override {
+    if (data.ptr == nullptr || data.deleter != &CUDAHostAllocator::deleter) return false;
+    EMBER_CHECK(stream.device_type() == gpu::kGpuDevice, "[record_stream] expected a {} stream, got one on {}",
+                gpu::kGpuLabel, stream.device());
+    cache().record_stream(static_cast<gpu::HostCachingAllocator::Block*>(data.ctx), stream.device_index(), stream.id());
+    return true;
+  }
+  void empty_cache() override {
+    if (device_count() > 0) cache().empty_cache();
+  }
+  HostMemoryStats stats() const override { return device_count() > 0 ? cache().stats() : HostMemoryStats{}; }
+  void reset_peak_stats() override {
+    if (device_count() > 0) cache().reset_peak_stats();
+  }
+
+ private:
+  static gpu::HostCachingAllocator& cache() {
+    static auto* c = new gpu::HostCachingAllocator(memory(), gpu::kGpuLabel);  // never destroyed
+    return *c;
+  }
+  static void deleter(void*, void* ctx) { cache().free(static_cast<gpu::HostCachingAllocator::Block*>(ctx)); }
 };
 
 }  // namespace
@@ -368,8 +415,10 @@ class CUDAAllocator final : public DeviceAllocator {
 void register_runtime() {
   static const CUDAGuardImpl guard;
   static CUDAAllocator allocator;
+  static CUDAHostAllocator host_allocator;
   register_device_guard_impl(gpu::kGpuDevice, &guard);
   set_allocator(gpu::kGpuDevice, &allocator);
+  set_host_allocator(gpu::kGpuDevice, &host_allocator);
   register_generator();
 }
 

@@ -250,4 +250,133 @@ void CachingAllocator::reset_peak_stats(int device) {
     m->peak = m->current;
 }
 
+// ---- pinned host memory (Note [Pinned host cache]) ------------------------------------------------
+
+struct HostCachingAllocator::Block {
+  Block(size_t n, char* p) : size(n), ptr(p) {}
+  size_t size;  // rounded
+  char* ptr;
+  bool allocated = false;
+  int pending_events = 0;                   // > 0: freed, waiting for streams
+  std::set<std::pair<int, StreamId>> uses;  // (device, stream) of recorded work, while allocated
+};
+
+bool HostCachingAllocator::BySize::operator()(const Block* a, const Block* b) const {
+  if (a->size != b->size) return a->size < b->size;
+  return a->ptr < b->ptr;
+}
+
+HostCachingAllocator::HostCachingAllocator(DeviceMemory& memory, std::string label)
+    : memory_(memory), label_(std::move(label)) {}
+
+HostCachingAllocator::~HostCachingAllocator() {
+  // As the device cache: blocks of tensors that outlive it go with the process.
+  for (auto& [p, b] : blocks_) delete b;
+}
+
+size_t HostCachingAllocator::round_size(size_t bytes) {
+  size_t n = kMinBlockSize;
+  while (n < bytes) n <<= 1;
+  return n;
+}
+
+void* HostCachingAllocator::ptr(const Block* block) { return block->ptr; }
+
+void HostCachingAllocator::process_events() {
+  auto done = std::remove_if(pending_.begin(), pending_.end(), [&](const std::pair<void*, Block*>& e) {
+    if (!memory_.event_done(e.first)) return false;
+    memory_.destroy_event(e.first);
+    if (--e.second->pending_events == 0) free_.insert(e.second);
+    return true;
+  });
+  pending_.erase(done, pending_.end());
+}
+
+void HostCachingAllocator::release_cached() {
+  for (Block* b : free_) {
+    memory_.host_free(b->ptr);
+    ++stats_.num_host_free;
+    add(stats_.reserved_bytes, -static_cast<int64_t>(b->size));
+    blocks_.erase(b->ptr);
+    delete b;
+  }
+  free_.clear();
+}
+
+HostCachingAllocator::Block* HostCachingAllocator::malloc(size_t bytes) {
+  const size_t size = round_size(bytes);
+  std::lock_guard<std::mutex> lock(mu_);
+  process_events();
+  Block key(size, nullptr);
+  Block* b = nullptr;
+  if (auto it = free_.lower_bound(&key); it != free_.end() && (*it)->size == size) {
+    b = *it;
+    free_.erase(it);
+  } else {
+    void* p = memory_.host_malloc(size);
+    ++stats_.num_host_alloc;
+    if (p == nullptr) {
+      release_cached();
+      p = memory_.host_malloc(size);
+      ++stats_.num_host_alloc;
+    }
+    if (p == nullptr)
+      EMBER_THROW(OutOfMemoryError,
+                  "{} out of pinned host memory. Tried to allocate {} (page-locked). Ember holds {} of pinned "
+                  "memory, {} of it in tensors (the cache was emptied and the allocation retried once).",
+                  label_, format_bytes(size), format_bytes(static_cast<size_t>(stats_.reserved_bytes.current)),
+                  format_bytes(static_cast<size_t>(stats_.allocated_bytes.current)));
+    b = new Block(size, static_cast<char*>(p));
+    blocks_.emplace(b->ptr, b);
+    add(stats_.reserved_bytes, static_cast<int64_t>(size));
+  }
+  b->allocated = true;
+  add(stats_.allocated_bytes, static_cast<int64_t>(size));
+  add(stats_.allocation, 1);
+  return b;
+}
+
+void HostCachingAllocator::free(Block* b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  b->allocated = false;
+  add(stats_.allocated_bytes, -static_cast<int64_t>(b->size));
+  add(stats_.allocation, -1);
+  for (const auto& [device, stream] : b->uses) {
+    pending_.emplace_back(memory_.record_event(device, stream), b);
+    ++b->pending_events;
+  }
+  b->uses.clear();
+  if (b->pending_events == 0) free_.insert(b);
+}
+
+void HostCachingAllocator::record_stream(Block* b, int device, StreamId stream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (b->allocated) b->uses.emplace(device, stream);
+}
+
+bool HostCachingAllocator::contains(const void* p) const {
+  const char* c = static_cast<const char*>(p);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = blocks_.upper_bound(c);
+  if (it == blocks_.begin()) return false;
+  --it;
+  return c < it->first + it->second->size;
+}
+
+void HostCachingAllocator::empty_cache() {
+  std::lock_guard<std::mutex> lock(mu_);
+  process_events();
+  release_cached();
+}
+
+HostMemoryStats HostCachingAllocator::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void HostCachingAllocator::reset_peak_stats() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (MemoryStat* m : {&stats_.allocated_bytes, &stats_.reserved_bytes, &stats_.allocation}) m->peak = m->current;
+}
+
 }  // namespace ember::gpu

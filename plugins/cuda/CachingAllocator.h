@@ -23,6 +23,7 @@
 // One mutex per device guards its pools; a deleter may run on any thread.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -52,6 +53,9 @@ class DeviceMemory {
   virtual void synchronize(int device) = 0;
   // Free and total bytes of the device, for the out-of-memory message.
   virtual std::pair<size_t, size_t> mem_info(int device) = 0;
+  // Page-locked host memory (cudaHostAlloc), or nullptr when there is not enough.
+  virtual void* host_malloc(size_t bytes) = 0;
+  virtual void host_free(void* ptr) = 0;
 };
 
 class CachingAllocator {
@@ -109,6 +113,56 @@ class CachingAllocator {
   DeviceMemory& memory_;
   std::string label_;
   std::vector<std::unique_ptr<DeviceState>> devices_;
+};
+
+// Note [Pinned host cache]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The pinned host allocator (Note [Pinned host memory] in ember/core/Allocator.h) caches as
+// PyTorch's CachingHostAllocator: cudaHostAlloc and cudaFreeHost cost milliseconds and
+// synchronise, so freed blocks are kept. Sizes are rounded up to powers of two (at least 512
+// bytes) and a request takes a cached block of exactly its rounded size, never splitting one.
+// A block an asynchronous copy used (record_stream) is reusable once events recorded on those
+// streams at free time have completed. When the host is out of page-locked memory the cache is
+// released and the request retried once. One mutex guards it; a deleter may run on any thread.
+class HostCachingAllocator {
+ public:
+  static constexpr size_t kMinBlockSize = 512;
+  struct Block;
+
+  HostCachingAllocator(DeviceMemory& memory, std::string label);
+  ~HostCachingAllocator();
+  HostCachingAllocator(const HostCachingAllocator&) = delete;
+  HostCachingAllocator& operator=(const HostCachingAllocator&) = delete;
+
+  // A block of at least `bytes` (> 0). Throws OutOfMemoryError.
+  Block* malloc(size_t bytes);
+  void free(Block* block);
+  static void* ptr(const Block* block);
+  // The block is read or written by work queued on `stream` of `device`.
+  void record_stream(Block* block, int device, StreamId stream);
+  // Whether `p` lies in a block held by the cache (handed out or cached).
+  bool contains(const void* p) const;
+  // Returns the cached blocks no stream still uses to the host.
+  void empty_cache();
+  HostMemoryStats stats() const;
+  void reset_peak_stats();
+
+  static size_t round_size(size_t bytes);
+
+ private:
+  struct BySize {
+    bool operator()(const Block* a, const Block* b) const;
+  };
+  void process_events();
+  void release_cached();
+
+  DeviceMemory& memory_;
+  std::string label_;
+  mutable std::mutex mu_;
+  std::map<const char*, Block*> blocks_;           // every block held, by address
+  std::set<Block*, BySize> free_;                  // cached and reusable now
+  std::vector<std::pair<void*, Block*>> pending_;  // (event, block) waiting for a stream
+  HostMemoryStats stats_;
 };
 
 }  // namespace ember::gpu

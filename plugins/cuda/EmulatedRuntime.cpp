@@ -168,6 +168,16 @@ cudaError_t cudaFree(void* ptr) {
   return cudaSuccess;
 }
 
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned) {
+  *ptr = ::operator new (std::max<size_t>(bytes, 1), std::align_val_t{4096}, std::nothrow);
+  return *ptr == nullptr ? fail(cudaErrorMemoryAllocation) : cudaSuccess;
+}
+
+cudaError_t cudaFreeHost(void* ptr) {
+  ::operator delete (ptr, std::align_val_t{4096});
+  return cudaSuccess;
+}
+
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);

@@ -64,6 +64,10 @@ const char* cudaGetErrorString(cudaError_t err);
 cudaError_t cudaMalloc(void** ptr, size_t bytes);
 cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total);
+constexpr unsigned cudaHostAllocDefault = 0x0;
+// Pinned host memory is host memory here (page-aligned, as the driver's).
+cudaError_t cudaHostAlloc(void** ptr, size_t bytes, unsigned flags);
+cudaError_t cudaFreeHost(void* ptr);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t stream);
 cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
                                 cudaStream_t stream);

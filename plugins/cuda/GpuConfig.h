@@ -44,12 +44,15 @@ constexpr const char* kGpuApi = "hip";  // the runtime's prefix, in messages
 #define cudaEventSynchronize hipEventSynchronize
 #define cudaEvent_t hipEvent_t
 #define cudaFree hipFree
+#define cudaFreeHost hipHostFree
 #define cudaGetDevice hipGetDevice
 #define cudaGetDeviceCount hipGetDeviceCount
 #define cudaGetDeviceProperties hipGetDeviceProperties
 #define cudaGetErrorName hipGetErrorName
 #define cudaGetErrorString hipGetErrorString
 #define cudaGetLastError hipGetLastError
+#define cudaHostAlloc hipHostMalloc
+#define cudaHostAllocDefault hipHostMallocDefault
 #define cudaMalloc hipMalloc
 #define cudaMemGetInfo hipMemGetInfo
 #define cudaMemcpyAsync hipMemcpyAsync

@@ -36,6 +36,14 @@ void memcpy_sync(void* dst, const void* src, size_t n, cudaMemcpyKind kind, bool
   if (sync) EMBER_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
+// Whether `host` is in this plugin's pinned memory; if so its block is recorded on the current
+// stream (Note [Copies between devices]).
+bool record_pinned(const Tensor& host) {
+  HostAllocator* a = find_host_allocator(gpu::kGpuDevice);
+  return a != nullptr && host.has_storage() &&
+         a->record_stream(host.unsafeGetTensorImpl()->storage()->data_ptr(), impl::current_stream(-1));
+}
+
 // Within one device: a memcpy when the bytes line up, else the conversion kernel.
 void copy_same_device(Tensor& self, const Tensor& src) {
   if (self.dtype() == src.dtype() && self.sizes() == src.sizes() && self.is_contiguous() && src.is_contiguous() &&
@@ -179,10 +187,13 @@ Tensor& zero_(Tensor& self) {
 // - device to host: src converted and broadcast into a contiguous tensor of self's dtype and
 //   sizes on its device, copied, then (when self is not contiguous) copied into self on the host;
 // - device to device: the same, with cudaMemcpyPeerAsync between the two.
-// A copy that leaves the device waits for it: pageable host memory cannot be written
-// asynchronously, so non_blocking changes nothing here.
+// Pageable host memory (the common case) is staged by the driver: a copy from it may return
+// before the device has the data, but the host may already reuse it; a copy into it waits for
+// the device. Pinned memory of this plugin's host allocator (Note [Pinned host memory]) is read
+// and written by the device itself: a copy with non_blocking then returns at once, its block
+// recorded on the stream so that it is not reused before the copy is done; without
+// non_blocking it waits, as LibTorch's.
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
-  (void)non_blocking;
   native::check_defined("copy_", self, "self");
   native::check_defined("copy_", src, "src");
   if (self.is_same(src)) return self;
@@ -204,7 +215,8 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     Tensor staged = self.is_contiguous() && self.dtype() == src.dtype() && self.sizes() == src.sizes()
                         ? self
                         : empty_cuda(src.sizes(), src.dtype());
-    memcpy_sync(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, false);
+    const bool pinned = record_pinned(host);
+    memcpy_sync(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, pinned && !non_blocking);
     if (!staged.is_same(self)) copy_same_device(self, staged);
     return self;
   }
@@ -220,7 +232,8 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     }
     if (!dst_cuda) {
       if (self.is_contiguous()) {
-        memcpy_sync(self.data_ptr(), packed.data_ptr(), packed.nbytes(), cudaMemcpyDeviceToHost, true);
+        const bool async = non_blocking && record_pinned(self);
+        memcpy_sync(self.data_ptr(), packed.data_ptr(), packed.nbytes(), cudaMemcpyDeviceToHost, !async);
       } else {
         Tensor host = ember::empty(self.sizes(), TensorOptions().dtype(self.dtype()));
         memcpy_sync(host.data_ptr(), packed.data_ptr(), packed.nbytes(), cudaMemcpyDeviceToHost, true);

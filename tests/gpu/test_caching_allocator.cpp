@@ -11,6 +11,7 @@
 #include "ember/core/Exception.h"
 
 using ember::gpu::CachingAllocator;
+using ember::gpu::HostCachingAllocator;
 using ember::gpu::StreamId;
 
 namespace {
@@ -23,6 +24,7 @@ class FakeDevice final : public ember::gpu::DeviceMemory {
   explicit FakeDevice(size_t capacity) : capacity_(capacity) {}
   ~FakeDevice() override {
     for (auto& [p, n] : live_) std::free(p);
+    for (auto& [p, n] : host_live_) std::free(p);
   }
   void* malloc(int, size_t bytes) override {
     ++mallocs;
@@ -53,6 +55,21 @@ class FakeDevice final : public ember::gpu::DeviceMemory {
     for (Event* e : events) e->done = true;
   }
   std::pair<size_t, size_t> mem_info(int) override { return {capacity_ - used_, capacity_}; }
+  // Pinned host memory: its own capacity and counters.
+  void* host_malloc(size_t bytes) override {
+    ++host_mallocs;
+    if (host_used_ + bytes > host_capacity) return nullptr;
+    void* p = std::aligned_alloc(512, bytes);
+    host_live_[p] = bytes;
+    host_used_ += bytes;
+    return p;
+  }
+  void host_free(void* p) override {
+    ++host_frees;
+    host_used_ -= host_live_.at(p);
+    host_live_.erase(p);
+    std::free(p);
+  }
 
   // Completes the events recorded on `stream` (its work is done).
   void finish(StreamId stream) {
@@ -65,11 +82,12 @@ class FakeDevice final : public ember::gpu::DeviceMemory {
     bool done;
   };
   std::set<Event*> events;
-  int mallocs = 0, frees = 0, syncs = 0;
+  int mallocs = 0, frees = 0, syncs = 0, host_mallocs = 0, host_frees = 0;
+  size_t host_capacity = size_t{1} << 30;
 
  private:
-  size_t capacity_, used_ = 0;
-  std::map<void*, size_t> live_;
+  size_t capacity_, used_ = 0, host_used_ = 0;
+  std::map<void*, size_t> live_, host_live_;
 };
 
 TEST(CachingAllocator, RoundsSizesAndPicksSegmentSizes) {
@@ -212,6 +230,121 @@ TEST(CachingAllocator, DeviceIndexIsChecked) {
   CachingAllocator a(dev, 2, "FAKE");
   EXPECT_THROW(a.malloc(2, 16, 0), ember::IndexError);
   EXPECT_THROW(a.stats(-1), ember::IndexError);
+}
+
+// ---- the pinned host cache (Note [Pinned host cache]) ------------------------------------------
+
+TEST(HostCachingAllocator, RoundsToPowersOfTwo) {
+  EXPECT_EQ(HostCachingAllocator::round_size(1), 512u);
+  EXPECT_EQ(HostCachingAllocator::round_size(512), 512u);
+  EXPECT_EQ(HostCachingAllocator::round_size(513), 1024u);
+  EXPECT_EQ(HostCachingAllocator::round_size(3 * kMiB), 4 * kMiB);
+}
+
+TEST(HostCachingAllocator, ReusesABlockOfTheSameSizeClassOnly) {
+  FakeDevice dev(kMiB);
+  HostCachingAllocator a(dev, "FAKE");
+  auto* x = a.malloc(3000);  // 4 KiB class
+  void* px = HostCachingAllocator::ptr(x);
+  a.free(x);
+  auto* y = a.malloc(4096);
+  EXPECT_EQ(HostCachingAllocator::ptr(y), px) << "same class: the cached block";
+  auto* z = a.malloc(1000);  // 1 KiB class: a block of its own, the 4 KiB one is not split
+  EXPECT_NE(HostCachingAllocator::ptr(z), px);
+  EXPECT_EQ(dev.host_mallocs, 2);
+  for (int step = 0; step < 10; ++step) a.free(a.malloc(2000));  // 2 KiB: one malloc, then reuse
+  EXPECT_EQ(dev.host_mallocs, 3);
+  const auto st = a.stats();
+  EXPECT_EQ(st.num_host_alloc, 3);
+  EXPECT_EQ(st.allocated_bytes.current, 4096 + 1024);
+  EXPECT_EQ(st.reserved_bytes.current, 4096 + 1024 + 2048);
+  EXPECT_EQ(st.allocation.current, 2);
+  a.free(y);
+  a.free(z);
+}
+
+TEST(HostCachingAllocator, ABlockAStreamUsedWaitsForThatStream) {
+  FakeDevice dev(kMiB);
+  HostCachingAllocator a(dev, "FAKE");
+  auto* x = a.malloc(kMiB);
+  void* px = HostCachingAllocator::ptr(x);
+  a.record_stream(x, 0, 7);
+  a.record_stream(x, 1, 9);  // another device's stream too
+  a.free(x);
+  EXPECT_EQ(dev.events.size(), 2u) << "an event per stream at free time";
+  auto* y = a.malloc(kMiB);
+  EXPECT_NE(HostCachingAllocator::ptr(y), px) << "streams 7 and 9 may still be copying from it";
+  dev.finish(7);
+  auto* z = a.malloc(kMiB);
+  EXPECT_NE(HostCachingAllocator::ptr(z), px) << "stream 9 may still be copying from it";
+  dev.finish(9);
+  auto* w = a.malloc(kMiB);
+  EXPECT_EQ(HostCachingAllocator::ptr(w), px) << "both streams are done";
+  EXPECT_TRUE(dev.events.empty()) << "the events were destroyed";
+  for (auto* b : {y, z, w}) a.free(b);
+  auto* v = a.malloc(kMiB);  // a block freed with no stream recorded is reusable at once
+  EXPECT_EQ(dev.host_mallocs, 3);
+  a.free(v);
+}
+
+TEST(HostCachingAllocator, ContainsAnyAddressInsideItsBlocks) {
+  FakeDevice dev(kMiB);
+  HostCachingAllocator a(dev, "FAKE");
+  auto* x = a.malloc(1000);
+  char* p = static_cast<char*>(HostCachingAllocator::ptr(x));
+  EXPECT_TRUE(a.contains(p));
+  EXPECT_TRUE(a.contains(p + 1023)) << "a view's pointer";
+  EXPECT_FALSE(a.contains(p + 1024));
+  int on_stack = 0;
+  EXPECT_FALSE(a.contains(&on_stack));
+  a.free(x);
+  EXPECT_TRUE(a.contains(p)) << "cached blocks are still pinned";
+  a.empty_cache();
+  EXPECT_FALSE(a.contains(p));
+  EXPECT_EQ(dev.host_frees, 1);
+  EXPECT_EQ(a.stats().reserved_bytes.current, 0);
+}
+
+TEST(HostCachingAllocator, EmptyCacheKeepsBlocksInUseOrAwaitingAStream) {
+  FakeDevice dev(kMiB);
+  HostCachingAllocator a(dev, "FAKE");
+  auto* used = a.malloc(512);
+  auto* copying = a.malloc(512);
+  a.record_stream(copying, 0, 3);
+  a.free(copying);
+  a.free(a.malloc(4096));
+  a.empty_cache();
+  EXPECT_EQ(dev.host_frees, 1) << "only the idle 4 KiB block";
+  dev.finish(3);
+  a.empty_cache();
+  EXPECT_EQ(dev.host_frees, 2);
+  EXPECT_EQ(a.stats().reserved_bytes.current, 512);
+  a.free(used);
+}
+
+TEST(HostCachingAllocator, OutOfPinnedMemoryReleasesTheCacheRetriesThenThrows) {
+  FakeDevice dev(kMiB);
+  dev.host_capacity = 7 * kMiB;
+  HostCachingAllocator a(dev, "FAKE");
+  a.free(a.malloc(4 * kMiB));    // cached
+  auto* x = a.malloc(2 * kMiB);  // 6 MiB held, 1 MiB left
+  auto* y = a.malloc(2 * kMiB);  // fails, the cached 4 MiB go back, then fits
+  EXPECT_EQ(dev.host_mallocs, 4);
+  EXPECT_EQ(dev.host_frees, 1);
+  EXPECT_EQ(a.stats().reserved_bytes.current, static_cast<int64_t>(4 * kMiB));
+  try {
+    a.malloc(5 * kMiB);
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const ember::OutOfMemoryError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("FAKE out of pinned host memory. Tried to allocate 8.00 MiB (page-locked). Ember holds "
+                       "4.00 MiB of pinned memory, 4.00 MiB of it in tensors"),
+              std::string::npos)
+        << msg;
+  }
+  EXPECT_EQ(a.stats().allocated_bytes.current, static_cast<int64_t>(4 * kMiB)) << "the failure changed nothing";
+  a.free(x);
+  a.free(y);
 }
 
 }  // namespace

@@ -2368,6 +2368,10 @@ const std::map<std::string, OpInfo>& op_db() {
 const std::map<std::string, std::string>& skipped_ops() {
   static const std::map<std::string, std::string> s = {
       {"aten::cuda", "moves a tensor to the CUDA device whatever the backend under test: tests/gpu/test_cuda.cpp"},
+      {"aten::is_pinned",
+       "asks a GPU plugin's pinned host allocator about CPU tensors: tests/gpu/test_pinned_memory.cpp"},
+      {"aten::pin_memory", "copies CPU tensors into a GPU plugin's pinned memory: tests/gpu/test_pinned_memory.cpp"},
+      {"aten::_pin_memory", "copies CPU tensors into a GPU plugin's pinned memory: tests/gpu/test_pinned_memory.cpp"},
   };
   return s;
 }

@@ -291,5 +291,16 @@ TEST(CpuRandom, OptionsAndOverloads) {
   Tensor b = randint(0, 4, {7}, kInt32, std::nullopt, Device(kCPU), std::nullopt);
   EXPECT_EQ(b.dtype(), kInt32);
   EXPECT_EQ(randint(4, {7}, dtype(kInt16).device(kCPU)).dtype(), kInt16);
-  EXPECT_ERROR(NotImplementedError, rand({2}, std::nullopt, std::nullopt, std::nullopt, true), "[rand] pin_memory");
+  // Pinned memory needs a GPU plugin's host allocator (Note [Pinned host memory]); none is loaded here.
+  EXPECT_ERROR(ValueError, rand({2}, std::nullopt, std::nullopt, std::nullopt, true),
+               "[rand] pinned memory needs a GPU plugin's host allocator and none is registered: load the plugin "
+               "of your GPU (ember::plugins::load(\"cuda\"))");
+  EXPECT_ERROR(ValueError, empty({2}, TensorOptions().pinned_memory(true)), "[empty] pinned memory needs a GPU plugin");
+  EXPECT_ERROR(ValueError, arange(3, TensorOptions().pinned_memory(true)), "[arange] pinned memory needs a GPU plugin");
+  EXPECT_ERROR(ValueError, ones({2}).pin_memory(), "[pin_memory] pinned memory needs a GPU plugin");
+  EXPECT_ERROR(ValueError, ones({2}).pin_memory(Device(kCUDA)),
+               "[pin_memory] no pinned host allocator is registered for device 'cuda': load the plugin that provides "
+               "it (ember::plugins::load(\"cuda\"))");
+  EXPECT_FALSE(ones({2}).is_pinned()) << "nothing is pinned without a GPU plugin; asking is not an error";
+  EXPECT_FALSE(ones({2}).to(kCPU, kFloat64, /*non_blocking=*/true).is_pinned());
 }

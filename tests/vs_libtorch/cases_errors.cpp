@@ -67,3 +67,13 @@ VS_CASE("errors.accepted_edges") {
   r.tensor("select_neg", a.select(0, -1));
   r.tensor("transpose_same", a.transpose(1, 1));
 }
+
+VS_CASE("errors.pinned_memory") {
+  // LibTorch 1.13 from Debian is CPU-only, and this run loads no GPU plugin: nothing is pinned, and
+  // pinning raises (tests/gpu/test_pinned_memory.cpp covers a GPU plugin's pinned memory).
+  vs::Tensor a = vs::arange(6, vs::kFloat32);
+  r.scalar("is_pinned", a.is_pinned() ? 1.0 : 0.0);
+  r.raises("pin_memory", [&] { a.pin_memory(); });
+  r.raises("_pin_memory", [&] { vs::_pin_memory(a); });
+  r.raises("empty_pinned", [&] { vs::empty({2}, vs::TensorOptions().pinned_memory(true)); });
+}

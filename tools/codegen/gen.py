@@ -410,8 +410,7 @@ def build_fn(op: Op, name: str, order: list[str], method: bool, defaults: str,
         if method and a.name == "self":
             call_args.append("const_cast<Tensor&>(*this)" if a.is_write else "*this")
         elif a.name in group and "options" in order:
-            # TensorOptions has no pin_memory: LibTorch passes none too.
-            call_args.append("std::nullopt" if a.name == "pin_memory" else
+            call_args.append("options.pinned_memory_opt()" if a.name == "pin_memory" else
                              f"options.{a.name}_opt()")
         elif a.name in types and a.type.kind in ("list", "optional"):
             call_args.append(f"IntArrayRef{{{a.name}}}")  # one dim: a list of one

@@ -164,6 +164,19 @@ EMBER_API void resetPeakStats(DeviceIndex device = -1);
 EMBER_API void recordStream(const DataPtr& data, CUDAStream stream);
 }  // namespace CUDACachingAllocator
 
+// The pinned host allocator (at::cuda::getCachingHostAllocator, getPinnedMemoryAllocator): CPU
+// tensors in page-locked memory, for asynchronous copies (Note [Pinned host memory] in
+// ember/core/Allocator.h). Throws when the cuda plugin is not loaded.
+EMBER_API HostAllocator* getCachingHostAllocator();
+EMBER_API HostAllocator* getPinnedMemoryAllocator();
+// The pinned block behind `data` is used by work queued on `stream`: not reused before it is done.
+// False when `data` is not the allocator's block (nothing recorded).
+EMBER_API bool CachingHostAllocator_recordEvent(const DataPtr& data, CUDAStream stream);
+// Returns the cached pinned blocks no stream still uses; nothing to do without the plugin.
+EMBER_API void CachingHostAllocator_emptyCache();
+EMBER_API HostMemoryStats CachingHostAllocator_getStats();
+EMBER_API void CachingHostAllocator_resetPeakStats();
+
 // Tensor::record_stream: recordStream of the tensor's storage.
 EMBER_API void record_stream(const Tensor& tensor, CUDAStream stream);
 // Bytes held by tensors / by the allocator on the device (torch.cuda.memory_allocated,

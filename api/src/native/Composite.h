@@ -16,16 +16,22 @@ using OptDevice = std::optional<Device>;
 using OptBool = std::optional<bool>;
 using OptMemoryFormat = std::optional<MemoryFormat>;
 
-inline TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device) {
+inline TensorOptions make_options(OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory = {}) {
   TensorOptions o;
   if (dtype) o = o.dtype(*dtype);
   if (layout) o = o.layout(*layout);
   if (device) o = o.device(*device);
+  if (pin_memory) o = o.pinned_memory(*pin_memory);
   return o;
 }
 
-inline void check_pin_memory(const char* op, OptBool pin_memory) {
-  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pin_memory=true is not supported yet", op);
+// pin_memory=true for a host tensor needs a GPU plugin's pinned allocator (Note [Pinned host
+// memory]): checked before dispatching empty, so that the error names the factory.
+inline void check_pin_memory(const char* op, OptBool pin_memory, OptDevice device) {
+  if (pin_memory.value_or(false) && (!device || device->type() == kCPU)) (void)host_allocator_for(std::nullopt, op);
+}
+inline void check_no_pin_memory(const char* op, OptBool pin_memory) {
+  EMBER_CHECK_NOT_IMPLEMENTED(!pin_memory.value_or(false), "[{}] pinned sparse tensors are not supported", op);
 }
 
 // _to_copy and clone of a COO or CSR tensor: its member tensors copied (sparse.cpp).

@@ -167,11 +167,15 @@ Tensor empty_on(DeviceType dev, IntArrayRef sizes, ScalarType dtype) {
   Allocator* a = allocator_for(dev);
   const size_t nbytes = static_cast<size_t>(n) * element_size(dtype);
   DataPtr p = a->allocate(nbytes);
-  p.device = Device(dev);
+  if (p.device.type() != dev) p.device = Device(dev);  // a GPU allocator sets the index
   return Tensor(make_intrusive<TensorImpl>(make_intrusive<StorageImpl>(p, nbytes, a, true), dtype, sizes));
 }
 
 Tensor empty_strided_on(DeviceType dev, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
+  return empty_strided_with(allocator_for(dev), dev, sizes, strides, dtype);
+}
+
+Tensor empty_strided_with(Allocator* a, DeviceType dev, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype) {
   EMBER_CHECK(sizes.size() == strides.size(), "[empty_strided] mismatch in length of size {} and stride {}", sizes,
               strides);
   int64_t span = 1;  // elements reached, +1
@@ -185,10 +189,9 @@ Tensor empty_strided_on(DeviceType dev, IntArrayRef sizes, IntArrayRef strides, 
       span += (sizes[i] - 1) * strides[i];
   }
   if (empty) span = 0;
-  Allocator* a = allocator_for(dev);
   const size_t nbytes = static_cast<size_t>(span) * element_size(dtype);
   DataPtr p = a->allocate(nbytes);
-  p.device = Device(dev);
+  if (p.device.type() != dev) p.device = Device(dev);  // a GPU allocator sets the index
   auto impl = make_intrusive<TensorImpl>(make_intrusive<StorageImpl>(p, nbytes, a, true), dtype, sizes);
   impl->set_sizes_and_strides(sizes, strides);
   return Tensor(std::move(impl));

@@ -35,9 +35,50 @@ Tensor _to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice 
   check_defined("_to_copy", self, "self");
   check_strided_format("_to_copy", self, memory_format);
   if (self.layout() != kStrided) return sparse_to_copy(self, dtype, layout, device, pin_memory);
+  // As LibTorch: a non_blocking copy from a GPU to the host lands in pinned memory, without
+  // which it could not be asynchronous.
+  if (non_blocking && device && device->type() == kCPU && layout.value_or(kStrided) == kStrided &&
+      find_host_allocator(self.device().type()) != nullptr)
+    pin_memory = true;
   Tensor r = ember::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   r.copy_(self, non_blocking);
   return r;
+}
+
+bool is_pinned(const Tensor& self, OptDevice device) {
+  check_defined("is_pinned", self, "self");
+  // Only dense CPU tensors can be pinned; asking about another device's tensor is not an error.
+  if (!self.is_cpu() || self.layout() != kStrided || !self.has_storage() || self.data_ptr() == nullptr) return false;
+  if (device) {
+    const HostAllocator* a = host_allocator_for(device, "is_pinned");
+    return a->is_pinned(self.data_ptr());
+  }
+  for (DeviceType t : {kCUDA, kHIP})
+    if (const HostAllocator* a = find_host_allocator(t); a != nullptr && a->is_pinned(self.data_ptr())) return true;
+  return false;
+}
+
+Tensor _pin_memory(const Tensor& self, OptDevice device) {
+  check_defined("_pin_memory", self, "self");
+  EMBER_CHECK(self.is_cpu() && self.layout() == kStrided && !self.is_quantized(),
+              "[_pin_memory] cannot pin a {} tensor on {}: only dense CPU tensors can be pinned",
+              self.layout() == kStrided ? "strided" : "sparse", self.device());
+  HostAllocator* a = host_allocator_for(device, "pin_memory");
+  // Strides as empty_like's preserve_format: kept when dense, else dense in the same order.
+  const DimVector dense = infer_dense_strides(self.sizes(), self.strides());
+  Tensor r = empty_strided_with(a, kCPU, self.sizes(),
+                                is_non_overlapping_and_dense(self) ? self.strides() : IntArrayRef(dense), self.dtype());
+  r.copy_(self);
+  return r;
+}
+
+Tensor pin_memory(const Tensor& self, OptDevice device) {
+  check_defined("pin_memory", self, "self");
+  if (self.is_cpu() && self.layout() == kStrided) {
+    const HostAllocator* a = host_allocator_for(device, "pin_memory");
+    if (self.has_storage() && self.data_ptr() != nullptr && a->is_pinned(self.data_ptr())) return self;
+  }
+  return ember::_pin_memory(self, device);
 }
 
 Tensor clone(const Tensor& self, OptMemoryFormat memory_format) {

@@ -6,53 +6,53 @@ namespace ember::native {
 
 namespace {
 // The factory's own checks, before it dispatches empty (so errors name it, not empty).
-void check_factory(const char* op, IntArrayRef size, OptBool pin_memory) {
-  check_pin_memory(op, pin_memory);
+void check_factory(const char* op, IntArrayRef size, OptBool pin_memory, OptDevice device) {
+  check_pin_memory(op, pin_memory, device);
   for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
 }
 
 // The uninitialised result of a floating random factory, after the factory's own checks.
 Tensor empty_floating(const char* op, IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device,
                       OptBool pin_memory) {
-  check_factory(op, size, pin_memory);
+  check_factory(op, size, pin_memory, device);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   check_floating_fill(op, dt);
-  return ember::empty(size, make_options(dt, layout, device));
+  return ember::empty(size, make_options(dt, layout, device, pin_memory));
 }
 }  // namespace
 
 Tensor zeros(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("zeros", pin_memory);
-  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  check_pin_memory("zeros", pin_memory, device);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device, pin_memory));
   t.zero_();
   return t;
 }
 
 // LibTorch's default is the default dtype whatever the scalar (scalar_tensor(3) is float32).
 Tensor scalar_tensor(const Scalar& s, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("scalar_tensor", pin_memory);
-  Tensor t = ember::empty({}, make_options(dtype.value_or(get_default_dtype()), layout, device));
+  check_pin_memory("scalar_tensor", pin_memory, device);
+  Tensor t = ember::empty({}, make_options(dtype.value_or(get_default_dtype()), layout, device, pin_memory));
   t.fill_(s);
   return t;
 }
 
 Tensor ones(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("ones", pin_memory);
-  Tensor t = ember::empty(size, make_options(dtype, layout, device));
+  check_pin_memory("ones", pin_memory, device);
+  Tensor t = ember::empty(size, make_options(dtype, layout, device, pin_memory));
   t.fill_(1);
   return t;
 }
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayout layout, OptDevice device,
             OptBool pin_memory) {
-  check_pin_memory("full", pin_memory);
+  check_pin_memory("full", pin_memory, device);
   // LibTorch infers the dtype from the value: bool, int64, or the default floating dtype.
   ScalarType dt = dtype                          ? *dtype
                   : fill_value.isBoolean()       ? kBool
                   : fill_value.isIntegral(false) ? kInt64
                   : fill_value.isComplex()       ? (get_default_dtype() == kFloat64 ? kComplex128 : kComplex64)
                                                  : get_default_dtype();
-  Tensor t = ember::empty(size, make_options(dt, layout, device));
+  Tensor t = ember::empty(size, make_options(dt, layout, device, pin_memory));
   t.fill_(fill_value);
   return t;
 }
@@ -60,8 +60,8 @@ Tensor full(IntArrayRef size, const Scalar& fill_value, OptDtype dtype, OptLayou
 Tensor empty_like(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
                   OptMemoryFormat memory_format) {
   check_defined("empty_like", self, "self");
-  check_pin_memory("empty_like", pin_memory);
-  const TensorOptions o = self.options().merged(make_options(dtype, layout, device));
+  check_pin_memory("empty_like", pin_memory, device ? device : std::optional<Device>(self.device()));
+  const TensorOptions o = self.options().merged(make_options(dtype, layout, device, pin_memory));
   EMBER_CHECK(o.layout_opt().value_or(kStrided) == kStrided || !memory_format,
               "[empty_like] memory format option is only supported by strided tensors");
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
@@ -136,9 +136,9 @@ Tensor randn(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice devic
 
 Tensor randint_low_generator(int64_t low, int64_t high, IntArrayRef size, std::optional<Generator> generator,
                              OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_factory("randint", size, pin_memory);
+  check_factory("randint", size, pin_memory, device);
   EMBER_CHECK(low < high, "[randint] low >= high: expected low < high, got low={} and high={}", low, high);
-  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device));
+  Tensor t = ember::empty(size, make_options(dtype.value_or(kInt64), layout, device, pin_memory));
   t.random_(low, high, std::move(generator));
   return t;
 }

@@ -14,7 +14,7 @@ constexpr const char* kCoo = "sparse_coo_tensor";
 constexpr const char* kCsr = "sparse_csr_tensor";
 
 void check_sparse_options(const char* op, OptLayout layout, Layout want, OptBool pin_memory) {
-  check_pin_memory(op, pin_memory);
+  check_no_pin_memory(op, pin_memory);
   EMBER_CHECK(!layout || *layout == want, "[{}] expected layout {}, got {}", op, want, *layout);
 }
 
@@ -155,7 +155,7 @@ Tensor coo_to_csr(const Tensor& coo) {
 }  // namespace
 
 Tensor sparse_to_copy(const Tensor& self, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {
-  check_pin_memory("_to_copy", pin_memory);
+  check_no_pin_memory("_to_copy", pin_memory);
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == self.layout(),
                               "[_to_copy] converting layout {} to {} is not supported", self.layout(), *layout);
   const Device dev = device.value_or(self.device());

@@ -45,6 +45,9 @@ EMBER_API void check_same_device(const char* op, DeviceType dev, const Tensor& a
 EMBER_API Tensor empty_on(DeviceType dev, IntArrayRef sizes, ScalarType dtype);
 // A fresh tensor with the given strides (the storage covers exactly the elements reached).
 EMBER_API Tensor empty_strided_on(DeviceType dev, IntArrayRef sizes, IntArrayRef strides, ScalarType dtype);
+// The same from allocator `a` (pinned host memory: Note [Pinned host memory]).
+EMBER_API Tensor empty_strided_with(Allocator* a, DeviceType dev, IntArrayRef sizes, IntArrayRef strides,
+                                    ScalarType dtype);
 // Resizes an out= tensor to `sizes` (contiguous; storage grown when needed, data kept).
 EMBER_API void resize_output(Tensor& out, IntArrayRef sizes, const char* op);
 // Tensor::resize_ on any device with a storage: LibTorch's resize_ (unchanged when the sizes are

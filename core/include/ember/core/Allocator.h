@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 
 #include "ember/core/Device.h"
 #include "ember/core/IntrusivePtr.h"
@@ -71,12 +72,51 @@ class EMBER_API DeviceAllocator : public Allocator {
   virtual void record_stream(const DataPtr& data, const Stream& stream) = 0;
 };
 
+// Note [Pinned host memory]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// Page-locked ("pinned") host memory is what a GPU's copy engine reads and writes directly, so
+// copies between it and the device can run asynchronously (non_blocking) and at full speed. A
+// pinned tensor is an ordinary CPU tensor whose storage comes from the host allocator of a GPU
+// device type, which that device's plugin registers (set_host_allocator). pin_memory(),
+// is_pinned() and the factories' pin_memory=true find it here; libember and the cpu plugin hold
+// no GPU code. Like the device allocator it caches freed blocks, and a block that an
+// asynchronous copy still reads or writes is recorded on that copy's stream (record_stream)
+// and not reused before the stream's work is done (PyTorch's CachingHostAllocator).
+struct HostMemoryStats {
+  MemoryStat allocated_bytes;  // handed out to tensors (rounded sizes)
+  MemoryStat reserved_bytes;   // held from the driver: allocated plus cached
+  MemoryStat allocation;       // blocks handed out
+  int64_t num_host_alloc = 0;  // calls to the driver's page-locked malloc (cudaHostAlloc)
+  int64_t num_host_free = 0;   // calls to its free (cudaFreeHost)
+};
+
+class EMBER_API HostAllocator : public Allocator {
+ public:
+  ~HostAllocator() override;
+  // Whether `ptr` lies in memory this allocator handed out (a view's pointer counts).
+  virtual bool is_pinned(const void* ptr) const = 0;
+  // `data` is read or written by work queued on `stream` (a device stream): its block is not
+  // reused before that work is done. False, recording nothing, when `data` is not a block of
+  // this allocator (memory pinned elsewhere, or a null block).
+  virtual bool record_stream(const DataPtr& data, const Stream& stream) = 0;
+  // Returns the cached blocks no stream still uses to the driver.
+  virtual void empty_cache() = 0;
+  virtual HostMemoryStats stats() const = 0;
+  virtual void reset_peak_stats() = 0;
+};
+
 // The registry: one allocator per device type. Plugins set theirs at registration.
 EMBER_API void set_allocator(DeviceType t, Allocator* a);
 // Throws ValueError naming the device and the plugin to load when none is set. kCPU and kMeta
 // are built in; kMeta's allocates nothing (a null block of any size: a meta tensor has no data).
 EMBER_API Allocator* get_allocator(DeviceType t);
 EMBER_API Allocator* cpu_allocator();
+// The pinned host allocator of a GPU device type (Note [Pinned host memory]); null for none.
+EMBER_API void set_host_allocator(DeviceType t, HostAllocator* a);
+EMBER_API HostAllocator* find_host_allocator(DeviceType t);
+// The allocator pinning for `device` (none given: cuda's, else hip's, the first registered).
+// Throws ValueError naming `op` and the plugin to load when there is none.
+EMBER_API HostAllocator* host_allocator_for(std::optional<Device> device, const char* op);
 
 struct CpuAllocatorStats {
   uint64_t allocations = 0;   // calls to allocate
