@@ -10,9 +10,20 @@
 //
 // Every node runs on the calling thread, with grad mode set to create_graph; independent
 // backwards run concurrently on their own threads (the task is per call, leaves' grads are
-// accumulated under their slot's lock). Accelerator work also runs on the calling thread, in
-// stream order; per-device worker threads are left to the accelerator backends (see the
-// decision log).
+// accumulated under their slot's lock). Accelerator work also runs on the calling thread, queued
+// on streams (Note [Streams in backward]); per-device worker threads are left to the accelerator
+// backends (see the decision log).
+//
+// Note [Streams in backward]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// PyTorch's stream semantics: the backward of a forward call on a device with streams runs on
+// the stream that was current when the forward ran (recorded in its InputMetadata), whatever
+// stream is current when backward() is called. A gradient made on one stream and consumed on
+// another is synchronised: an event recorded on the producer's stream is waited for by the
+// consumer's, the gradient's memory is recorded on the consumer's stream (record_stream), and
+// gradients summed for one input are summed on the consumer's stream. When the backward returns,
+// the caller's current streams wait for every stream it used, so the caller may read the grads
+// on its stream without synchronising (the host does not wait).
 //
 // Checks on each node's outputs: their count, a shape the next node can take (a broadcast
 // gradient is summed down, anything else is an error naming the node), the dtype (cast), and in
@@ -20,6 +31,7 @@
 // the forward call's C++ backtrace.
 #include "Engine.h"
 
+#include <algorithm>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -28,6 +40,8 @@
 #include "FunctionsManual.h"
 #include "Variable.h"
 #include "VariableTypeUtils.h"
+#include "ember/core/DeviceGuard.h"
+#include "ember/core/Event.h"
 #include "ember/ember.h"
 
 namespace ember::autograd {
@@ -73,6 +87,14 @@ class GraphTask {
       if (auto it = nodes_.find(node.get()); it != nodes_.end()) inputs = std::move(it->second.buffer);
       inputs.resize(node->num_inputs());
       evaluate(node, std::move(inputs));
+    }
+    // The caller's streams wait for the backward's (Note [Streams in backward]).
+    for (const Stream& s : used_streams_) {
+      const Stream ambient = current_stream(s.device());
+      if (ambient == s) continue;
+      Event ev(s.device_type());
+      ev.record(s);
+      ev.block(ambient);
     }
     return std::move(captured_);
   }
@@ -130,6 +152,13 @@ class GraphTask {
   void evaluate(const std::shared_ptr<NodeImpl>& node, variable_list inputs) {
     NodeImpl& fn = *node;
     AutoGradMode grad_mode(create_graph_);
+    const std::optional<Stream> stream = fn.stream();
+    std::optional<StreamGuard> on_stream;
+    if (stream) {
+      on_stream.emplace(*stream);
+      if (std::find(used_streams_.begin(), used_streams_.end(), *stream) == used_streams_.end())
+        used_streams_.push_back(*stream);
+    }
     try {
       fn.run_pre_hooks(inputs);
     } catch (const std::exception& e) {
@@ -174,11 +203,29 @@ class GraphTask {
       NodeTask& t = nodes_.find(c)->second;
       if (i < outputs.size() && outputs[i].defined()) {
         if (t.buffer.empty()) t.buffer.resize(c->num_inputs());
-        Tensor& slot = t.buffer[e.input_nr];
-        slot = slot.defined() ? add_grads(slot, outputs[i]) : std::move(outputs[i]);
+        deliver(t.buffer[e.input_nr], std::move(outputs[i]), c->input_metadata(e.input_nr).stream);
       }
       if (--t.deps == 0) ready_.push({c->sequence_nr(), order_++, e.function});
     }
+  }
+
+  // Adds gradient g, made on the current stream, into a consumer's slot; the consumer reads it on
+  // its own stream (Note [Streams in backward]).
+  static void deliver(Tensor& slot, Tensor g, const std::optional<Stream>& consumer) {
+    std::optional<StreamGuard> on_consumer;
+    if (consumer && g.device() == consumer->device()) {
+      const Stream producer = current_stream(consumer->device());
+      if (producer != *consumer) {
+        Event ev(consumer->device_type());
+        ev.record(producer);
+        ev.block(*consumer);
+        if (g.has_storage())
+          if (auto* a = dynamic_cast<DeviceAllocator*>(g.unsafeGetTensorImpl()->storage()->allocator()))
+            a->record_stream(g.unsafeGetTensorImpl()->storage()->data_ptr(), *consumer);
+        on_consumer.emplace(*consumer);
+      }
+    }
+    slot = slot.defined() ? add_grads(slot, g) : std::move(g);
   }
 
   void wrap_delayed_error(NodeImpl& fn, const variable_list& grads, variable_list& outputs) {
@@ -239,6 +286,7 @@ class GraphTask {
 
   bool keep_graph_, create_graph_;
   bool capture_mode_ = false;
+  std::vector<Stream> used_streams_;  // the nodes' streams, for the final wait
   uint64_t order_ = 0;
   std::priority_queue<ReadyItem> ready_;
   struct NodeTask {

@@ -1,5 +1,7 @@
 #include "Node.h"
 
+#include "ember/core/DeviceGuard.h"
+
 #include <cxxabi.h>
 #include <execinfo.h>
 #include <fmt/format.h>
@@ -78,8 +80,16 @@ uint32_t NodeImpl::add_input_metadata(const Tensor& t) {
   m.shape = SmallVector<int64_t, 5>(t.sizes());
   m.dtype = t.scalar_type();
   m.device = t.device();
+  if (m.device.type() != kCPU && m.device.type() != kMeta && impl::hasDeviceGuardImpl(m.device.type()))
+    m.stream = current_stream(m.device);
   input_metadata_.push_back(std::move(m));
   return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+std::optional<Stream> NodeImpl::stream() const {
+  for (const InputMetadata& m : input_metadata_)
+    if (m.stream) return m.stream;
+  return std::nullopt;
 }
 
 uint32_t NodeImpl::add_input_metadata_undefined() {

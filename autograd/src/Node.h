@@ -21,11 +21,13 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "ember/core/AutogradHooks.h"
+#include "ember/core/Stream.h"
 #include "ember/dispatcher/Tensor.h"
 
 namespace ember::autograd {
@@ -40,11 +42,14 @@ struct Edge {
 };
 using edge_list = std::vector<Edge>;
 
-// What a gradient flowing into a node must look like (one per forward output).
+// What a gradient flowing into a node must look like (one per forward output), and for a tensor
+// of a device with streams the stream that was current when the forward made it (Note [Streams
+// in backward] in Engine.cpp).
 struct InputMetadata {
   SmallVector<int64_t, 5> shape;
   ScalarType dtype = kFloat32;
   Device device = kCPU;
+  std::optional<Stream> stream;
   bool is_expandable_to(IntArrayRef grad_shape) const;
 };
 
@@ -83,6 +88,9 @@ class NodeImpl : public Node {
   uint32_t add_input_metadata(const Tensor& t);
   uint32_t add_input_metadata_undefined();
   const InputMetadata& input_metadata(size_t i) const { return input_metadata_[i]; }
+  // The stream the backward runs on: the forward's (its first output's on a device with streams);
+  // none for a host-only node.
+  std::optional<Stream> stream() const;
 
   // Tensor::register_hook on a non-leaf: hooks on the gradient arriving at input `input_nr`.
   unsigned add_tensor_hook(uint32_t input_nr, std::function<Tensor(const Tensor&)> hook);

@@ -180,4 +180,41 @@ TEST_F(DeviceModules, SmallCnnWithLoss) {
       data({4, 1, 8, 8}, 16));
 }
 
+// Each backward node runs on the stream its forward ran on, whatever stream backward() is called
+// under (Note [Streams in backward] in the autograd engine).
+TEST_F(DeviceModules, BackwardRunsOnTheForwardsStreams) {
+  if (dev_.type() == kCPU) GTEST_SKIP() << "the cpu has no streams";
+  const Stream ambient = current_stream(dev_);
+  const Stream side = stream_from_pool(dev_), caller = stream_from_pool(dev_);
+  ASSERT_NE(side, ambient);
+  ASSERT_NE(caller, side);
+  const Tensor xc = data({4, 3}, 20);
+  const Tensor x = xc.to(dev_).requires_grad_();
+  Tensor y;
+  {
+    StreamGuard on_side(side);
+    y = x * 3;
+  }
+  const Tensor z = y.sin();
+  std::vector<Stream> seen_y, seen_z;
+  y.register_hook([&](const Tensor& g) {
+    seen_y.push_back(current_stream(dev_));
+    return g;
+  });
+  z.register_hook([&](const Tensor& g) {
+    seen_z.push_back(current_stream(dev_));
+    return g;
+  });
+  {
+    StreamGuard on_caller(caller);
+    z.sum().backward();
+    EXPECT_EQ(current_stream(dev_), caller) << "the caller's stream is restored";
+  }
+  ASSERT_EQ(seen_z.size(), 1u);
+  EXPECT_EQ(seen_z[0], ambient) << "sin's backward runs where sin ran";
+  ASSERT_EQ(seen_y.size(), 1u);
+  EXPECT_EQ(seen_y[0], side) << "mul's backward runs where mul ran";
+  EXPECT_TRUE(allclose(x.grad().cpu(), 3 * cos(3 * xc), 1e-5, 1e-6));
+}
+
 }  // namespace
