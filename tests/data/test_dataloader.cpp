@@ -237,6 +237,16 @@ TEST(DataLoader, DefaultCollateStacksAndChecks) {
   EXPECT_EQ(no_target.data.sizes(), ember::IntArrayRef({2, 2}));
 }
 
+TEST(DataLoader, PinMemoryWithoutAGpuPluginRaisesAtTheBatch) {
+  // Pinned batches need a GPU plugin's host allocator; the error reaches the consumer unchanged
+  // (tests/gpu/test_pinned_memory.cpp checks the pinned batches themselves).
+  DataLoader loader(rows(4), DataLoaderOptions(2).pin_memory(true).workers(2));
+  EXPECT_TRUE(DataLoaderOptions().pin_memory(true).pin_memory());
+  EXPECT_EQ(error_of_type<ember::ValueError>([&] { one_epoch(loader); }),
+            "[pin_memory] pinned memory needs a GPU plugin's host allocator and none is registered: load the plugin "
+            "of your GPU (ember::plugins::load(\"cuda\"))");
+}
+
 TEST(DataLoader, EarlyBreakStopsTheWorkers) {
   auto ds = std::make_shared<SlowDataset>(1000, /*sleepy=*/true);
   DataLoader loader(ds, DataLoaderOptions(2).workers(4).prefetch(4));

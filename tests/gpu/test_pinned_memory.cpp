@@ -135,6 +135,26 @@ TEST_F(PinnedMemory, TheCacheReusesBlocksAcrossSteps) {
   EXPECT_GT(cuda::CachingHostAllocator_getStats().num_host_free, 0);
 }
 
+TEST_F(PinnedMemory, DataLoaderPinsItsBatches) {
+  auto ds = std::make_shared<data::TensorDataset>(sample({10, 3}), arange(10));
+  data::DataLoader plain(ds, data::DataLoaderOptions(4).shuffle(true).seed(3));
+  data::DataLoader pinned(ds, data::DataLoaderOptions(4).shuffle(true).seed(3).workers(2).pin_memory(true));
+  std::vector<data::Example> expected;
+  for (auto& b : plain) expected.push_back(b);
+  size_t i = 0;
+  for (auto& b : pinned) {
+    ASSERT_LT(i, expected.size());
+    EXPECT_TRUE(b.data.is_pinned());
+    EXPECT_TRUE(b.target.is_pinned());
+    EXPECT_TRUE(equal(b.data, expected[i].data));
+    EXPECT_TRUE(equal(b.target, expected[i].target));
+    const Tensor d = b.data.to(Device(kCUDA), /*non_blocking=*/true);
+    EXPECT_TRUE(equal(d.cpu(), expected[i].data));
+    ++i;
+  }
+  EXPECT_EQ(i, 3u);
+}
+
 TEST_F(PinnedMemory, RecordEventTakesOnlyItsOwnBlocks) {
   const Tensor p = sample({8}).pin_memory();
   const Tensor q = sample({8});

@@ -375,7 +375,7 @@ EvalResult evaluate(nn::Sequential& model, data::DataLoader& loader, const Devic
   double loss_sum = 0;
   int64_t correct = 0, seen = 0;
   for (auto& batch : loader) {
-    const Tensor x = batch.data.to(device), y = batch.target.to(device);
+    const Tensor x = batch.data.to(device, /*non_blocking=*/true), y = batch.target.to(device, /*non_blocking=*/true);
     const Tensor logits = model->forward(x);
     loss_sum += ember::cross_entropy_loss(logits, y, {}, ember::Reduction::Sum).item<double>();
     correct += logits.argmax(1).eq(y).sum().item<int64_t>();
@@ -554,15 +554,19 @@ int run(Settings s, bool lr_given) {
     test_set = std::make_shared<ShardDataset>(test_set, dist.rank, dist.world, false, s.seed);
   }
   const auto [mean, stdev] = pixel_stats(s.data);
+  // On a GPU the loaders pin their batches, so the copies to the device do not block.
+  const bool pin = device.type() != kCPU && find_host_allocator(device.type()) != nullptr;
   data::DataLoader train_loader(train_set, data::DataLoaderOptions()
                                                .batch_size(static_cast<size_t>(s.batch_size))
                                                .shuffle(!dist.on())  // the shard is already shuffled
                                                .seed(s.seed)
                                                .workers(static_cast<size_t>(s.workers))
+                                               .pin_memory(pin)
                                                .transform(data::transforms::Normalize(mean, stdev)));
   data::DataLoader test_loader(test_set, data::DataLoaderOptions()
                                              .batch_size(1000)
                                              .workers(static_cast<size_t>(s.workers))
+                                             .pin_memory(pin)
                                              .transform(data::transforms::Normalize(mean, stdev)));
 
   nn::Sequential model = make_model(s.model);
@@ -639,7 +643,7 @@ int run(Settings s, bool lr_given) {
     for (auto it = train_loader.begin(); it != train_loader.end(); ++it) {
       const int64_t step = static_cast<int64_t>(it.index()) + 1;
       if (step <= pos.steps_done) continue;  // done before the checkpoint
-      const Tensor x = it->data.to(device), y = it->target.to(device);
+      const Tensor x = it->data.to(device, /*non_blocking=*/true), y = it->target.to(device, /*non_blocking=*/true);
       opt->zero_grad();
       const Tensor logits = dist.ddp ? dist.ddp->forward(x) : model->forward(x);
       const Tensor loss = ember::cross_entropy_loss(logits, y);

@@ -29,6 +29,7 @@ struct EpochPlan {
   transforms::Transform transform;
   uint64_t seed = 0;
   uint64_t epoch = 0;
+  bool pin_memory = false;
   size_t batch_size = 1;
   size_t num_samples = 0;
   size_t num_batches = 0;
@@ -40,6 +41,7 @@ struct EpochPlan {
         transform(o.transform()),
         seed(seed_in),
         epoch(epoch_in),
+        pin_memory(o.pin_memory()),
         batch_size(o.batch_size()),
         num_samples(ds->size()) {
     num_batches = batches_per_epoch(num_samples, batch_size, o.drop_last());
@@ -79,6 +81,10 @@ struct EpochPlan {
       ctx.epoch = epoch;
       ctx.indices = std::move(idx);
       batch->data = transform(batch->data, ctx);
+    }
+    if (pin_memory) {
+      batch->data = batch->data.pin_memory();
+      if (batch->target.defined()) batch->target = batch->target.pin_memory();
     }
     return std::move(*batch);
   }

@@ -62,12 +62,18 @@ struct EMBER_API DataLoaderOptions {
   // Applied to each collated batch's data (rows = samples); see Note [Data randomness].
   DataLoaderOptions& transform(transforms::Transform v) { return transform_ = std::move(v), *this; }
   const transforms::Transform& transform() const { return transform_; }
+  // Batches' tensors copied into pinned host memory as they are made (by the workers), so that
+  // their copies to a GPU can be non_blocking (torch.utils.data.DataLoader's pin_memory; Note
+  // [Pinned host memory]). Needs a GPU plugin (default false).
+  DataLoaderOptions& pin_memory(bool v) { return pin_memory_ = v, *this; }
+  bool pin_memory() const { return pin_memory_; }
 
  private:
   size_t batch_size_ = 1;
   size_t workers_ = 0;
   bool drop_last_ = false;
   bool shuffle_ = false;
+  bool pin_memory_ = false;
   std::optional<uint64_t> seed_;
   std::optional<size_t> prefetch_;
   CollateFn collate_;
