@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace {
@@ -21,7 +21,7 @@ struct State {
   int devices = 1;
   size_t budget = size_t{8} << 30;  // bytes per device
   std::mutex mu;
-  std::unordered_map<void*, std::pair<int, size_t>> blocks;  // pointer -> (device, bytes)
+  std::map<const char*, std::pair<int, size_t>> blocks;  // pointer -> (device, bytes)
   std::vector<size_t> used;
 };
 
@@ -50,6 +50,26 @@ thread_local cudaError_t t_last = cudaSuccess;
 cudaError_t fail(cudaError_t e) {
   t_last = e;
   return e;
+}
+
+// The device whose allocation holds all of [p, p + n), or -1 when none does (host memory, or a
+// range that runs past its block). The copies check their pointers with it, as a real device
+// would fault on them, so that a host pointer passed as a device one is caught here too.
+int device_of(const void* p, size_t n) {
+  State& s = state();
+  const char* c = static_cast<const char*>(p);
+  std::lock_guard<std::mutex> lock(s.mu);
+  auto it = s.blocks.upper_bound(c);
+  if (it == s.blocks.begin()) return -1;
+  --it;
+  const size_t off = static_cast<size_t>(c - it->first);
+  return off < std::max<size_t>(it->second.second, 1) && n <= it->second.second - off ? it->second.first : -1;
+}
+
+bool is_device(const void* p, size_t n) { return device_of(p, n) >= 0; }
+// Host memory: no part of it is a device allocation.
+bool is_host(const void* p, size_t n) {
+  return device_of(p, 1) < 0 && device_of(static_cast<const char*>(p) + n - 1, 1) < 0;
 }
 
 double now_ms() {
@@ -150,7 +170,7 @@ cudaError_t cudaMalloc(void** ptr, size_t bytes) {
   // 256-byte alignment, as cudaMalloc's.
   void* p = ::operator new (std::max<size_t>(bytes, 1), std::align_val_t{256}, std::nothrow);
   if (p == nullptr) return fail(cudaErrorMemoryAllocation);
-  s.blocks.emplace(p, std::make_pair(t_device, bytes));
+  s.blocks.emplace(static_cast<const char*>(p), std::make_pair(t_device, bytes));
   used += bytes;
   *ptr = p;
   return cudaSuccess;
@@ -160,7 +180,7 @@ cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
   State& s = state();
   std::lock_guard<std::mutex> lock(s.mu);
-  auto it = s.blocks.find(ptr);
+  auto it = s.blocks.find(static_cast<const char*>(ptr));
   if (it == s.blocks.end()) return fail(cudaErrorInvalidValue);
   s.used[static_cast<size_t>(it->second.first)] -= it->second.second;
   s.blocks.erase(it);
@@ -186,18 +206,29 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind, cudaStream_t) {
-  if (bytes > 0) std::memmove(dst, src, bytes);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind, cudaStream_t) {
+  if (bytes == 0) return cudaSuccess;
+  const bool ok = kind == cudaMemcpyHostToDevice     ? is_device(dst, bytes) && is_host(src, bytes)
+                  : kind == cudaMemcpyDeviceToHost   ? is_host(dst, bytes) && is_device(src, bytes)
+                  : kind == cudaMemcpyDeviceToDevice ? is_device(dst, bytes) && is_device(src, bytes)
+                                                     : true;
+  if (!ok) return fail(cudaErrorInvalidValue);
+  std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
 
-cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t bytes, cudaStream_t) {
-  if (bytes > 0) std::memmove(dst, src, bytes);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device, size_t bytes,
+                                cudaStream_t) {
+  if (bytes == 0) return cudaSuccess;
+  if (device_of(dst, bytes) != dst_device || device_of(src, bytes) != src_device) return fail(cudaErrorInvalidValue);
+  std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t bytes, cudaStream_t) {
-  if (bytes > 0) std::memset(ptr, value, bytes);
+  if (bytes == 0) return cudaSuccess;
+  if (!is_device(ptr, bytes)) return fail(cudaErrorInvalidValue);
+  std::memset(ptr, value, bytes);
   return cudaSuccess;
 }
 

@@ -11,8 +11,10 @@
 // tensor runs: the dispatcher, the plugin's argument checks, dtype rules, output allocation
 // through the caching allocator, the launch geometry, the kernel, the copies back. The
 // backend op harness, the autograd checks and the training job run against it in CI.
-// What it cannot check: anything about real device memory (it is host memory, so a host
-// dereference of a device pointer goes unnoticed), concurrency between streams (a launch
+// The copies and memsets check their pointers as a device would fault on them: a device side
+// must lie inside one device allocation, a host side outside all of them. What it cannot check:
+// other uses of real device memory (it is host memory, so a kernel or host dereference of the
+// wrong kind of pointer goes unnoticed), concurrency between streams (a launch
 // completes before it returns, every stream is in order with every other), cuBLAS and cuDNN
 // (the native kernels stand in, as on HIP), and speed. The devices' count comes from
 // EMBER_CUDA_EMULATED_DEVICES (default 1), their memory from EMBER_CUDA_EMULATED_MEMORY

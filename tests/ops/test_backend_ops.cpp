@@ -47,7 +47,9 @@ Backend make_backend(const std::string& name) {
   // A GPU plugin loads without a GPU and reports no device: every case is then skipped.
   const char* plugin = std::getenv("EMBER_TEST_BACKEND_PLUGIN");
   plugins::load(plugin && *plugin ? plugin : name);
-  Backend b{name, Device(name), true, false, ""};
+  // A GPU tensor's device has an index: "cuda" names the current device, cuda:0 here.
+  const Device d(name);
+  Backend b{name, d.has_index() ? d : Device(d.type(), 0), true, false, ""};
   if (device_count(b.device.type()) == 0)
     b.unavailable = "the " + name + " plugin loaded but reports no " + name + " device on this machine";
   return b;
