@@ -36,7 +36,7 @@ bool allowTF32CuBLAS() { return g_allow_tf32.load(std::memory_order_relaxed); }
 bool is_available() { return device_count() > 0; }
 
 int64_t device_count() {
-  if (!plugins::is_loaded("cuda")) {
+  if (!impl::hasDeviceGuardImpl(kCUDA) && !plugins::is_loaded("cuda")) {
     // Loaded on first ask when installed, as LibTorch's CUDA library is linked in; not an error
     // when it is not.
     try {
@@ -118,7 +118,7 @@ void CUDAEvent::record(const CUDAStream& stream) { event_.record(stream); }
 
 namespace CUDACachingAllocator {
 void emptyCache() {
-  if (plugins::is_loaded("cuda")) allocator().empty_cache();
+  if (impl::hasDeviceGuardImpl(kCUDA)) allocator().empty_cache();  // nothing to do without a plugin
 }
 DeviceMemoryStats getDeviceStats(DeviceIndex device) { return allocator().stats(device); }
 void resetPeakStats(DeviceIndex device) { allocator().reset_peak_stats(device); }

@@ -1,9 +1,13 @@
 // The cuda plugin: where no GPU is, it loads, reports no device and raises clear errors (Note
 // [No CUDA device] in plugins/cuda/CUDARuntime.h); where one is, its runtime, allocator,
-// streams, events and copies are checked against the CPU. The operators are checked by the
-// backend-generic harness (BackendOps.cuda).
+// streams, events, copies and devices are checked against the CPU. EMBER_TEST_BACKEND_PLUGIN
+// names another plugin serving cuda (cuda-emulated, with two emulated devices in CI). The
+// operators are checked by the backend-generic harness (BackendOps.cuda).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "ember/cuda.h"
 #include "ember/ember.h"
@@ -13,13 +17,21 @@ using testing::HasSubstr;
 
 namespace {
 
+std::string plugin_name() {
+  const char* p = std::getenv("EMBER_TEST_BACKEND_PLUGIN");
+  return p && *p ? p : "cuda";
+}
+
 bool gpu() {
   static const bool has = [] {
-    plugins::load("cuda");
+    plugins::load(plugin_name());
     return cuda::device_count() > 0;
   }();
   return has;
 }
+
+#define REQUIRE_THE_CUDA_PLUGIN() \
+  if (plugin_name() != "cuda") GTEST_SKIP() << "checks the cuda plugin itself, not " << plugin_name()
 
 #define REQUIRE_GPU() \
   if (!gpu()) GTEST_SKIP() << "no CUDA device on this machine (the plugin reports none)"
@@ -34,6 +46,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(CudaPlugin, LoadsUnderItsOwnFileNameWithThePluginNameCuda) {
+  REQUIRE_THE_CUDA_PLUGIN();
   const plugins::PluginInfo info = plugins::load("cuda");
   EXPECT_EQ(info.name, "cuda");
   EXPECT_THAT(info.path, HasSubstr("libember-cuda.so"));
@@ -41,6 +54,7 @@ TEST(CudaPlugin, LoadsUnderItsOwnFileNameWithThePluginNameCuda) {
 }
 
 TEST(CudaPlugin, WithoutAGpuReportsNoDeviceAndRaisesClearErrors) {
+  REQUIRE_THE_CUDA_PLUGIN();
   if (gpu()) GTEST_SKIP() << "this machine has a CUDA device";
   EXPECT_FALSE(cuda::is_available());
   EXPECT_EQ(cuda::device_count(), 0);
@@ -129,6 +143,38 @@ TEST(CudaPlugin, StreamsGuardsAndEvents) {
   cuda::CUDAGuard g(0);
   EXPECT_EQ(cuda::current_device(), 0);
   EXPECT_THROW(cuda::CUDAGuard(Device(kCPU)), ValueError);
+}
+
+// Two devices: a tensor keeps its device's index, kernels run on the device of their operands, a
+// factory given "cuda" allocates on the current device, copies cross devices, and each device
+// has its own allocator statistics.
+TEST(CudaPlugin, TwoDevices) {
+  REQUIRE_GPU();
+  if (cuda::device_count() < 2) GTEST_SKIP() << "one CUDA device on this machine";
+  const Tensor h = ember::randn({5, 7});
+  const Tensor d1 = h.to(Device("cuda:1"));
+  EXPECT_EQ(d1.device(), Device("cuda:1"));
+  EXPECT_EQ(cuda::current_device(), 0) << "copying to cuda:1 leaves the current device alone";
+  const Tensor r = (d1 * 2 + 1).exp();
+  EXPECT_EQ(r.device(), Device("cuda:1"));
+  EXPECT_TRUE(ember::allclose(r.cpu(), (h * 2 + 1).exp(), 1e-5, 1e-6));
+  EXPECT_EQ(r.sum().device(), Device("cuda:1"));
+  const Tensor d0 = d1.to(Device("cuda:0"));
+  EXPECT_EQ(d0.device(), Device("cuda:0"));
+  EXPECT_TRUE(ember::equal(d0.cpu(), h));
+  Tensor into = ember::zeros({5, 7}, TensorOptions().device(Device("cuda:1")));
+  into.copy_(d0.t().t());
+  EXPECT_TRUE(ember::equal(into.cpu(), h));
+  {
+    cuda::CUDAGuard g(1);
+    EXPECT_EQ(cuda::current_device(), 1);
+    EXPECT_EQ(ember::ones({2}, TensorOptions().device(kCUDA)).device(), Device("cuda:1"));
+    EXPECT_EQ(cuda::getCurrentCUDAStream().device_index(), 1);
+  }
+  EXPECT_EQ(cuda::current_device(), 0);
+  EXPECT_EQ(ember::ones({2}, TensorOptions().device(kCUDA)).device(), Device("cuda:0"));
+  EXPECT_GT(cuda::memory_allocated(1), 0) << "d1, r and into live on cuda:1";
+  EXPECT_ANY_THROW(d0 + d1) << "operands on two devices";
 }
 
 }  // namespace

@@ -242,7 +242,7 @@ void resize_tensor(const Tensor& self, IntArrayRef sizes, std::optional<MemoryFo
 }
 
 void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.device().type() == dev && b.device().type() == dev,
+  EMBER_CHECK(a.device().type() == dev && a.device() == b.device(),
               "[{}] expected all tensors to be on the same device, but found at least two devices, "
               "{} and {}",
               op, a.device(), b.device());

@@ -38,7 +38,7 @@ EMBER_API void assert_no_partial_overlap(const char* op, const Tensor& out, cons
 // location" for an output with internal overlap (an expanded tensor).
 EMBER_API void assert_no_internal_overlap(const char* op, const Tensor& out);
 EMBER_API void check_defined(const char* op, const Tensor& t, const char* name);
-// Throws unless both tensors are on device type `dev` (the message names both devices).
+// Throws unless both tensors are on one device of type `dev` (the message names both devices).
 EMBER_API void check_same_device(const char* op, DeviceType dev, const Tensor& a, const Tensor& b);
 
 // A fresh contiguous tensor on device type `dev` (its registered allocator).

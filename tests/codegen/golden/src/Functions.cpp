@@ -159,8 +159,7 @@ const auto& contiguous() {
 }  // namespace
 
 Tensor empty(IntArrayRef size, TensorOptions options) {
-  Tensor result = ops::empty().call(size, options.dtype_opt(), options.layout_opt(), options.device_opt(),
-                                    options.pinned_memory_opt());
+  Tensor result = ops::empty().call(size, options.dtype_opt(), options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
   if (options.requires_grad_value()) result.requires_grad_(true);
   return result;
 }
@@ -170,22 +169,19 @@ Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<La
 }
 
 Tensor arange(const Scalar& end, TensorOptions options) {
-  Tensor result = ops::arange_start_step().call(0, end, 1, options.dtype_opt(), options.layout_opt(),
-                                                options.device_opt(), options.pinned_memory_opt());
+  Tensor result = ops::arange_start_step().call(0, end, 1, options.dtype_opt(), options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
   if (options.requires_grad_value()) result.requires_grad_(true);
   return result;
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, TensorOptions options) {
-  Tensor result = ops::arange_start_step().call(start, end, 1, options.dtype_opt(), options.layout_opt(),
-                                                options.device_opt(), options.pinned_memory_opt());
+  Tensor result = ops::arange_start_step().call(start, end, 1, options.dtype_opt(), options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
   if (options.requires_grad_value()) result.requires_grad_(true);
   return result;
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
-  Tensor result = ops::arange_start_step().call(start, end, step, options.dtype_opt(), options.layout_opt(),
-                                                options.device_opt(), options.pinned_memory_opt());
+  Tensor result = ops::arange_start_step().call(start, end, step, options.dtype_opt(), options.layout_opt(), options.device_opt(), options.pinned_memory_opt());
   if (options.requires_grad_value()) result.requires_grad_(true);
   return result;
 }
@@ -195,8 +191,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::o
 }
 
 Tensor _to_copy(const Tensor& self, TensorOptions options, bool non_blocking) {
-  Tensor result = ops::_to_copy().call(self, options.dtype_opt(), options.layout_opt(), options.device_opt(),
-                                       options.pinned_memory_opt(), non_blocking);
+  Tensor result = ops::_to_copy().call(self, options.dtype_opt(), options.layout_opt(), options.device_opt(), options.pinned_memory_opt(), non_blocking);
   if (options.requires_grad_value()) result.requires_grad_(true);
   return result;
 }
