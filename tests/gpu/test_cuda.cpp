@@ -66,6 +66,10 @@ TEST(CudaPlugin, WithoutAGpuReportsNoDeviceAndRaisesClearErrors) {
   EXPECT_THAT(error_of([] { cuda::getStreamFromPool(); }), HasSubstr("no CUDA device is available"));
   EXPECT_THAT(error_of([] { cuda::CUDACachingAllocator::getDeviceStats(0); }), HasSubstr("no CUDA device"));
   cuda::CUDACachingAllocator::emptyCache();  // nothing to do, no error
+  // Pinned memory (Note [Pinned host memory]) needs a device as well.
+  EXPECT_FALSE(ember::ones({2}).is_pinned());
+  EXPECT_THAT(error_of([] { ember::ones({2}).pin_memory(); }), HasSubstr("[pin_memory] no CUDA device is available"));
+  cuda::CachingHostAllocator_emptyCache();
 }
 
 TEST(CudaPlugin, DeviceStringsParse) {

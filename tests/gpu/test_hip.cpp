@@ -52,6 +52,14 @@ TEST(HipPlugin, WithoutAnAmdGpuReportsNoDevice) {
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("no HIP device is available"));
   }
+  // Its pinned host allocator is registered (Note [Pinned host memory]) and needs a device too.
+  EXPECT_FALSE(ember::ones({2}).is_pinned(Device(kHIP)));
+  try {
+    ember::ones({2}).pin_memory(Device(kHIP));
+    FAIL() << "expected an error";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("[pin_memory] no HIP device is available"));
+  }
 }
 
 }  // namespace
