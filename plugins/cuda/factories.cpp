@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "CUDAPlugin.h"
+#include "ember/core/Event.h"
 #include "ember/native/Rules.h"
 #include EMBER_GPU_FUNCTIONS_H
 #include "ember/generated/Functions.h"
@@ -186,7 +187,7 @@ Tensor& zero_(Tensor& self) {
 // - host to device: src made contiguous on the host, copied as it is, then converted into self;
 // - device to host: src converted and broadcast into a contiguous tensor of self's dtype and
 //   sizes on its device, copied, then (when self is not contiguous) copied into self on the host;
-// - device to device: the same, with cudaMemcpyPeerAsync between the two.
+// - device to device: the same, with cudaMemcpyPeerAsync between the two, ordered by events.
 // Pageable host memory (the common case) is staged by the driver: a copy from it may return
 // before the device has the data, but the host may already reuse it; a copy into it waits for
 // the device. Pinned memory of this plugin's host allocator (Note [Pinned host memory]) is read
@@ -241,13 +242,32 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
       }
       return self;
     }
-    EMBER_CUDA_CHECK(cudaStreamSynchronize(stream()));  // packed is complete before the peer copy
   }
-  OptionalDeviceGuard guard(indexed(self.device()));
-  Tensor staged = self.is_contiguous() ? self : empty_cuda(self.sizes(), self.dtype());
-  EMBER_CUDA_CHECK(cudaMemcpyPeerAsync(staged.data_ptr(), self.device().index(), packed.data_ptr(),
-                                       src.device().index(), packed.nbytes(), stream()));
-  if (!staged.is_same(self)) copy_same_device(self, staged);
+  // Across devices, without the host waiting (PyTorch's two-way barrier): the copy runs on src's
+  // current stream once dst's current stream has reached this point, and dst's stream then waits
+  // for the copy. Each buffer is freed in order on the stream that last used it.
+  const DeviceIndex di = self.device().index(), si = src.device().index();
+  Tensor staged;
+  {
+    OptionalDeviceGuard guard(indexed(self.device()));
+    staged = self.is_contiguous() ? self : empty_cuda(self.sizes(), self.dtype());
+  }
+  const Stream dst_stream = impl::current_stream(di), src_stream = impl::current_stream(si);
+  Event dst_ready(gpu::kGpuDevice);
+  dst_ready.record(dst_stream);
+  dst_ready.block(src_stream);
+  {
+    OptionalDeviceGuard guard(indexed(src.device()));
+    EMBER_CUDA_CHECK(
+        cudaMemcpyPeerAsync(staged.data_ptr(), di, packed.data_ptr(), si, packed.nbytes(), impl::native(src_stream)));
+  }
+  Event src_ready(gpu::kGpuDevice);
+  src_ready.record(src_stream);
+  src_ready.block(dst_stream);
+  if (!staged.is_same(self)) {
+    OptionalDeviceGuard guard(indexed(self.device()));
+    copy_same_device(self, staged);
+  }
   return self;
 }
 

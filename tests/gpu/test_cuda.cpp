@@ -169,6 +169,13 @@ TEST(CudaPlugin, TwoDevices) {
   Tensor into = ember::zeros({5, 7}, TensorOptions().device(Device("cuda:1")));
   into.copy_(d0.t().t());
   EXPECT_TRUE(ember::equal(into.cpu(), h));
+  // Strided on either side, in another dtype: packed on the source device, staged on the destination.
+  Tensor transposed = ember::zeros({7, 5}, TensorOptions().device(Device("cuda:1")).dtype(kFloat64)).t();
+  transposed.copy_(d0);
+  EXPECT_TRUE(ember::equal(transposed.cpu(), h.to(kFloat64)));
+  const Tensor from_strided = d0.t().to(Device("cuda:1"));
+  EXPECT_EQ(from_strided.device(), Device("cuda:1"));
+  EXPECT_TRUE(ember::equal(from_strided.cpu(), h.t()));
   {
     cuda::CUDAGuard g(1);
     EXPECT_EQ(cuda::current_device(), 1);
