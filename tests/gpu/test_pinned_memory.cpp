@@ -183,6 +183,10 @@ TEST_F(PinnedMemory, OnlyDenseCpuTensorsCanBePinned) {
               HasSubstr("only dense CPU tensors can be pinned"));
   EXPECT_THAT(error_of([] { empty({2}, TensorOptions().device(kCUDA).pinned_memory(true)); }),
               HasSubstr("[empty] only dense CPU tensors can be pinned"));
+  EXPECT_THAT(error_of([] { quantize_per_tensor(ones({2}), 0.1, 0, kQInt8).pin_memory(); }),
+              HasSubstr("[_pin_memory] cannot pin a quantized tensor on cpu: only dense CPU tensors can be pinned"));
+  EXPECT_THAT(error_of([] { ones({2}).to_sparse().pin_memory(); }),
+              HasSubstr("[_pin_memory] cannot pin a sparse tensor on cpu: only dense CPU tensors can be pinned"));
   EXPECT_THAT(error_of([] { ones({2}).pin_memory(Device(kCPU)); }),
               HasSubstr("[pin_memory] expected the GPU device to pin memory for, got cpu"));
 }

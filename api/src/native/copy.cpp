@@ -62,7 +62,10 @@ Tensor _pin_memory(const Tensor& self, OptDevice device) {
   check_defined("_pin_memory", self, "self");
   EMBER_CHECK(self.is_cpu() && self.layout() == kStrided && !self.is_quantized(),
               "[_pin_memory] cannot pin a {} tensor on {}: only dense CPU tensors can be pinned",
-              self.layout() == kStrided ? "strided" : "sparse", self.device());
+              self.is_quantized()         ? "quantized"
+              : self.layout() == kStrided ? "strided"
+                                          : "sparse",
+              self.device());
   HostAllocator* a = host_allocator_for(device, "pin_memory");
   // Strides as empty_like's preserve_format: kept when dense, else dense in the same order.
   const DimVector dense = infer_dense_strides(self.sizes(), self.strides());
