@@ -89,13 +89,7 @@ class GraphTask {
       evaluate(node, std::move(inputs));
     }
     // The caller's streams wait for the backward's (Note [Streams in backward]).
-    for (const Stream& s : used_streams_) {
-      const Stream ambient = current_stream(s.device());
-      if (ambient == s) continue;
-      Event ev(s.device_type());
-      ev.record(s);
-      ev.block(ambient);
-    }
+    for (const Stream& s : used_streams_) stream_wait(current_stream(s.device()), s);
     return std::move(captured_);
   }
 
@@ -216,9 +210,7 @@ class GraphTask {
     if (consumer && g.device() == consumer->device()) {
       const Stream producer = current_stream(consumer->device());
       if (producer != *consumer) {
-        Event ev(consumer->device_type());
-        ev.record(producer);
-        ev.block(*consumer);
+        stream_wait(*consumer, producer);
         if (g.has_storage())
           if (auto* a = dynamic_cast<DeviceAllocator*>(g.unsafeGetTensorImpl()->storage()->allocator()))
             a->record_stream(g.unsafeGetTensorImpl()->storage()->data_ptr(), *consumer);

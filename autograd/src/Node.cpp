@@ -1,7 +1,5 @@
 #include "Node.h"
 
-#include "ember/core/DeviceGuard.h"
-
 #include <cxxabi.h>
 #include <execinfo.h>
 #include <fmt/format.h>
@@ -10,6 +8,8 @@
 #include <atomic>
 #include <cctype>
 #include <cstdlib>
+
+#include "ember/core/DeviceGuard.h"
 
 namespace ember::autograd {
 

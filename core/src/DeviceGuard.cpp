@@ -277,4 +277,11 @@ double Event::elapsed_time(const Event& end) const {
   return impl_->elapsedTime(event_, end.event_, index_);
 }
 
+void stream_wait(const Stream& waiter, const Stream& producer) {
+  if (waiter == producer) return;
+  Event ev(producer.device_type());
+  ev.record(producer);
+  ev.block(waiter);
+}
+
 }  // namespace ember

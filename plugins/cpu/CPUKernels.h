@@ -15,8 +15,9 @@ using OptDevice = std::optional<Device>;
 using OptBool = std::optional<bool>;
 
 // The checks of every cpu factory (factories.cpp). pin_memory=true needs a GPU plugin's pinned
-// allocator: empty and empty_strided allocate from it, the others pin their result (pinned_result).
-void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory);
+// allocator, returned (else null): empty and empty_strided allocate from it, the others pin
+// their result (pinned_result).
+HostAllocator* check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory);
 // `r` itself, or a pinned copy when pin_memory is true (Note [Pinned host memory]).
 Tensor pinned_result(Tensor r, OptBool pin_memory);
 

@@ -16,13 +16,13 @@ const char* layout_name(Layout l) {
 
 }  // namespace
 
-void check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
+HostAllocator* check_factory(const char* op, OptLayout layout, OptDevice device, OptBool pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(!layout || *layout == kStrided,
                               "[{}] layout {} is not supported by the cpu plugin (only strided)", op,
                               layout_name(*layout));
   EMBER_CHECK(!device || device->type() == kCPU, "[{}] the cpu kernel was asked for a tensor on {}", op,
               *device);
-  if (pin_memory.value_or(false)) (void)host_allocator_for(std::nullopt, op);  // the error names op
+  return pin_memory.value_or(false) ? host_allocator_for(std::nullopt, op) : nullptr;  // the error names op
 }
 
 Tensor pinned_result(Tensor r, OptBool pin_memory) { return pin_memory.value_or(false) ? ember::_pin_memory(r) : r; }
@@ -30,13 +30,11 @@ Tensor pinned_result(Tensor r, OptBool pin_memory) { return pin_memory.value_or(
 Tensor empty(IntArrayRef size, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory,
              std::optional<MemoryFormat> memory_format) {
   const ScalarType dt = dtype ? *dtype : get_default_dtype();
-  if (EMBER_UNLIKELY(layout || pin_memory || (device && device->type() != kCPU))) {
-    check_factory("empty", layout, device, pin_memory);
-    if (pin_memory.value_or(false)) {
-      const auto strides = memory_format_strides(size, memory_format.value_or(MemoryFormat::Contiguous), "empty");
-      return native::empty_strided_with(host_allocator_for(std::nullopt, "empty"), kCPU, size, strides, dt);
-    }
-  }
+  if (EMBER_UNLIKELY(layout || pin_memory || (device && device->type() != kCPU)))
+    if (HostAllocator* pinned = check_factory("empty", layout, device, pin_memory))
+      return native::empty_strided_with(
+          pinned, kCPU, size, memory_format_strides(size, memory_format.value_or(MemoryFormat::Contiguous), "empty"),
+          dt);
   if (EMBER_UNLIKELY(memory_format && *memory_format != MemoryFormat::Contiguous))
     return empty_strided_cpu(size, memory_format_strides(size, *memory_format, "empty"), dt);
   return empty_cpu(size, dt);
@@ -47,12 +45,11 @@ Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memo
   return self;
 }
 
-Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout,
-                     OptDevice device, OptBool pin_memory) {
-  check_factory("empty_strided", layout, device, pin_memory);
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, OptDtype dtype, OptLayout layout, OptDevice device,
+                     OptBool pin_memory) {
   const ScalarType dt = dtype ? *dtype : get_default_dtype();
-  if (pin_memory.value_or(false))
-    return native::empty_strided_with(host_allocator_for(std::nullopt, "empty_strided"), kCPU, size, stride, dt);
+  if (HostAllocator* pinned = check_factory("empty_strided", layout, device, pin_memory))
+    return native::empty_strided_with(pinned, kCPU, size, stride, dt);
   return empty_strided_cpu(size, stride, dt);
 }
 
@@ -62,24 +59,20 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, OptDty
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const ScalarType dt = dtype.value_or(integral ? kInt64 : get_default_dtype());
   if (dt == kBool) throw_unsupported_dtype("arange", dt);
-  return pinned_result(visit_dtype(dt, "arange",
-                                   [&](auto tag) {
-                                     using T = typename decltype(tag)::type;
-                                     // LibTorch's accumulate types: int64 for integers, double for float and double,
-                                     // float for float16 and bfloat16; the length is computed in double from the
-                                     // Scalars except for int64.
-                                     using Acc =
-                                         std::conditional_t<std::is_integral_v<T>, int64_t,
-                                                            std::conditional_t<is_reduced_float_v<T>, float, double>>;
-                                     const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
-                                     const Acc xs = scalar_to<Acc>(start), xstep = scalar_to<Acc>(step);
-                                     Tensor out = empty_cpu({n}, dt);
-                                     T* p = static_cast<T*>(out.data_ptr());
-                                     for (int64_t i = 0; i < n; ++i)
-                                       p[i] = convert<T>(static_cast<Acc>(xs + xstep * static_cast<Acc>(i)));
-                                     return out;
-                                   }),
-                       pin_memory);
+  const Tensor result = visit_dtype(dt, "arange", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // LibTorch's accumulate types: int64 for integers, double for float and double, float for
+    // float16 and bfloat16; the length is computed in double from the Scalars except for int64.
+    using Acc =
+        std::conditional_t<std::is_integral_v<T>, int64_t, std::conditional_t<is_reduced_float_v<T>, float, double>>;
+    const int64_t n = native::arange_length(start, end, step, dt);  // checks the range
+    const Acc xs = scalar_to<Acc>(start), xstep = scalar_to<Acc>(step);
+    Tensor out = empty_cpu({n}, dt);
+    T* p = static_cast<T*>(out.data_ptr());
+    for (int64_t i = 0; i < n; ++i) p[i] = convert<T>(static_cast<Acc>(xs + xstep * static_cast<Acc>(i)));
+    return out;
+  });
+  return pinned_result(result, pin_memory);
 }
 
 Tensor& fill_(Tensor& self, const Scalar& value) {

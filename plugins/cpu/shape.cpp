@@ -114,29 +114,24 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, OptDtype 
   EMBER_CHECK(steps >= 0, "[linspace] number of steps must be non-negative, got {}", steps);
   const ScalarType dt = dtype.value_or(get_default_dtype());
   if (dt == kBool) throw_unsupported_dtype("linspace", dt);
-  return pinned_result(
-      visit_dtype(
-          dt, "linspace",
-          [&](auto tag) {
-            using T = typename decltype(tag)::type;
-            // PyTorch's step type: double for integers, the dtype itself otherwise (float for the
-            // reduced floats, which PyTorch rounds at each step; Ember keeps float precision).
-            using Step =
-                std::conditional_t<std::is_integral_v<T>, double, std::conditional_t<is_reduced_float_v<T>, float, T>>;
-            Tensor out = empty_cpu({steps}, dt);
-            T* p = static_cast<T*>(out.data_ptr());
-            if (steps == 1) p[0] = scalar_to<T>(start);
-            if (steps <= 1) return out;
-            const auto a = static_cast<Step>(scalar_to<std::conditional_t<is_reduced_float_v<T>, float, T>>(start));
-            const auto b = static_cast<Step>(scalar_to<std::conditional_t<is_reduced_float_v<T>, float, T>>(end));
-            const Step step = (b - a) / static_cast<Step>(steps - 1);
-            const int64_t half = steps / 2;
-            for (int64_t i = 0; i < steps; ++i)
-              p[i] =
-                  convert<T>(i < half ? a + step * static_cast<Step>(i) : b - step * static_cast<Step>(steps - i - 1));
-            return out;
-          }),
-      pin_memory);
+  const Tensor result = visit_dtype(dt, "linspace", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // PyTorch's step type: double for integers, the dtype itself otherwise (float for the
+    // reduced floats, which PyTorch rounds at each step; Ember keeps float precision).
+    using Step = std::conditional_t<std::is_integral_v<T>, double, std::conditional_t<is_reduced_float_v<T>, float, T>>;
+    Tensor out = empty_cpu({steps}, dt);
+    T* p = static_cast<T*>(out.data_ptr());
+    if (steps == 1) p[0] = scalar_to<T>(start);
+    if (steps <= 1) return out;
+    const auto a = static_cast<Step>(scalar_to<std::conditional_t<is_reduced_float_v<T>, float, T>>(start));
+    const auto b = static_cast<Step>(scalar_to<std::conditional_t<is_reduced_float_v<T>, float, T>>(end));
+    const Step step = (b - a) / static_cast<Step>(steps - 1);
+    const int64_t half = steps / 2;
+    for (int64_t i = 0; i < steps; ++i)
+      p[i] = convert<T>(i < half ? a + step * static_cast<Step>(i) : b - step * static_cast<Step>(steps - i - 1));
+    return out;
+  });
+  return pinned_result(result, pin_memory);
 }
 
 Tensor eye_m(int64_t n, int64_t m, OptDtype dtype, OptLayout layout, OptDevice device, OptBool pin_memory) {

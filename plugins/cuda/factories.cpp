@@ -253,17 +253,13 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     staged = self.is_contiguous() ? self : empty_cuda(self.sizes(), self.dtype());
   }
   const Stream dst_stream = impl::current_stream(di), src_stream = impl::current_stream(si);
-  Event dst_ready(gpu::kGpuDevice);
-  dst_ready.record(dst_stream);
-  dst_ready.block(src_stream);
+  stream_wait(src_stream, dst_stream);
   {
     OptionalDeviceGuard guard(indexed(src.device()));
     EMBER_CUDA_CHECK(
         cudaMemcpyPeerAsync(staged.data_ptr(), di, packed.data_ptr(), si, packed.nbytes(), impl::native(src_stream)));
   }
-  Event src_ready(gpu::kGpuDevice);
-  src_ready.record(src_stream);
-  src_ready.block(dst_stream);
+  stream_wait(dst_stream, src_stream);
   if (!staged.is_same(self)) {
     OptionalDeviceGuard guard(indexed(self.device()));
     copy_same_device(self, staged);

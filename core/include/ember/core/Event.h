@@ -51,4 +51,9 @@ class EMBER_API Event {
   bool recorded_ = false;
 };
 
+// Work queued on `waiter` from now on waits for the work queued on `producer` so far: an event
+// recorded on one and blocked on by the other, without the host waiting. Nothing when they are
+// the same stream; ValueError when their device types differ.
+EMBER_API void stream_wait(const Stream& waiter, const Stream& producer);
+
 }  // namespace ember
