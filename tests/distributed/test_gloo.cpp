@@ -499,25 +499,35 @@ TEST(Gloo, TimeoutNamesTheRankThatDidNotArrive) {
 }
 
 TEST(Gloo, DestroyingTheGroupFinishesQueuedWorkAndAbortsAnUnmatchedRecv) {
+  // Rank 1 destroys its group while rank 0 keeps its own: rank 1's unmatched recv is aborted, and
+  // rank 0's, whose peer is gone, fails naming that peer. (Were both destroyed at once, which of
+  // the two errors a rank sees would depend on which closed its connections first.)
   std::vector<std::shared_ptr<c10d::Work>> queued(2), unmatched(2);
   std::vector<Tensor> results(2);
+  std::string peer_gone;
   auto t0 = std::chrono::steady_clock::now();
   run_ranks(2, [&](c10d::ProcessGroup& pg, int r) {
     results[r] = make({1.0 + r}, kFloat32);
     std::vector<Tensor> t{results[r]};
-    queued[r] = pg.allreduce(t);  // still queued or running when the group goes
+    queued[r] = pg.allreduce(t);  // still queued or running when rank 1's group goes
     std::vector<Tensor> never{zeros({1}, TensorOptions().dtype(kFloat32))};
     unmatched[r] = pg.recv(never, 1 - r, 99);
+    if (r == 0) peer_gone = error_of([&] { unmatched[0]->wait(); });
   });
   for (int r = 0; r < 2; ++r) {
     EXPECT_TRUE(queued[r]->is_completed());
     EXPECT_EQ(vals(results[r]), (std::vector<double>{3}));
     ASSERT_TRUE(unmatched[r]->is_completed());
-    EXPECT_EQ(error_of([&] { unmatched[r]->wait(); }),
-              fmt::format("[recv (peer rank {}) on group 'default_pg'] rank {} of 2 (gloo): the process group was "
-                          "destroyed before the operation completed",
-                          1 - r, r));
   }
+  EXPECT_EQ(error_of([&] { unmatched[1]->wait(); }),
+            "[recv (peer rank 0) on group 'default_pg'] rank 1 of 2 (gloo): the process group was destroyed before "
+            "the operation completed");
+  EXPECT_EQ(peer_gone.rfind("[recv (peer rank 1) on group 'default_pg'] rank 0 of 2 (gloo): rank 1 has destroyed its "
+                            "process group (after all_reduce #1); cause: ",
+                            0),
+            0u)
+      << peer_gone;
+  EXPECT_EQ(error_of([&] { unmatched[0]->wait(); }), peer_gone);
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 10s);  // not the 20 s timeout
 }
 
