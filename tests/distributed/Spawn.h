@@ -26,7 +26,8 @@ struct RankResult {
   std::string output;  // stdout and stderr together
 };
 
-// A free TCP port on 127.0.0.1, by binding port 0 and closing (good enough for tests).
+// A free TCP port on 127.0.0.1, picked below the ephemeral range so that no outgoing connection
+// takes it before the test's server listens.
 int free_port();
 
 struct SpawnOptions {
