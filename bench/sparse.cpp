@@ -1,6 +1,8 @@
 // bench/sparse: SpMM, a 4096x4096 float32 matrix at 1% density times a 4096x64 dense matrix:
 // Ember's CSR and COO mm beside Ember's dense mm on the same data and LibTorch 1.13's sparse mm
-// (COO and CSR), in the same process. Best of 15 runs; the thread count is argv[1] (default 1).
+// (COO and CSR), in the same process; then coalesce of the same matrix with every entry twice
+// (uncoalesced, reversed), and sparse + sparse. Best of 15 runs; the thread count is argv[1]
+// (default 1).
 //   scripts/bench.sh   (builds with -DEMBER_BUILD_BENCH=ON)
 #include <torch/torch.h>
 
@@ -61,5 +63,19 @@ int main(int argc, char** argv) {
     std::printf("libtorch csr mm       %8.3f ms\n", t_csr);
   else
     std::printf("libtorch csr mm       unavailable (needs MKL)\n");
+  // Every entry twice, the second half reversed: coalesce sorts and sums them.
+  const ember::Tensor ix = coo._indices(), v = coo._values();
+  const ember::Tensor dup =
+      ember::sparse_coo_tensor(ember::cat({ix, ix.flip({1})}, 1), ember::cat({v, v.flip({0})}, 0), {n, k});
+  const at::Tensor tdup = at::sparse_coo_tensor(to_torch(ember::cat({ix, ix.flip({1})}, 1)),
+                                                to_torch(ember::cat({v, v.flip({0})}, 0)), {n, k});
+  const double e_coal = best_ms([&] { (void)dup.coalesce(); });
+  const double t_coal = best_ms([&] { (void)tdup.coalesce(); });
+  std::printf("coalesce (nnz %ld -> %ld)  ember %8.3f ms   libtorch %8.3f ms   ember/libtorch %.2f\n", dup._nnz(),
+              coo._nnz(), e_coal, t_coal, e_coal / t_coal);
+  const double e_add = best_ms([&] { (void)coo.add(coo); });
+  const double t_add = best_ms([&] { (void)tcoo.add(tcoo); });
+  std::printf("coo + coo               ember %8.3f ms   libtorch %8.3f ms   ember/libtorch %.2f\n", e_add, t_add,
+              e_add / t_add);
   return 0;
 }

@@ -677,7 +677,8 @@ Tensor sparse_sum_backward(const Tensor& grad, const Tensor& self, IntArrayRef d
     if (static_cast<int64_t>(kept_sparse.size()) < sd)
       ix = ix.index_select(0, from_blob(kept_sparse.data(), {static_cast<int64_t>(kept_sparse.size())},
                                         TensorOptions().dtype(kInt64))
-                                  .clone())
+                                  .clone()
+                                  .to(ix.device()))
                .contiguous();
     g = sparse_values_backward(grad, ix);
   }
@@ -1608,7 +1609,8 @@ Tensor fft_c2r_backward(const Tensor& grad, IntArrayRef dim, int64_t normalizati
     // Entries 1 .. double_length stand for themselves and their conjugate mirror.
     std::vector<int64_t> shape(static_cast<size_t>(grad.dim()), 1);
     shape[last] = gi.size(last);
-    Tensor w = ones({gi.size(last)}, TensorOptions().dtype(gi.scalar_type() == kComplex64 ? kFloat32 : kFloat64));
+    Tensor w = ones({gi.size(last)},
+                    TensorOptions().dtype(gi.scalar_type() == kComplex64 ? kFloat32 : kFloat64).device(gi.device()));
     w.slice(0, 1, 1 + double_length).fill_(2);
     gi = gi * w.reshape(shape);
   }

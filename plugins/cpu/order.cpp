@@ -355,26 +355,52 @@ Tensor search(const char* op, const Tensor& boundaries, const Tensor& values, bo
     using C = CmpOf<T>;
     const T* bp = static_cast<const T*>(b.data_ptr());
     const T* vp = static_cast<const T*>(v.data_ptr());
+    int32_t* o32 = out_int32 ? out.data_ptr<int32_t>() : nullptr;
+    int64_t* o64 = out_int32 ? nullptr : out.data_ptr<int64_t>();
+    auto store = [&](int64_t i, int64_t pos) {
+      if (o32)
+        o32[i] = static_cast<int32_t>(pos);
+      else
+        o64[i] = pos;
+    };
+    // Ascending values against one sorted row (a merge of two sorted lists, the common case): each
+    // search gallops forward from the previous result instead of halving all M boundaries. Only
+    // where the boundaries are checked sorted (one pass, worth it for many values): on unsorted
+    // ones the halving's answer is LibTorch's, which a gallop would not reproduce.
+    bool sorted_row = one_d && srt.empty() && n >= 64 && 16 * n >= M;
+    for (int64_t k = 1; sorted_row && k < M; ++k) sorted_row = static_cast<C>(bp[k - 1]) <= static_cast<C>(bp[k]);
     parallel_for(0, n, std::max<int64_t>(1, kGrainSize / 32), [&](int64_t i0, int64_t i1) {
+      // Whether boundary m lies before val's place.
+      auto passes = [right](C m, C val) { return right ? !(m > val) : !(m >= val); };
+      bool ascending = sorted_row;
+      for (int64_t i = i0 + 1; ascending && i < i1; ++i) ascending = static_cast<C>(vp[i - 1]) <= static_cast<C>(vp[i]);
+      int64_t prev = 0;
       for (int64_t i = i0; i < i1; ++i) {
         const int64_t row = one_d ? 0 : i / inner;
         const T* br = bp + row * M;
         const int64_t* sr = srt.empty() ? nullptr : srt.data() + row * M;
         const C val = static_cast<C>(vp[i]);
-        int64_t lo = 0, hi = M;
-        while (lo < hi) {
-          const int64_t mid = lo + (hi - lo) / 2;
-          const C m = static_cast<C>(br[sr ? sr[mid] : mid]);
-          const bool go_right = right ? !(m > val) : !(m >= val);
-          if (go_right)
-            lo = mid + 1;
-          else
-            hi = mid;
+        int64_t lo = 0, len = M;
+        if (ascending) {
+          // Every boundary before prev passes; widen [lo, bound) until bound does not.
+          lo = prev;
+          int64_t bound = lo, step = 1;
+          while (bound < M && passes(static_cast<C>(br[bound]), val)) {
+            lo = bound + 1;
+            bound = lo + step;
+            step *= 2;
+          }
+          len = std::min(bound, M) - lo;
         }
-        if (out_int32)
-          out.data_ptr<int32_t>()[i] = static_cast<int32_t>(lo);
-        else
-          out.data_ptr<int64_t>()[i] = lo;
+        // Branch-free halving: the first boundary in [lo, lo + len) that val does not pass.
+        while (len > 0) {
+          const int64_t half = len / 2, mid = lo + half;
+          const bool go_right = passes(static_cast<C>(br[sr ? sr[mid] : mid]), val);
+          lo = go_right ? mid + 1 : lo;
+          len = go_right ? len - half - 1 : half;
+        }
+        store(i, lo);
+        prev = lo;
       }
     });
   });

@@ -4,24 +4,13 @@
 // and promotion are the dense kernels'. The in-place and out= forms compute the functional result
 // and write it into self/out (assign_sparse_result); multiplication by a scalar, sum and zero_ are
 // there too (ember/native/SparseRules.h: the same on every backend).
-#include <algorithm>
-
 #include "SparseUtil.h"
 #include "ember/core/TypePromotion.h"
-#include "ember/generated/SparseCPUFunctions.h"
-#include "ember/generated/SparseCsrCPUFunctions.h"
 #include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
 
 namespace {
-
-Tensor lin_tensor(const Tensor& indices, IntArrayRef sizes) {
-  const std::vector<int64_t> lin = linear_indices(indices, sizes);
-  Tensor t = empty({static_cast<int64_t>(lin.size())}, TensorOptions().dtype(kInt64));
-  std::copy(lin.begin(), lin.end(), t.data_ptr<int64_t>());
-  return t;
-}
 
 // `dense` viewed as [rows of the sparse dims, dense dims...].
 Tensor rows_view(const Tensor& dense, int64_t sparse_dim) {
@@ -44,18 +33,12 @@ void add_sparse_into_dense(const char* op, const Tensor& self, const Tensor& oth
   // A contiguous self is written through a view; otherwise through a copy written back.
   Tensor target = self.is_contiguous() ? self : self.contiguous();
   Tensor rows = rows_view(target, b.sparse_dim());
-  index_put_(rows, {lin_tensor(b.indices(), other.sizes())}, b.values().mul(alpha).to(self.scalar_type()),
+  index_put_(rows, {linear_index(b.indices(), other.sizes())}, b.values().mul(alpha).to(self.scalar_type()),
              /*accumulate=*/true);
   if (!self.is_contiguous()) self.copy_(target);
 }
 
 }  // namespace
-
-}  // namespace ember::sparse
-
-namespace ember::sparsecpu {
-
-using namespace ember::sparse;
 
 void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
   const char* op = "add";
@@ -80,11 +63,11 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
                 "[{}] expected 'self' and 'other' to have same size, but self has size {} while other has size {} "
                 "(FYI: dense-sparse addition does not currently support broadcasting)",
                 op, self.sizes(), other.sizes());
-    out = empty(self.sizes(), TensorOptions().dtype(rt));
+    out = empty(self.sizes(), self.options().dtype(rt));
     out.copy_(self);
     if (b.nnz() > 0) {
       Tensor rows = rows_view(out, b.sparse_dim());  // a view: writes land in out
-      index_put_(rows, {lin_tensor(b.indices(), other.sizes())}, b.values().mul(alpha).to(rt), /*accumulate=*/true);
+      index_put_(rows, {linear_index(b.indices(), other.sizes())}, b.values().mul(alpha).to(rt), /*accumulate=*/true);
     }
     return;
   }
@@ -94,9 +77,27 @@ void add_out_sparse(const Tensor& self, const Tensor& other, const Scalar& alpha
   EMBER_CHECK(a.sparse_dim() == b.sparse_dim(),
               "[{}] expected 'self' and 'other' to have the same sparse_dim, but got {} and {}", op, a.sparse_dim(),
               b.sparse_dim());
-  Tensor indices = cat({a.indices(), b.indices()}, 1).contiguous();
-  Tensor values = cat({a.values().to(rt), b.values().mul(alpha).to(rt)}, 0).contiguous();
-  out = coalesce_sparse(make_sparse_coo(self.sizes(), std::move(indices), std::move(values), false));
+  const Tensor va = a.values().to(rt), vb = b.values().mul(alpha).to(rt);
+  if (!a.coalesced() || !b.coalesced()) {
+    Tensor indices = cat({a.indices(), b.indices()}, 1).contiguous();
+    out = coalesce_sparse(make_sparse_coo(self.sizes(), std::move(indices), cat({va, vb}, 0), false));
+    return;
+  }
+  // Two sorted patterns merge without a sort: an entry's place is its rank in its own operand plus
+  // the number of the other's entries before it (self's first on a tie).
+  const int64_t na = a.nnz(), nb = b.nnz();
+  const Tensor la = linear_index(a.indices(), self.sizes()), lb = linear_index(b.indices(), self.sizes());
+  const Tensor pa = arange(na, index_options(la)).add(searchsorted(lb, la));
+  const Tensor pb = arange(nb, index_options(lb)).add(searchsorted(la, lb, false, /*right=*/true));
+  Tensor lin = empty({na + nb}, index_options(la));
+  std::vector<int64_t> vs(va.sizes().begin(), va.sizes().end());
+  vs[0] = na + nb;
+  Tensor values = empty(vs, va.options());
+  index_put_(lin, {pa}, la);
+  index_put_(lin, {pb}, lb);
+  index_put_(values, {pa}, va);
+  index_put_(values, {pb}, vb);
+  out = coalesce_sorted(self.sizes(), a.sparse_dim(), lin, values);
 }
 
 void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
@@ -116,7 +117,7 @@ void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKin
     const Tensor& s = self.layout() == kSparse ? self : other;
     const Tensor& d = self.layout() == kSparse ? other : self;
     const auto& a = sparse_coo_impl(s, op);
-    const Tensor picked = index_select(rows_view(d, a.sparse_dim()), 0, lin_tensor(a.indices(), s.sizes()));
+    const Tensor picked = index_select(rows_view(d, a.sparse_dim()), 0, linear_index(a.indices(), s.sizes()));
     out = make_sparse_coo(s.sizes(), a.indices(), a.values().mul(picked).contiguous(), a.coalesced());
     return;
   }
@@ -127,25 +128,16 @@ void mul_out_sparse(const Tensor& self, const Tensor& other, Tensor& out, OutKin
   EMBER_CHECK(a.sparse_dim() == b.sparse_dim(),
               "[{}] expected 'self' and 'other' to have the same sparse_dim, but got {} and {}", op, a.sparse_dim(),
               b.sparse_dim());
-  const std::vector<int64_t> la = linear_indices(a.indices(), self.sizes()),
-                             lb = linear_indices(b.indices(), self.sizes());
-  std::vector<int64_t> ia, ib;
-  for (size_t x = 0, y = 0; x < la.size() && y < lb.size();) {
-    if (la[x] < lb[y]) {
-      ++x;
-    } else if (lb[y] < la[x]) {
-      ++y;
-    } else {
-      ia.push_back(static_cast<int64_t>(x++));
-      ib.push_back(static_cast<int64_t>(y++));
-    }
+  // Both patterns are sorted: each of a's entries looks itself up in b's.
+  const Tensor la = linear_index(a.indices(), self.sizes()), lb = linear_index(b.indices(), self.sizes());
+  Tensor ta, tb;
+  if (b.nnz() == 0) {
+    ta = tb = empty({0}, index_options(la));
+  } else {
+    const Tensor pos = searchsorted(lb, la).clamp_max(b.nnz() - 1);
+    ta = nonzero(lb.index_select(0, pos).eq(la)).reshape({-1});
+    tb = pos.index_select(0, ta);
   }
-  auto as_tensor = [](const std::vector<int64_t>& v) {
-    Tensor t = empty({static_cast<int64_t>(v.size())}, TensorOptions().dtype(kInt64));
-    std::copy(v.begin(), v.end(), t.data_ptr<int64_t>());
-    return t;
-  };
-  const Tensor ta = as_tensor(ia), tb = as_tensor(ib);
   Tensor values = index_select(a.values(), 0, ta).mul(index_select(b.values(), 0, tb)).contiguous();
   out = make_sparse_coo(self.sizes(), index_select(a.indices(), 1, ta).contiguous(), std::move(values), true);
 }
@@ -160,7 +152,7 @@ Tensor sum_dim_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::op
   const char* op = "sum";
   const auto& a = sparse_coo_impl(self, op);
   EMBER_CHECK_NOT_IMPLEMENTED(!keepdim, "[{}] keepdim=true with a sparse input is not supported", op);
-  if (dim.empty()) return sum_sparse(self, dtype);
+  if (dim.empty()) return a.values().sum(dtype);
   const int64_t sd = a.sparse_dim(), nd = self.dim();
   std::vector<bool> reduce(static_cast<size_t>(nd), false);
   for (int64_t d : dim) {
@@ -189,12 +181,6 @@ Tensor sum_dim_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::op
   return coalesce_sparse(make_sparse_coo(sizes, std::move(indices), values.contiguous(), false));
 }
 
-}  // namespace ember::sparsecpu
-
-namespace ember::sparsecsrcpu {
-
-using namespace ember::sparse;
-
 namespace {
 
 // CSR operands go through COO (the one implementation); a sparse 2-D result comes back as CSR.
@@ -211,7 +197,7 @@ void check_no_coo(const char* op, const Tensor& a, const Tensor& b) {
 void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out, OutKind kind) {
   check_no_coo("add", self, other);
   Tensor r;
-  sparsecpu::add_out_sparse(as_coo(self), as_coo(other), alpha, r, OutKind::Functional);
+  add_out_sparse(as_coo(self), as_coo(other), alpha, r, OutKind::Functional);
   if (kind == OutKind::Functional)
     out = as_csr(r);
   else
@@ -221,21 +207,16 @@ void add_out_sparse_csr(const Tensor& self, const Tensor& other, const Scalar& a
 void mul_out_sparse_csr(const Tensor& self, const Tensor& other, Tensor& out, OutKind kind) {
   check_no_coo("mul", self, other);
   Tensor r;
-  sparsecpu::mul_out_sparse(as_coo(self), as_coo(other), r, OutKind::Functional);
+  mul_out_sparse(as_coo(self), as_coo(other), r, OutKind::Functional);
   if (kind == OutKind::Functional)
     out = as_csr(r);
   else
     native::assign_sparse_result("mul", as_csr(r), out, kind);
 }
 
-Tensor& sum_intlist_out_sparse(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
-                               Tensor& out) {
-  return sparsecpu::sum_intlist_out_sparse(self, dim, keepdim, dtype, out);
-}
-
 // Through COO: a 1-D COO tensor when one dimension is kept, dense when both are reduced.
 Tensor sum_dim_sparse_csr(const Tensor& self, IntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return sparsecpu::sum_dim_sparse(self.to_sparse(), dim, keepdim, dtype);
+  return sum_dim_sparse(self.to_sparse(), dim, keepdim, dtype);
 }
 
-}  // namespace ember::sparsecsrcpu
+}  // namespace ember::sparse

@@ -1,14 +1,14 @@
-// Sparse x dense matrix products. One kernel: CSR rows times a row-major dense matrix, rows split
-// over the intra-op threads (each output row is written by one thread, so no reduction); a COO
-// operand goes through CSR, and dense x sparse through the transposed product. float16 and
-// bfloat16 accumulate in float.
+// Sparse x dense matrix products. One kernel: CSR rows times a row-major dense matrix; a COO
+// operand goes through CSR, and dense x sparse through the transposed product. On the cpu the rows
+// are split over the intra-op threads (each output row is written by one thread, so no
+// reduction); elsewhere each entry's product row is gathered and summed into its output row with
+// index_add (Note [Sparse kernels on every device] in SparseUtil.h). float16 and bfloat16
+// accumulate in float.
 #include <type_traits>
 
 #include "../cpu/DtypeVisit.h"
 #include "SparseUtil.h"
 #include "ember/core/Parallel.h"
-#include "ember/generated/SparseCPUFunctions.h"
-#include "ember/generated/SparseCsrCPUFunctions.h"
 #include "ember/native/SparseRules.h"
 
 namespace ember::sparse {
@@ -47,8 +47,24 @@ void csr_dense_rows(int64_t rows, int64_t m, const I* crow, const I* col, const 
   });
 }
 
+// The device path: out += alpha * values[p] * dense[col[p], :] summed per row, in Acc.
+void csr_mm_into_by_entries(const Tensor& csr_t, const Tensor& dense, Tensor& out, const Scalar& alpha) {
+  const auto& csr = sparse_csr_impl(csr_t, "mm");
+  if (csr.nnz() == 0) return;
+  const ScalarType dt = out.scalar_type();
+  const ScalarType acc = dt == kFloat16 || dt == kBFloat16 ? kFloat32 : dt;
+  const Tensor scaled = csr.values().to(acc).mul(alpha).unsqueeze(1);
+  const Tensor products = dense.index_select(0, csr.col_indices().to(kInt64)).to(acc).mul(scaled);
+  if (acc == dt)
+    out.index_add_(0, csr_rows(csr_t), products);
+  else
+    out.copy_(out.to(acc).index_add_(0, csr_rows(csr_t), products));
+}
+
 // out (dense [rows, m], already holding beta * self or zeros) += alpha * csr @ dense.
 void csr_mm_into(const char* op, const Tensor& csr_t, const Tensor& dense, Tensor& out, const Scalar& alpha) {
+  if (out.scalar_type() == kBool) cpu::throw_unsupported_dtype(op, kBool);
+  if (!out.is_cpu()) return csr_mm_into_by_entries(csr_t, dense, out, alpha);
   const auto& csr = sparse_csr_impl(csr_t, op);
   const Tensor d = dense.contiguous();
   const Tensor v = csr.values().contiguous();
@@ -57,9 +73,7 @@ void csr_mm_into(const char* op, const Tensor& csr_t, const Tensor& dense, Tenso
   const bool i32 = csr.crow_indices().scalar_type() == kInt32;
   cpu::visit_dtype(out.scalar_type(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, bool>) {
-      cpu::throw_unsupported_dtype(op, out.scalar_type());
-    } else {
+    if constexpr (!std::is_same_v<T, bool>) {
       using Acc = std::conditional_t<std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>, float, T>;
       const Acc a = alpha.to<Acc>();
       if (i32) {
@@ -92,10 +106,10 @@ Tensor addmm_any(const char* op, const Tensor* self, const Tensor& mat1, const T
   if (self) {
     native::check_addmm_self(op, *self, out_size);
     // beta == 0 ignores self (NaN and inf included), as the dense addmm.
-    out = beta.to<double>() == 0 ? zeros(out_size, TensorOptions().dtype(mat2.scalar_type()))
+    out = beta.to<double>() == 0 ? zeros(out_size, mat2.options())
                                  : self->expand(out_size).mul(beta).to(mat2.scalar_type()).contiguous();
   } else {
-    out = zeros(out_size, TensorOptions().dtype(mat2.scalar_type()));
+    out = zeros(out_size, mat2.options());
   }
   const Tensor csr = mat1.layout() == kSparseCsr ? mat1 : mat1.to_sparse_csr();
   csr_mm_into(op, csr, mat2, out, alpha);
@@ -104,28 +118,11 @@ Tensor addmm_any(const char* op, const Tensor* self, const Tensor& mat1, const T
 
 }  // namespace
 
-}  // namespace ember::sparse
-
-namespace ember::sparsecpu {
-
-Tensor mm_sparse(const Tensor& self, const Tensor& mat2) { return sparse::addmm_any("mm", nullptr, self, mat2, 0, 1); }
+Tensor mm_sparse(const Tensor& self, const Tensor& mat2) { return addmm_any("mm", nullptr, self, mat2, 0, 1); }
 
 Tensor addmm_sparse(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
                     const Scalar& alpha) {
-  return sparse::addmm_any("addmm", &self, mat1, mat2, beta, alpha);
+  return addmm_any("addmm", &self, mat1, mat2, beta, alpha);
 }
 
-}  // namespace ember::sparsecpu
-
-namespace ember::sparsecsrcpu {
-
-Tensor mm_sparse_csr(const Tensor& self, const Tensor& mat2) {
-  return sparse::addmm_any("mm", nullptr, self, mat2, 0, 1);
-}
-
-Tensor addmm_sparse_csr(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                        const Scalar& alpha) {
-  return sparse::addmm_any("addmm", &self, mat1, mat2, beta, alpha);
-}
-
-}  // namespace ember::sparsecsrcpu
+}  // namespace ember::sparse

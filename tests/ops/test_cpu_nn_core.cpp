@@ -455,6 +455,36 @@ TEST(CpuOrder, SearchsortedMatchesLibTorch) {
                "[searchsorted] argument 'sorter': index 5 is out of range for 2 boundaries");
 }
 
+// Ascending values (a merge of sorted lists) take a galloping search from the previous result:
+// the same bounds as a naive count, with duplicates, values past both ends, and across threads'
+// chunks.
+TEST(CpuOrder, SearchsortedOfAscendingValuesMatchesANaiveCount) {
+  manual_seed(5);
+  const Tensor ss = std::get<0>(randint(0, 60, {300}).sort());
+  const Tensor asc = std::get<0>(randint(-5, 70, {5000}).sort());
+  const Tensor shuffled = asc.index_select(0, randperm(5000));
+  const auto b = values(ss);
+  for (bool right : {false, true}) {
+    for (const Tensor& v : {asc, shuffled}) {
+      const auto q = values(v);
+      std::vector<double> want;
+      for (double x : q) {
+        int64_t c = 0;
+        for (double m : b) c += right ? m <= x : m < x;
+        want.push_back(static_cast<double>(c));
+      }
+      EXPECT_EQ(values(searchsorted(ss, v, false, right)), want) << (right ? "right" : "left");
+      EXPECT_EQ(values(searchsorted(ss.to(kFloat32), v.to(kFloat32), true, right)), want) << "float32, int32 out";
+    }
+  }
+  // A NaN at the end of ascending values: past every boundary, the rest found normally.
+  EXPECT_EQ(values(searchsorted(tensor({1., 2., 3.}, kFloat64), tensor({0., 2., 5., kNaN}, kFloat64))),
+            std::vector<double>({0, 1, 3, 3}));
+  // Unsorted boundaries (here -2..2 wrapped to uint8) give LibTorch's halving answer: 1 lands at 3.
+  const Tensor wrapped = tensor({-2, -1, 0, 1, 2}).to(kUInt8);
+  EXPECT_EQ(values(searchsorted(wrapped, ember::ones({100}, kUInt8))), std::vector<double>(100, 3));
+}
+
 // ---- dot, mv, outer, einsum --------------------------------------------------------------------
 
 TEST(CpuOrder, DotMvOuter) {

@@ -33,16 +33,24 @@ struct Backend {
   std::string name;
   Device device;
   bool computes_values;
+  std::string unavailable;  // why every case is skipped ("" when the device is there)
 };
 
+// EMBER_TEST_BACKEND names the device (cpu, meta, cuda, cuda:1); the plugin serving it is loaded by
+// that name unless EMBER_TEST_BACKEND_PLUGIN names another (cuda-emulated serves cuda on the host).
 const Backend& backend() {
   static const Backend b = [] {
     const char* env = std::getenv("EMBER_TEST_BACKEND");
     const std::string name = env && *env ? env : "cpu";
-    if (name == "cpu") return Backend{name, Device(kCPU), true};
-    plugins::load(name);
-    if (name == "meta") return Backend{name, Device(kMeta), false};
-    return Backend{name, Device(name), true};
+    if (name == "cpu") return Backend{name, Device(kCPU), true, ""};
+    const char* plugin = std::getenv("EMBER_TEST_BACKEND_PLUGIN");
+    plugins::load(plugin && *plugin ? plugin : name);
+    if (name == "meta") return Backend{name, Device(kMeta), false, ""};
+    const Device d(name);
+    Backend gpu{name, d.has_index() ? d : Device(d.type(), 0), true, ""};
+    if (device_count(d.type()) == 0)
+      gpu.unavailable = "the " + name + " plugin loaded but reports no " + name + " device on this machine";
+    return gpu;
   }();
   return b;
 }
@@ -209,6 +217,7 @@ std::string compare(const Tensor& got, const Tensor& want, ScalarType dt) {
 
 TEST(LayoutOps, SparseKernelsMatchDense) {
   const Backend& be = backend();
+  if (!be.unavailable.empty()) GTEST_SKIP() << be.unavailable;
   manual_seed(2024);
   int runs = 0, not_implemented = 0;
   for (const SparseCase& sc : sparse_cases()) {
@@ -238,7 +247,7 @@ TEST(LayoutOps, SparseKernelsMatchDense) {
             ++not_implemented;
             continue;
           }
-          EXPECT_EQ(got.device().type(), be.device.type());
+          EXPECT_EQ(got.device(), be.device);
           EXPECT_EQ(compare(got, want, dt), "");
         }
       }
@@ -253,6 +262,7 @@ TEST(LayoutOps, SparseKernelsMatchDense) {
 // The layout of each result: sparse in, sparse out where LibTorch's is (add/mul of sparse
 // operands, sum keeping a sparse dim, softmax), dense for dense + sparse and products.
 TEST(LayoutOps, SparseResultLayouts) {
+  if (!backend().unavailable.empty()) GTEST_SKIP() << backend().unavailable;
   const Tensor d = ember::ones({3, 3}).to(backend().device);
   const Tensor coo = ember::eye(3).to_sparse().to(backend().device),
                csr = ember::eye(3).to_sparse_csr().to(backend().device);
@@ -265,6 +275,67 @@ TEST(LayoutOps, SparseResultLayouts) {
   EXPECT_EQ(coo.add(coo).layout(), kSparse);
   EXPECT_EQ(csr.add(csr).layout(), kSparseCsr);
   EXPECT_EQ(ember::sum(coo, {0}).layout(), kSparse);
+}
+
+// Gradients through the sparse kernels on the device under test against the cpu's, for a COO or
+// CSR leaf and dense leaves: each case's result (densified) is weighted and summed, and every
+// leaf's gradient is compared (a sparse one after to_dense()).
+TEST(LayoutOps, SparseGradientsMatchCpu) {
+  const Backend& be = backend();
+  if (!be.unavailable.empty()) GTEST_SKIP() << be.unavailable;
+  if (be.device.is_cpu() || !be.computes_values) GTEST_SKIP() << "compares a device's gradients with the cpu's";
+  using GradFn = std::function<Tensor(const Tensor& s, const Tensor& d, const Tensor& e)>;
+  struct GradCase {
+    std::string name;
+    GradFn fn;
+    bool csr;
+  };
+  const std::vector<GradCase> cases = {
+      {"mm", [](auto& s, auto& d, auto&) { return ember::mm(s, d); }, true},
+      {"addmm", [](auto& s, auto& d, auto&) { return ember::addmm(d.sum(0), s, d, 0.5, 2); }, true},
+      {"dense @ sparse", [](auto& s, auto&, auto& e) { return ember::mm(e.t(), s); }, true},
+      {"sum dim 1", [](auto& s, auto&, auto&) { return ember::sum(s, {1}).to_dense(); }, true},
+      {"sum", [](auto& s, auto&, auto&) { return s.sum(); }, true},
+      {"to_dense", [](auto& s, auto&, auto&) { return s.to_dense(); }, true},
+      {"mul scalar, add", [](auto& s, auto&, auto&) { return s.mul(2).add(s).to_dense(); }, true},
+      {"mul dense", [](auto& s, auto&, auto& e) { return s.mul(e).to_dense(); }, false},
+      {"add into dense", [](auto& s, auto&, auto& e) { return e.add(s, 3); }, false},
+      {"sparse_mask", [](auto& s, auto&, auto& e) { return e.sparse_mask(s).to_dense(); }, true},
+      {"softmax dim 1", [](auto& s, auto&, auto&) { return _sparse_softmax(s, 1, false).to_dense(); }, false},
+      {"log_softmax dim 0", [](auto& s, auto&, auto&) { return _sparse_log_softmax(s, 0, false).to_dense(); }, false},
+  };
+  manual_seed(99);
+  const Tensor pattern = ember::randn({6, 5}, kFloat64).mul(ember::rand({6, 5}).lt(0.5));
+  const Tensor mat = ember::randn({5, 3}, kFloat64), other = ember::randn({6, 5}, kFloat64);
+  // The leaves' gradients on `dev`, on the cpu.
+  auto grads = [&](const GradCase& gc, bool csr, Device dev) {
+    Tensor s = (csr ? pattern.to_sparse_csr() : pattern.to_sparse()).to(dev).requires_grad_();
+    // detach(): on the cpu, to() would return mat itself, and its requires_grad would outlive the case.
+    Tensor d = mat.detach().to(dev).requires_grad_(), e = other.detach().to(dev).requires_grad_();
+    const Tensor out = gc.fn(s, d, e);
+    EXPECT_EQ(out.device(), dev);
+    const Tensor weight = ember::arange(out.numel(), kFloat64).reshape(out.sizes()).mul(0.37).sin().to(dev);
+    out.mul(weight).sum().backward();
+    std::vector<Tensor> g;
+    for (const Tensor& leaf : {s, d, e}) {
+      const Tensor lg = leaf.grad();
+      g.push_back(!lg.defined() ? lg : (lg.layout() == kStrided ? lg : lg.to_dense()).cpu());
+    }
+    return g;
+  };
+  for (const GradCase& gc : cases) {
+    for (bool csr : {false, true}) {
+      if (csr && !gc.csr) continue;
+      SCOPED_TRACE(gc.name + (csr ? " | csr | " : " | coo | ") + be.name);
+      const auto want = grads(gc, csr, Device(kCPU)), got = grads(gc, csr, be.device);
+      for (size_t i = 0; i < want.size(); ++i) {
+        ASSERT_EQ(got[i].defined(), want[i].defined()) << "leaf " << i;
+        if (want[i].defined()) {
+          EXPECT_TRUE(got[i].allclose(want[i], 1e-10, 1e-10)) << "leaf " << i;
+        }
+      }
+    }
+  }
 }
 
 // ---- quantized -------------------------------------------------------------------------------
@@ -389,7 +460,7 @@ std::vector<QCase> quantized_cases() {
 
 TEST(LayoutOps, QuantizedKernelsMatchFloatWithinOneStep) {
   const Backend& be = backend();
-  if (!be.computes_values) GTEST_SKIP() << "no quantized kernels on " << be.name;
+  if (!be.computes_values || be.device.type() != kCPU) GTEST_SKIP() << "no quantized kernels on " << be.name;
   for (const QCase& qc : quantized_cases()) {
     SCOPED_TRACE(qc.name + " | " + be.name);
     std::vector<Tensor> args, deq;
