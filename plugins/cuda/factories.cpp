@@ -188,12 +188,12 @@ Tensor& zero_(Tensor& self) {
 // - device to host: src converted and broadcast into a contiguous tensor of self's dtype and
 //   sizes on its device, copied, then (when self is not contiguous) copied into self on the host;
 // - device to device: the same, with cudaMemcpyPeerAsync between the two, ordered by events.
-// Pageable host memory (the common case) is staged by the driver: a copy from it may return
-// before the device has the data, but the host may already reuse it; a copy into it waits for
-// the device. Pinned memory of this plugin's host allocator (Note [Pinned host memory]) is read
-// and written by the device itself: a copy with non_blocking then returns at once, its block
-// recorded on the stream so that it is not reused before the copy is done; without
-// non_blocking it waits, as LibTorch's.
+// Without non_blocking a copy to or from the host waits for it, as LibTorch's: pageable memory
+// (the driver stages it) and pinned memory alike, including memory pinned outside Ember
+// (cudaHostRegister), which the device reads while the caller may already write it. With
+// non_blocking, a copy between the device and pinned memory of this plugin's host allocator (Note
+// [Pinned host memory]) returns at once, its block recorded on the stream so that it is not reused
+// before the copy is done; from pageable memory it still returns once the driver has staged it.
 Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   native::check_defined("copy_", self, "self");
   native::check_defined("copy_", src, "src");
@@ -216,8 +216,8 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     Tensor staged = self.is_contiguous() && self.dtype() == src.dtype() && self.sizes() == src.sizes()
                         ? self
                         : empty_cuda(src.sizes(), src.dtype());
-    const bool pinned = record_pinned(host);
-    memcpy_sync(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, pinned && !non_blocking);
+    if (non_blocking) (void)record_pinned(host);
+    memcpy_sync(staged.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice, !non_blocking);
     if (!staged.is_same(self)) copy_same_device(self, staged);
     return self;
   }

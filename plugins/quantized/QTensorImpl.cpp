@@ -90,7 +90,10 @@ void check_float_input(const char* op, const Tensor& self) {
   EMBER_CHECK_TYPE(self.dtype() == kFloat32,
                    "[{}] expected a float32 tensor for self, got {} (quantize only works on float32)", op,
                    self.dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(self.device().type() == kCPU, "[{}] quantized tensors on {}", op, self.device());
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      self.device().type() == kCPU,
+      "[{}] quantized tensors on {} are not supported: the quantized kernels are the cpu's (QuantizedCPU)", op,
+      self.device());
 }
 
 template <class T>
@@ -210,8 +213,10 @@ void check_empty_quantized_args(const char* op, IntArrayRef size, std::optional<
                                 std::optional<Device> device, std::optional<bool> pin_memory) {
   EMBER_CHECK_NOT_IMPLEMENTED(layout.value_or(kStrided) == kStrided, "[{}] quantized tensors of layout {}", op,
                               *layout);
-  EMBER_CHECK_NOT_IMPLEMENTED(device.value_or(Device(kCPU)).type() == kCPU, "[{}] quantized tensors on {}", op,
-                              *device);
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      device.value_or(Device(kCPU)).type() == kCPU,
+      "[{}] quantized tensors on {} are not supported: the quantized kernels are the cpu's (QuantizedCPU)", op,
+      *device);
   EMBER_CHECK(!pin_memory.value_or(false), "[{}] pin_memory is not supported for quantized tensors", op);
   for (int64_t s : size) EMBER_CHECK(s >= 0, "[{}] negative dimension {} in size {}", op, s, size);
 }
@@ -240,7 +245,10 @@ void check_int_repr_input(const char* op, const Tensor& self, ScalarType qtype) 
   EMBER_CHECK(self.defined(), "[{}] expected a defined tensor for self", op);
   EMBER_CHECK_TYPE(self.dtype() == underlying_type(qtype) || is_quantized_type(self.dtype()),
                    "[{}] expected an integer tensor of uint8, int8 or int32 for self, got {}", op, self.dtype());
-  EMBER_CHECK_NOT_IMPLEMENTED(self.device().type() == kCPU, "[{}] quantized tensors on {}", op, self.device());
+  EMBER_CHECK_NOT_IMPLEMENTED(
+      self.device().type() == kCPU,
+      "[{}] quantized tensors on {} are not supported: the quantized kernels are the cpu's (QuantizedCPU)", op,
+      self.device());
 }
 ScalarType qtype_of(const char* op, ScalarType t) {
   switch (t) {

@@ -458,6 +458,29 @@ std::vector<QCase> quantized_cases() {
   return c;
 }
 
+// The quantized kernels are the cpu's: a quantized tensor on a device is refused by name, whether
+// moved there or quantized there.
+TEST(LayoutOps, QuantizedOnADeviceRaises) {
+  const Backend& be = backend();
+  if (!be.unavailable.empty()) GTEST_SKIP() << be.unavailable;
+  if (be.device.is_cpu() || !be.computes_values) GTEST_SKIP() << "the cpu has the quantized kernels";
+  const Tensor q = quantize_per_tensor(ember::randn({4}), 0.1, 0, kQUInt8);
+  const std::string tail = " quantized tensors on " + be.device.str() +
+                           " are not supported: the quantized kernels are the cpu's (QuantizedCPU)";
+  try {
+    (void)q.to(be.device);
+    ADD_FAILURE() << "moving a quantized tensor did not raise";
+  } catch (const NotImplementedError& e) {
+    EXPECT_EQ(std::string(e.what()), "[_empty_affine_quantized]" + tail);
+  }
+  try {
+    (void)quantize_per_tensor(ember::randn({4}).to(be.device), 0.1, 0, kQUInt8);
+    ADD_FAILURE() << "quantizing on the device did not raise";
+  } catch (const NotImplementedError& e) {
+    EXPECT_EQ(std::string(e.what()), "[quantize_per_tensor]" + tail);
+  }
+}
+
 TEST(LayoutOps, QuantizedKernelsMatchFloatWithinOneStep) {
   const Backend& be = backend();
   if (!be.computes_values || be.device.type() != kCPU) GTEST_SKIP() << "no quantized kernels on " << be.name;
