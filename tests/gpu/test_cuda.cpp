@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "UnitTestUtil.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 
@@ -36,14 +37,7 @@ bool gpu() {
 #define REQUIRE_GPU() \
   if (!gpu()) GTEST_SKIP() << "no CUDA device on this machine (the plugin reports none)"
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ember::test::error_of;
 
 TEST(CudaPlugin, LoadsUnderItsOwnFileNameWithThePluginNameCuda) {
   REQUIRE_THE_CUDA_PLUGIN();

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <functional>
 #include <string>
 
+#include "UnitTestUtil.h"
 #include "ember/cuda.h"
 #include "ember/ember.h"
 
@@ -17,14 +17,7 @@ using testing::HasSubstr;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using ember::test::error_of;
 
 class PinnedMemory : public testing::Test {
  protected:
